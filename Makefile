@@ -1,0 +1,32 @@
+# The two commands a newcomer needs are `make demo` and `make test`; both bootstrap
+# the environment first (uv through pip when missing, then the workspace from uv.lock).
+SHELL := /bin/bash
+PYTHON ?= python3
+export UV_PYTHON_DOWNLOADS := never
+# Recursive so that a uv installed by `bootstrap` is found by the later recipes.
+UV = $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
+RUN = $(UV) run --no-sync
+
+.PHONY: bootstrap demo test bench lint clean
+
+bootstrap:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentkit needs Python 3.11 or newer: run make with PYTHON=/path/to/python3.11")'
+	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 \
+		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check uv \
+		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check --user uv
+	@$(UV) sync --all-packages --locked --quiet --python $(PYTHON)
+
+demo: bootstrap
+	@$(RUN) agentkit demo
+
+test: bootstrap
+	$(RUN) pytest
+
+bench: bootstrap
+	$(RUN) python bench/run.py
+
+lint: bootstrap
+	$(RUN) ruff check .
+
+clean:
+	rm -rf .venv .pytest_cache .hypothesis

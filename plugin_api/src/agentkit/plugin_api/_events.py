@@ -1,0 +1,199 @@
+"""Events: what a provider stream and an agent run report, in order.
+
+Events form a discriminated union on ``type``. ``event_to_dict`` gives the
+JSON form, stamped with :data:`EVENT_SCHEMA`; consumers must ignore fields
+they do not know, and fields are only ever added within one schema version.
+
+A provider stream produces, for one response::
+
+    message_start
+      block_start(index=0) block_delta(index=0)* block_end(index=0, block)
+      block_start(index=1) ...
+    message_end(message)
+
+``block_end`` carries the whole block and ``message_end`` the whole
+assistant message, so a consumer that only wants results can ignore deltas.
+A failed or cancelled response still ends with ``message_end``, its message
+stopped with ``error`` or ``aborted``.
+
+An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start``
+/ ``tool_call_end`` / ``turn_end`` / ``agent_end``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from ._messages import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    ToolResultMessage,
+    ToolUseBlock,
+    block_from_dict,
+    message_from_dict,
+)
+
+#: The version stamp of the JSON form of every event.
+EVENT_SCHEMA = "agentkit.event/v1"
+
+BlockKind: TypeAlias = Literal["text", "thinking", "tool_use", "image"]
+
+
+@dataclass(slots=True)
+class MessageStart:
+    """A response began arriving."""
+
+    provider: str = ""
+    model: str = ""
+    type: Literal["message_start"] = field(default="message_start", init=False)
+
+
+@dataclass(slots=True)
+class BlockStart:
+    """Content block ``index`` began; tool-use blocks name the tool and call id."""
+
+    index: int
+    kind: BlockKind
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    type: Literal["block_start"] = field(default="block_start", init=False)
+
+
+@dataclass(slots=True)
+class BlockDelta:
+    """More text of block ``index``: text, thinking, or tool-argument text."""
+
+    index: int
+    delta: str
+    type: Literal["block_delta"] = field(default="block_delta", init=False)
+
+
+@dataclass(slots=True)
+class BlockEnd:
+    """Content block ``index`` is complete; ``block`` is the whole of it."""
+
+    index: int
+    block: ContentBlock
+    type: Literal["block_end"] = field(default="block_end", init=False)
+
+
+@dataclass(slots=True)
+class MessageEnd:
+    """The response is complete (or failed, or was cancelled)."""
+
+    message: AssistantMessage
+    type: Literal["message_end"] = field(default="message_end", init=False)
+
+
+@dataclass(slots=True)
+class AgentStart:
+    """A run began with these new messages."""
+
+    messages: list[Message]
+    type: Literal["agent_start"] = field(default="agent_start", init=False)
+
+
+@dataclass(slots=True)
+class TurnStart:
+    """Turn ``turn`` (counted from 1) is about to send a request."""
+
+    turn: int
+    type: Literal["turn_start"] = field(default="turn_start", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallStart:
+    """A tool call from the model is being handled."""
+
+    call: ToolUseBlock
+    type: Literal["tool_call_start"] = field(default="tool_call_start", init=False)
+
+
+@dataclass(slots=True)
+class ToolCallEnd:
+    """A tool call has its result (success, error, block or abort)."""
+
+    result: ToolResultMessage
+    type: Literal["tool_call_end"] = field(default="tool_call_end", init=False)
+
+
+@dataclass(slots=True)
+class TurnEnd:
+    """A turn finished: the response and every result of its tool calls."""
+
+    turn: int
+    message: AssistantMessage
+    tool_results: list[ToolResultMessage]
+    type: Literal["turn_end"] = field(default="turn_end", init=False)
+
+
+@dataclass(slots=True)
+class AgentEnd:
+    """The run ended; ``stop_reason`` is the run's, as on its result."""
+
+    stop_reason: str
+    messages: list[Message]
+    error: str | None = None
+    type: Literal["agent_end"] = field(default="agent_end", init=False)
+
+
+ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
+Event: TypeAlias = (
+    ProviderEvent | AgentStart | TurnStart | ToolCallStart | ToolCallEnd | TurnEnd | AgentEnd
+)
+
+_EVENT_TYPES: dict[str, type] = {
+    cls.__dataclass_fields__["type"].default: cls  # type: ignore[attr-defined]
+    for cls in (
+        MessageStart,
+        BlockStart,
+        BlockDelta,
+        BlockEnd,
+        MessageEnd,
+        AgentStart,
+        TurnStart,
+        ToolCallStart,
+        ToolCallEnd,
+        TurnEnd,
+        AgentEnd,
+    )
+}
+
+
+def _encode(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_encode(item) for item in value]
+    return value
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The JSON form of an event, stamped ``"schema": "agentkit.event/v1"``."""
+    data: dict[str, Any] = {"schema": EVENT_SCHEMA, "type": event.type}
+    for name in event.__dataclass_fields__:  # type: ignore[union-attr]
+        if name != "type":
+            data[name] = _encode(getattr(event, name))
+    return data
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from :func:`event_to_dict` output."""
+    cls = _EVENT_TYPES.get(data.get("type", ""))
+    if cls is None:
+        raise ValueError(f"unknown event type {data.get('type')!r}")
+    kwargs: dict[str, Any] = {}
+    for name in cls.__dataclass_fields__:
+        if name == "type" or name not in data:
+            continue
+        value = data[name]
+        if name in ("message", "result"):
+            value = message_from_dict(value)
+        elif name in ("messages", "tool_results"):
+            value = [message_from_dict(item) for item in value]
+        elif name in ("block", "call"):
+            value = block_from_dict(value)
+        kwargs[name] = value
+    return cls(**kwargs)  # type: ignore[no-any-return]

@@ -1,0 +1,300 @@
+"""The canonical transcript: content blocks, messages, stop reasons and usage.
+
+Every provider translates between these types and its wire format; the loop
+and every tool see only these. Each type converts to and from a plain JSON
+object (``to_dict`` / ``from_dict``) with a ``type`` or ``role`` discriminator,
+so transcripts and events can be stored and sent as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, TypeAlias
+
+
+class StopReason(StrEnum):
+    """Why an assistant message ended, in the vocabulary shared by every wire.
+
+    The raw reason the wire sent is kept beside it on the message
+    (:attr:`AssistantMessage.raw_stop_reason`) for reporting only: the loop
+    never decides anything from either, except that ``ERROR`` and ``ABORTED``
+    end a run early and ``LENGTH`` forbids executing the message's tool calls.
+    """
+
+    STOP = "stop"
+    LENGTH = "length"
+    TOOL_USE = "tool_use"
+    STOP_SEQUENCE = "stop_sequence"
+    REFUSAL = "refusal"
+    ERROR = "error"
+    ABORTED = "aborted"
+
+
+@dataclass(slots=True)
+class TextBlock:
+    """Plain text from the user, the model or a tool."""
+
+    text: str
+    type: Literal["text"] = field(default="text", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(slots=True)
+class ImageBlock:
+    """An image, carried as base64 ``data`` with its MIME type."""
+
+    data: str
+    mime_type: str
+    type: Literal["image"] = field(default="image", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "image", "data": self.data, "mime_type": self.mime_type}
+
+
+@dataclass(slots=True)
+class ToolUseBlock:
+    """A tool call the model made.
+
+    ``arguments`` is the argument text exactly as the model produced it. It is
+    what goes back on the wire when the transcript is replayed, byte for byte:
+    re-serializing a parsed object would reorder keys and change spacing, which
+    shifts the provider's prompt-cache prefix.
+    """
+
+    id: str
+    name: str
+    arguments: str
+    type: Literal["tool_use"] = field(default="tool_use", init=False)
+
+    def parsed_arguments(self) -> Any:
+        """The arguments as JSON values; raises ``ValueError`` when they are not JSON."""
+        return json.loads(self.arguments) if self.arguments.strip() else {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_use", "id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@dataclass(slots=True)
+class ThinkingBlock:
+    """Model reasoning, with the provider's signature when it sent one.
+
+    ``redacted`` marks reasoning the provider returned only in encrypted form
+    (kept in ``signature``) so that it can be replayed untouched.
+    """
+
+    thinking: str
+    signature: str | None = None
+    redacted: bool = False
+    type: Literal["thinking"] = field(default="thinking", init=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "thinking",
+            "thinking": self.thinking,
+            "signature": self.signature,
+            "redacted": self.redacted,
+        }
+
+
+ContentBlock: TypeAlias = TextBlock | ImageBlock | ToolUseBlock | ThinkingBlock
+
+
+def block_from_dict(data: dict[str, Any]) -> ContentBlock:
+    """Rebuild a content block from :meth:`to_dict` output."""
+    kind = data.get("type")
+    if kind == "text":
+        return TextBlock(data["text"])
+    if kind == "image":
+        return ImageBlock(data["data"], data["mime_type"])
+    if kind == "tool_use":
+        return ToolUseBlock(data["id"], data["name"], data["arguments"])
+    if kind == "thinking":
+        return ThinkingBlock(data["thinking"], data.get("signature"), bool(data.get("redacted")))
+    raise ValueError(f"unknown content block type {kind!r}")
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts and cost of one response, or the sum of several.
+
+    ``input`` excludes cached tokens on every wire (providers net them out
+    once); ``reasoning`` is a part of ``output``, never added to it.
+    ``cost`` is in US dollars.
+    """
+
+    input: int = 0
+    output: int = 0
+    reasoning: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.reasoning + other.reasoning,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.cost + other.cost,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "reasoning": self.reasoning,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "cost": self.cost,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
+
+
+def _now() -> float:
+    return time.time()
+
+
+@dataclass(slots=True)
+class UserMessage:
+    """What the user (or the embedder on their behalf) said."""
+
+    content: list[TextBlock | ImageBlock]
+    timestamp: float = field(default_factory=_now)
+    role: Literal["user"] = field(default="user", init=False)
+
+    @classmethod
+    def text(cls, text: str) -> UserMessage:
+        return cls([TextBlock(text)])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "role": "user",
+            "content": [block.to_dict() for block in self.content],
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    """One model response, as complete as it got.
+
+    A response that failed or was cancelled is still an assistant message:
+    ``stop_reason`` is ``ERROR`` or ``ABORTED``, ``error_message`` says why and
+    ``content`` keeps whatever arrived before the end.
+    """
+
+    content: list[ContentBlock]
+    stop_reason: StopReason
+    raw_stop_reason: str | None = None
+    provider: str = ""
+    api: str = ""
+    model: str = ""
+    response_model: str | None = None
+    response_id: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    error_message: str | None = None
+    timestamp: float = field(default_factory=_now)
+    role: Literal["assistant"] = field(default="assistant", init=False)
+
+    @property
+    def tool_calls(self) -> list[ToolUseBlock]:
+        return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": [block.to_dict() for block in self.content],
+            "stop_reason": self.stop_reason.value,
+            "raw_stop_reason": self.raw_stop_reason,
+            "provider": self.provider,
+            "api": self.api,
+            "model": self.model,
+            "response_model": self.response_model,
+            "response_id": self.response_id,
+            "usage": self.usage.to_dict(),
+            "error_message": self.error_message,
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(slots=True)
+class ToolResultMessage:
+    """The answer to exactly one tool call.
+
+    The canonical transcript holds one of these per call, in call order;
+    grouping several into one wire message is the concern of the providers
+    whose wire asks for it.
+    """
+
+    tool_use_id: str
+    tool_name: str
+    content: list[TextBlock | ImageBlock]
+    is_error: bool = False
+    timestamp: float = field(default_factory=_now)
+    role: Literal["tool_result"] = field(default="tool_result", init=False)
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "role": "tool_result",
+            "tool_use_id": self.tool_use_id,
+            "tool_name": self.tool_name,
+            "content": [block.to_dict() for block in self.content],
+            "is_error": self.is_error,
+            "timestamp": self.timestamp,
+        }
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    """Rebuild a message from :meth:`to_dict` output; unknown keys are ignored."""
+    role = data.get("role")
+    content = [block_from_dict(block) for block in data.get("content", [])]
+    timestamp = data.get("timestamp", _now())
+    if role == "user":
+        return UserMessage(content, timestamp)  # type: ignore[arg-type]
+    if role == "assistant":
+        return AssistantMessage(
+            content,
+            StopReason(data["stop_reason"]),
+            raw_stop_reason=data.get("raw_stop_reason"),
+            provider=data.get("provider", ""),
+            api=data.get("api", ""),
+            model=data.get("model", ""),
+            response_model=data.get("response_model"),
+            response_id=data.get("response_id"),
+            usage=Usage.from_dict(data.get("usage", {})),
+            error_message=data.get("error_message"),
+            timestamp=timestamp,
+        )
+    if role == "tool_result":
+        return ToolResultMessage(
+            data["tool_use_id"],
+            data["tool_name"],
+            content,  # type: ignore[arg-type]
+            bool(data.get("is_error")),
+            timestamp,
+        )
+    raise ValueError(f"unknown message role {role!r}")

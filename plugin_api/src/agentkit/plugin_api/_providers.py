@@ -1,0 +1,250 @@
+"""The provider contract: a pure codec for one wire API.
+
+A provider turns a canonical :class:`ProviderRequest` into a
+:class:`WireRequest` (a description: path, headers, body) and turns the wire
+events the host decoded from the response back into canonical events. It does
+no I/O: the host owns HTTP, framing (SSE, NDJSON), JSON decoding, retries and
+credentials, the same for every wire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, Protocol
+
+from ._events import BlockDelta, BlockEnd, BlockKind, BlockStart, MessageEnd, MessageStart, ProviderEvent
+from ._messages import (
+    AssistantMessage,
+    ContentBlock,
+    Message,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """One row of the model catalog, shipped by the provider plugin that serves it.
+
+    Prices are US dollars per million tokens. ``default`` marks the row an
+    unknown model of the same vendor is cloned from.
+    """
+
+    vendor: str
+    id: str
+    api: str
+    base_url: str
+    context_window: int
+    max_output: int
+    input_price: float = 0.0
+    output_price: float = 0.0
+    cache_read_price: float = 0.0
+    cache_write_price: float = 0.0
+    image_input: bool = False
+    reasoning_levels: tuple[str, ...] = ()
+    default: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """``vendor/model``, how users name the model."""
+        return f"{self.vendor}/{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """The part of a tool a wire sends: name, description, JSON Schema."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(slots=True)
+class ProviderRequest:
+    """One canonical request, the same whatever wire carries it.
+
+    :param tool_choice: ``None`` sends nothing (the wire's default);
+        ``"auto"``, ``"none"``, or a tool name to force that tool.
+    :param reasoning: a reasoning effort level the model supports, or ``None``.
+    :param options: wire-specific extras a provider documents.
+    """
+
+    model: ModelInfo
+    messages: Sequence[Message]
+    system: str | None = None
+    tools: Sequence[ToolSpec] = ()
+    max_tokens: int | None = None
+    temperature: float | None = None
+    tool_choice: str | None = None
+    reasoning: str | None = None
+    stream: bool = True
+    session_id: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+Framing = Literal["sse", "ndjson", "json"]
+
+
+@dataclass(slots=True)
+class WireRequest:
+    """What to send: the host joins ``path`` to the model's base URL.
+
+    ``body`` is a JSON value (the host serializes it) and ``framing`` names how
+    the response is cut into events.
+    """
+
+    path: str
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+    method: str = "POST"
+    framing: Framing = "sse"
+
+
+@dataclass(frozen=True, slots=True)
+class WireEvent:
+    """One decoded frame of a response: its JSON ``data`` and SSE ``event`` name."""
+
+    data: Any
+    event: str | None = None
+
+
+class StreamDecoder(Protocol):
+    """Turns the wire events of one response into canonical events.
+
+    The host calls :meth:`feed` per wire event, then exactly one of
+    :meth:`finish` (the stream ended) or :meth:`fail` (it broke, or was
+    cancelled). Both must end the output with a :class:`MessageEnd`.
+    """
+
+    def feed(self, event: WireEvent) -> list[ProviderEvent]: ...
+
+    def finish(self) -> list[ProviderEvent]: ...
+
+    def fail(self, stop_reason: StopReason, error_message: str) -> list[ProviderEvent]: ...
+
+
+class Provider(Protocol):
+    """A wire API codec, registered through ``agentkit_register_providers``.
+
+    :cvar api: the wire API name (``anthropic-messages``, ``faux``...); unique
+        among installed providers.
+    """
+
+    api: ClassVar[str] | str
+
+    def catalog(self) -> Sequence[ModelInfo]:
+        """The models this provider serves."""
+        ...
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        """The wire request for ``request``; pure, no I/O."""
+        ...
+
+    def decoder(self, request: ProviderRequest) -> StreamDecoder:
+        """A fresh decoder for the response to ``request``."""
+        ...
+
+
+class MessageAssembler:
+    """Builds the normative event sequence of one response, for decoders.
+
+    A decoder reports what the wire said (a block began, more text, the block
+    ended, the message ended) and the assembler emits the canonical events,
+    keeps the partial content, and can always close the message (``fail``)
+    with whatever arrived.
+    """
+
+    def __init__(self, *, provider: str = "", api: str = "", model: str = "") -> None:
+        self.provider = provider
+        self.api = api
+        self.model = model
+        self.response_model: str | None = None
+        self.response_id: str | None = None
+        self.usage = Usage()
+        self.blocks: list[ContentBlock] = []
+        self._open: dict[int, tuple[BlockKind, list[str], dict[str, Any]]] = {}
+        self._started = False
+        self._ended = False
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def start(self) -> list[ProviderEvent]:
+        if self._started:
+            return []
+        self._started = True
+        return [MessageStart(self.provider, self.model)]
+
+    def start_block(self, kind: BlockKind, **fields: Any) -> tuple[int, list[ProviderEvent]]:
+        """Open a block; returns its index and the events. ``fields``: ``id``/``name`` for tool use."""
+        events = self.start()
+        index = len(self.blocks) + len(self._open)
+        self._open[index] = (kind, [], dict(fields))
+        events.append(
+            BlockStart(index, kind, tool_name=fields.get("name"), tool_use_id=fields.get("id"))
+        )
+        return index, events
+
+    def delta(self, index: int, text: str) -> list[ProviderEvent]:
+        if not text:
+            return []
+        self._open[index][1].append(text)
+        return [BlockDelta(index, text)]
+
+    def update(self, index: int, **fields: Any) -> None:
+        """Set block fields that arrive late (a thinking signature, a tool name)."""
+        self._open[index][2].update(fields)
+
+    def end_block(self, index: int) -> list[ProviderEvent]:
+        kind, parts, fields = self._open.pop(index)
+        text = "".join(parts)
+        block: ContentBlock
+        if kind == "tool_use":
+            block = ToolUseBlock(fields.get("id", ""), fields.get("name", ""), text)
+        elif kind == "thinking":
+            block = ThinkingBlock(text, fields.get("signature"), bool(fields.get("redacted")))
+        else:
+            block = TextBlock(text)
+        self.blocks.append(block)
+        return [BlockEnd(index, block)]
+
+    def open_blocks(self) -> list[int]:
+        return sorted(self._open)
+
+    def finish(
+        self,
+        stop_reason: StopReason,
+        raw_stop_reason: str | None = None,
+        error_message: str | None = None,
+    ) -> list[ProviderEvent]:
+        """Close every open block and end the message."""
+        if self._ended:
+            return []
+        events = self.start()
+        for index in self.open_blocks():
+            events.extend(self.end_block(index))
+        self._ended = True
+        message = AssistantMessage(
+            list(self.blocks),
+            stop_reason,
+            raw_stop_reason=raw_stop_reason,
+            provider=self.provider,
+            api=self.api,
+            model=self.model,
+            response_model=self.response_model,
+            response_id=self.response_id,
+            usage=self.usage,
+            error_message=error_message,
+        )
+        events.append(MessageEnd(message))
+        return events
+
+    def fail(self, stop_reason: StopReason, error_message: str) -> list[ProviderEvent]:
+        """End the message as failed or aborted, keeping the partial content."""
+        return self.finish(stop_reason, error_message=error_message)

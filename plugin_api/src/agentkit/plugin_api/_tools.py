@@ -1,0 +1,199 @@
+"""The tool contract: what a tool plugin registers and what its handler returns."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from ._messages import ImageBlock
+from ._schema import schema_from_function
+
+
+class ExecutionMode(StrEnum):
+    """How a tool may run beside the other calls of one response.
+
+    ``PARALLEL`` calls of a batch run concurrently. One ``SEQUENTIAL`` tool in
+    a batch makes the whole batch run one call at a time, in call order.
+    """
+
+    PARALLEL = "parallel"
+    SEQUENTIAL = "sequential"
+
+
+class CancelToken:
+    """A flag a running handler polls (or waits on) to learn the run was aborted.
+
+    Thread-safe: set from any thread, read from handlers running in threads or
+    as asyncio tasks.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block up to ``timeout`` seconds; true when cancelled."""
+        return self._event.wait(timeout)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a handler knows about the call it serves.
+
+    :param root: the workspace root the embedder chose; file tools must keep
+        every path inside it.
+    :param call_id: the model's id for this call.
+    :param cancel: set when the run is aborted; long-running handlers stop early.
+    :param options: per-tool options the embedder passed (``AgentConfig.tool_options``
+        under the tool's name), for example an environment allow-list.
+    """
+
+    root: Path
+    call_id: str = ""
+    cancel: CancelToken = field(default_factory=CancelToken)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The envelope every tool returns: ``ok``, ``data``, ``error``, ``detail``.
+
+    ``metadata`` is for the embedder and the events (timings, truncation
+    facts); it is never shown to the model. ``images`` are attached to the
+    tool-result message beside the envelope's JSON text.
+    """
+
+    ok: bool
+    data: Any = None
+    error: str | None = None
+    detail: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    images: list[ImageBlock] = field(default_factory=list)
+
+    @classmethod
+    def success(cls, data: Any = None, **metadata: Any) -> ToolResult:
+        return cls(True, data=data, metadata=dict(metadata))
+
+    @classmethod
+    def failure(cls, error: str, detail: str | None = None, **metadata: Any) -> ToolResult:
+        """An error result; ``error`` is a short code (``path_not_allowed``), ``detail`` the prose."""
+        return cls(False, error=error, detail=detail, metadata=dict(metadata))
+
+    def to_model(self) -> dict[str, Any]:
+        """The envelope as the model sees it: no metadata, no empty fields."""
+        envelope: dict[str, Any] = {"ok": self.ok}
+        if self.ok or self.data is not None:
+            envelope["data"] = self.data
+        if self.error is not None:
+            envelope["error"] = self.error
+        if self.detail is not None:
+            envelope["detail"] = self.detail
+        return envelope
+
+    def to_text(self) -> str:
+        return json.dumps(self.to_model(), ensure_ascii=False, default=str)
+
+
+class ToolError(Exception):
+    """Raise from a handler to return an error result with a code and detail.
+
+    Any other exception also becomes an error result; this one lets a tool
+    choose the code the model sees.
+    """
+
+    def __init__(self, error: str, detail: str | None = None) -> None:
+        super().__init__(detail or error)
+        self.error = error
+        self.detail = detail
+
+
+Handler: TypeAlias = Callable[[dict[str, Any], ToolContext], "ToolResult | Any | Awaitable[Any]"]
+
+
+@dataclass(slots=True)
+class Tool:
+    """A tool a plugin contributes.
+
+    :param name: what the model calls it; letters, digits, ``_`` and ``-``, at
+        most 64 characters (the strictest wire's rule).
+    :param description: what it does, for the model.
+    :param input_schema: a JSON Schema object describing the arguments.
+    :param handler: ``handler(arguments, context)``, sync or async, returning a
+        :class:`ToolResult` or any JSON value (taken as success data). Sync
+        handlers run in a worker thread.
+    :param execution_mode: see :class:`ExecutionMode`.
+    :param prompt_guidelines: text the host may add to the system prompt when
+        the tool is enabled.
+    :param default_enabled: false for tools an embedder must ask for by name.
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    handler: Handler
+    execution_mode: ExecutionMode = ExecutionMode.PARALLEL
+    prompt_guidelines: str | None = None
+    default_enabled: bool = True
+
+    @property
+    def is_async(self) -> bool:
+        return inspect.iscoroutinefunction(self.handler)
+
+    @classmethod
+    def from_function(
+        cls,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        execution_mode: ExecutionMode = ExecutionMode.PARALLEL,
+        prompt_guidelines: str | None = None,
+        default_enabled: bool = True,
+    ) -> Tool:
+        """Build a tool from a typed function; its docstring describes it.
+
+        The schema comes from the signature (see ``schema_from_function``).
+        A parameter annotated :class:`ToolContext` receives the context and is
+        not part of the schema. The function may be sync or async.
+        """
+        schema, summary, context_param = schema_from_function(function, context_type=ToolContext)
+        wrapper = _call_with_keywords(function, context_param)
+        return cls(
+            name=name or function.__name__,
+            description=description or summary,
+            input_schema=schema,
+            handler=wrapper,
+            execution_mode=execution_mode,
+            prompt_guidelines=prompt_guidelines,
+            default_enabled=default_enabled,
+        )
+
+
+def _call_with_keywords(function: Callable[..., Any], context_param: str | None) -> Handler:
+    if inspect.iscoroutinefunction(function):
+
+        async def call_async(arguments: dict[str, Any], context: ToolContext) -> Any:
+            extra = {context_param: context} if context_param else {}
+            return await function(**arguments, **extra)
+
+        call_async.__name__ = getattr(function, "__name__", "handler")
+        return call_async
+
+    def call(arguments: dict[str, Any], context: ToolContext) -> Any:
+        extra = {context_param: context} if context_param else {}
+        return function(**arguments, **extra)
+
+    call.__name__ = getattr(function, "__name__", "handler")
+    return call

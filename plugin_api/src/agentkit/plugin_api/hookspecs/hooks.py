@@ -1,0 +1,85 @@
+"""Hooks of the ``agentkit.hooks`` category: the run's lifecycle.
+
+Authorization hooks can only narrow. The embedder's own ``before_tool_call``
+decides first; a call it blocks never reaches a plugin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._hooks import Block, SessionInfo
+from .._markers import hookspec
+from .._messages import ToolResultMessage, ToolUseBlock
+
+
+@hookspec(firstresult=True)
+def agentkit_before_tool_call(
+    call: ToolUseBlock, arguments: dict[str, Any], session: SessionInfo
+) -> Block | None:
+    """Object to a tool call the embedder has already allowed.
+
+    :param call: the call as the model made it (id, name, argument text).
+    :param arguments: the validated arguments; do not modify them.
+    :param session: the run the call belongs to.
+    :returns: ``None`` for no objection, or a :class:`~agentkit.plugin_api.Block`
+        to refuse the call. There is no "allow": returning anything but a
+        ``Block`` changes nothing.
+
+    Stops at the first ``Block``: later plugins are not consulted. Runs only
+    for calls the embedder allowed, so a hook can never turn a block into an
+    allow. An exception blocks the call (fails closed) and is reported; the
+    run goes on.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def agentkit_after_tool_call(
+    call: ToolUseBlock, result: ToolResultMessage, session: SessionInfo
+) -> None:
+    """Observe a tool call's result before it enters the transcript.
+
+    :param call: the call as the model made it.
+    :param result: the result message, including error and blocked results.
+    :param session: the run the call belongs to.
+    :returns: nothing; the return value is ignored.
+
+    Called for every call, in call order, once the batch's handlers are
+    done. An exception is reported and does not change the result or stop
+    the run.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def agentkit_session_start(session: SessionInfo) -> None:
+    """A run is starting.
+
+    :param session: the run.
+    :returns: nothing; the return value is ignored.
+
+    Called once per run, before the first request. An exception is reported
+    and does not stop the run.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def agentkit_session_end(session: SessionInfo, outcome: str, error: str | None) -> None:
+    """A run has ended, however it ended.
+
+    :param session: the run.
+    :param outcome: the run's stop reason: ``completed``, ``max_turns``,
+        ``stop_policy``, ``terminated``, ``error`` or ``aborted``.
+    :param error: what went wrong, when ``outcome`` is ``error``.
+    :returns: nothing; the return value is ignored.
+
+    Called on every exit: clean, error and abort alike. An exception is
+    reported and does not change the outcome.
+
+    .. versionadded:: 0.1
+    """

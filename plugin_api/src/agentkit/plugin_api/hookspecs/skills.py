@@ -1,0 +1,24 @@
+"""Hooks of the ``agentkit.skills`` category."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._markers import hookspec
+from .._skills import Skill
+
+
+@hookspec
+def agentkit_register_skills(register: Callable[[Skill], None]) -> None:
+    """Register the skills this plugin provides.
+
+    :param register: call once per :class:`~agentkit.plugin_api.Skill`.
+    :returns: nothing; the return value is ignored.
+
+    Called once per plugin when the host builds its registry. A skill whose
+    name is already registered is reported as a collision and not
+    registered. An exception marks this plugin failed, with the reason, and
+    the host goes on without it.
+
+    .. versionadded:: 0.1
+    """
