@@ -42,6 +42,8 @@ from ._messages import (
     message_from_dict,
 )
 from ._providers import (
+    Credential,
+    CredentialKind,
     MessageAssembler,
     ModelInfo,
     Provider,
@@ -74,6 +76,8 @@ __all__ = [
     "BlockStart",
     "CancelToken",
     "ContentBlock",
+    "Credential",
+    "CredentialKind",
     "Event",
     "ExecutionMode",
     "ImageBlock",

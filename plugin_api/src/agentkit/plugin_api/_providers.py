@@ -48,11 +48,30 @@ class ModelInfo:
     reasoning_levels: tuple[str, ...] = ()
     default: bool = False
     headers: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
         """``vendor/model``, how users name the model."""
         return f"{self.vendor}/{self.id}"
+
+
+CredentialKind = Literal["api_key", "bearer", "oauth"]
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """A secret the host resolved for one request; its ``repr`` never shows the value.
+
+    :param kind: ``api_key`` (the vendor's key header), ``bearer`` (an auth
+        token sent as ``Authorization: Bearer``) or ``oauth`` (an OAuth access
+        token, also a bearer token, which may need extra headers).
+    :param expires_at: POSIX time after which it is invalid; ``None`` never expires.
+    """
+
+    kind: CredentialKind
+    value: str = field(repr=False)
+    expires_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +152,17 @@ class Provider(Protocol):
 
     :cvar api: the wire API name (``anthropic-messages``, ``faux``...); unique
         among installed providers.
+    :cvar credential_env: environment variables the host reads for a
+        credential, in precedence order, each with its :data:`CredentialKind`;
+        empty when the wire needs none.
     """
 
     api: ClassVar[str] | str
+    credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]]
+
+    def auth_headers(self, credential: Credential) -> dict[str, str]:
+        """The headers that carry ``credential`` on this wire."""
+        ...
 
     def catalog(self) -> Sequence[ModelInfo]:
         """The models this provider serves."""
