@@ -1,1 +1,27 @@
-"""TODO"""
+"""File tools for agentkit: read_file, write_file, edit_file, list_files, find_files.
+
+The shared machinery is public so other tool plugins can build on it:
+:mod:`.paths` (containment), :mod:`.limits` (the bounded accumulator),
+:mod:`.ignore` (the layered gitignore engine and the walker), :mod:`.glob`
+(the glob dialect) and :mod:`.locks` (per-file locks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agentkit.plugin_api import Tool, hookimpl
+
+from .read import READ_FILE
+from .write import WRITE_FILE
+
+__all__ = ["TOOLS", "agentkit_register_tools"]
+
+TOOLS: tuple[Tool, ...] = (READ_FILE, WRITE_FILE)
+
+
+@hookimpl
+def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
+    """Register the file tools."""
+    for tool in TOOLS:
+        register(tool)

@@ -1,0 +1,70 @@
+"""Path containment: every path a file tool touches stays inside the workspace root.
+
+A path is normalized (``file://`` URIs, ``~``) and fully resolved, symlinks
+included, *before* any I/O. The check is made on the resolved path, and the
+tools then do their I/O on that resolved path, so a symlink that points out of
+the root (dangling or not) is refused rather than followed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from agentkit.plugin_api import ToolError
+
+__all__ = ["PATH_NOT_ALLOWED", "display_path", "resolve_inside"]
+
+PATH_NOT_ALLOWED = "path_not_allowed"
+
+
+def _normalize(raw: str) -> str:
+    if raw.startswith("file://"):
+        parts = urlsplit(raw)
+        if parts.netloc not in ("", "localhost"):
+            raise ToolError(
+                PATH_NOT_ALLOWED,
+                f"{raw!r} names a remote host; give a path inside the workspace root.",
+            )
+        raw = unquote(parts.path) or "/"
+    if raw.startswith("~"):
+        raw = os.path.expanduser(raw)
+    return raw
+
+
+def resolve_inside(root: Path | str, raw: str) -> Path:
+    """Resolve ``raw`` (relative to ``root``) and return it if it stays inside ``root``.
+
+    :param root: the workspace root the embedder chose.
+    :param raw: the path the model gave: relative, absolute, ``~/...`` or ``file://...``.
+    :returns: the fully resolved absolute path (symlinks followed, even dangling ones).
+    :raises ToolError: ``path_not_allowed`` when the resolved path leaves the root
+        or the path is malformed.
+    """
+    if not isinstance(raw, str) or "\x00" in raw:
+        raise ToolError(PATH_NOT_ALLOWED, "The path contains a NUL byte; give a plain path.")
+    real_root = Path(os.path.realpath(root))
+    normalized = _normalize(raw.strip() if raw.strip() else ".")
+    candidate = Path(normalized)
+    if not candidate.is_absolute():
+        candidate = real_root / candidate
+    resolved = Path(os.path.realpath(candidate))
+    if resolved != real_root and not resolved.is_relative_to(real_root):
+        raise ToolError(
+            PATH_NOT_ALLOWED,
+            f"{raw!r} resolves to {resolved}, outside the workspace root {real_root}; "
+            "use a path inside the root.",
+        )
+    return resolved
+
+
+def display_path(root: Path | str, resolved: Path) -> str:
+    """The path as the model should write it back: relative to the root, with ``/``."""
+    real_root = Path(os.path.realpath(root))
+    try:
+        relative = resolved.relative_to(real_root)
+    except ValueError:
+        return resolved.as_posix()
+    text = relative.as_posix()
+    return text if text else "."
