@@ -1,0 +1,92 @@
+"""The Claude models this wire serves, as catalog rows.
+
+Prices are US dollars per million tokens, from Anthropic's model pages as of
+2026-11: ``cache_write_price`` is the 5-minute write (the 1-hour write costs
+more and is not modelled here); ``cache_read_price`` is the cache hit.
+
+``options["thinking"]`` says how a reasoning level reaches the wire:
+``"adaptive"`` rows take ``thinking: {"type": "adaptive"}`` plus
+``output_config.effort``; ``"budget"`` rows take extended thinking with a
+``budget_tokens`` count (see ``_encode.THINKING_BUDGETS``).
+"""
+
+from __future__ import annotations
+
+from agentkit.plugin_api import ModelInfo
+
+API = "anthropic-messages"
+VENDOR = "anthropic"
+BASE_URL = "https://api.anthropic.com"
+
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
+
+def _row(
+    model_id: str,
+    *,
+    context: int,
+    max_output: int,
+    prices: tuple[float, float, float, float],
+    levels: tuple[str, ...] = _EFFORTS,
+    thinking: str = "adaptive",
+    default: bool = False,
+) -> ModelInfo:
+    input_price, output_price, cache_read, cache_write = prices
+    return ModelInfo(
+        vendor=VENDOR,
+        id=model_id,
+        api=API,
+        base_url=BASE_URL,
+        context_window=context,
+        max_output=max_output,
+        input_price=input_price,
+        output_price=output_price,
+        cache_read_price=cache_read,
+        cache_write_price=cache_write,
+        image_input=True,
+        reasoning_levels=levels,
+        default=default,
+        options={"thinking": thinking},
+    )
+
+
+#: Newest first. Opus 5.5 is the row Anthropic recommends starting from, so an
+#: unknown ``anthropic/*`` model is cloned from it.
+CATALOG: tuple[ModelInfo, ...] = (
+    _row(
+        "claude-opus-5-5",
+        context=1_000_000,
+        max_output=128_000,
+        prices=(4.0, 20.0, 0.20, 5.0),
+        default=True,
+    ),
+    _row(
+        "claude-fable-5-1", context=1_000_000, max_output=128_000, prices=(10.0, 50.0, 0.25, 12.5)
+    ),
+    _row("claude-sonnet-5-5", context=1_000_000, max_output=128_000, prices=(2.0, 10.0, 0.10, 2.5)),
+    # Haiku 5.5 is priced in two bands by prompt length; this is the band up to
+    # 100,000 prompt tokens, which the catalog cannot express per request.
+    _row(
+        "claude-haiku-5-5",
+        context=1_000_000,
+        max_output=128_000,
+        prices=(0.10, 0.50, 0.01, 0.125),
+        levels=("low", "medium", "high"),
+    ),
+    _row("claude-opus-5", context=1_000_000, max_output=128_000, prices=(5.0, 25.0, 0.50, 6.25)),
+    _row(
+        "claude-sonnet-4-6",
+        context=1_000_000,
+        max_output=128_000,
+        prices=(3.0, 15.0, 0.30, 3.75),
+        levels=("low", "medium", "high"),
+    ),
+    _row(
+        "claude-haiku-4-5",
+        context=200_000,
+        max_output=64_000,
+        prices=(1.0, 5.0, 0.10, 1.25),
+        levels=("minimal", "low", "medium", "high"),
+        thinking="budget",
+    ),
+)
