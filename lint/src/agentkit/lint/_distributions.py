@@ -1,0 +1,109 @@
+"""Which distribution provides an imported module.
+
+``importlib.metadata.packages_distributions()`` answers from RECORD and top_level.txt,
+so it misses editable installs (their RECORD lists a ``.pth`` file, not modules) and
+names a PEP 420 namespace (``agentkit``) rather than the portion each distribution
+ships (``agentkit.plugin_api``). The index here adds both, looked up by the longest
+dotted prefix, and falls back to a short table of well-known import names that differ
+from their distribution's name for modules not installed in this environment.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+import importlib_metadata
+from packaging.utils import canonicalize_name
+
+from ._source import distribution_files
+
+# Import names whose distribution is named differently, for when the distribution is
+# not installed here and the index cannot say. Values are canonical names.
+_WELL_KNOWN: dict[str, tuple[str, ...]] = {
+    "yaml": ("pyyaml",),
+    "PIL": ("pillow",),
+    "bs4": ("beautifulsoup4",),
+    "cv2": ("opencv-python", "opencv-python-headless", "opencv-contrib-python"),
+    "sklearn": ("scikit-learn",),
+    "skimage": ("scikit-image",),
+    "dateutil": ("python-dateutil",),
+    "dotenv": ("python-dotenv",),
+    "jwt": ("pyjwt",),
+    "attr": ("attrs",),
+    "git": ("gitpython",),
+    "serial": ("pyserial",),
+    "Crypto": ("pycryptodome",),
+    "OpenSSL": ("pyopenssl",),
+    "docx": ("python-docx",),
+    "multipart": ("python-multipart",),
+    "magic": ("python-magic",),
+    "googleapiclient": ("google-api-python-client",),
+    "MySQLdb": ("mysqlclient",),
+    "zmq": ("pyzmq",),
+    "websocket": ("websocket-client",),
+    "lxml": ("lxml",),
+}
+
+
+class DistributionIndex:
+    """Dotted module prefix -> canonical names of the distributions that provide it."""
+
+    def __init__(self, entries: dict[str, set[str]]) -> None:
+        self._entries = entries
+
+    def providers(self, module: str) -> set[str]:
+        """Distributions providing ``module``: those of its longest indexed prefix,
+        else the well-known table, else a guess from the top-level name itself."""
+        parts = module.split(".")
+        for i in range(len(parts), 0, -1):
+            found = self._entries.get(".".join(parts[:i]))
+            if found:
+                return set(found)
+        top = parts[0]
+        if top in _WELL_KNOWN:
+            return set(_WELL_KNOWN[top])
+        return {canonicalize_name(top)}
+
+    def is_installed(self, module: str) -> bool:
+        """True when some installed distribution provides ``module``'s top-level name."""
+        parts = module.split(".")
+        return any(".".join(parts[:i]) in self._entries for i in range(len(parts), 0, -1))
+
+
+def _add(entries: dict[str, set[str]], module: str, dist: str) -> None:
+    entries.setdefault(module, set()).add(canonicalize_name(dist))
+
+
+@functools.cache
+def installed_index() -> DistributionIndex:
+    """The index of this environment, built once per process (installing a package
+    while the lint runs is not a case it needs to follow)."""
+    entries: dict[str, set[str]] = {}
+    for top, dists in importlib_metadata.packages_distributions().items():
+        for dist in dists:
+            _add(entries, top, dist)
+    for dist in importlib_metadata.distributions():
+        name = dist.metadata["Name"]
+        if not name:
+            continue
+        try:
+            _files, own, _where = distribution_files(dist)
+        except OSError:
+            continue
+        for module in own:
+            _add(entries, module, name)
+    return DistributionIndex(entries)
+
+
+def normalized(requirements: Iterable[str]) -> set[str]:
+    """Canonical distribution names of requirement strings; unparsable ones skipped."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    names = set()
+    for text in requirements:
+        try:
+            names.add(canonicalize_name(Requirement(text).name))
+        except InvalidRequirement:
+            continue
+    return names
