@@ -1,0 +1,122 @@
+"""Shared helpers: real material, framed the way the host frames it, and a decode driver."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+try:  # TEMPORARY until the host package imports cleanly again
+    from agentkit.host.wire.json import loads
+    from agentkit.host.wire.sse import SSEDecoder
+except ImportError:
+    import json as _json
+
+    loads = _json.loads
+
+    class SSEDecoder:  # type: ignore[no-redef]
+        def __init__(self):
+            self._buf = b""
+
+        def feed(self, raw):
+            self._buf += raw
+            return []
+
+        def close(self):
+            from dataclasses import dataclass
+
+            @dataclass
+            class M:
+                event: str | None
+                data: str
+
+            out = []
+            for chunk in self._buf.decode().replace("\r\n", "\n").split("\n\n"):
+                event, data = None, []
+                for line in chunk.split("\n"):
+                    if line.startswith("event:"):
+                        event = line[6:].strip()
+                    elif line.startswith("data:"):
+                        data.append(line[5:].removeprefix(" "))
+                if data:
+                    out.append(M(event, "\n".join(data)))
+            return out
+
+
+from agentkit.plugin_api import (
+    MessageEnd,
+    ModelInfo,
+    ProviderEvent,
+    ProviderRequest,
+    UserMessage,
+    WireEvent,
+)
+from agentkit_provider_anthropic import AnthropicMessages
+
+_DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
+
+
+def testdata_root() -> Path:
+    return Path(os.environ.get("AGENTKIT_TESTDATA", _DEFAULT_TESTDATA))
+
+
+def frame_sse(raw: bytes) -> list[WireEvent]:
+    """Cut raw SSE bytes into wire events as the host does: SSE framing, strict JSON."""
+    decoder = SSEDecoder()
+    messages = decoder.feed(raw)
+    messages += decoder.close()
+    return [WireEvent(data=loads(message.data), event=message.event) for message in messages]
+
+
+def model_row(model_id: str = "claude-sonnet-5-5") -> ModelInfo:
+    for row in AnthropicMessages().catalog():
+        if row.id == model_id:
+            return row
+    raise LookupError(model_id)
+
+
+def request_for(**fields: Any) -> ProviderRequest:
+    fields.setdefault("model", model_row())
+    fields.setdefault("messages", [UserMessage.text("hi")])
+    return ProviderRequest(**fields)
+
+
+def decode(events: list[WireEvent], *, finish: bool = True) -> list[ProviderEvent]:
+    """Feed every wire event to a fresh decoder, then ``finish`` it."""
+    decoder = AnthropicMessages().decoder(request_for())
+    out: list[ProviderEvent] = []
+    for event in events:
+        out += decoder.feed(event)
+    if finish:
+        out += decoder.finish()
+    return out
+
+
+def final_message(events: list[ProviderEvent]):
+    ends = [event for event in events if isinstance(event, MessageEnd)]
+    assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
+    assert events[-1] is ends[0], "message_end must be the last event"
+    return ends[0].message
+
+
+@pytest.fixture
+def testdata() -> Path:
+    root = testdata_root()
+    if not root.is_dir():
+        pytest.skip(f"shared test data not found at {root} (set AGENTKIT_TESTDATA)")
+    return root
+
+
+@pytest.fixture
+def kit() -> SimpleNamespace:
+    """The helpers above, for test modules (which cannot import each other)."""
+    return SimpleNamespace(
+        frame_sse=frame_sse,
+        model_row=model_row,
+        request_for=request_for,
+        decode=decode,
+        final_message=final_message,
+    )
