@@ -1,1 +1,88 @@
-"""TODO"""
+"""The OpenAI Chat Completions wire (``openai-completions``) for agentkit.
+
+A pure codec: :class:`OpenAICompletions` encodes a canonical request into a
+``POST /chat/completions`` body and decodes the streamed chunks (or the whole
+response) into canonical events. One provider serves OpenAI and the
+OpenAI-compatible vendors in its catalog (OpenRouter, DeepSeek, Groq, a local
+server), each through a named :class:`CompatProfile`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from agentkit.plugin_api import (
+    Credential,
+    CredentialKind,
+    ModelInfo,
+    Provider,
+    ProviderRequest,
+    StreamDecoder,
+    WireRequest,
+    hookimpl,
+)
+
+from ._catalog import API, CATALOG
+from ._compat import PROFILES, CompatProfile, profile_for
+from ._decode import CompletionsDecoder, usage_from_wire
+from ._encode import ERROR_PREFIX, CompletionsEncoder, wire_tool_call_id
+
+__all__ = [
+    "ERROR_PREFIX",
+    "PROFILES",
+    "CompatProfile",
+    "OpenAICompletions",
+    "agentkit_register_providers",
+    "profile_for",
+    "usage_from_wire",
+    "wire_tool_call_id",
+]
+
+
+class OpenAICompletions:
+    """The ``openai-completions`` provider.
+
+    Request options it reads (``ProviderRequest.options``):
+
+    * ``strict_tools`` (bool): mark tool definitions ``strict`` where the
+      profile supports it; the schemas must then follow OpenAI's strict rules.
+    * ``extra_body`` (mapping): fields merged into the body last, for vendor
+      parameters this codec does not model (e.g. OpenRouter's ``provider``).
+    """
+
+    api: ClassVar[str] = API
+    #: The provider-wide key; rows of other vendors name theirs in
+    #: ``ModelInfo.options["credential_env"]``, which takes precedence.
+    credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
+        ("OPENAI_API_KEY", "api_key"),
+    )
+
+    def __init__(self) -> None:
+        self._encoder = CompletionsEncoder()
+
+    def auth_headers(self, credential: Credential) -> dict[str, str]:
+        """Every key on this wire, of any kind, travels as a bearer token."""
+        return {"Authorization": f"Bearer {credential.value}"}
+
+    def catalog(self) -> Sequence[ModelInfo]:
+        return CATALOG
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        return self._encoder.encode(request, profile_for(request.model))
+
+    def decoder(self, request: ProviderRequest) -> StreamDecoder:
+        model = request.model
+        return CompletionsDecoder(
+            provider=model.vendor,
+            api=self.api,
+            model=model.id,
+            profile=profile_for(model),
+            id_salt=f"{model.key}:{len(request.messages)}",
+        )
+
+
+@hookimpl
+def agentkit_register_providers(register: Callable[[Provider], None]) -> None:
+    """Register the ``openai-completions`` provider."""
+    register(OpenAICompletions())

@@ -1,0 +1,103 @@
+"""Catalog rows served over the OpenAI Chat Completions wire, one vendor each.
+
+Prices are US dollars per million tokens as published by each vendor;
+``cache_read_price`` is the cached-input price. Every row names its
+compatibility profile in ``options["compat"]``; rows of vendors other than
+OpenAI name their own key in ``options["credential_env"]`` (the host reads it
+instead of the provider's ``credential_env``; an empty list means no key).
+"""
+
+from __future__ import annotations
+
+from agentkit.plugin_api import ModelInfo
+
+API = "openai-completions"
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+GROQ_BASE_URL = "https://api.groq.com/openai/v1"
+#: llama.cpp's server default; vLLM listens on :8000 and LM Studio on :1234.
+LOCAL_BASE_URL = "http://127.0.0.1:8080/v1"
+
+_REASONING = ("low", "medium", "high")
+_GPT5_REASONING = ("minimal", *_REASONING)
+
+# vendor: (base URL, credential_env of the row (None: the provider's own)).
+_VENDORS: dict[str, tuple[str, tuple[tuple[str, str], ...] | None]] = {
+    "openai": (OPENAI_BASE_URL, None),
+    "openrouter": (OPENROUTER_BASE_URL, (("OPENROUTER_API_KEY", "api_key"),)),
+    "deepseek": (DEEPSEEK_BASE_URL, (("DEEPSEEK_API_KEY", "api_key"),)),
+    "groq": (GROQ_BASE_URL, (("GROQ_API_KEY", "api_key"),)),
+    "local": (LOCAL_BASE_URL, ()),
+}
+
+# (vendor, id, context window, max output, input, output, cached input price,
+#  images, reasoning levels, default)
+_ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...], bool], ...] = (
+    ("openai", "gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, True, (), True),
+    ("openai", "gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),
+    ("openai", "gpt-4o", 128_000, 16_384, 2.5, 10.0, 1.25, True, (), False),
+    ("openai", "gpt-4o-mini", 128_000, 16_384, 0.15, 0.6, 0.075, True, (), False),
+    ("openai", "o3", 200_000, 100_000, 2.0, 8.0, 0.5, True, _REASONING, False),
+    ("openai", "o4-mini", 200_000, 100_000, 1.1, 4.4, 0.275, True, _REASONING, False),
+    ("openai", "gpt-5", 400_000, 128_000, 1.25, 10.0, 0.125, True, _GPT5_REASONING, False),
+    ("openai", "gpt-5-mini", 400_000, 128_000, 0.25, 2.0, 0.025, True, _GPT5_REASONING, False),
+    ("openrouter", "anthropic/claude-sonnet-4", 200_000, 64_000, 3.0, 15.0, 0.3, True, (), True),
+    ("openrouter", "openai/gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),
+    (
+        "openrouter",
+        "google/gemini-2.5-flash",
+        1_048_576,
+        65_535,
+        0.3,
+        2.5,
+        0.075,
+        True,
+        _REASONING,
+        False,
+    ),
+    ("deepseek", "deepseek-chat", 128_000, 8_192, 0.28, 0.42, 0.028, False, (), True),
+    ("deepseek", "deepseek-reasoner", 128_000, 64_000, 0.28, 0.42, 0.028, False, (), False),
+    ("groq", "llama-3.3-70b-versatile", 131_072, 32_768, 0.59, 0.79, 0.0, False, (), True),
+    ("groq", "openai/gpt-oss-120b", 131_072, 65_536, 0.15, 0.75, 0.075, False, _REASONING, False),
+    ("groq", "qwen/qwen3-32b", 131_072, 40_960, 0.29, 0.59, 0.0, False, (), False),
+    # A local server serves whatever it loaded; the id is the name it was started with.
+    ("local", "default", 32_768, 8_192, 0.0, 0.0, 0.0, False, (), True),
+)
+
+
+def _row(
+    vendor: str,
+    model_id: str,
+    window: int,
+    max_output: int,
+    input_price: float,
+    output_price: float,
+    cached_price: float,
+    images: bool,
+    reasoning: tuple[str, ...],
+    default: bool,
+) -> ModelInfo:
+    base_url, credential_env = _VENDORS[vendor]
+    options: dict[str, object] = {"compat": vendor}
+    if credential_env is not None:
+        options["credential_env"] = credential_env
+    return ModelInfo(
+        vendor=vendor,
+        id=model_id,
+        api=API,
+        base_url=base_url,
+        context_window=window,
+        max_output=max_output,
+        input_price=input_price,
+        output_price=output_price,
+        cache_read_price=cached_price,
+        image_input=images,
+        reasoning_levels=reasoning,
+        default=default,
+        options=options,
+    )
+
+
+CATALOG: tuple[ModelInfo, ...] = tuple(_row(*row) for row in _ROWS)
