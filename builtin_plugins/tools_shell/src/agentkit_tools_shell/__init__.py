@@ -1,1 +1,36 @@
-"""TODO"""
+"""Process tools for agentkit: ``execute``, ``run_command`` and ``powershell``.
+
+Each runs in its own process group in the workspace root, with standard input
+closed and a reduced environment; a timeout or an abort kills the whole tree.
+The tools start processes on the model's behalf, so an agent using them needs
+an embedder ``before_tool_call``: an explicit allow-all, or
+:data:`read_only_commands`, the restrictive example policy shipped here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agentkit.plugin_api import Tool, hookimpl
+
+from ._env import looks_like_credential, reduced_environment
+from ._policy import DEFAULT_READ_ONLY_PROGRAMS, RestrictedPolicy, read_only_commands
+from ._tools import SHELL_TOOL_NAMES, make_tools
+
+__all__ = [
+    "DEFAULT_READ_ONLY_PROGRAMS",
+    "SHELL_TOOL_NAMES",
+    "RestrictedPolicy",
+    "agentkit_register_tools",
+    "looks_like_credential",
+    "make_tools",
+    "read_only_commands",
+    "reduced_environment",
+]
+
+
+@hookimpl
+def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
+    """Register execute, run_command and powershell, on every platform."""
+    for tool in make_tools():
+        register(tool)

@@ -1,0 +1,281 @@
+"""The three process tools: execute, run_command and powershell."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
+
+from ._env import reduced_environment
+from ._process import DEFAULT_DRAIN_IDLE_S, DEFAULT_DRAIN_MAX_S, RunLimits, run_process
+from ._shells import InterpreterNotFound, find_bash, find_powershell
+
+SHELL_TOOL_NAMES: tuple[str, ...] = ("execute", "run_command", "powershell")
+"""Every tool of this plugin that starts processes.
+
+An agent that enables any of them must have an embedder ``before_tool_call``:
+these tools do whatever the command says, and the embedder decides which
+commands may run.
+"""
+
+_TIMEOUT_SCHEMA = {
+    "type": "number",
+    "exclusiveMinimum": 0,
+    "description": "Seconds before the whole process tree is killed. No timeout when omitted.",
+}
+
+_COMMON_GUIDELINES = (
+    "runs in the workspace root with standard input closed and a reduced environment "
+    "(credential-like variables removed). stdout and stderr are interleaved; only the last "
+    "50 KB are shown and the full output is saved to a file named in the truncation marker. "
+    "There is no default timeout: pass timeout_s for anything that might hang (servers, "
+    "watchers, prompts)."
+)
+
+
+def _shell_tool(**fields: Any) -> Tool:
+    # Every process tool is built here, so the authorization marker the host
+    # will read (``requires_authorization=True``) is a one-line addition.
+    return Tool(execution_mode=ExecutionMode.SEQUENTIAL, **fields)
+
+
+def make_tools() -> list[Tool]:
+    """The process tools, in the order they are registered."""
+    return [
+        _shell_tool(
+            name="execute",
+            description=(
+                "Run a command line through bash (`bash -c`) in the workspace root and return "
+                "its exit code and combined output. Pipes, redirection and && work."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "The bash command line.",
+                    },
+                    "timeout_s": _TIMEOUT_SCHEMA,
+                },
+                "required": ["command"],
+                "additionalProperties": False,
+            },
+            handler=execute,
+            prompt_guidelines="execute " + _COMMON_GUIDELINES,
+        ),
+        _shell_tool(
+            name="run_command",
+            description=(
+                "Run one program with an argument list, without a shell (no quoting, globbing "
+                "or operators), in the workspace root; returns its exit code and combined output."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "argv": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "description": 'The program and its arguments, e.g. ["pytest", "-q"].',
+                    },
+                    "timeout_s": _TIMEOUT_SCHEMA,
+                },
+                "required": ["argv"],
+                "additionalProperties": False,
+            },
+            handler=run_command,
+            prompt_guidelines="run_command " + _COMMON_GUIDELINES,
+        ),
+        _shell_tool(
+            name="powershell",
+            description=(
+                "Run a PowerShell command (`pwsh -Command`) in the workspace root and return its "
+                "exit code and combined output. Fails with a clear error where PowerShell is not "
+                "installed."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "The PowerShell command.",
+                    },
+                    "timeout_s": _TIMEOUT_SCHEMA,
+                },
+                "required": ["command"],
+                "additionalProperties": False,
+            },
+            handler=powershell,
+            prompt_guidelines="powershell " + _COMMON_GUIDELINES,
+        ),
+    ]
+
+
+def execute(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    """Handler of ``execute``: ``bash -c command``."""
+    command = _required_string(arguments, "command")
+    return _run(arguments, context, lambda env: [_interpreter(find_bash, env), "-c", command])
+
+
+def run_command(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    """Handler of ``run_command``: the argv as given, no shell."""
+    argv = arguments.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ToolError("invalid_arguments", "argv must be a non-empty list of strings")
+    if not argv[0]:
+        raise ToolError("invalid_arguments", "argv[0] must name the program to run")
+    return _run(arguments, context, lambda env: list(argv))
+
+
+def powershell(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    """Handler of ``powershell``: ``pwsh -NoProfile -NonInteractive -Command command``."""
+    command = _required_string(arguments, "command")
+    return _run(
+        arguments,
+        context,
+        lambda env: [
+            _interpreter(find_powershell, env),
+            "-NoLogo",
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            command,
+        ],
+    )
+
+
+def _run(
+    arguments: dict[str, Any],
+    context: ToolContext,
+    build_argv: Callable[[dict[str, str]], list[str]],
+) -> ToolResult:
+    limits = _limits(arguments, context.options)
+    env = reduced_environment(
+        os.environ,
+        pass_env=_string_list(context.options, "pass_env"),
+        extra=_string_map(context.options, "env"),
+    )
+    argv = build_argv(env)
+    if context.cancel.cancelled:
+        return ToolResult.failure("aborted", "The run was aborted before the command started.")
+    if not context.root.is_dir():
+        raise ToolError(
+            "invalid_root",
+            f"The working directory {context.root} does not exist; the embedder must set "
+            "AgentConfig.root to an existing directory.",
+        )
+    try:
+        outcome = run_process(argv, cwd=context.root, env=env, cancel=context.cancel, limits=limits)
+    except FileNotFoundError:
+        raise ToolError(
+            "command_not_found",
+            f"{argv[0]!r} was not found on PATH or in the workspace; check the program name.",
+        ) from None
+    except PermissionError as exc:
+        raise ToolError(
+            "command_not_executable", f"{argv[0]!r} cannot be run: {exc.strerror}"
+        ) from None
+
+    output = outcome.output.text
+    if outcome.drain_cut:
+        output += (
+            "\n[Output cut: a background process still held the output pipe after the command "
+            "exited. Redirect a background job's output to a file: `cmd > log 2>&1 &`.]"
+        )
+    data = {
+        "exit_code": outcome.exit_code,
+        "output": output,
+        "timed_out": outcome.timed_out,
+        "aborted": outcome.aborted,
+        "truncated": outcome.output.truncated,
+    }
+    metadata: dict[str, Any] = {
+        "argv0": argv[0],
+        "total_bytes": outcome.output.total_bytes,
+        "drain_cut": outcome.drain_cut,
+    }
+    if outcome.output.truncated:
+        metadata["truncated_by"] = "bytes"
+    if outcome.output.spill_path:
+        metadata["spill_path"] = outcome.output.spill_path
+    if outcome.aborted:
+        return ToolResult(
+            False,
+            data=data,
+            error="aborted",
+            detail="The run was aborted; the command and its process tree were killed.",
+            metadata=metadata,
+        )
+    if outcome.timed_out:
+        return ToolResult(
+            False,
+            data=data,
+            error="timeout",
+            detail=(
+                f"The command did not finish within timeout_s={limits.timeout_s:g}; its process "
+                "tree was killed. Retry with a larger timeout_s, or start long jobs in the "
+                "background with their output redirected to a file."
+            ),
+            metadata=metadata,
+        )
+    return ToolResult(True, data=data, metadata=metadata)
+
+
+def _interpreter(find: Callable[[Mapping[str, str]], str], env: Mapping[str, str]) -> str:
+    try:
+        return find(env)
+    except InterpreterNotFound as exc:
+        raise ToolError("interpreter_not_found", str(exc)) from None
+
+
+def _required_string(arguments: dict[str, Any], name: str) -> str:
+    value = arguments.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ToolError("invalid_arguments", f"{name} must be a non-empty string")
+    return value
+
+
+def _positive_number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ToolError("invalid_arguments", f"{what} must be a positive number, got {value!r}")
+    if value <= 0:
+        raise ToolError("invalid_arguments", f"{what} must be positive, got {value!r}")
+    return float(value)
+
+
+def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
+    timeout = arguments.get("timeout_s")
+    spill = options.get("spill", True)
+    if not isinstance(spill, bool):
+        raise ToolError("invalid_tool_options", "tool option 'spill' must be true or false")
+    return RunLimits(
+        timeout_s=None if timeout is None else _positive_number(timeout, "timeout_s"),
+        spill=spill,
+        drain_idle_s=_positive_number(
+            options.get("drain_idle_s", DEFAULT_DRAIN_IDLE_S), "tool option 'drain_idle_s'"
+        ),
+        drain_max_s=_positive_number(
+            options.get("drain_max_s", DEFAULT_DRAIN_MAX_S), "tool option 'drain_max_s'"
+        ),
+    )
+
+
+def _string_list(options: Mapping[str, Any], key: str) -> list[str]:
+    value = options.get(key, [])
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ToolError("invalid_tool_options", f"tool option {key!r} must be a list of names")
+    return list(value)
+
+
+def _string_map(options: Mapping[str, Any], key: str) -> dict[str, str]:
+    value = options.get(key, {})
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ToolError("invalid_tool_options", f"tool option {key!r} must map names to strings")
+    return dict(value)
