@@ -9,7 +9,7 @@ Request options (``ProviderRequest.options``) this wire reads:
 
 * ``cache_retention``: ``"short"`` (default, 5-minute ``cache_control``
   breakpoints), ``"long"`` (1 hour) or ``"none"`` (no breakpoints);
-* ``stop_sequences``, ``top_p``, ``top_k``: passed through as the wire's fields.
+* ``stop_sequences``: a list of strings, sent as the wire's field.
 """
 
 from __future__ import annotations

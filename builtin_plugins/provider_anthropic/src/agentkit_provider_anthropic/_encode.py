@@ -132,9 +132,8 @@ class Encoder:
             body["tool_choice"] = _tool_choice(request.tool_choice)
         if request.temperature is not None:
             body["temperature"] = request.temperature
-        for name in ("stop_sequences", "top_p", "top_k"):
-            if name in options:
-                body[name] = options[name]
+        if "stop_sequences" in options:
+            body["stop_sequences"] = list(options["stop_sequences"])
         _reasoning(body, request)
         body["stream"] = request.stream
         return WireRequest(

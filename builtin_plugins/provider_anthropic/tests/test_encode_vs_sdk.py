@@ -1,0 +1,192 @@
+"""Our request bodies against the official ``anthropic`` SDK as a reference encoder.
+
+For each canonical transcript we build the wire body with ``encode``, hand the
+same wire-shaped request to ``anthropic.Anthropic().messages.create(**body)``
+over a mock transport, and compare the body the SDK would send with ours as
+parsed JSON. A key the SDK does not know fails the call (``create`` takes
+keyword arguments only), and the SDK's serializer shows what reaches the wire,
+including the key order of replayed tool inputs.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+import anthropic
+import httpx2
+import pytest
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ImageBlock,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    UserMessage,
+)
+from agentkit_provider_anthropic import AnthropicMessages
+
+# A 1x1 transparent PNG.
+_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+_WEATHER = ToolSpec(
+    "get_weather",
+    "Current weather for a city.",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+_SEARCH = ToolSpec(
+    "search",
+    "Search the web.",
+    {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}},
+)
+
+
+def _assistant(*blocks, stop=StopReason.TOOL_USE) -> AssistantMessage:
+    return AssistantMessage(list(blocks), stop)
+
+
+def _result(call_id: str, name: str, text: str, *, error: bool = False, image: bool = False):
+    content: list[Any] = [TextBlock(text)]
+    if image:
+        content.append(ImageBlock(_PNG, "image/png"))
+    return ToolResultMessage(call_id, name, content, is_error=error)
+
+
+_TRANSCRIPTS: dict[str, dict[str, Any]] = {
+    "parallel_tool_results": dict(
+        messages=[
+            UserMessage.text("Weather in Paris and Oslo?"),
+            _assistant(
+                TextBlock("Checking both."),
+                ToolUseBlock("toolu_1", "get_weather", '{"city": "Paris"}'),
+                ToolUseBlock("toolu_2", "get_weather", '{"city":"Oslo"}'),
+                ToolUseBlock("toolu_3", "search", ""),
+            ),
+            _result("toolu_1", "get_weather", "18C, sunny"),
+            _result("toolu_2", "get_weather", "timeout", error=True),
+            _result("toolu_3", "search", ""),
+            UserMessage.text("Also, be brief."),
+        ],
+        tools=[_WEATHER, _SEARCH],
+        system="You are terse.",
+        tool_choice="auto",
+    ),
+    "images": dict(
+        messages=[
+            UserMessage([TextBlock("What is in this picture?"), ImageBlock(_PNG, "image/png")]),
+            _assistant(ToolUseBlock("toolu_9", "search", '{"q": "pixel"}')),
+            _result("toolu_9", "search", "a screenshot", image=True),
+        ],
+        tools=[_SEARCH],
+    ),
+    "thinking_signed_and_redacted": dict(
+        messages=[
+            UserMessage.text("Plan the trip."),
+            _assistant(
+                ThinkingBlock("Let me think about the route.", signature="EqQBCkYIARgCIkD"),
+                ThinkingBlock("", signature="EmwKAhgBEgy3va3pzix", redacted=True),
+                ToolUseBlock("toolu_5", "get_weather", '{"city": "Rome"}'),
+            ),
+            _result("toolu_5", "get_weather", "22C"),
+        ],
+        tools=[_WEATHER],
+        reasoning="high",
+    ),
+    "unicode_and_key_order": dict(
+        messages=[
+            UserMessage.text('Été à Zürich? 天气 🌦️ \u2028 "quoted"'),
+            _assistant(
+                ToolUseBlock(
+                    "toolu_7", "search", '{"q": "\\u00e9t\\u00e9 Z\u00fcrich", "limit": 3}'
+                ),
+                ToolUseBlock("toolu_8", "search", '{"limit":1,"q":"🌦️"}'),
+            ),
+            _result("toolu_7", "search", "résultats: 3 — ok"),
+            _result("toolu_8", "search", "☔"),
+        ],
+        tools=[_SEARCH],
+        temperature=0.0,
+    ),
+    "tool_choice_none": dict(tools=[_WEATHER], tool_choice="none"),
+    "tool_choice_specific": dict(tools=[_WEATHER, _SEARCH], tool_choice="search"),
+    "tool_choice_absent": dict(tools=[_WEATHER], tool_choice=None),
+    "tool_choice_without_tools": dict(tool_choice="none"),
+    "budget_thinking_and_options": dict(
+        model="claude-haiku-4-5",
+        reasoning="low",
+        options={"stop_sequences": ["END"], "cache_retention": "long"},
+        system="Be careful.",
+    ),
+    "no_cache": dict(tools=[_WEATHER], system="s", options={"cache_retention": "none"}),
+}
+
+
+def _sdk_body(body: dict[str, Any]) -> dict[str, Any]:
+    """What the SDK sends when asked for exactly our request."""
+    captured: list[bytes] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        captured.append(request.read())
+        if body.get("stream"):
+            return httpx2.Response(
+                200,
+                headers={"content-type": "text/event-stream"},
+                content=b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+            )
+        return httpx2.Response(
+            200,
+            json={
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": body["model"],
+                "content": [],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        )
+
+    client = anthropic.Anthropic(
+        api_key="test",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+    # Sampling fields left the SDK with API version 2026-10-21; this wire pins
+    # 2023-06-01, where they exist, so they travel as extra body fields.
+    known = set(inspect.signature(client.messages.create).parameters)
+    extra = {key: value for key, value in body.items() if key not in known}
+    assert set(extra) <= {"temperature"}, f"fields the SDK does not know: {sorted(extra)}"
+    params = {key: value for key, value in body.items() if key in known}
+    response = client.messages.create(**params, extra_body=extra or None)
+    if body.get("stream"):
+        response.close()
+    (sent,) = captured
+    return json.loads(sent)
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize("name", sorted(_TRANSCRIPTS))
+def test_body_is_what_the_sdk_sends_for_the_same_request(kit, name: str, stream: bool) -> None:
+    fields = dict(_TRANSCRIPTS[name])
+    fields["model"] = kit.model_row(fields.get("model", "claude-sonnet-5-5"))
+    fields.setdefault("max_tokens", 1024)
+    request = kit.request_for(stream=stream, **fields)
+    wire = AnthropicMessages().encode(request)
+    ours = json.loads(json.dumps(wire.body))
+    assert _sdk_body(wire.body) == ours
+    assert wire.framing == ("sse" if stream else "json")
+
+
+def test_replayed_tool_input_keeps_the_key_order_of_the_argument_text(kit) -> None:
+    """Anthropic carries input as an object: the bytes are re-serialized, the order is kept."""
+    fields = dict(_TRANSCRIPTS["unicode_and_key_order"])
+    request = kit.request_for(max_tokens=1024, **fields)
+    sent = _sdk_body(AnthropicMessages().encode(request).body)
+    calls = [b for m in sent["messages"] for b in m["content"] if b["type"] == "tool_use"]
+    assert [list(call["input"]) for call in calls] == [["q", "limit"], ["limit", "q"]]
+    assert calls[0]["input"] == {"q": "été Zürich", "limit": 3}
