@@ -1,0 +1,42 @@
+"""The agentkit host: loads plugins and runs the agent loop.
+
+Embedders import this package; plugin authors import ``agentkit.plugin_api``.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from agentkit.plugin_api import Block
+
+from ._agent import Agent, AgentStats
+from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, Terminate, allow_all
+from ._plugins import PluginHost, PluginRecord
+from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
+from .errors import AgentBusy, ConfigError, ModelNotFound
+
+try:
+    __version__ = version("agentkit-host")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Agent",
+    "AgentBusy",
+    "AgentConfig",
+    "AgentStats",
+    "BeforeToolCall",
+    "Block",
+    "ConfigError",
+    "Decision",
+    "ModelNotFound",
+    "PluginHost",
+    "PluginRecord",
+    "RunResult",
+    "StopContext",
+    "StopPolicy",
+    "Terminate",
+    "__version__",
+    "allow_all",
+    "any_of",
+    "max_turns",
+    "stop_when",
+]

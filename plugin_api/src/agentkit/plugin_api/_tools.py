@@ -137,6 +137,9 @@ class Tool:
     :param prompt_guidelines: text the host may add to the system prompt when
         the tool is enabled.
     :param default_enabled: false for tools an embedder must ask for by name.
+    :param requires_authorization: true for tools that run arbitrary commands
+        (shells); the host refuses to build an agent that has one unless the
+        embedder set a ``before_tool_call`` policy.
     """
 
     name: str
@@ -146,6 +149,7 @@ class Tool:
     execution_mode: ExecutionMode = ExecutionMode.PARALLEL
     prompt_guidelines: str | None = None
     default_enabled: bool = True
+    requires_authorization: bool = False
 
     @property
     def is_async(self) -> bool:
@@ -161,6 +165,7 @@ class Tool:
         execution_mode: ExecutionMode = ExecutionMode.PARALLEL,
         prompt_guidelines: str | None = None,
         default_enabled: bool = True,
+        requires_authorization: bool = False,
     ) -> Tool:
         """Build a tool from a typed function; its docstring describes it.
 
@@ -178,6 +183,7 @@ class Tool:
             execution_mode=execution_mode,
             prompt_guidelines=prompt_guidelines,
             default_enabled=default_enabled,
+            requires_authorization=requires_authorization,
         )
 
 

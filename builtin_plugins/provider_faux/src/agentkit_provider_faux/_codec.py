@@ -1,0 +1,127 @@
+"""The ``faux`` wire: a canonical request out, a simple JSON event stream back.
+
+The request body is the canonical request as JSON. The response is SSE, one
+JSON object per event::
+
+    {"type": "message_start", "id": ..., "model": ...}
+    {"type": "block_start", "kind": "text" | "thinking" | "tool_use", "id": ..., "name": ...}
+    {"type": "delta", "text": ...}                     # for the open block
+    {"type": "block_end", "signature": ..., "redacted": ...}
+    {"type": "message_end", "stop_reason": ..., "raw_stop_reason": ..., "usage": {...}}
+    {"type": "error", "message": ...}                  # ends the response as an error
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from agentkit.plugin_api import (
+    Credential,
+    CredentialKind,
+    MessageAssembler,
+    ModelInfo,
+    ProviderEvent,
+    ProviderRequest,
+    StopReason,
+    Usage,
+    WireEvent,
+    WireRequest,
+)
+
+API = "faux"
+CATALOG = (
+    ModelInfo(
+        vendor="faux",
+        id="scripted",
+        api=API,
+        base_url="http://faux.invalid",
+        context_window=200_000,
+        max_output=32_000,
+        image_input=True,
+        reasoning_levels=("low", "medium", "high"),
+        default=True,
+    ),
+)
+
+
+def encode_request(request: ProviderRequest) -> dict[str, Any]:
+    return {
+        "model": request.model.id,
+        "system": request.system,
+        "messages": [message.to_dict() for message in request.messages],
+        "tools": [
+            {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
+            for spec in request.tools
+        ],
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "tool_choice": request.tool_choice,
+        "reasoning": request.reasoning,
+        "stream": request.stream,
+    }
+
+
+class FauxDecoder:
+    """Decodes the faux event stream into the normative canonical event order."""
+
+    def __init__(self, request: ProviderRequest) -> None:
+        self.assembler = MessageAssembler(provider=request.model.vendor, api=API, model=request.model.id)
+        self.index: int | None = None
+
+    def feed(self, event: WireEvent) -> list[ProviderEvent]:
+        data = event.data if isinstance(event.data, dict) else {}
+        kind = data.get("type")
+        a = self.assembler
+        if kind == "message_start":
+            a.response_id = data.get("id")
+            a.response_model = data.get("model")
+            return a.start()
+        if kind == "block_start":
+            self.index, events = a.start_block(data.get("kind", "text"), id=data.get("id"), name=data.get("name"))
+            return events
+        if kind == "delta" and self.index is not None:
+            return a.delta(self.index, data.get("text", ""))
+        if kind == "block_end" and self.index is not None:
+            a.update(self.index, signature=data.get("signature"), redacted=data.get("redacted", False))
+            index, self.index = self.index, None
+            return a.end_block(index)
+        if kind == "message_end":
+            a.usage = Usage.from_dict(data.get("usage") or {})
+            reason = data.get("stop_reason", "stop")
+            return a.finish(StopReason(reason), data.get("raw_stop_reason", reason))
+        if kind == "error":
+            return a.fail(StopReason.ERROR, data.get("message", "error"))
+        return []
+
+    def finish(self) -> list[ProviderEvent]:
+        if self.assembler.ended:
+            return []
+        return self.assembler.fail(StopReason.ERROR, "the response ended before message_end")
+
+    def fail(self, stop_reason: StopReason, error_message: str) -> list[ProviderEvent]:
+        return self.assembler.fail(stop_reason, error_message)
+
+
+class FauxProvider:
+    """The scripted provider's codec. No credential, no network: see :class:`Script`."""
+
+    api: ClassVar[str] = API
+    credential_env: ClassVar[tuple[tuple[str, CredentialKind], ...]] = ()
+
+    def catalog(self) -> tuple[ModelInfo, ...]:
+        return CATALOG
+
+    def auth_headers(self, credential: Credential) -> dict[str, str]:
+        return {}
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        return WireRequest(path="/v1/script", body=encode_request(request), framing="sse")
+
+    def decoder(self, request: ProviderRequest) -> FauxDecoder:
+        return FauxDecoder(request)
+
+    def script(self, turns: list[Any]) -> Any:
+        """A :class:`Script` of ``turns``: the transport that plays them."""
+        from ._script import Script  # httpx loads only when a script is played
+
+        return Script(turns)

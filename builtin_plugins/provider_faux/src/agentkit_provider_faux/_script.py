@@ -1,0 +1,211 @@
+"""A script of assistant turns, played as an HTTP server behind ``httpx``.
+
+:class:`Script` is an ``httpx`` transport: give it to the agent
+(``AgentConfig(transport=script)``) and every request the loop sends is
+answered with the next turn, through the host's real HTTP, framing and
+decoding path. When the script runs out it answers with an empty turn that
+stops. ``script.requests`` holds what the loop sent, decoded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from agentkit.plugin_api import (
+    ContentBlock,
+    Message,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+    message_from_dict,
+)
+
+CHUNK = 12  # characters per delta, so that text visibly streams
+
+
+def text(value: str) -> TextBlock:
+    """A text block of a scripted turn."""
+    return TextBlock(value)
+
+
+def thinking(value: str, signature: str | None = "sig", redacted: bool = False) -> ThinkingBlock:
+    """A thinking block of a scripted turn, signed by default."""
+    return ThinkingBlock(value, signature, redacted)
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str | None = None, id: str | None = None) -> ToolUseBlock:
+    """A tool call of a scripted turn; a dict is sent as compact JSON, a string verbatim."""
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, separators=(",", ":"))
+    return ToolUseBlock(id or "", name, raw)
+
+
+@dataclass
+class Turn:
+    """One scripted response.
+
+    :param content: the blocks, in order.
+    :param stop_reason: defaults to ``tool_use`` when there are tool calls, else ``stop``.
+    :param raw_stop_reason: what the "wire" said; defaults to ``stop_reason``.
+    :param usage: the usage the response reports.
+    :param error: after the content, end the response with this error.
+    :param status: answer with this HTTP error status instead (body: ``error``).
+    :param delay: seconds to wait before each event.
+    :param hang: after the content, keep the response open until the client leaves.
+    """
+
+    content: Sequence[ContentBlock] = ()
+    stop_reason: StopReason | str | None = None
+    raw_stop_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    status: int | None = None
+    delay: float = 0.0
+    hang: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Turn:
+        """A turn from plain data: ``{"content": [{"type": "text", "text": ...},
+        {"type": "tool_use", "name": ..., "arguments": {...}}], "stop_reason": ...}``."""
+        blocks: list[ContentBlock] = []
+        for block in data.get("content", []):
+            kind = block.get("type")
+            if kind == "text":
+                blocks.append(text(block["text"]))
+            elif kind == "thinking":
+                blocks.append(thinking(block["thinking"], block.get("signature", "sig")))
+            elif kind == "tool_use":
+                blocks.append(tool_call(block["name"], block.get("arguments"), block.get("id")))
+            else:
+                raise ValueError(f"scripted turn: unknown block type {kind!r}; use text, thinking or tool_use")
+        return cls(
+            blocks,
+            data.get("stop_reason"),
+            data.get("raw_stop_reason"),
+            Usage.from_dict(data.get("usage", {})),
+            data.get("error"),
+            data.get("status"),
+            float(data.get("delay", 0.0)),
+            bool(data.get("hang", False)),
+        )
+
+
+@dataclass
+class ScriptedRequest:
+    """What the loop sent for one turn, decoded back into canonical values."""
+
+    messages: list[Message]
+    system: str | None
+    tools: list[dict[str, Any]]
+    max_tokens: int | None
+    tool_choice: str | None
+    body: dict[str, Any]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [tool["name"] for tool in self.tools]
+
+
+class Script(httpx.AsyncBaseTransport):
+    """Plays scripted turns in order; see the module docstring."""
+
+    def __init__(self, turns: Iterable[Turn | dict[str, Any]]) -> None:
+        self.turns = [turn if isinstance(turn, Turn) else Turn.from_dict(turn) for turn in turns]
+        self.requests: list[ScriptedRequest] = []
+        self._next = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self.turns) - self._next
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(await request.aread())
+        self.requests.append(
+            ScriptedRequest(
+                [message_from_dict(message) for message in body["messages"]],
+                body.get("system"),
+                body.get("tools", []),
+                body.get("max_tokens"),
+                body.get("tool_choice"),
+                body,
+            )
+        )
+        number = self._next
+        turn = self.turns[number] if number < len(self.turns) else Turn()
+        self._next += 1
+        if turn.status is not None:
+            error = {"error": {"type": "scripted", "message": turn.error or f"HTTP {turn.status}"}}
+            return httpx.Response(turn.status, json=error)
+        return httpx.Response(
+            200,
+            headers={"content-type": "text/event-stream"},
+            stream=_TurnStream(list(_frames(turn, number, body.get("model", ""))), turn.delay, turn.hang),
+        )
+
+
+class _TurnStream(httpx.AsyncByteStream):
+    def __init__(self, frames: list[bytes], delay: float, hang: bool) -> None:
+        self.frames = frames
+        self.delay = delay
+        self.hang = hang
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for frame in self.frames:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            yield frame
+        if self.hang:
+            await asyncio.Event().wait()
+
+
+def _sse(data: dict[str, Any]) -> bytes:
+    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _chunks(value: str) -> list[str]:
+    return [value[i : i + CHUNK] for i in range(0, len(value), CHUNK)]
+
+
+def _frames(turn: Turn, number: int, model: str) -> Iterable[bytes]:
+    yield _sse({"type": "message_start", "id": f"faux-{number + 1}", "model": model})
+    calls = 0
+    for block in turn.content:
+        if isinstance(block, ToolUseBlock):
+            calls += 1
+            call_id = block.id or f"call_{number + 1}_{calls}"
+            yield _sse({"type": "block_start", "kind": "tool_use", "id": call_id, "name": block.name})
+            parts = _chunks(block.arguments)
+        elif isinstance(block, ThinkingBlock):
+            yield _sse({"type": "block_start", "kind": "thinking"})
+            parts = _chunks(block.thinking)
+        else:
+            yield _sse({"type": "block_start", "kind": "text"})
+            parts = _chunks(block.text)  # type: ignore[union-attr]
+        for part in parts:
+            yield _sse({"type": "delta", "text": part})
+        end: dict[str, Any] = {"type": "block_end"}
+        if isinstance(block, ThinkingBlock):
+            end.update(signature=block.signature, redacted=block.redacted)
+        yield _sse(end)
+    if turn.error is not None:
+        yield _sse({"type": "error", "message": turn.error})
+        return
+    if turn.hang:
+        return
+    stop = turn.stop_reason or ("tool_use" if calls else "stop")
+    stop = StopReason(stop).value
+    yield _sse(
+        {
+            "type": "message_end",
+            "stop_reason": stop,
+            "raw_stop_reason": turn.raw_stop_reason or stop,
+            "usage": turn.usage.to_dict(),
+        }
+    )

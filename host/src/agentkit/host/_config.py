@@ -1,0 +1,106 @@
+"""The agent's configuration, its authorization decisions and its run result."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from agentkit.plugin_api import AssistantMessage, Block, Message, ToolUseBlock, Usage
+
+from ._stop import StopPolicy, StopContext
+
+
+@dataclass(frozen=True, slots=True)
+class Terminate:
+    """Refuse the call and end the run once the batch is answered."""
+
+    reason: str
+
+
+Decision: TypeAlias = Block | Terminate | None
+#: The embedder's authorization boundary: ``None`` allows, :class:`Block` refuses,
+#: :class:`Terminate` refuses and ends the run. May be sync or async.
+BeforeToolCall: TypeAlias = Callable[[ToolUseBlock, dict[str, Any]], "Decision | Awaitable[Decision]"]
+
+
+def allow_all(call: ToolUseBlock, arguments: dict[str, Any]) -> None:
+    """An explicit policy that allows every tool call.
+
+    Pass it as ``before_tool_call`` to say, on purpose, that the model may run
+    any tool the agent has, shell tools included.
+    """
+    return None
+
+
+@dataclass
+class AgentConfig:
+    """Everything an :class:`~agentkit.host.Agent` needs besides its plugins.
+
+    :param model: ``vendor/model`` from an installed provider's catalog.
+    :param root: the workspace root tools must stay inside.
+    :param system_prompt: instructions sent with every request.
+    :param tools: tool names to enable; ``None`` enables every tool that is
+        enabled by default (opt-in tools such as ``fetch_url`` need naming).
+    :param extra_tools: tools defined by the embedder, added to the plugins'.
+    :param tool_options: per-tool options, handed to the tool's handler.
+    :param before_tool_call: the authorization boundary, consulted before any
+        plugin hook; see :data:`BeforeToolCall`.
+    :param max_turns: stop after this many turns (``None``: no limit).
+    :param stop_policy: a predicate consulted after each turn.
+    :param max_tokens: output token limit per response (clamped to the model's).
+    :param transport: an ``httpx`` transport for provider traffic (tests use
+        ``httpx.MockTransport``; the scripted provider is one).
+    :param provider_options: wire-specific options passed on each request.
+    """
+
+    model: str
+    root: Path | str = "."
+    system_prompt: str | None = None
+    tools: Sequence[str] | None = None
+    extra_tools: Sequence[Any] = ()
+    tool_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    before_tool_call: BeforeToolCall | None = None
+    max_turns: int | None = 50
+    stop_policy: StopPolicy | Callable[[StopContext], bool] | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    tool_choice: str | None = None
+    reasoning: str | None = None
+    transport: Any = None
+    provider_options: Mapping[str, Any] = field(default_factory=dict)
+    session_id: str | None = None
+
+
+@dataclass
+class RunResult:
+    """How a run ended and what it added to the history.
+
+    :param stop_reason: ``completed`` (the model answered without tool calls),
+        ``max_turns``, ``stop_policy`` (or the name of the policy that fired),
+        ``terminated`` (a tool or authorization asked to end), ``error`` or
+        ``aborted``.
+    :param problems: plugin hooks and listeners that raised, as one line each;
+        they never stop a run, but they are not hidden either.
+    """
+
+    stop_reason: str
+    messages: list[Message]
+    usage: Usage
+    turns: int
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def final_message(self) -> AssistantMessage | None:
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                return message
+        return None
+
+    @property
+    def text(self) -> str:
+        """The text of the last assistant message."""
+        final = self.final_message
+        return final.text if final else ""

@@ -1,0 +1,326 @@
+"""The plugin host: discovery, isolation, and what each plugin contributed.
+
+Plugins are found through the entry-point groups ``agentkit.<category>``
+only when asked (:meth:`PluginHost.discover`), never as an import side
+effect, and can also be registered in code. Every plugin gets a
+:class:`PluginRecord`: loaded, failed (with the reason) or disabled. A plugin
+that raises on import, implements an unknown hook, breaks a hook signature,
+declares an incompatible ``agentkit-plugin-api`` range or collides with
+another plugin is reported and skipped; the others still load.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import importlib_metadata
+import pluggy
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Provider, Skill, Tool
+from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
+from agentkit.plugin_api.hookspecs import CATEGORIES
+
+from ._registry import RegistrationError, Registry
+from .errors import ModelNotFound
+
+log = logging.getLogger("agentkit.host")
+
+ENTRY_POINT_GROUPS = {f"agentkit.{category}": category for category in CATEGORIES}
+DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
+LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
+_CONTRIBUTION_HOOKS = {
+    "agentkit_register_tools": "add_tool",
+    "agentkit_register_providers": "add_provider",
+    "agentkit_register_skills": "add_skill",
+}
+
+Status = Literal["loaded", "failed", "disabled"]
+
+
+@dataclass
+class PluginRecord:
+    """What the host knows about one plugin."""
+
+    name: str
+    status: Status
+    categories: list[str] = field(default_factory=list)
+    distribution: str | None = None
+    version: str | None = None
+    module: str | None = None
+    reason: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    contributions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "categories": self.categories,
+            "distribution": self.distribution,
+            "version": self.version,
+            "module": self.module,
+            "reason": self.reason,
+            "hooks": self.hooks,
+            "contributions": self.contributions,
+            "warnings": self.warnings,
+        }
+
+
+def _names_from_env(env: Mapping[str, str], key: str) -> set[str] | None:
+    value = env.get(key)
+    if value is None:
+        return None
+    return {canonicalize_name(part) for part in value.split(",") if part.strip()}
+
+
+class PluginHost:
+    """Loads plugins and holds what they contributed.
+
+    >>> host = PluginHost()              # nothing loaded
+    >>> host = PluginHost.discover()     # every installed plugin, per the env switches
+    """
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        for module in CATEGORIES.values():
+            self.pm.add_hookspecs(module)
+        self.records: dict[str, PluginRecord] = {}
+        self.registry = Registry()
+
+    # -- discovery -----------------------------------------------------------------
+
+    @classmethod
+    def discover(cls, env: Mapping[str, str] | None = None) -> PluginHost:
+        """A host with every installed plugin loaded (subject to the env switches)."""
+        host = cls()
+        host.load_entry_points(env)
+        return host
+
+    def load_entry_points(self, env: Mapping[str, str] | None = None) -> list[PluginRecord]:
+        """Load the plugins of every ``agentkit.*`` entry-point group.
+
+        ``AGENTKIT_DISABLE_PLUGINS`` and ``AGENTKIT_LOAD_PLUGINS`` (comma-separated
+        entry-point or distribution names) disable plugins or allow only the
+        listed ones.
+        """
+        env = os.environ if env is None else env
+        disabled = _names_from_env(env, DISABLE_ENV) or set()
+        allowed = _names_from_env(env, LOAD_ENV)
+        found: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
+        for group, category in ENTRY_POINT_GROUPS.items():
+            for ep in importlib_metadata.entry_points(group=group):
+                found.setdefault(ep.name, []).append((category, ep))
+        loaded = []
+        for name in sorted(found):
+            entries = found[name]
+            record = self._load_entry(name, entries, disabled, allowed)
+            loaded.append(record)
+        return loaded
+
+    def _load_entry(
+        self,
+        name: str,
+        entries: list[tuple[str, importlib_metadata.EntryPoint]],
+        disabled: set[str],
+        allowed: set[str] | None,
+    ) -> PluginRecord:
+        category, ep = entries[0]
+        dist = ep.dist
+        record = PluginRecord(
+            name=name,
+            status="loaded",
+            categories=sorted({cat for cat, _ in entries}),
+            distribution=dist.metadata["Name"] if dist else None,
+            version=dist.version if dist else None,
+            module=ep.value,
+        )
+        keys = {canonicalize_name(name)} | ({canonicalize_name(record.distribution)} if record.distribution else set())
+        if keys & disabled:
+            return self._finish(record, "disabled", f"disabled by {DISABLE_ENV}")
+        if allowed is not None and not keys & allowed:
+            return self._finish(record, "disabled", f"not listed in {LOAD_ENV}")
+        others = {entry.value for _, entry in entries} - {ep.value}
+        if others or name in self.records:
+            targets = ", ".join(sorted({entry.value for _, entry in entries}))
+            return self._finish(
+                record, "failed", f"plugin name {name!r} is used by more than one entry point ({targets}): "
+                "rename one of the entry points"
+            )
+        problem = _api_range_problem(dist)
+        if problem:
+            return self._finish(record, "failed", problem)
+        if dist is not None and not _declares_plugin_api(dist):
+            record.warnings.append(
+                "does not declare a dependency on agentkit-plugin-api: declare the range it was built for"
+            )
+        try:
+            plugin = ep.load()
+        except BaseException as exc:  # a plugin's import may raise anything, SystemExit included
+            return self._finish(record, "failed", f"raised on import: {_describe(exc)}")
+        return self._register(plugin, record)
+
+    # -- registration ---------------------------------------------------------------
+
+    def register(self, plugin: object, name: str | None = None, category: str | None = None) -> PluginRecord:
+        """Register a plugin object (a module, class or instance) from code."""
+        name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
+        record = PluginRecord(name=name, status="loaded", categories=[category] if category else [])
+        if name in self.records:
+            return self._finish(record, "failed", f"a plugin named {name!r} is already registered")
+        return self._register(plugin, record)
+
+    def _register(self, plugin: object, record: PluginRecord) -> PluginRecord:
+        try:
+            self.pm.register(plugin, name=record.name)
+        except pluggy.PluginValidationError as exc:
+            return self._finish(record, "failed", f"invalid hook implementation: {exc}")
+        except ValueError as exc:
+            return self._finish(record, "failed", str(exc))
+        record.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
+        unknown = [hook for hook in _marked_hooks(plugin) if not hasattr(self.pm.hook, hook) or
+                   getattr(self.pm.hook, hook).spec is None]
+        if unknown:
+            self.pm.unregister(plugin)
+            known = sorted(name for module in CATEGORIES.values() for name in vars(module) if name.startswith("agentkit_"))
+            return self._finish(
+                record, "failed",
+                f"implements unknown hook(s) {', '.join(unknown)}; known hooks are: {', '.join(known)}",
+            )
+        try:
+            self._collect(plugin, record)
+        except Exception as exc:
+            self.pm.unregister(plugin)
+            self.registry.withdraw(record.name)
+            record.contributions = []
+            return self._finish(record, "failed", str(exc))
+        return self._finish(record, "loaded", None)
+
+    def _collect(self, plugin: object, record: PluginRecord) -> None:
+        for hook_name, method in _CONTRIBUTION_HOOKS.items():
+            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
+                if impl.plugin is not plugin:
+                    continue
+                add = getattr(self.registry, method)
+                kind = method.removeprefix("add_")
+
+                def register(obj: Any, add: Any = add, kind: str = kind) -> None:
+                    add(record.name, obj)
+                    record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
+
+                try:
+                    impl.function(**{arg: register for arg in impl.argnames})
+                except RegistrationError as exc:
+                    raise RegistrationError(f"{hook_name}: {exc}") from exc
+                except Exception as exc:
+                    raise RegistrationError(f"{hook_name} raised {_describe(exc)}") from exc
+
+    def _finish(self, record: PluginRecord, status: Status, reason: str | None) -> PluginRecord:
+        record.status = status
+        record.reason = reason
+        self.records[record.name] = record
+        if status == "failed":
+            log.warning("plugin %s failed: %s", record.name, reason)
+        return record
+
+    # -- what was contributed ---------------------------------------------------------
+
+    @property
+    def tools(self) -> dict[str, Tool]:
+        return self.registry.tools
+
+    @property
+    def providers(self) -> dict[str, Provider]:
+        return self.registry.providers
+
+    @property
+    def skills(self) -> dict[str, Skill]:
+        return self.registry.skills
+
+    @property
+    def models(self) -> dict[str, ModelInfo]:
+        return self.registry.models
+
+    def plugin_of(self, kind: str, name: str) -> str | None:
+        """The plugin that registered tool/provider/skill ``name``."""
+        return self.registry.owner(kind, name)
+
+    def resolve_model(self, spec: str) -> ModelInfo:
+        """The catalog row for ``vendor/model``.
+
+        An unknown model of a known vendor clones that vendor's default row
+        (with a logged warning), so a model released after the plugin still
+        works with sensible limits.
+        """
+        if spec in self.models:
+            return self.models[spec]
+        vendor, sep, model_id = spec.partition("/")
+        if not sep or not vendor or not model_id:
+            raise ModelNotFound(f"model {spec!r} is not of the form vendor/model, e.g. anthropic/claude-sonnet-4-5")
+        rows = [row for row in self.models.values() if row.vendor == vendor]
+        if not rows:
+            vendors = sorted({row.vendor for row in self.models.values()}) or ["none"]
+            raise ModelNotFound(
+                f"no installed provider serves vendor {vendor!r} (installed vendors: {', '.join(vendors)}); "
+                "install its provider plugin"
+            )
+        base = next((row for row in rows if row.default), rows[0])
+        log.warning("model %s is not in the catalog; using the limits and prices of %s", spec, base.key)
+        return replace(base, id=model_id, default=False)
+
+    def hookimpls(self, hook_name: str) -> list[pluggy.HookImpl]:
+        """The implementations of ``hook_name`` in call order (pluggy's order)."""
+        return list(reversed(getattr(self.pm.hook, hook_name).get_hookimpls()))
+
+
+def _marked_hooks(plugin: object) -> Iterable[str]:
+    marker = f"{PROJECT_NAME}_impl"
+    for attr in dir(plugin):
+        try:
+            value = getattr(plugin, attr)
+        except Exception:
+            continue
+        if getattr(value, marker, None) is not None:
+            yield attr
+
+
+def _plugin_api_requirement(dist: importlib_metadata.Distribution) -> Requirement | None:
+    for line in dist.requires or []:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == "agentkit-plugin-api" and not requirement.marker:
+            return requirement
+    return None
+
+
+def _declares_plugin_api(dist: importlib_metadata.Distribution) -> bool:
+    return _plugin_api_requirement(dist) is not None
+
+
+def _api_range_problem(dist: importlib_metadata.Distribution | None) -> str | None:
+    if dist is None:
+        return None
+    requirement = _plugin_api_requirement(dist)
+    if requirement is None or not requirement.specifier:
+        return None
+    if requirement.specifier.contains(PLUGIN_API_VERSION, prereleases=True):
+        return None
+    return (
+        f"requires agentkit-plugin-api{requirement.specifier} but {PLUGIN_API_VERSION} is installed: "
+        "install a version of the plugin built for this agentkit-plugin-api"
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({frame[0].filename}:{frame[0].lineno})" if frame else ""
+    return f"{type(exc).__name__}: {exc}{where}"

@@ -1,0 +1,42 @@
+"""Exceptions the host raises.
+
+::
+
+    AgentkitError                      (agentkit.plugin_api.errors)
+    ├── UsageError                     the caller asked for something invalid
+    │   ├── ConfigError                an AgentConfig or environment setting is wrong
+    │   ├── ModelNotFound              no installed provider serves the model
+    │   └── AgentBusy                  run/stream called while a run is in progress
+    ├── PluginError                    a plugin broke its contract (plugin, hook)
+    └── ProviderError                  a provider or the transport failed
+
+Within a run, failures of the model or of tools are not exceptions: they end
+the run with a stop reason, or become error results the model sees.
+"""
+
+from __future__ import annotations
+
+from agentkit.plugin_api.errors import AgentkitError, PluginError, ProviderError, UsageError
+
+
+class ConfigError(UsageError):
+    """An ``AgentConfig`` value or an environment setting is invalid."""
+
+
+class ModelNotFound(UsageError):
+    """No installed provider plugin serves the requested model."""
+
+
+class AgentBusy(UsageError):
+    """``run`` or ``stream`` was called while the agent was already running."""
+
+
+__all__ = [
+    "AgentBusy",
+    "AgentkitError",
+    "ConfigError",
+    "ModelNotFound",
+    "PluginError",
+    "ProviderError",
+    "UsageError",
+]

@@ -1,0 +1,118 @@
+"""Plugin discovery and isolation, through real entry points of installed distributions."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentkit.host import PluginHost
+
+GOOD_TOOL = """
+from agentkit.plugin_api import Tool, hookimpl
+
+@hookimpl
+def agentkit_register_tools(register):
+    register(Tool("{name}", "A tool.", {{"type": "object"}}, lambda args, ctx: "ok"))
+"""
+
+
+def install_tool_plugin(site_dir, dist, module, tool="good_tool", requires=("agentkit-plugin-api>=0.1,<0.2",), source=None):
+    site_dir(
+        dist,
+        entry_points={"agentkit.tools": {module: module}},
+        requires=list(requires),
+        files={f"{module}.py": source if source is not None else GOOD_TOOL.format(name=tool)},
+    )
+
+
+def discover(**env) -> PluginHost:
+    return PluginHost.discover(env=env)
+
+
+def test_discovery_happens_only_when_asked(site_dir):
+    install_tool_plugin(site_dir, "good-plugin", "goodplugin")
+    assert PluginHost().records == {}
+    host = discover()
+    record = host.records["goodplugin"]
+    assert record.status == "loaded"
+    assert record.distribution == "good-plugin" and record.version == "0.1.0"
+    assert record.categories == ["tools"]
+    assert record.hooks == ["agentkit_register_tools"]
+    assert record.contributions == ["tool:good_tool"]
+    assert host.plugin_of("tool", "good_tool") == "goodplugin"
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("raise ImportError('no such thing')", "raised on import: ImportError: no such thing"),
+        ("import sys\nsys.exit(3)", "raised on import: SystemExit: 3"),
+        ("from agentkit.plugin_api import hookimpl\n@hookimpl\ndef agentkit_regster_tools(register): pass",
+         "unknown hook(s) agentkit_regster_tools"),
+        ("from agentkit.plugin_api import hookimpl\n@hookimpl\ndef agentkit_register_tools(registr): pass",
+         "invalid hook implementation"),
+        ("from agentkit.plugin_api import hookimpl\n@hookimpl\ndef agentkit_register_tools(register):\n    raise ValueError('bad')",
+         "agentkit_register_tools raised ValueError: bad"),
+        ("from agentkit.plugin_api import hookimpl, Tool\n@hookimpl\ndef agentkit_register_tools(register):\n"
+         "    register(Tool('bad name!', 'd', {'type': 'object'}, print))", "tool name 'bad name!' is invalid"),
+        ("from agentkit.plugin_api import hookimpl, Tool\n@hookimpl\ndef agentkit_register_tools(register):\n"
+         "    register(Tool('t', 'd', {'type': 'object', 'properties': 3}, print))", "not valid JSON Schema"),
+    ],
+)
+def test_a_broken_plugin_is_reported_and_the_others_still_load(site_dir, source, reason):
+    install_tool_plugin(site_dir, "broken-plugin", "brokenplugin", source=source)
+    install_tool_plugin(site_dir, "good-plugin", "goodplugin")
+    host = discover()
+    broken = host.records["brokenplugin"]
+    assert broken.status == "failed"
+    assert reason in broken.reason
+    assert host.records["goodplugin"].status == "loaded"
+    assert "good_tool" in host.tools
+
+
+def test_an_incompatible_plugin_api_range_is_refused_before_import(site_dir, tmp_path):
+    marker = tmp_path / "imported"
+    source = f"open({str(marker)!r}, 'w').close()\n" + GOOD_TOOL.format(name="t")
+    install_tool_plugin(site_dir, "old-plugin", "oldplugin", requires=["agentkit-plugin-api<0.1"], source=source)
+    record = discover().records["oldplugin"]
+    assert record.status == "failed"
+    assert "requires agentkit-plugin-api<0.1" in record.reason
+    assert not marker.exists(), "the plugin was imported"
+
+
+def test_a_missing_plugin_api_requirement_is_a_warning(site_dir):
+    install_tool_plugin(site_dir, "loose-plugin", "looseplugin", requires=[])
+    record = discover().records["looseplugin"]
+    assert record.status == "loaded" and "agentkit-plugin-api" in record.warnings[0]
+
+
+def test_two_plugins_registering_the_same_tool_is_an_error_never_a_rename(site_dir):
+    install_tool_plugin(site_dir, "first-plugin", "aplugin", tool="shared")
+    install_tool_plugin(site_dir, "second-plugin", "bplugin", tool="shared")
+    host = discover()
+    assert host.records["aplugin"].status == "loaded"
+    loser = host.records["bplugin"]
+    assert loser.status == "failed" and "'shared' is already registered by plugin 'aplugin'" in loser.reason
+    assert sorted(name for name in host.tools if name.startswith("shared")) == ["shared"]
+
+
+def test_disable_and_allow_lists(site_dir):
+    install_tool_plugin(site_dir, "first-plugin", "aplugin", tool="a")
+    install_tool_plugin(site_dir, "second-plugin", "bplugin", tool="b")
+    host = discover(AGENTKIT_DISABLE_PLUGINS="aplugin")
+    assert host.records["aplugin"].status == "disabled" and "a" not in host.tools and "b" in host.tools
+    host = discover(AGENTKIT_LOAD_PLUGINS="second-plugin")  # a distribution name works too
+    assert host.records["aplugin"].status == "disabled" and host.records["bplugin"].status == "loaded"
+
+
+def test_the_builtin_scripted_provider_is_found_through_its_entry_point():
+    host = discover()
+    record = host.records["faux"]
+    assert record.status == "loaded" and record.distribution == "agentkit-provider-faux"
+    assert host.resolve_model("faux/scripted").api == "faux"
+
+
+def test_an_unknown_model_of_a_known_vendor_clones_its_default_row(caplog):
+    host = discover()
+    row = host.resolve_model("faux/newer-model")
+    assert row.id == "newer-model" and row.max_output == host.resolve_model("faux/scripted").max_output
+    assert "not in the catalog" in caplog.text
