@@ -1,0 +1,22 @@
+"""The provider runtime: HTTP, framing, retries, credentials and headers for every wire.
+
+:class:`ProviderRuntime` turns a provider codec and a canonical request into a
+stream of canonical events; failures end the stream as an error message
+rather than raising.
+"""
+
+from ._runtime import PreparedRequest, ProviderRuntime
+from .credentials import CredentialStore
+from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
+from .retry import RetryPolicy
+
+__all__ = [
+    "CredentialMissing",
+    "CredentialStore",
+    "PreparedRequest",
+    "ProviderConnectionError",
+    "ProviderHTTPError",
+    "ProviderRuntime",
+    "RetryAbandoned",
+    "RetryPolicy",
+]

@@ -1,0 +1,156 @@
+"""The event stream a caller sees: the decoder's events, policed.
+
+Whatever the decoder or the network does, the caller gets exactly one
+:class:`MessageEnd`, last, preceded by a :class:`MessageStart`. A decoder that
+raises, forgets to end the message, or keeps talking after the end is
+contained here, and the cost of the message is filled in from the model's
+prices when the decoder left it at zero.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    MessageEnd,
+    MessageStart,
+    ModelInfo,
+    ProviderEvent,
+    StopReason,
+    StreamDecoder,
+    Usage,
+    WireEvent,
+)
+
+from .headers import redact_secret
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret replaced by its redacted form."""
+    for secret in secrets:
+        if secret and secret in text:
+            text = text.replace(secret, redact_secret(secret))
+    return text
+
+
+def priced(usage: Usage, model: ModelInfo) -> Usage:
+    """``usage`` with its cost computed from the model's prices (per million tokens).
+
+    A decoder that already computed a cost (a wire that reports it, or a
+    served-model price) is trusted; a zero cost is never authoritative.
+    """
+    if usage.cost:
+        return usage
+    cost = (
+        usage.input * model.input_price
+        + usage.output * model.output_price
+        + usage.cache_read * model.cache_read_price
+        + usage.cache_write * model.cache_write_price
+    ) / 1_000_000
+    return dataclasses.replace(usage, cost=cost) if cost else usage
+
+
+class DecoderBroke(Exception):
+    """The provider's decoder raised; the message says which and what."""
+
+
+class Output:
+    """Wraps one response's decoder; every method returns the events to yield."""
+
+    def __init__(
+        self, decoder: StreamDecoder | None, model: ModelInfo, api: str, secrets: Sequence[str] = ()
+    ) -> None:
+        self.decoder = decoder
+        self.model = model
+        self.api = api
+        self.secrets: Sequence[str] = secrets
+        self.started = False
+        self.ended = False
+        self.yielded = 0
+
+    def _pass(self, events: Sequence[ProviderEvent]) -> list[ProviderEvent]:
+        out: list[ProviderEvent] = []
+        for event in events:
+            if self.ended:
+                break  # nothing may follow the end of the message
+            if isinstance(event, MessageStart):
+                if self.started:
+                    continue
+                self.started = True
+            elif not self.started:
+                out.append(MessageStart(self.model.vendor, self.model.id))
+                self.started = True
+            if isinstance(event, MessageEnd):
+                event = self._finalize(event)
+                self.ended = True
+            out.append(event)
+        self.yielded += len(out)
+        return out
+
+    def _finalize(self, event: MessageEnd) -> MessageEnd:
+        message = event.message
+        usage = priced(message.usage, self.model)
+        error = scrub(message.error_message, self.secrets) if message.error_message else None
+        if usage is message.usage and error == message.error_message:
+            return event
+        return MessageEnd(dataclasses.replace(message, usage=usage, error_message=error))
+
+    def feed(self, event: WireEvent) -> list[ProviderEvent]:
+        if self.ended or self.decoder is None:
+            return []
+        try:
+            events = self.decoder.feed(event)
+        except Exception as exc:
+            raise DecoderBroke(
+                f"the {self.api!r} decoder failed on a {event.event or 'data'} event: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        return self._pass(events)
+
+    def finish(self) -> list[ProviderEvent]:
+        if self.ended:
+            return []
+        if self.decoder is not None:
+            try:
+                events = self._pass(self.decoder.finish())
+            except Exception as exc:
+                return self.fail(
+                    StopReason.ERROR,
+                    f"the {self.api!r} decoder failed at the end of the response: "
+                    f"{type(exc).__name__}: {exc}",
+                )
+            if self.ended:
+                return events
+            return events + self._synthesize(
+                StopReason.ERROR, f"the {self.api!r} decoder ended the response without message_end"
+            )
+        return self._synthesize(StopReason.ERROR, "no decoder")
+
+    def fail(self, reason: StopReason, message: str) -> list[ProviderEvent]:
+        if self.ended:
+            return []
+        message = scrub(message, self.secrets)
+        events: list[ProviderEvent] = []
+        if self.decoder is not None:
+            try:
+                events = self._pass(self.decoder.fail(reason, message))
+            except Exception:
+                events = []  # a decoder that cannot even fail: end the message here
+        if not self.ended:
+            events += self._synthesize(reason, message)
+        return events
+
+    def _synthesize(self, reason: StopReason, message: str) -> list[ProviderEvent]:
+        end = MessageEnd(
+            AssistantMessage(
+                [],
+                reason,
+                provider=self.model.vendor,
+                api=self.api,
+                model=self.model.id,
+                error_message=scrub(message, self.secrets),
+            )
+        )
+        return self._pass([end])

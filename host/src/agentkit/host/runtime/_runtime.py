@@ -1,0 +1,466 @@
+"""The provider runtime: sends a provider's wire request and streams canonical events back.
+
+Providers are pure codecs; this module does everything they share: the URL,
+the body bytes, credentials and header precedence, the HTTP exchange (httpx),
+transport retries, framing and strict JSON decoding, abort, and cost.
+
+Failures are events, not exceptions. A missing credential, an error status,
+a refused connection, a stream cut short, bytes that do not decode, an abort:
+each ends the stream with one :class:`MessageEnd` whose message has
+``stop_reason`` ``error`` (or ``aborted``) and an ``error_message`` that
+names the cause and never contains the credential.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx
+from agentkit.plugin_api import (
+    AssistantMessage,
+    Credential,
+    MessageEnd,
+    Provider,
+    ProviderEvent,
+    ProviderRequest,
+    StopReason,
+)
+from agentkit.plugin_api.errors import ProviderError
+
+from ..wire import WireError, loads
+from ._output import DecoderBroke, Output, scrub
+from .credentials import (
+    DEFAULT_VALIDITY_FLOOR,
+    CredentialMissing,
+    CredentialResolver,
+    CredentialStore,
+)
+from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned
+from .framing import make_framer
+from .headers import attribution_headers, merge_headers, redact_headers
+from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
+
+__all__ = ["PreparedRequest", "ProviderRuntime"]
+
+logger = logging.getLogger("agentkit.host.runtime")
+
+#: Model responses can pause for minutes (long thinking): the read timeout is
+#: per chunk, and generous.
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=30.0, read=600.0)
+#: The most of an error response's body that is read, to find its message.
+DEFAULT_MAX_ERROR_BODY = 64 * 1024
+
+_ACCEPT = {"sse": "text/event-stream", "ndjson": "application/x-ndjson", "json": "application/json"}
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRequest:
+    """Exactly what :meth:`ProviderRuntime.stream` would send, credentials redacted.
+
+    :param missing_credential: why no credential could be found (the request
+        would fail with this message), or ``None``.
+    """
+
+    method: str
+    url: str
+    headers_redacted: dict[str, str]
+    body_bytes: bytes
+    framing: str = "sse"
+    missing_credential: str | None = None
+
+
+@dataclass(slots=True)
+class _Built:
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    framing: str
+    secrets: tuple[str, ...] = ()
+    missing_credential: str | None = field(default=None)
+
+
+class _Aborted(Exception):
+    pass
+
+
+def join_url(base_url: str, path: str) -> str:
+    """``path`` under ``base_url``; an absolute ``path`` URL is used as it is."""
+    if path.startswith(("http://", "https://")):
+        return path
+    if not path:
+        return base_url
+    return base_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+def error_detail(body: bytes) -> str:
+    """The human part of an error body: JSON ``error.message`` when there is one."""
+    try:
+        data = loads(body)
+    except WireError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+            if isinstance(message, str) and message:
+                kind = error.get("type") or error.get("code")
+                return f"{message} ({kind})" if isinstance(kind, str) and kind else message
+        if isinstance(error, str) and error:
+            return error
+        message = data.get("message")
+        if isinstance(message, str) and message:
+            return message
+    text = body.decode("utf-8", "replace").strip()
+    return text[:500] + ("..." if len(text) > 500 else "")
+
+
+class ProviderRuntime:
+    """Runs provider codecs over HTTP.
+
+    :param transport: the httpx transport (tests pass ``httpx.MockTransport``);
+        ``None`` uses httpx's network transport. An injected transport is never
+        closed by the runtime.
+    :param client: an ``httpx.AsyncClient`` to share (connection pooling across
+        calls); the caller owns and closes it. Overrides ``transport``.
+    :param retry: the transport retry policy (default: no retries).
+    :param credential_store: the app's credentials, consulted before the environment.
+    :param env: where credential variables are read (default ``os.environ``).
+    :param timeout: httpx timeout for each request.
+    :param attribution: send ``User-Agent: agentkit/<version>``; default on
+        unless ``AGENTKIT_TELEMETRY=0``.
+    :param sleep: how the runtime waits between retries (injectable for tests).
+    :param clock: POSIX time, for ``Retry-After`` dates and token expiry.
+    :param rand: a uniform [0, 1) source for backoff jitter.
+    """
+
+    def __init__(
+        self,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+        credential_store: CredentialStore | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        attribution: bool | None = None,
+        validity_floor: float = DEFAULT_VALIDITY_FLOOR,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+        rand: Callable[[], float] = random.random,
+        max_error_body: int = DEFAULT_MAX_ERROR_BODY,
+    ) -> None:
+        self._transport = transport
+        self._client = client
+        self.retry = retry or RetryPolicy()
+        self.credentials = CredentialResolver(
+            credential_store, env=env, validity_floor=validity_floor, clock=clock
+        )
+        self._env = env
+        self._timeout = timeout
+        self._attribution = attribution
+        self._sleep = sleep
+        self._clock = clock
+        self._rand = rand
+        self._max_error_body = max_error_body
+
+    # -- building the request -------------------------------------------------
+
+    def _attribution_on(self) -> bool:
+        if self._attribution is not None:
+            return self._attribution
+        env = os.environ if self._env is None else self._env
+        return env.get("AGENTKIT_TELEMETRY", "").strip() != "0"
+
+    async def _build(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        credential: Credential | None,
+        *,
+        allow_missing_credential: bool = False,
+    ) -> _Built:
+        api = getattr(provider, "api", "?")
+        try:
+            wire = provider.encode(request)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise ProviderError(
+                f"the {api!r} provider could not encode the request: {type(exc).__name__}: {exc}"
+            ) from exc
+        missing = None
+        try:
+            resolved = await self.credentials.resolve(provider, request.model.vendor, credential)
+        except CredentialMissing as exc:
+            if not allow_missing_credential:
+                raise
+            resolved, missing = None, str(exc)
+        auth = provider.auth_headers(resolved) if resolved is not None else {}
+        defaults: dict[str, str | None] = {
+            **attribution_headers(enabled=self._attribution_on()),
+            "Accept": _ACCEPT.get(wire.framing, "application/json"),
+        }
+        if wire.body is not None:
+            defaults["Content-Type"] = "application/json"
+        per_request = request.options.get("headers") if request.options else None
+        headers = merge_headers(defaults, wire.headers, auth, request.model.headers, per_request)
+        try:
+            body = (
+                b""
+                if wire.body is None
+                else json.dumps(
+                    wire.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+                ).encode("utf-8")
+            )
+        except (TypeError, ValueError) as exc:
+            raise ProviderError(
+                f"the {api!r} provider produced a body that is not JSON: {exc}"
+            ) from exc
+        secrets = (resolved.value,) if resolved is not None else ()
+        return _Built(
+            wire.method.upper(),
+            join_url(request.model.base_url, wire.path),
+            headers,
+            body,
+            wire.framing,
+            secrets,
+            missing,
+        )
+
+    async def prepare(
+        self, provider: Provider, request: ProviderRequest, *, credential: Credential | None = None
+    ) -> PreparedRequest:
+        """What :meth:`stream` would send for ``request``, credentials redacted (a dry run).
+
+        A missing credential does not fail the dry run: the request is built
+        without auth headers and ``missing_credential`` says what to set.
+
+        :raises ProviderError: the provider could not encode the request.
+        """
+        built = await self._build(provider, request, credential, allow_missing_credential=True)
+        return PreparedRequest(
+            built.method,
+            scrub(built.url, built.secrets),
+            redact_headers(built.headers, built.secrets),
+            built.body,
+            built.framing,
+            built.missing_credential,
+        )
+
+    # -- the exchange ---------------------------------------------------------
+
+    @asynccontextmanager
+    async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
+        if self._client is not None:
+            yield self._client
+            return
+        client = httpx.AsyncClient(transport=self._transport, timeout=self._timeout)
+        try:
+            yield client
+        finally:
+            # An injected transport belongs to the caller: closing this client
+            # would close it too.
+            if self._transport is None:
+                await client.aclose()
+
+    async def _race(self, awaitable: Awaitable[T], abort: asyncio.Event | None) -> T:
+        """Await ``awaitable`` unless ``abort`` is set first (then raise ``_Aborted``)."""
+        if abort is None:
+            return await awaitable
+        if abort.is_set():
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            raise _Aborted
+        task = asyncio.ensure_future(awaitable)
+        waiter = asyncio.ensure_future(abort.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
+        if not abort.is_set():
+            return task.result()
+        if task.done() and not task.cancelled() and task.exception() is None:
+            result = task.result()
+            if isinstance(result, httpx.Response):
+                await result.aclose()
+        raise _Aborted
+
+    async def _read_error_body(self, response: httpx.Response) -> bytes:
+        parts: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= self._max_error_body:
+                break
+        return b"".join(parts)[: self._max_error_body]
+
+    async def _send(
+        self, client: httpx.AsyncClient, built: _Built, abort: asyncio.Event | None, api: str
+    ) -> httpx.Response:
+        """Send until a 2xx response arrives; raise the final failure otherwise."""
+        attempt = 0
+        host = httpx.URL(built.url).host
+        while True:
+            request = client.build_request(
+                built.method, built.url, headers=built.headers, content=built.body or None
+            )
+            status: int | None = None
+            headers: httpx.Headers | None = None
+            try:
+                response = await self._race(client.send(request, stream=True), abort)
+            except httpx.HTTPError as exc:
+                failure: ProviderError = ProviderConnectionError(
+                    f"could not reach {host} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
+                )
+            else:
+                if 200 <= response.status_code < 300:
+                    return response
+                status, headers = response.status_code, response.headers
+                try:
+                    body = await self._race(self._read_error_body(response), abort)
+                except httpx.HTTPError:
+                    body = b""
+                finally:
+                    await response.aclose()
+                failure = ProviderHTTPError(
+                    f"HTTP {status} {response.reason_phrase} from {host} ({api!r}): "
+                    f"{error_detail(body) or 'no error message in the body'}",
+                    status=status,
+                )
+            if attempt >= self.retry.max_retries or not should_retry(status, headers):
+                raise failure
+            delay = server_delay(headers, now=self._clock()) if headers is not None else None
+            if delay is not None and delay > self.retry.max_server_delay:
+                raise RetryAbandoned(
+                    f"{failure} -- the server asked to retry after {delay:g} s, longer than the "
+                    f"{self.retry.max_server_delay:g} s the retry policy allows; not retried",
+                    delay=delay,
+                    status=status or 0,
+                )
+            if delay is None:
+                delay = backoff_delay(attempt, self.retry, rand=self._rand)
+            logger.info(
+                "retrying %s %s (attempt %d of %d) in %.3f s: %s",
+                built.method,
+                scrub(built.url, built.secrets),
+                attempt + 2,
+                self.retry.max_retries + 1,
+                delay,
+                scrub(str(failure), built.secrets),
+            )
+            await self._race(self._sleep(delay), abort)
+            attempt += 1
+
+    async def stream(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        *,
+        abort: asyncio.Event | None = None,
+        credential: Credential | None = None,
+    ) -> AsyncIterator[ProviderEvent]:
+        """Send ``request`` through ``provider`` and yield canonical events as they arrive.
+
+        :param abort: set it to cancel: the response is closed and the message
+            ends with ``stop_reason=aborted``, keeping what already arrived.
+        :param credential: use this credential instead of the store and the
+            environment.
+        :returns: an async iterator whose last event is always the one
+            :class:`MessageEnd`; failures end it with ``stop_reason=error``
+            rather than raising.
+        """
+        api = str(getattr(provider, "api", "?"))
+        try:
+            decoder = provider.decoder(request)
+        except Exception as exc:
+            for event in Output(None, request.model, api).fail(
+                StopReason.ERROR,
+                f"the {api!r} provider could not make a decoder: {type(exc).__name__}: {exc}",
+            ):
+                yield event
+            return
+        out = Output(decoder, request.model, api)
+        try:
+            built = await self._race(self._build(provider, request, credential), abort)
+        except _Aborted:
+            for event in out.fail(StopReason.ABORTED, "aborted"):
+                yield event
+            return
+        except Exception as exc:
+            for event in out.fail(StopReason.ERROR, str(exc)):
+                yield event
+            return
+        out.secrets = built.secrets
+        logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
+        async with self._http() as client:
+            response: httpx.Response | None = None
+            try:
+                response = await self._send(client, built, abort, api)
+                framer = make_framer(built.framing)
+                chunks = response.aiter_bytes().__aiter__()
+                while not framer.done:
+                    try:
+                        chunk = await self._race(chunks.__anext__(), abort)
+                    except StopAsyncIteration:
+                        break
+                    for wire_event in framer.feed(chunk):
+                        for event in out.feed(wire_event):
+                            yield event
+                        if out.ended:
+                            return
+                    if framer.error is not None:
+                        raise framer.error
+                for wire_event in framer.close():
+                    for event in out.feed(wire_event):
+                        yield event
+                for event in out.finish():
+                    yield event
+            except _Aborted:
+                for event in out.fail(StopReason.ABORTED, "aborted"):
+                    yield event
+            except httpx.HTTPError as exc:
+                host = httpx.URL(built.url).host
+                for event in out.fail(
+                    StopReason.ERROR,
+                    f"the connection to {host} broke during the response ({api!r}): "
+                    f"{type(exc).__name__}: {exc or 'no detail'}",
+                ):
+                    yield event
+            except (ProviderError, DecoderBroke) as exc:
+                for event in out.fail(StopReason.ERROR, str(exc)):
+                    yield event
+            finally:
+                if response is not None:
+                    await response.aclose()
+
+    async def complete(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        abort: asyncio.Event | None = None,
+        *,
+        credential: Credential | None = None,
+    ) -> AssistantMessage:
+        """The whole response: :meth:`stream`, keeping only its final message."""
+        message: AssistantMessage | None = None
+        async for event in self.stream(provider, request, abort=abort, credential=credential):
+            if isinstance(event, MessageEnd):
+                message = event.message
+        assert message is not None  # stream always ends with a MessageEnd
+        return message

@@ -1,0 +1,124 @@
+"""Cutting a response body into the :class:`WireEvent` values a decoder reads.
+
+One framer per response, chosen by :attr:`WireRequest.framing`:
+
+* ``sse``: server-sent events; each event's data is one strict JSON text,
+  given with the event's name. ``data: [DONE]`` (the OpenAI family's end
+  marker) ends the stream; an event with empty data carries nothing to decode
+  and is skipped.
+* ``ndjson``: one strict JSON text per line.
+* ``json``: the whole body is one JSON text (a non-streaming response),
+  bounded like any other.
+"""
+
+from __future__ import annotations
+
+from agentkit.plugin_api import WireEvent
+
+from ..wire import NDJSONDecoder, SSEDecoder, loads
+from ..wire.errors import FrameTooLarge, WireError
+from ..wire.json import DEFAULT_MAX_BYTES
+
+__all__ = ["Framer", "make_framer"]
+
+
+class Framer:
+    """Bytes in, wire events out; ``done`` turns true at an end-of-stream marker.
+
+    When one chunk holds good events and then a bad one, ``feed`` returns the
+    good ones and keeps the error in ``error``: the caller passes on what
+    arrived intact before reporting the failure.
+    """
+
+    done: bool = False
+    error: WireError | None = None
+
+    def feed(self, chunk: bytes) -> list[WireEvent]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def close(self) -> list[WireEvent]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class SSEFramer(Framer):
+    def __init__(self) -> None:
+        self._sse = SSEDecoder()
+        self.done = False
+
+    def _events(self, messages: list) -> list[WireEvent]:
+        events: list[WireEvent] = []
+        for message in messages:
+            if self.done:
+                break
+            if message.data == "[DONE]":
+                self.done = True
+                break
+            if not message.data:
+                continue
+            try:
+                events.append(WireEvent(loads(message.data), message.event))
+            except WireError as exc:
+                self.error = exc
+                self.done = True
+                break
+        return events
+
+    def feed(self, chunk: bytes) -> list[WireEvent]:
+        return self._events(self._sse.feed(chunk))
+
+    def close(self) -> list[WireEvent]:
+        return self._events(self._sse.close())
+
+
+class NDJSONFramer(Framer):
+    def __init__(self) -> None:
+        self._ndjson = NDJSONDecoder()
+        self.done = False
+
+    def feed(self, chunk: bytes) -> list[WireEvent]:
+        # Line by line, so the good lines before a bad one are kept.
+        events: list[WireEvent] = []
+        pieces = chunk.split(b"\n")
+        last = len(pieces) - 1
+        for number, piece in enumerate(pieces):
+            try:
+                values = self._ndjson.feed(piece if number == last else piece + b"\n")
+            except WireError as exc:
+                self.error = exc
+                self.done = True
+                break
+            events.extend(WireEvent(value) for value in values)
+        return events
+
+    def close(self) -> list[WireEvent]:
+        return [WireEvent(value) for value in self._ndjson.close()]
+
+
+class JSONFramer(Framer):
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._max = max_bytes
+        self.done = False
+
+    def feed(self, chunk: bytes) -> list[WireEvent]:
+        self._size += len(chunk)
+        if self._size > self._max:
+            raise FrameTooLarge(f"the JSON response is larger than {self._max} bytes")
+        self._parts.append(chunk)
+        return []
+
+    def close(self) -> list[WireEvent]:
+        body, self._parts = b"".join(self._parts), []
+        return [WireEvent(loads(body, max_bytes=self._max))]
+
+
+def make_framer(framing: str) -> Framer:
+    """The framer for ``framing`` (``sse``, ``ndjson`` or ``json``)."""
+    if framing == "sse":
+        return SSEFramer()
+    if framing == "ndjson":
+        return NDJSONFramer()
+    if framing == "json":
+        return JSONFramer()
+    raise ValueError(f"unknown framing {framing!r}: a provider must use 'sse', 'ndjson' or 'json'")

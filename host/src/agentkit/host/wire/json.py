@@ -1,0 +1,244 @@
+"""A strict, bounded JSON decoder for bytes agentkit did not produce.
+
+The standard :func:`json.loads` is lenient where a peer can exploit it:
+duplicate object keys silently resolve to the last one (so the peer chooses
+which of two values we see), ``NaN`` and ``Infinity`` are accepted, and deep
+nesting ends in a ``RecursionError``. :func:`loads` keeps the standard C
+scanner for speed and closes those holes around it:
+
+* the size is checked before anything is parsed;
+* nesting depth is measured by a pre-scan that skips string contents, so a
+  hundred thousand ``[`` cost a clean error, never a recursion;
+* duplicate keys are rejected at every depth, key order is preserved;
+* ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow a float are
+  rejected; integers stay exact Python ints;
+* bytes must be UTF-8 (no BOM), and escaped lone surrogates are rejected,
+  because a string holding one cannot be encoded back to UTF-8.
+
+Every failure raises :class:`WireDecodeError` naming what is wrong and the
+byte offset where.
+"""
+
+from __future__ import annotations
+
+import json as _json
+import math
+import re
+from itertools import accumulate
+from typing import Any
+
+from .errors import WireDecodeError
+
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "loads"]
+
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_DEPTH = 256
+
+# A string token (possibly unterminated), or one bracket. Strings are matched
+# whole so that brackets inside them are never counted.
+_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# Only an escape can put a surrogate into a decoded string: the text itself is
+# valid UTF-8 (bytes) or checked (str).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _BadLiteral(Exception):
+    def __init__(self, literal: str, problem: str) -> None:
+        self.literal = literal
+        self.problem = problem
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise _BadLiteral(name, f"{name} is not JSON")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _BadLiteral(text, f"number {text[:40]} is out of the range of a float")
+    return value
+
+
+def _literal_offset(text: str, literal: str) -> int | None:
+    """Where ``literal`` first occurs outside a string (the scanner does not say)."""
+    pattern = re.compile(_STRING.pattern + "|" + re.escape(literal), re.DOTALL)
+    for match in pattern.finditer(text):
+        if not match.group().startswith('"'):
+            return _byte_offset(text, match.start())
+    return None  # pragma: no cover - the scanner saw it
+
+
+_DECODER = _json.JSONDecoder(
+    object_pairs_hook=_pairs_hook,
+    parse_constant=_reject_constant,
+    parse_float=_parse_float,
+    strict=True,
+)
+
+
+def _byte_offset(text: str, pos: int) -> int:
+    return len(text[:pos].encode("utf-8", "surrogatepass"))
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    opening = brackets.count("[") + brackets.count("{")
+    if opening <= max_depth:
+        return
+    steps = (1 if c in "[{" else -1 for c in brackets)
+    if max(accumulate(steps), default=0) <= max_depth:
+        return
+    # Too deep: find where, for the message (a slow walk only on failure).
+    depth = 0
+    for match in _DEPTH_TOKEN.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                offset = _byte_offset(text, match.start())
+                raise WireDecodeError(
+                    f"JSON nests deeper than {max_depth} levels at byte {offset}",
+                    offset=offset,
+                )
+        elif token in "]}":
+            depth -= 1
+
+
+def _locate_duplicate(text: str) -> tuple[str, int]:
+    """Re-parse with the pure-Python scanner to find where the duplicate key is.
+
+    Only runs on the error path; the object's opening brace is tracked on a
+    stack because the pairs hook itself is not told any position.
+    """
+    starts: list[int] = []
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        try:
+            return _pairs_hook(pairs)
+        except _Duplicate as exc:
+            raise _Located(exc.key, starts[-1]) from None
+
+    decoder = _json.JSONDecoder(object_pairs_hook=hook, parse_constant=_reject_constant)
+
+    def parse_object(s_and_end: tuple[str, int], *args: Any) -> Any:
+        starts.append(s_and_end[1] - 1)
+        try:
+            return _json.decoder.JSONObject(s_and_end, *args)
+        finally:
+            starts.pop()
+
+    decoder.parse_object = parse_object  # type: ignore[assignment]
+    decoder.scan_once = _json.scanner.py_make_scanner(decoder)
+    try:
+        decoder.decode(text)
+    except _Located as exc:
+        return exc.key, exc.pos
+    return "", 0  # pragma: no cover - the fast path found a duplicate
+
+
+class _Located(Exception):
+    def __init__(self, key: str, pos: int) -> None:
+        self.key = key
+        self.pos = pos
+
+
+def _contains_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_contains_surrogate(k) or _contains_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_contains_surrogate(item) for item in value)
+    return False
+
+
+def loads(
+    data: bytes | bytearray | memoryview | str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> Any:
+    """Decode exactly one strict JSON text.
+
+    :param data: UTF-8 bytes (preferred: what came off the wire) or a str.
+    :param max_bytes: the largest input accepted, in UTF-8 bytes, checked
+        before parsing.
+    :param max_depth: the deepest nesting of arrays and objects accepted.
+    :returns: the value; objects are dicts in document order, integers are
+        exact ints.
+    :raises WireDecodeError: the input is too large, too deep, not UTF-8, not
+        JSON, has a duplicate key, a NaN/Infinity, an out-of-range number, a
+        lone surrogate, or anything after the value.
+    """
+    if isinstance(data, str):
+        text = data
+        # A character is at most four UTF-8 bytes: only encode when in doubt.
+        if len(text) > max_bytes or (
+            len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
+        ):
+            raise WireDecodeError(f"JSON text is larger than {max_bytes} bytes")
+        if _SURROGATE.search(text):
+            pos = _SURROGATE.search(text).start()  # type: ignore[union-attr]
+            offset = _byte_offset(text, pos)
+            raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
+    else:
+        if len(data) > max_bytes:
+            raise WireDecodeError(
+                f"JSON text is {len(data)} bytes, larger than the {max_bytes} allowed"
+            )
+        raw = bytes(data)
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raise WireDecodeError(
+                "JSON text starts with a UTF-8 byte order mark at byte 0", offset=0
+            )
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise WireDecodeError(
+                f"JSON text is not valid UTF-8 at byte {exc.start}", offset=exc.start
+            ) from None
+
+    _check_depth(text, max_depth)
+    try:
+        value = _DECODER.decode(text)
+    except _Duplicate as exc:
+        key, pos = _locate_duplicate(text)
+        offset = _byte_offset(text, pos)
+        raise WireDecodeError(
+            f"duplicate key {key or exc.key!r} in the JSON object at byte {offset}",
+            offset=offset,
+        ) from None
+    except _json.JSONDecodeError as exc:
+        offset = _byte_offset(text, exc.pos)
+        raise WireDecodeError(f"invalid JSON at byte {offset}: {exc.msg}", offset=offset) from None
+    except _BadLiteral as exc:
+        offset = _literal_offset(text, exc.literal)
+        raise WireDecodeError(
+            f"invalid JSON at byte {offset}: {exc.problem}", offset=offset
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        # parse_constant / parse_float / int() digit limits: no position is
+        # reported by the scanner, so name the problem only.
+        raise WireDecodeError(f"invalid JSON: {exc}") from None
+    if _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
+        raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
+    return value

@@ -1,0 +1,193 @@
+"""Incremental server-sent events decoder, after the WHATWG parsing rules.
+
+Bytes go in as they arrive (:meth:`SSEDecoder.feed`), complete events come
+out. The rules that matter, from the HTML standard's "event stream
+interpretation":
+
+* lines end with CRLF, LF or CR, and a CRLF may be split across two chunks;
+* one UTF-8 byte order mark at the very start of the stream is dropped;
+* a line starting with ``:`` is a comment; ``field: value`` loses one space
+  after the colon; a line without a colon is a field with an empty value;
+* ``data`` lines accumulate, joined by LF; a blank line dispatches the event,
+  unless no ``data`` line came (then it only resets the event name);
+* ``id`` (without NUL) sets the last event id, which persists across events;
+  ``retry`` is kept only when it is all ASCII digits;
+* an event the stream ended in the middle of is discarded, never dispatched.
+
+The decoder is bounded: a line longer than ``max_line_bytes`` or an event
+whose data grows past ``max_event_bytes`` raises :class:`FrameTooLarge`, and
+the decoder then refuses further input, because its framing is lost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import FrameTooLarge, TruncatedStream
+
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_LINE_BYTES", "SSEDecoder", "SSEMessage"]
+
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
+DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class SSEMessage:
+    """One dispatched event.
+
+    :param event: the ``event`` field, or ``None`` when the event had none
+        (a browser would call it ``message``).
+    :param data: the ``data`` lines joined by LF.
+    :param id: the last event id seen on the stream so far, or ``None``.
+    :param retry: the ``retry`` field of this event in milliseconds, or ``None``.
+    """
+
+    event: str | None
+    data: str
+    id: str | None = None
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """Cut a byte stream into :class:`SSEMessage` events, incrementally.
+
+    :param max_line_bytes: the longest line buffered, terminator excluded.
+    :param max_event_bytes: the largest data of one event.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        self.max_line_bytes = max_line_bytes
+        self.max_event_bytes = max_event_bytes
+        self._partial = bytearray()  # the unterminated tail of the input
+        self._at_start = True  # a BOM may still arrive
+        self._skip_lf = False  # the last chunk ended in CR: a leading LF completes a CRLF
+        self._broken: str | None = None
+        # The event being built.
+        self._data: list[str] = []
+        self._data_bytes = 0
+        self._event: str | None = None
+        self._retry: int | None = None
+        self._pending = False  # a field line arrived since the last dispatch
+        self._last_id: str | None = None
+
+    @property
+    def last_event_id(self) -> str | None:
+        """The last ``id`` the stream set (what a reconnection would send)."""
+        return self._last_id
+
+    def feed(self, chunk: bytes) -> list[SSEMessage]:
+        """Decode more bytes; returns the events they completed, in order.
+
+        :raises FrameTooLarge: a line or an event went past its bound.
+        """
+        if self._broken is not None:
+            raise FrameTooLarge(f"the SSE decoder stopped after an earlier error: {self._broken}")
+        if not chunk:
+            return []
+        if self._at_start:
+            head = bytes(self._partial) + bytes(chunk)
+            if len(head) < len(_BOM) and _BOM.startswith(head):
+                self._partial = bytearray(head)
+                return []
+            self._at_start = False
+            self._partial = bytearray()
+            chunk = head[len(_BOM) :] if head.startswith(_BOM) else head
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        if b"\r" not in chunk and b"\n" not in chunk:
+            self._partial += chunk
+            self._check_partial()
+            return []
+        if b"\r" in chunk:
+            # Normalize every line end to LF. A CR at the very end may be the
+            # first half of a CRLF whose LF comes with the next chunk.
+            if chunk.endswith(b"\r"):
+                self._skip_lf = True
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = chunk.split(b"\n")
+        if self._partial:
+            lines[0] = bytes(self._partial) + lines[0]
+        tail = lines.pop()
+        self._partial = bytearray(tail)
+        self._check_partial()
+        out: list[SSEMessage] = []
+        for line in lines:
+            if len(line) > self.max_line_bytes:
+                self._fail(f"an SSE line of {len(line)} bytes is longer than {self.max_line_bytes}")
+            message = self._line(line)
+            if message is not None:
+                out.append(message)
+        return out
+
+    def close(self) -> list[SSEMessage]:
+        """End of the stream.
+
+        :returns: nothing more (an event needs its blank line to be dispatched).
+        :raises TruncatedStream: the stream ended in the middle of an event;
+            that event was discarded.
+        """
+        truncated = bool(self._partial) and not (self._at_start and _BOM.startswith(self._partial))
+        truncated = truncated or self._pending
+        self._partial = bytearray()
+        self._reset_event()
+        if truncated:
+            raise TruncatedStream(
+                "the SSE stream ended in the middle of an event (no blank line after it); "
+                "the partial event was discarded"
+            )
+        return []
+
+    def _check_partial(self) -> None:
+        if len(self._partial) > self.max_line_bytes:
+            self._fail(f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended")
+
+    def _fail(self, reason: str) -> None:
+        self._broken = reason
+        self._partial = bytearray()
+        self._reset_event()
+        raise FrameTooLarge(reason + "; raise the decoder's bound if the peer is trusted")
+
+    def _reset_event(self) -> None:
+        self._data = []
+        self._data_bytes = 0
+        self._event = None
+        self._retry = None
+        self._pending = False
+
+    def _line(self, line: bytes) -> SSEMessage | None:
+        if not line:
+            if not self._pending:
+                return None
+            message = None
+            if self._data:
+                message = SSEMessage(self._event, "\n".join(self._data), self._last_id, self._retry)
+            self._reset_event()
+            return message
+        if line[0] == 0x3A:  # ":" comment
+            return None
+        name, colon, value = line.partition(b":")
+        if colon and value[:1] == b" ":
+            value = value[1:]
+        self._pending = True
+        if name == b"data":
+            self._data_bytes += len(value) + 1
+            if self._data_bytes > self.max_event_bytes:
+                self._fail(f"an SSE event's data is larger than {self.max_event_bytes} bytes")
+            self._data.append(value.decode("utf-8", "replace"))
+        elif name == b"event":
+            self._event = value.decode("utf-8", "replace")
+        elif name == b"id":
+            if b"\0" not in value:
+                self._last_id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit():
+            self._retry = int(value)
+        return None

@@ -1,0 +1,122 @@
+"""The strict JSON decoder against JSONTestSuite and the holes it closes.
+
+JSONTestSuite: nst/JSONTestSuite (MIT), ``test_parsing/``; ``y_`` must be
+accepted, ``n_`` rejected, ``i_`` either way but never a crash or a hang.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from agentkit.host.wire import WireDecodeError, loads
+from agentkit.plugin_api.errors import ProviderError
+
+_SUITE = (
+    Path(
+        os.environ.get(
+            "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
+        )
+    )
+    / "jsontestsuite"
+    / "test_parsing"
+)
+_CASES = sorted(_SUITE.iterdir()) if _SUITE.is_dir() else []
+
+
+def _expected(name: str) -> bool | None:
+    # Explicit override: the suite accepts duplicate keys, we reject them,
+    # because accepting lets the peer pick which of two values we see.
+    if name.startswith("y_object_duplicated_key"):
+        return False
+    if name.startswith("y_"):
+        return True
+    if name.startswith("n_"):
+        return False
+    return None
+
+
+@pytest.mark.skipif(
+    not _CASES, reason=f"JSONTestSuite not found at {_SUITE} (set AGENTKIT_TESTDATA)"
+)
+@pytest.mark.parametrize("path", _CASES, ids=[p.name for p in _CASES])
+def test_json_test_suite(path: Path) -> None:
+    data = path.read_bytes()
+    expected = _expected(path.name)
+    try:
+        loads(data)
+        accepted = True
+    except WireDecodeError:
+        accepted = False
+    if expected is not None:
+        assert accepted is expected
+
+
+def test_duplicate_keys_are_rejected_at_any_depth_with_the_offset() -> None:
+    with pytest.raises(WireDecodeError) as info:
+        loads(b'{"x": [1, {"a": {"b": 1, "b": 2}}]}')
+    assert "'b'" in str(info.value)
+    assert info.value.offset == 16
+    assert "byte 16" in str(info.value)
+
+
+def test_a_key_repeated_in_sibling_objects_is_not_a_duplicate() -> None:
+    assert loads(b'[{"a": 1}, {"a": 2}]') == [{"a": 1}, {"a": 2}]
+
+
+@pytest.mark.parametrize("text", [b"NaN", b"[Infinity]", b'{"a": -Infinity}', b"[1e999]"])
+def test_non_finite_numbers_are_rejected(text: bytes) -> None:
+    with pytest.raises(WireDecodeError):
+        loads(text)
+
+
+def test_integers_are_exact_and_key_order_is_kept() -> None:
+    value = loads(b'{"z": 123456789012345678901234567890, "a": 1.5, "m": -0}')
+    assert value["z"] == 123456789012345678901234567890
+    assert list(value) == ["z", "a", "m"]
+
+
+def test_deep_nesting_is_a_clean_error_not_a_recursion() -> None:
+    with pytest.raises(WireDecodeError, match="deeper than 256"):
+        loads(b"[" * 100_000)
+    with pytest.raises(WireDecodeError, match="deeper than 3"):
+        loads(b'[[[{"a": 1}]]]', max_depth=3)
+    assert loads(b'[[["[[[[[[[[["]]]', max_depth=3) == [[["[[[[[[[[["]]]
+
+
+def test_size_is_checked_before_parsing() -> None:
+    with pytest.raises(WireDecodeError, match="larger than"):
+        loads(b"[" + b"1," * 100 + b"1]", max_bytes=64)
+    with pytest.raises(WireDecodeError, match="larger than"):
+        loads('"' + "é" * 40 + '"', max_bytes=64)
+
+
+def test_errors_name_the_byte_offset() -> None:
+    with pytest.raises(WireDecodeError) as info:
+        loads('{"é": 1,}'.encode())
+    assert info.value.offset == 9
+    with pytest.raises(WireDecodeError) as info:
+        loads(b'{"a": "\xff"}')
+    assert info.value.offset == 7
+
+
+@pytest.mark.parametrize("text", [b'"\\ud800"', b'{"\\udc00": 1}', b'["\\ud800\\u0041"]'])
+def test_lone_surrogate_escapes_are_rejected(text: bytes) -> None:
+    with pytest.raises(WireDecodeError, match="surrogate"):
+        loads(text)
+
+
+def test_a_surrogate_pair_is_one_character() -> None:
+    assert loads(b'"\\ud834\\udd1e"') == "\U0001d11e"
+
+
+def test_trailing_data_and_bom_are_rejected() -> None:
+    with pytest.raises(WireDecodeError):
+        loads(b'{"a": 1} x')
+    with pytest.raises(WireDecodeError):
+        loads(b"\xef\xbb\xbf{}")
+
+
+def test_errors_are_provider_errors() -> None:
+    assert issubclass(WireDecodeError, ProviderError)
