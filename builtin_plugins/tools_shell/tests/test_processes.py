@@ -49,11 +49,25 @@ def test_stdout_and_stderr_are_interleaved_as_produced(run):
     assert result.data["output"] == "out1\nerr1\nout2\nerr2\n"
 
 
-def test_standard_input_is_closed(run):
-    # With an inherited stdin `cat` would wait for input until the timeout.
-    result = run("execute", {"command": "cat; read line; echo read=$?", "timeout_s": 60})
+@pytest.fixture
+def stdin_with_input():
+    """Our own stdin is a pipe holding a line, so an inherited stdin would be readable."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"typed by someone\n")
+    saved = os.dup(0)
+    os.dup2(read_end, 0)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, read_end, write_end):
+            os.close(fd)
+
+
+def test_standard_input_is_closed(run, stdin_with_input):
+    result = run("execute", {"command": 'read line; echo "read=$? line=$line"', "timeout_s": 60})
     assert result.ok, result
-    assert result.data["output"] == "read=1\n"
+    assert result.data["output"] == "read=1 line=\n"
 
 
 def test_the_working_directory_is_the_embedders_root(run, tmp_path):
