@@ -8,44 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
-try:  # TEMPORARY until the host package imports cleanly again
-    from agentkit.host.wire.json import loads
-    from agentkit.host.wire.sse import SSEDecoder
-except ImportError:
-    import json as _json
-
-    loads = _json.loads
-
-    class SSEDecoder:  # type: ignore[no-redef]
-        def __init__(self):
-            self._buf = b""
-
-        def feed(self, raw):
-            self._buf += raw
-            return []
-
-        def close(self):
-            from dataclasses import dataclass
-
-            @dataclass
-            class M:
-                event: str | None
-                data: str
-
-            out = []
-            for chunk in self._buf.decode().replace("\r\n", "\n").split("\n\n"):
-                event, data = None, []
-                for line in chunk.split("\n"):
-                    if line.startswith("event:"):
-                        event = line[6:].strip()
-                    elif line.startswith("data:"):
-                        data.append(line[5:].removeprefix(" "))
-                if data:
-                    out.append(M(event, "\n".join(data)))
-            return out
-
-
+from agentkit.host.wire.json import loads
+from agentkit.host.wire.sse import SSEDecoder
 from agentkit.plugin_api import (
     MessageEnd,
     ModelInfo,
@@ -64,7 +28,14 @@ def testdata_root() -> Path:
 
 
 def frame_sse(raw: bytes) -> list[WireEvent]:
-    """Cut raw SSE bytes into wire events as the host does: SSE framing, strict JSON."""
+    """Cut raw SSE bytes into wire events as the host does: SSE framing, strict JSON.
+
+    A stream on the wire ends its last event with a blank line. Some stored
+    fixtures were saved without it; the host (after the WHATWG rules) discards
+    an unterminated final event, so the blank line is restored here.
+    """
+    if not raw.endswith((b"\n\n", b"\r\n\r\n")):
+        raw += b"\n\n"
     decoder = SSEDecoder()
     messages = decoder.feed(raw)
     messages += decoder.close()

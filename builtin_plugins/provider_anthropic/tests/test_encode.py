@@ -1,0 +1,207 @@
+"""The wire rules of the request body, checked through ``encode``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from agentkit.plugin_api import (
+    AssistantMessage,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    UserMessage,
+)
+from agentkit_provider_anthropic import AnthropicMessages
+
+
+def _spec(name: str) -> ToolSpec:
+    return ToolSpec(name, f"{name} things", {"type": "object", "properties": {}})
+
+
+def _turns(count: int) -> list:
+    """A transcript of ``count`` tool turns, each a call answered by one result."""
+    messages: list = [UserMessage.text("start")]
+    for turn in range(count):
+        call = ToolUseBlock(f"toolu_{turn}", "read", f'{{"path": "f{turn}.py"}}')
+        messages.append(AssistantMessage([TextBlock(f"turn {turn}"), call], StopReason.TOOL_USE))
+        messages.append(ToolResultMessage(call.id, "read", [TextBlock(f"content {turn}")]))
+    return messages
+
+
+def _cache_marks(body: dict) -> list[str]:
+    """Where the breakpoints are: ``system``, ``tools[i]``, ``messages[i][j]``."""
+    marks = [f"system[{i}]" for i, b in enumerate(body.get("system", [])) if "cache_control" in b]
+    marks += [f"tools[{i}]" for i, t in enumerate(body.get("tools", [])) if "cache_control" in t]
+    for i, message in enumerate(body["messages"]):
+        for j, block in enumerate(message["content"]):
+            if "cache_control" in block:
+                marks.append(f"messages[{i}][{j}]")
+    return marks
+
+
+def test_one_user_message_carries_every_result_of_a_batch_results_first(kit) -> None:
+    calls = [ToolUseBlock(f"toolu_{i}", "read", "{}") for i in range(3)]
+    messages = [
+        UserMessage.text("go"),
+        AssistantMessage(list(calls), StopReason.TOOL_USE),
+        ToolResultMessage("toolu_0", "read", [TextBlock("a")]),
+        ToolResultMessage("toolu_1", "read", [TextBlock("boom")], is_error=True),
+        ToolResultMessage("toolu_2", "read", [TextBlock("c")]),
+        UserMessage.text("and then?"),
+    ]
+    body = AnthropicMessages().encode(kit.request_for(messages=messages)).body
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    last = body["messages"][-1]["content"]
+    assert [b["type"] for b in last] == ["tool_result"] * 3 + ["text"]
+    assert [b["tool_use_id"] for b in last[:3]] == ["toolu_0", "toolu_1", "toolu_2"]
+    assert [b.get("is_error", False) for b in last[:3]] == [False, True, False]
+
+
+def test_breakpoints_sit_on_system_last_tool_and_last_user_block(kit) -> None:
+    request = kit.request_for(messages=_turns(5), system="sys", tools=[_spec("a"), _spec("b")])
+    body = AnthropicMessages().encode(request).body
+    last = len(body["messages"]) - 1
+    assert _cache_marks(body) == ["system[0]", "tools[1]", f"messages[{last}][0]"]
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_the_message_breakpoint_rolls_forward_and_stays_within_four(kit) -> None:
+    provider = AnthropicMessages()
+    tools = [_spec("a"), _spec("b"), _spec("c")]
+    transcript = _turns(6)
+    seen = []
+    for depth in range(1, len(transcript) + 1):
+        request = kit.request_for(messages=transcript[:depth], system="sys", tools=tools)
+        body = provider.encode(request).body
+        marks = _cache_marks(body)
+        assert len(marks) <= 4
+        seen.append(marks[-1])
+        # Deterministic: the same request gives the same body.
+        assert json.dumps(provider.encode(request).body) == json.dumps(body)
+    # Each new user turn moves the message breakpoint; an assistant turn does not.
+    assert seen == [
+        "messages[0][0]",
+        "messages[0][0]",
+        "messages[2][0]",
+        "messages[2][0]",
+        "messages[4][0]",
+        "messages[4][0]",
+        "messages[6][0]",
+        "messages[6][0]",
+        "messages[8][0]",
+        "messages[8][0]",
+        "messages[10][0]",
+        "messages[10][0]",
+        "messages[12][0]",
+    ]
+
+
+def test_cache_retention_long_and_none(kit) -> None:
+    provider = AnthropicMessages()
+    long = provider.encode(
+        kit.request_for(system="s", tools=[_spec("a")], options={"cache_retention": "long"})
+    ).body
+    assert long["tools"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    none = provider.encode(
+        kit.request_for(system="s", tools=[_spec("a")], options={"cache_retention": "none"})
+    ).body
+    assert _cache_marks(none) == []
+    with pytest.raises(ValueError, match="cache_retention"):
+        provider.encode(kit.request_for(options={"cache_retention": "forever"}))
+
+
+def test_a_cached_tool_definition_is_never_stamped_in_place(kit) -> None:
+    """The last tool gets a copy with cache_control; the shared definition stays clean."""
+    provider = AnthropicMessages()
+    a, b = _spec("a"), _spec("b")
+    provider.encode(kit.request_for(tools=[a, b]))
+    body = provider.encode(kit.request_for(tools=[b, a])).body
+    assert "cache_control" not in body["tools"][0]
+    assert "cache_control" in body["tools"][1]
+
+
+def test_tool_definitions_are_built_once_per_tool_spec(kit) -> None:
+    """The host reuses ToolSpec objects across turns: their definitions are not rebuilt."""
+    provider = AnthropicMessages()
+    tools = [_spec("a"), _spec("b"), _spec("c")]
+    first = provider.encode(kit.request_for(tools=tools, messages=_turns(1))).body
+    second = provider.encode(kit.request_for(tools=tools, messages=_turns(2))).body
+    for before, after in zip(first["tools"][:-1], second["tools"][:-1], strict=True):
+        assert after is before
+    assert second["tools"][0]["input_schema"] == {"type": "object", "properties": {}}
+
+
+def test_tool_choice_mapping_and_absence(kit) -> None:
+    provider = AnthropicMessages()
+    choices = {
+        "auto": {"type": "auto"},
+        "none": {"type": "none"},
+        "read": {"type": "tool", "name": "read"},
+    }
+    for choice, wire in choices.items():
+        assert provider.encode(kit.request_for(tool_choice=choice)).body["tool_choice"] == wire
+    assert "tool_choice" not in provider.encode(kit.request_for(tool_choice=None)).body
+
+
+def test_empty_argument_text_sends_an_empty_object(kit) -> None:
+    messages = [
+        UserMessage.text("go"),
+        AssistantMessage(
+            [ToolUseBlock("t1", "now", ""), ToolUseBlock("t2", "cut", '{"path": "a.')],
+            StopReason.LENGTH,
+        ),
+    ]
+    body = AnthropicMessages().encode(kit.request_for(messages=messages)).body
+    assert [b["input"] for b in body["messages"][1]["content"]] == [{}, {}]
+
+
+def test_thinking_is_replayed_with_its_signature_and_redacted_thinking_kept(kit) -> None:
+    messages = [
+        UserMessage.text("go"),
+        AssistantMessage(
+            [
+                ThinkingBlock("step one", signature="sig-1"),
+                ThinkingBlock("", signature="opaque", redacted=True),
+                ThinkingBlock("unsigned"),
+                TextBlock(""),
+                TextBlock("answer"),
+            ],
+            StopReason.STOP,
+        ),
+    ]
+    body = AnthropicMessages().encode(kit.request_for(messages=messages)).body
+    assert body["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "step one", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "text", "text": "unsigned"},
+        {"type": "text", "text": "answer"},
+    ]
+
+
+def test_max_tokens_defaults_to_the_model_row_and_stream_sets_framing(kit) -> None:
+    provider = AnthropicMessages()
+    row = kit.model_row("claude-haiku-4-5")
+    wire = provider.encode(kit.request_for(model=row, stream=False))
+    assert wire.body["max_tokens"] == row.max_output == 64_000
+    assert wire.body["stream"] is False and wire.framing == "json"
+    assert (wire.method, wire.path) == ("POST", "/v1/messages")
+    assert wire.headers == {"anthropic-version": "2023-06-01"}
+    streamed = provider.encode(kit.request_for(max_tokens=50, temperature=0.3))
+    assert streamed.body["max_tokens"] == 50 and streamed.body["temperature"] == 0.3
+    assert streamed.body["stream"] is True and streamed.framing == "sse"
+
+
+def test_reasoning_levels_reach_the_wire_the_way_the_row_takes_them(kit) -> None:
+    provider = AnthropicMessages()
+    adaptive = provider.encode(kit.request_for(reasoning="xhigh")).body
+    assert adaptive["thinking"] == {"type": "adaptive"}
+    assert adaptive["output_config"] == {"effort": "xhigh"}
+    budget = provider.encode(
+        kit.request_for(model=kit.model_row("claude-haiku-4-5"), reasoning="high", max_tokens=4000)
+    ).body
+    assert budget["thinking"] == {"type": "enabled", "budget_tokens": 3999}
+    assert "thinking" not in provider.encode(kit.request_for()).body
