@@ -130,6 +130,7 @@ class CompletionsDecoder:
         self._finish_reason: str | None = None
         self._refused = False
         self._violation: str | None = None
+        self._saw_choices = False
 
     # -- StreamDecoder -------------------------------------------------
 
@@ -150,7 +151,10 @@ class CompletionsDecoder:
             usage = usage_from_wire(groq.get("usage"))
         if usage is not None:
             self._assembler.usage = usage
-        for choice in data.get("choices") or ():
+        choices = data.get("choices")
+        if isinstance(choices, list):
+            self._saw_choices = True
+        for choice in choices or ():
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta")
@@ -170,6 +174,11 @@ class CompletionsDecoder:
             return []
         events = self._close_through(None)
         raw = self._finish_reason
+        if not self._saw_choices:
+            self._violation = (
+                "openai-completions: the response carried no 'choices'; "
+                "check that the base URL points at a Chat Completions endpoint"
+            )
         if self._violation is not None:
             events.extend(self._assembler.finish(StopReason.ERROR, raw, self._violation))
             return events

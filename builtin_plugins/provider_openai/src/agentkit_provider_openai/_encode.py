@@ -190,7 +190,11 @@ def _assistant(message: AssistantMessage, id_limit: int | None) -> dict[str, Any
     if not text and not calls:
         # Only thinking (not sent) or nothing at all: no wire message.
         return None
-    wire: dict[str, Any] = {"role": "assistant", "content": text or None}
+    wire: dict[str, Any] = {"role": "assistant"}
+    if text:
+        # Without text the key is left out, which the spec allows next to tool
+        # calls; some compatible servers fail on an explicit null.
+        wire["content"] = text
     if calls:
         wire["tool_calls"] = [
             {
