@@ -1,0 +1,85 @@
+"""``agentkit tools`` and ``agentkit tool run``: see and try tools without a model."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+
+from agentkit.plugin_api import CancelToken, SessionInfo, ToolUseBlock
+from agentkit.plugin_api.errors import UsageError
+
+from .._batch import ToolBatch
+from .._hooks import HookRunner
+from .._plugins import PluginHost
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    listing = commands.add_parser("tools", help="list the tools installed plugins provide")
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    listing.set_defaults(handler=list_tools)
+
+    tool = commands.add_parser("tool", help="work with one tool")
+    actions = tool.add_subparsers(dest="action", metavar="ACTION", parser_class=type(tool))
+    run = actions.add_parser("run", help="run a tool once, through the same path the agent uses")
+    run.add_argument("name", help="the tool's name (see 'agentkit tools')")
+    run.add_argument("--args", default="{}", help="the arguments as a JSON object (default: {})")
+    run.add_argument("--root", default=".", help="the workspace root the tool must stay inside (default: .)")
+    run.set_defaults(handler=run_tool)
+    tool.set_defaults(handler=lambda args: tool.error("say what to do: 'agentkit tool run NAME'"))
+
+
+def list_tools(args: argparse.Namespace) -> int:
+    host = PluginHost.discover()
+    rows = [
+        {
+            "name": tool.name,
+            "plugin": host.plugin_of("tool", tool.name),
+            "execution_mode": tool.execution_mode.value,
+            "default_enabled": tool.default_enabled,
+            "description": tool.description,
+            "input_schema": tool.input_schema,
+        }
+        for tool in sorted(host.tools.values(), key=lambda tool: tool.name)
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("No tools: install a tool plugin (see 'agentkit plugins').")
+    for row in rows:
+        flags = [row["execution_mode"]] + ([] if row["default_enabled"] else ["opt-in"])
+        summary = row["description"].strip().splitlines()[0] if row["description"].strip() else ""
+        print(f"{row['name']}  ({row['plugin']}; {', '.join(flags)})  {summary}")
+    return 0
+
+
+def run_tool(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.args)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--args is not valid JSON ({exc.msg} at column {exc.colno}): pass a JSON object") from exc
+    root = Path(args.root).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root!r} is not a directory")
+    host = PluginHost.discover()
+    if args.name not in host.tools:
+        known = ", ".join(sorted(host.tools)) or "none installed"
+        raise UsageError(f"no tool named {args.name!r} (tools: {known})")
+    hooks = HookRunner(host.hookimpls)
+    batch = ToolBatch(
+        tools=host.tools,
+        hooks=hooks,
+        session=SessionInfo("cli", "none", root.resolve()),
+        before_tool_call=None,  # the person at the terminal is the embedder, and asked for this call
+        tool_options={},
+        cancel=CancelToken(),
+        emit=lambda event: None,
+    )
+    call = ToolUseBlock("cli-1", args.name, json.dumps(arguments))
+    [result], _ = asyncio.run(batch.run([call]))
+    print(json.dumps({"tool": args.name, "is_error": result.is_error, "result": json.loads(result.text)}, indent=2))
+    for problem in hooks.problems:
+        print(f"warning: {problem}")
+    return 1 if result.is_error else 0
