@@ -32,12 +32,17 @@ def _parser() -> argparse.ArgumentParser:
         description="Import lint for agentkit plugins: reads source, never imports it.",
     )
     parser.add_argument(
-        "targets", nargs="+", metavar="DIST_OR_PATH",
+        "targets",
+        nargs="+",
+        metavar="DIST_OR_PATH",
         help="an installed distribution name, or a source/package directory "
         "(anything containing a path separator or naming an existing directory)",
     )
     parser.add_argument(
-        "--allow", action="append", default=[], metavar="MODULE",
+        "--allow",
+        action="append",
+        default=[],
+        metavar="MODULE",
         help="a module the plugins may import regardless of the rules (repeatable); "
         "an allowance that excuses nothing is an error",
     )

@@ -63,7 +63,10 @@ class DistributionIndex:
         top = parts[0]
         if top in _WELL_KNOWN:
             return set(_WELL_KNOWN[top])
-        return {canonicalize_name(top)}
+        # Not installed here: guess from the name. A namespace package's distribution is
+        # usually named after the portion (google.auth -> google-auth), so every dotted
+        # prefix is a candidate.
+        return {canonicalize_name("-".join(parts[:i])) for i in range(1, len(parts) + 1)}
 
     def is_installed(self, module: str) -> bool:
         """True when some installed distribution provides ``module``'s top-level name."""

@@ -186,9 +186,7 @@ class _Collector(cst.CSTVisitor):
         return positional[position].value if len(positional) > position else None
 
     def _unverifiable(self, call: _Call) -> ImportRecord:
-        return ImportRecord(
-            call.line, self._text(call.node), None, dynamic=True, unverifiable=True
-        )
+        return ImportRecord(call.line, self._text(call.node), None, dynamic=True, unverifiable=True)
 
     def _import_module(self, call: _Call) -> ImportRecord:
         name = _literal_str(self._argument(call.node, 0, "name"))
@@ -226,9 +224,7 @@ class _Collector(cst.CSTVisitor):
         if not level:
             return ImportRecord(call.line, text, name, names, dynamic=True)
         base = resolve_relative(self._package, level, name)
-        return ImportRecord(
-            call.line, text, base, names, relative="." * level + name, dynamic=True
-        )
+        return ImportRecord(call.line, text, base, names, relative="." * level + name, dynamic=True)
 
 
 def collect_imports(source: bytes, module_name: str, is_package: bool) -> list[ImportRecord]:

@@ -86,7 +86,11 @@ def _read(file: SourceFile) -> tuple[list, Finding | None]:
         data = file.path.read_bytes()
     except OSError as exc:
         return [], finding(
-            "unreadable-file", file.module, "", file.display, 0,
+            "unreadable-file",
+            file.module,
+            "",
+            file.display,
+            0,
             f"could not read the file ({exc.strerror or exc}); fix its permissions",
         )
     try:
@@ -94,22 +98,33 @@ def _read(file: SourceFile) -> tuple[list, Finding | None]:
     except cst.ParserSyntaxError as exc:
         detail = exc.message.split(": ", 2)[-1] if exc.message else "invalid syntax"
         return [], finding(
-            "syntax-error", file.module, "", file.display, exc.raw_line,
+            "syntax-error",
+            file.module,
+            "",
+            file.display,
+            exc.raw_line,
             f"does not parse ({detail}); its imports are unknown, so the plugin is not "
             "passed: fix the syntax error",
         )
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return [], finding(
-            "unreadable-file", file.module, "", file.display, 0,
-            f"could not be parsed ({type(exc).__name__}: {exc}); save it as UTF-8 Python "
-            "source",
+            "unreadable-file",
+            file.module,
+            "",
+            file.display,
+            0,
+            f"could not be parsed ({type(exc).__name__}: {exc}); save it as UTF-8 Python source",
         )
 
 
 def _no_source(source: PluginSource) -> Finding:
     where = source.location or "its RECORD, .pth files and direct_url.json"
     return finding(
-        "no-source", source.name, "", where, 0,
+        "no-source",
+        source.name,
+        "",
+        where,
+        0,
         f"no Python source found for {source.name} (looked in {where}); a plugin the lint "
         "cannot read is not passed: install a wheel or sdist that ships its .py files",
     )
@@ -117,13 +132,19 @@ def _no_source(source: PluginSource) -> Finding:
 
 def _missing_entry_point(source: PluginSource, module: str) -> Finding:
     return finding(
-        "no-source", source.name, module, source.location, 0,
+        "no-source",
+        source.name,
+        module,
+        source.location,
+        0,
         f"an entry point names {module}, but no source file for it was found; ship the "
         "module or correct the entry point",
     )
 
 
-def _unused_allowances(source: PluginSource, allowances: Allowances, declared: int) -> list[Finding]:
+def _unused_allowances(
+    source: PluginSource, allowances: Allowances, declared: int
+) -> list[Finding]:
     findings = []
     from_project = set(allowances.entries[:declared])
     for entry in allowances.unused():
@@ -134,7 +155,11 @@ def _unused_allowances(source: PluginSource, allowances: Allowances, declared: i
             file, line, where = "<allow>", 0, "the allow list passed to the lint"
         findings.append(
             finding(
-                "unused-allowance", source.name, entry, file, line,
+                "unused-allowance",
+                source.name,
+                entry,
+                file,
+                line,
                 f"allowance {entry!r} excused no import; remove it from {where} (a stale "
                 "allowance would silently excuse a future import)",
             )

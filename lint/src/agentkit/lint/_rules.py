@@ -21,7 +21,13 @@ from ._source import SourceFile
 
 _OURS = "agentkit"
 _PUBLIC_API = "agentkit.plugin_api"
-_STDLIB = frozenset(sys.stdlib_module_names)
+# The running interpreter's standard library, plus modules only newer Pythons ship
+# (a plugin may import them behind a version check) and typeshed's type-only _typeshed.
+_STDLIB = frozenset(sys.stdlib_module_names) | {
+    "annotationlib",
+    "compression",
+    "_typeshed",
+}
 
 
 def within(module: str, package: str) -> bool:
@@ -121,7 +127,9 @@ def _forbidden_target(plugin: Plugin, record: ImportRecord) -> str | None:
     return None
 
 
-def _check_declared(plugin: Plugin, here: tuple[str, str, int], record: ImportRecord) -> list[Finding]:
+def _check_declared(
+    plugin: Plugin, here: tuple[str, str, int], record: ImportRecord
+) -> list[Finding]:
     targets = record.targets()
     if record.names and record.base == _OURS:
         targets = targets[1:]  # the namespace itself is nobody's distribution
@@ -135,17 +143,17 @@ def _check_declared(plugin: Plugin, here: tuple[str, str, int], record: ImportRe
     if plugin.allowances.excuse(base):
         return []
     module, display, line = here
-    names = ", ".join(sorted(providers))
+    names = " or ".join(sorted(providers))
     if plugin.requirements_known:
         fix = (
-            f"{plugin.name} does not declare {names}: add it to [project].dependencies "
-            "(or an optional extra), or list the module in [tool.agentkit.lint] allow if "
-            "another requirement provides it"
+            f"{plugin.name} does not declare it: add the distribution to "
+            "[project].dependencies (or an optional extra), or, if a declared requirement "
+            "provides the module, list it in [tool.agentkit.lint] allow"
         )
     else:
         fix = (
-            f"no pyproject.toml above this package declares its requirements, so {names} "
-            "is undeclared: lint the project directory or the installed distribution"
+            "no pyproject.toml above this package declares its requirements: lint the "
+            "project directory or the installed distribution instead"
         )
     return [
         finding(
@@ -197,4 +205,6 @@ def _forbidden(here: tuple[str, str, int], record: ImportRecord, target: str) ->
             f"{target} is not part of the plugin API; a plugin imports only {_PUBLIC_API} "
             "(and its public submodules) from agentkit"
         )
-    return finding("forbidden-import", module, target, display, line, f"`{record.statement}`: {why}")
+    return finding(
+        "forbidden-import", module, target, display, line, f"`{record.statement}`: {why}"
+    )

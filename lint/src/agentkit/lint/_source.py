@@ -32,8 +32,20 @@ from ._errors import LintUsageError
 
 # Directories never treated as plugin code when walking a source tree.
 _SKIPPED_DIRS = frozenset(
-    {"tests", "test", "testing", "docs", "doc", "examples", "build", "dist", "venv",
-     "node_modules", "site-packages", "__pycache__"}
+    {
+        "tests",
+        "test",
+        "testing",
+        "docs",
+        "doc",
+        "examples",
+        "build",
+        "dist",
+        "venv",
+        "node_modules",
+        "site-packages",
+        "__pycache__",
+    }
 )
 # Top-level scripts of a flat-layout project that are build or tooling files.
 _SKIPPED_TOP_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks"})
@@ -149,7 +161,9 @@ def _read_pyproject(path: Path) -> tuple[dict, str]:
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:
-        raise LintUsageError(f"{path}: not valid TOML ({exc}); fix the file and lint again") from exc
+        raise LintUsageError(
+            f"{path}: not valid TOML ({exc}); fix the file and lint again"
+        ) from exc
 
 
 def _apply_pyproject(source: PluginSource, pyproject: Path) -> None:
@@ -387,8 +401,10 @@ def load_distribution(name: str) -> PluginSource:
     for line in top_level.split():
         # top_level.txt names a namespace as its first component; never treat all of
         # agentkit as a plugin's own package.
-        if line.isidentifier() and line != _OURS and not any(
-            p.startswith(line + ".") for p in source.own_packages
+        if (
+            line.isidentifier()
+            and line != _OURS
+            and not any(p.startswith(line + ".") for p in source.own_packages)
         ):
             source.own_packages.add(line)
     project = _editable_project(dist)
