@@ -1,0 +1,176 @@
+"""The incremental SSE decoder: WHATWG event-stream rules, chunking, bounds.
+
+Recorded streams: anthropics/anthropic-sdk-python (MIT), ``tests/`` SSE
+fixtures, copied under ``sse/anthropic-sdk-python/`` of the shared test data.
+The parsing rules are the HTML standard's "Interpreting an event stream".
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from agentkit.host.wire import FrameTooLarge, SSEDecoder, SSEMessage, TruncatedStream
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def decode(*chunks: bytes, **bounds: int) -> list[SSEMessage]:
+    decoder = SSEDecoder(**bounds)
+    out: list[SSEMessage] = []
+    for chunk in chunks:
+        out += decoder.feed(chunk)
+    out += decoder.close()
+    return out
+
+
+def split(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def test_recorded_anthropic_streams_decode_the_same_in_any_chunking(testdata) -> None:
+    folder = testdata / "sse" / "anthropic-sdk-python"
+    files = sorted(folder.glob("*.txt"))
+    assert files
+    for path in files:
+        # The fixtures were trimmed after the last event's data line; a live
+        # stream ends every event with a blank line.
+        raw = path.read_bytes().rstrip(b"\n") + b"\n\n"
+        whole = decode(raw)
+        assert len(whole) == raw.count(b"event: "), path.name
+        assert whole[0].event == "message_start"
+        assert whole[-1].event == "message_stop"
+        for message in whole:
+            assert json.loads(message.data)["type"] == message.event
+        for size in (1, 2, 3, 5, 64):
+            assert decode(*split(raw, size)) == whole, (path.name, size)
+        crlf = raw.replace(b"\n", b"\r\n")
+        assert decode(*split(crlf, 7)) == whole
+
+
+def test_a_recorded_stream_cut_before_its_blank_line_loses_only_the_last_event(testdata) -> None:
+    raw = (testdata / "sse" / "anthropic-sdk-python" / "basic_response.txt").read_bytes()
+    raw = raw.rstrip(b"\n")
+    decoder = SSEDecoder()
+    events = decoder.feed(raw)
+    assert events[-1].event != "message_stop"
+    with pytest.raises(TruncatedStream):
+        decoder.close()
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r", b"\r\n"])
+def test_every_line_ending(end: bytes) -> None:
+    stream = end.join([b"event: e", b"data: a", b"data: b", b"", b"data: c", b"", b""])
+    assert decode(stream) == [SSEMessage("e", "a\nb"), SSEMessage(None, "c")]
+
+
+def test_a_crlf_split_across_chunks_is_one_line_end() -> None:
+    # Read as two line ends, the LF would be a blank line dispatching "a" alone.
+    assert decode(b"data: a\r", b"\ndata: b\r", b"\n\r\n") == [SSEMessage(None, "a\nb")]
+
+
+def test_a_leading_bom_is_dropped_even_split_across_chunks() -> None:
+    assert decode(b"\xef\xbb\xbfdata: x\n\n") == [SSEMessage(None, "x")]
+    assert decode(b"\xef", b"\xbb", b"\xbfdata: x\n\n") == [SSEMessage(None, "x")]
+
+
+def test_a_bom_after_the_start_is_not_dropped() -> None:
+    # Only the stream's first bytes may be a BOM; later it makes an unknown field.
+    assert decode(b"data: x\n\n\xef\xbb\xbfdata: y\n\n") == [SSEMessage(None, "x")]
+
+
+def test_comments_unknown_fields_and_space_after_colon() -> None:
+    stream = b": keep-alive\nfoo: bar\ndata:  two spaces\ndata:none\n\n"
+    assert decode(stream) == [SSEMessage(None, " two spaces\nnone")]
+
+
+def test_a_field_without_colon_has_an_empty_value() -> None:
+    # The standard's own example: "data" alone twice makes data "\n".
+    assert decode(b"data\n\ndata\ndata\n\n") == [SSEMessage(None, ""), SSEMessage(None, "\n")]
+
+
+def test_an_event_without_data_is_not_dispatched_and_resets_the_name() -> None:
+    assert decode(b"event: lonely\n\ndata: x\n\n") == [SSEMessage(None, "x")]
+
+
+def test_id_persists_and_retry_must_be_digits() -> None:
+    stream = b"id: 7\nretry: 1500\ndata: a\n\ndata: b\nretry: 1x\n\nid: bad\x00id\ndata: c\n\n"
+    assert decode(stream) == [
+        SSEMessage(None, "a", "7", 1500),
+        SSEMessage(None, "b", "7", None),
+        SSEMessage(None, "c", "7", None),
+    ]
+
+
+def test_invalid_utf8_is_replaced_not_fatal() -> None:
+    assert decode(b"data: \xff\n\n") == [SSEMessage(None, "\ufffd")]
+
+
+def test_a_multibyte_character_split_across_chunks_survives() -> None:
+    raw = "data: héllo 😀\n\n".encode()
+    assert decode(*split(raw, 1)) == [SSEMessage(None, "héllo 😀")]
+
+
+def test_truncated_final_event_is_discarded_not_dispatched() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: whole\n\ndata: half") == [SSEMessage(None, "whole")]
+    with pytest.raises(TruncatedStream):
+        decoder.close()
+    decoder = SSEDecoder()
+    decoder.feed(b"data: complete line but no blank line\n")
+    with pytest.raises(TruncatedStream):
+        decoder.close()
+
+
+def test_a_clean_end_and_a_trailing_comment_are_not_truncation() -> None:
+    decoder = SSEDecoder()
+    decoder.feed(b"data: x\n\n: bye\n")
+    assert decoder.close() == []
+
+
+def test_an_endless_line_is_refused_without_buffering_it() -> None:
+    decoder = SSEDecoder(max_line_bytes=100)
+    with pytest.raises(FrameTooLarge):
+        for _ in range(1000):
+            decoder.feed(b"data: " + b"x" * 10)
+    with pytest.raises(FrameTooLarge):  # the framing is lost: no more input
+        decoder.feed(b"\n\n")
+
+
+def test_a_long_line_inside_one_chunk_is_refused() -> None:
+    with pytest.raises(FrameTooLarge):
+        SSEDecoder(max_line_bytes=100).feed(b"data: " + b"x" * 200 + b"\n\n")
+
+
+def test_an_event_growing_past_its_bound_is_refused() -> None:
+    decoder = SSEDecoder(max_line_bytes=100, max_event_bytes=1000)
+    with pytest.raises(FrameTooLarge):
+        for _ in range(200):
+            decoder.feed(b"data: " + b"y" * 50 + b"\n")
+
+
+_LINES = st.lists(
+    st.one_of(
+        st.just(""),
+        st.builds(lambda v: "data: " + v, st.text("ab é:\x00", max_size=8)),
+        st.builds(lambda v: "event: " + v, st.text("xy", max_size=3)),
+        st.builds(lambda v: "id: " + v, st.text("12", max_size=3)),
+        st.just(": comment"),
+        st.just("retry: 10"),
+    ),
+    max_size=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=_LINES,
+    end=st.sampled_from(["\n", "\r", "\r\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+)
+def test_chunking_never_changes_the_events(lines: list[str], end: str, cuts: list[int]) -> None:
+    raw = (end.join(lines) + end + end).encode()
+    points = sorted({c for c in cuts if c < len(raw)} | {0, len(raw)})
+    chunks = [raw[a:b] for a, b in itertools.pairwise(points)]
+    assert decode(*chunks) == decode(raw)
