@@ -1,0 +1,96 @@
+"""The codec driven by the host's provider runtime over ``httpx.MockTransport``.
+
+Responses are recorded Anthropic traffic: pydantic/pydantic-ai (MIT) cassettes
+under ``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_anthropic``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from agentkit.host.runtime import ProviderRuntime
+from agentkit.plugin_api import MessageEnd, StopReason
+from agentkit_provider_anthropic import AnthropicMessages
+
+_CASSETTES = (
+    Path(
+        os.environ.get(
+            "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
+        )
+    )
+    / "cassettes"
+    / "pydantic-ai"
+    / "test_anthropic"
+)
+
+
+def _response(name: str, number: int = 0) -> dict:
+    path = _CASSETTES / name
+    if not path.is_file():
+        pytest.skip(f"pydantic-ai cassettes not found at {_CASSETTES} (set AGENTKIT_TESTDATA)")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][number]["response"]
+
+
+def _run(kit, recorded: dict, *, stream: bool, env: dict[str, str]):
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        status = recorded["status"]["code"]
+        if "body" in recorded and "string" in recorded["body"]:
+            return httpx.Response(
+                status,
+                headers={"content-type": "text/event-stream"},
+                content=recorded["body"]["string"].encode("utf-8"),
+            )
+        return httpx.Response(status, json=recorded["parsed_body"])
+
+    runtime = ProviderRuntime(httpx.MockTransport(handler), env=env, attribution=False)
+    request = kit.request_for(stream=stream, max_tokens=1024)
+
+    async def collect():
+        return [event async for event in runtime.stream(AnthropicMessages(), request)]
+
+    events = asyncio.run(collect())
+    assert isinstance(events[-1], MessageEnd)
+    return events[-1].message, sent
+
+
+def test_a_recorded_stream_through_the_runtime(kit) -> None:
+    recorded = _response("test_anthropic_model_thinking_part_stream.yaml")
+    message, sent = _run(kit, recorded, stream=True, env={"ANTHROPIC_API_KEY": "sk-test"})
+    (request,) = sent
+    assert str(request.url) == "https://api.anthropic.com/v1/messages"
+    assert request.headers["x-api-key"] == "sk-test"
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert json.loads(request.content)["stream"] is True
+    assert message.stop_reason is StopReason.STOP
+    assert message.content[0].type == "thinking" and message.content[0].signature
+    assert message.text
+
+
+def test_a_recorded_whole_response_through_the_runtime(kit) -> None:
+    recorded = _response("test_multiple_parallel_tool_calls.yaml")
+    message, sent = _run(kit, recorded, stream=False, env={"ANTHROPIC_AUTH_TOKEN": "tok"})
+    assert sent[0].headers["authorization"] == "Bearer tok"
+    assert json.loads(sent[0].content)["stream"] is False
+    assert message.stop_reason is StopReason.TOOL_USE
+    assert [json.loads(c.arguments) for c in message.tool_calls] == [
+        {"name": "Alice"},
+        {"name": "Bob"},
+        {"name": "Charlie"},
+        {"name": "Daisy"},
+    ]
+
+
+def test_a_recorded_http_error_ends_as_an_error_message(kit) -> None:
+    recorded = _response("test_anthropic_explicit_effort_xhigh_unsupported_model_errors.yaml")
+    message, _ = _run(kit, recorded, stream=False, env={"ANTHROPIC_API_KEY": "sk-test"})
+    assert message.stop_reason is StopReason.ERROR
+    assert recorded["parsed_body"]["error"]["message"] in message.error_message
