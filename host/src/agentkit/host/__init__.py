@@ -3,6 +3,7 @@
 Embedders import this package; plugin authors import ``agentkit.plugin_api``.
 """
 
+import logging
 from importlib.metadata import PackageNotFoundError, version
 
 from agentkit.plugin_api import Block
@@ -12,6 +13,9 @@ from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, Terminate
 from ._plugins import PluginHost, PluginRecord
 from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
 from .errors import AgentBusy, ConfigError, ModelNotFound
+
+# Embedders decide where the host's warnings go; unconfigured, they go nowhere.
+logging.getLogger("agentkit").addHandler(logging.NullHandler())
 
 try:
     __version__ = version("agentkit-host")
