@@ -1,0 +1,181 @@
+"""list_files and find_files: what is there, through the ignore engine, with caps that say how to see more."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+
+from .envelope import enveloped
+from .glob import compile_glob
+from .ignore import IgnoreEngine
+from .limits import FIND_LIMITS, LIST_LIMITS, Accumulator, Limits
+from .paths import display_path, resolve_inside
+
+__all__ = ["FIND_FILES", "LIST_FILES", "page"]
+
+
+def _directory(context: ToolContext, raw: str) -> tuple[Path, str, str]:
+    """Resolve a directory argument: (absolute, relative to the real root, as shown)."""
+    resolved = resolve_inside(context.root, raw)
+    shown = display_path(context.root, resolved)
+    if not resolved.exists():
+        raise ToolError("not_found", f"{shown} does not exist.")
+    if not resolved.is_dir():
+        raise ToolError("not_a_directory", f"{shown} is a file; use read_file(path={shown!r}).")
+    relative = "" if shown == "." else shown
+    return resolved, relative, shown
+
+
+def page(
+    items: Iterable[str], limits: Limits, limit: int, offset: int, noun: str
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
+    """Cap ``items`` (already in their final order) to one page.
+
+    :returns: the page, the extra data fields (``truncated`` and, when
+        truncated, a ``notice`` naming the offset that continues) and metadata.
+    """
+    accumulator = Accumulator(min(limit, limits.items), limits.bytes)
+    total = 0
+    for index, item in enumerate(items, start=1):
+        total = index
+        if index < offset:
+            continue
+        if not accumulator.full:
+            accumulator.add(item)
+    shown = accumulator.head
+    data: dict[str, Any] = {"truncated": False}
+    metadata: dict[str, Any] = {"total": total}
+    last = offset + len(shown) - 1
+    if last < total:
+        why = " (50 KB limit)" if accumulator.truncated_by == "bytes" else ""
+        data["truncated"] = True
+        data["notice"] = (
+            f"[Showing {noun} {offset}-{last} of {total}{why}. Use offset={last + 1} to continue.]"
+        )
+        metadata["truncated_by"] = "bytes" if accumulator.truncated_by == "bytes" else "items"
+    return shown, data, metadata
+
+
+def _check_offset(offset: int, total: int, noun: str) -> None:
+    if offset > 1 and offset > total:
+        raise ToolError(
+            "offset_out_of_range", f"offset={offset} is past the last of {total} {noun}."
+        )
+
+
+@enveloped
+def list_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    absolute, relative, _ = _directory(context, arguments.get("path", "."))
+    engine = IgnoreEngine(context.root)
+    names = []
+    for entry in sorted(absolute.iterdir(), key=lambda p: p.name):
+        if entry.name == ".git":
+            continue
+        is_dir = entry.is_dir() and not entry.is_symlink()
+        if engine.ignored_in(relative, entry.name, is_dir):
+            continue
+        names.append(entry.name + ("/" if is_dir else ""))
+    offset = arguments.get("offset", 1)
+    _check_offset(offset, len(names), "entries")
+    entries, data, metadata = page(
+        names, LIST_LIMITS, arguments.get("limit", LIST_LIMITS.items), offset, "entries"
+    )
+    return ToolResult.success({"entries": entries, **data}, **metadata)
+
+
+@enveloped
+def find_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    _, relative, _ = _directory(context, arguments.get("path", "."))
+    glob = compile_glob(arguments["pattern"])
+    wanted = arguments.get("file_type", "file")
+    engine = IgnoreEngine(context.root)
+    cut = len(relative) + 1 if relative else 0
+
+    def matches() -> Iterable[str]:
+        for entry in engine.walk(relative, include_dirs=wanted != "file"):
+            if wanted == "directory" and not entry.is_dir:
+                continue
+            if glob.matches(entry.path[cut:]):
+                yield entry.path + ("/" if entry.is_dir else "")
+
+    found = list(matches())
+    offset = arguments.get("offset", 1)
+    _check_offset(offset, len(found), "matches")
+    files, data, metadata = page(
+        found, FIND_LIMITS, arguments.get("limit", FIND_LIMITS.items), offset, "matches"
+    )
+    return ToolResult.success({"files": files, **data}, **metadata)
+
+
+_OFFSET = {
+    "type": "integer",
+    "minimum": 1,
+    "description": "First entry to show, counting from 1; truncated results name the offset that continues.",
+}
+
+LIST_FILES = Tool(
+    name="list_files",
+    description=(
+        "List one directory of the workspace, sorted, directories ending in '/'. Entries the "
+        "project's .gitignore rules exclude are left out (.git too). At most 500 entries or 50 KB "
+        "per call; a notice names the offset that continues."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "Directory, relative to the workspace root (default '.').",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": LIST_LIMITS.items,
+                "description": "Most entries to return (default and maximum 500).",
+            },
+            "offset": _OFFSET,
+        },
+        "additionalProperties": False,
+    },
+    handler=list_files,
+)
+
+FIND_FILES = Tool(
+    name="find_files",
+    description=(
+        "Find files by glob below a directory, skipping what .gitignore rules exclude. Globs: '*' "
+        "and '?' within a name, '**' across directories, '{a,b}' alternatives, '[abc]' and '[!x]' "
+        "classes. A glob without '/' matches file names at any depth ('*.py'); one with '/' matches "
+        "the path relative to 'path' ('src/**/test_*.py'). Returns paths relative to the workspace "
+        "root, sorted; at most 1000 or 50 KB per call, with a notice naming the offset that continues."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The glob, e.g. '**/*.py'.",
+            },
+            "path": {"type": "string", "description": "Directory to search below (default '.')."},
+            "file_type": {
+                "type": "string",
+                "enum": ["file", "directory", "any"],
+                "description": "What to return (default 'file'); directories end in '/'.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": FIND_LIMITS.items,
+                "description": "Most paths to return (default and maximum 1000).",
+            },
+            "offset": _OFFSET,
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    },
+    handler=find_files,
+)
