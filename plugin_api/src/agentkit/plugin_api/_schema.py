@@ -52,6 +52,14 @@ def schema_for_annotation(annotation: Any) -> dict[str, Any]:
     raise SchemaError(f"cannot express {annotation!r} as JSON Schema")
 
 
+def _without_none(annotation: Any) -> Any:
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        members = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        if len(members) == 1:
+            return members[0]
+    return annotation
+
+
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     """Split a docstring into its description and per-parameter text.
 
@@ -95,7 +103,7 @@ def schema_from_function(
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             raise SchemaError(f"{function.__name__}: *{name} cannot be a tool argument")
         annotation = hints.get(name, parameter.annotation)
-        if context_type is not None and annotation is context_type:
+        if context_type is not None and _without_none(annotation) is context_type:
             context_param = name
             continue
         schema = schema_for_annotation(annotation)

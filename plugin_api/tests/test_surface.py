@@ -1,0 +1,45 @@
+"""The plugin API's public surface and its import cost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import agentkit.plugin_api as api
+
+PINNED = [
+    "EVENT_SCHEMA", "PROJECT_NAME", "AgentEnd", "AgentStart", "AgentkitError", "AssistantMessage", "Block",
+    "BlockDelta", "BlockEnd", "BlockStart", "CancelToken", "ContentBlock", "Credential", "CredentialKind",
+    "Event", "ExecutionMode", "ImageBlock", "Message", "MessageAssembler", "MessageEnd", "MessageStart",
+    "ModelInfo", "PluginError", "Provider", "ProviderError", "ProviderEvent", "ProviderRequest", "SchemaError",
+    "SessionInfo", "Skill", "StopReason", "StreamDecoder", "TextBlock", "ThinkingBlock", "Tool",
+    "ToolCallEnd", "ToolCallStart", "ToolContext", "ToolError", "ToolResult", "ToolResultMessage", "ToolSpec",
+    "ToolUseBlock", "TurnEnd", "TurnStart", "Usage", "UsageError", "UserMessage", "WireEvent", "WireRequest",
+    "__version__", "block_from_dict", "event_from_dict", "event_to_dict", "hookimpl", "message_from_dict",
+    "schema_from_function",
+]
+
+
+def test_all_is_pinned():
+    """Adding to or removing from the plugin API is a decision: update this list on purpose."""
+    assert sorted(api.__all__) == sorted(PINNED)
+    for name in api.__all__:
+        assert hasattr(api, name), name
+
+
+def test_importing_the_plugin_api_stays_cheap():
+    code = (
+        "import sys, json, agentkit.plugin_api, agentkit.plugin_api.hookspecs;"
+        "print(json.dumps(sorted(m for m in sys.modules)))"
+    )
+    loaded = set(json.loads(subprocess.check_output([sys.executable, "-c", code], text=True)))
+    heavy = {m for m in loaded if m.split(".")[0] in {"httpx", "libcst", "jsonschema", "asyncio", "packaging"}}
+    assert heavy == set()
+    host = {m for m in loaded if m.startswith(("agentkit.host", "agentkit.lint", "agentkit.conformance"))}
+    assert host == set()
+
+
+def test_one_project_name_builds_the_marker():
+    assert api.PROJECT_NAME == "agentkit"
+    assert api.hookimpl.project_name == "agentkit"

@@ -1,0 +1,88 @@
+"""Building tools, explicitly and from typed functions."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+import pytest
+
+from agentkit.plugin_api import ExecutionMode, SchemaError, Tool, ToolContext, ToolResult
+
+
+class Mode(Enum):
+    FAST = "fast"
+    SAFE = "safe"
+
+
+def search(pattern: str, paths: list[str], limit: int = 10, mode: Mode = Mode.SAFE,
+           case: Literal["smart", "exact"] = "smart", context: ToolContext | None = None) -> str:
+    """Search files for a pattern.
+
+    Longer explanation that the model does not need.
+
+    :param pattern: a regular expression
+    :param paths: where to look,
+        relative to the root
+    :param limit: the most matches to return
+    """
+    return pattern
+
+
+def test_schema_from_a_typed_function_and_its_docstring():
+    tool = Tool.from_function(search)
+    assert tool.name == "search"
+    assert tool.description.startswith("Search files for a pattern.")
+    assert tool.input_schema == {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "a regular expression"},
+            "paths": {"type": "array", "items": {"type": "string"}, "description": "where to look, relative to the root"},
+            "limit": {"type": "integer", "description": "the most matches to return", "default": 10},
+            "mode": {"enum": ["fast", "safe"]},
+            "case": {"enum": ["smart", "exact"], "default": "smart"},
+        },
+        "required": ["pattern", "paths"],
+    }
+
+
+def test_google_style_docstrings_describe_parameters():
+    def grep(pattern: str) -> str:
+        """Find text.
+
+        Args:
+            pattern: what to find
+        """
+        return pattern
+
+    assert Tool.from_function(grep).input_schema["properties"]["pattern"]["description"] == "what to find"
+
+
+def test_the_context_parameter_receives_the_context(tmp_path):
+    seen = {}
+
+    def where(name: str, ctx: ToolContext) -> str:
+        """Say where."""
+        seen["root"] = ctx.root
+        return name
+
+    tool = Tool.from_function(where, execution_mode=ExecutionMode.SEQUENTIAL)
+    assert "ctx" not in tool.input_schema["properties"]
+    assert tool.handler({"name": "x"}, ToolContext(root=tmp_path)) == "x" and seen["root"] == tmp_path
+    assert tool.execution_mode is ExecutionMode.SEQUENTIAL
+
+
+def test_varargs_cannot_be_a_schema():
+    def bad(*names: str) -> None:
+        """Bad."""
+
+    with pytest.raises(SchemaError):
+        Tool.from_function(bad)
+
+
+def test_the_envelope_keeps_metadata_from_the_model():
+    result = ToolResult.success({"n": 1}, elapsed=0.5)
+    assert result.to_model() == {"ok": True, "data": {"n": 1}}
+    assert result.metadata == {"elapsed": 0.5}
+    failure = ToolResult.failure("path_not_allowed", "outside the root")
+    assert failure.to_model() == {"ok": False, "error": "path_not_allowed", "detail": "outside the root"}
