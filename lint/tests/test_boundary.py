@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from agentkit.lint import lint_path
 
 GOOD_PLUGIN = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -96,13 +97,13 @@ def _read(file: SourceFile) -> tuple[list, Finding | None]:
     try:
         return collect_imports(data, file.module, file.is_package), None
     except cst.ParserSyntaxError as exc:
-        detail = exc.message.split(": ", 2)[-1] if exc.message else "invalid syntax"
+        line, detail = _syntax_error_location(data, exc)
         return [], finding(
             "syntax-error",
             file.module,
             "",
             file.display,
-            exc.raw_line,
+            line,
             f"does not parse ({detail}); its imports are unknown, so the plugin is not "
             "passed: fix the syntax error",
         )
@@ -115,6 +116,24 @@ def _read(file: SourceFile) -> tuple[list, Finding | None]:
             0,
             f"could not be parsed ({type(exc).__name__}: {exc}); save it as UTF-8 Python source",
         )
+
+
+def _syntax_error_location(data: bytes, exc: cst.ParserSyntaxError) -> tuple[int, str]:
+    """Line and description of a syntax error.
+
+    LibCST's parser reports where it gave up, which can be a line after the mistake;
+    the compiler's parser (``ast.parse`` only builds a tree, it runs nothing) points at
+    the mistake itself, so it is asked when it agrees the file is broken.
+    """
+    try:
+        ast.parse(data)
+    except SyntaxError as compiler:
+        if compiler.lineno:
+            return compiler.lineno, compiler.msg
+    except ValueError:
+        pass
+    detail = exc.message.split(": ", 2)[-1] if exc.message else "invalid syntax"
+    return exc.raw_line, detail
 
 
 def _no_source(source: PluginSource) -> Finding:
