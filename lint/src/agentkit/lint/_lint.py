@@ -53,7 +53,9 @@ def lint_source(source: PluginSource, allow: Sequence[str] = ()) -> LintReport:
     plugin = Plugin(
         name=source.name,
         own_packages=source.own_packages,
-        declared=normalized(source.requirements),
+        # A module the distribution ships itself (an extension module, a second top-level
+        # package) is provided, not a dependency.
+        declared=normalized([*source.requirements, source.name]),
         requirements_known=source.requirements_known,
         index=installed_index(),
         allowances=allowances,

@@ -1,0 +1,166 @@
+"""Linting installed distributions: wheels (RECORD) and editable installs (.pth,
+setuptools finders, direct_url.json), found by name with importlib.metadata.
+
+Real distributions of this environment are linted as they are; the other install
+shapes are laid out as dist-info directories in a temporary directory put on
+sys.path for the test, so nothing is installed into the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from agentkit.lint import lint_distribution
+
+
+def test_a_wheel_installed_distribution_is_read_from_its_record():
+    """pluggy is installed from a wheel: its files come from RECORD."""
+    report = lint_distribution("pluggy")
+
+    assert report.plugin == "pluggy"
+    assert report.files >= 5
+    assert report.imports > 0
+    assert report.could_not_lint == []
+    assert report.ok, report.findings
+
+
+def test_an_editable_workspace_install_is_read_through_its_pth_file():
+    """agentkit-tools-files is installed editable by uv: RECORD lists only a .pth
+    naming its src/ directory. Whatever its code says today, it must have been read."""
+    report = lint_distribution("agentkit_tools_files")  # any spelling of the name
+
+    assert report.plugin == "agentkit-tools-files"
+    assert report.source.endswith("builtin_plugins/tools_files/src")
+    assert report.files >= 1
+    assert report.could_not_lint == []
+
+
+def test_a_namespace_portion_owns_only_itself():
+    """agentkit-plugin-api is the agentkit.plugin_api portion of the namespace: its
+    private modules are its own business, and the portion is all it owns."""
+    report = lint_distribution("agentkit-plugin-api")
+
+    assert report.files >= 5
+    assert report.ok, report.findings
+
+
+# -- install shapes laid out by hand --------------------------------------------------------
+
+
+def _dist_info(site: Path, name: str, record: list[str], *, requires=(), extra_files=None):
+    info = site / f"{name.replace('-', '_')}-1.2.0.dist-info"
+    info.mkdir(parents=True)
+    metadata = ["Metadata-Version: 2.1", f"Name: {name}", "Version: 1.2.0"]
+    metadata += [f"Requires-Dist: {r}" for r in requires]
+    (info / "METADATA").write_text("\n".join(metadata) + "\n")
+    for filename, text in (extra_files or {}).items():
+        (info / filename).write_text(text)
+    rows = [*record, f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
+    (info / "RECORD").write_text("\n".join(f"{r},," if "," not in r else r for r in rows) + "\n")
+    return info
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+PLUGIN_FILES = {
+    "shape_plugin/__init__.py": "from agentkit.plugin_api import Tool\nfrom . import _impl\n",
+    "shape_plugin/_impl.py": "import httpx\nfrom agentkit.host import Agent\n",
+}
+EXPECTED = [
+    ("undeclared-dependency", "shape_plugin._impl", "httpx", 1),
+    ("forbidden-import", "shape_plugin._impl", "agentkit.host", 2),
+]
+
+
+def _seen(report):
+    return sorted((f.kind, f.module, f.imported, f.line) for f in report.findings)
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def test_a_wheel_lists_its_modules_in_record(site):
+    _write(site, PLUGIN_FILES)
+    _dist_info(site, "shape-wheel", list(PLUGIN_FILES), requires=["agentkit-plugin-api>=0.1"])
+
+    report = lint_distribution("shape-wheel")
+
+    assert report.files == 2
+    assert _seen(report) == sorted(EXPECTED)
+    assert {f.file for f in report.findings} == {"shape_plugin/_impl.py"}
+
+
+def test_an_editable_install_through_a_pth_file(site, tmp_path):
+    src = tmp_path / "project" / "src"
+    _write(src, PLUGIN_FILES)
+    (site / "_shape_pth.pth").write_text(f"{src}\n")
+    _dist_info(site, "shape-pth", ["_shape_pth.pth"], requires=["agentkit-plugin-api"])
+
+    report = lint_distribution("shape-pth")
+
+    assert report.files == 2
+    assert _seen(report) == sorted(EXPECTED)
+
+
+def test_an_editable_install_through_a_setuptools_finder(site, tmp_path):
+    """setuptools' strict editable mode installs a finder module holding a MAPPING of
+    package to directory; the lint reads the mapping as data and never runs the finder."""
+    package_dir = tmp_path / "checkout" / "shape_plugin"
+    _write(tmp_path / "checkout", PLUGIN_FILES)
+    finder = "__editable___shape_finder_1_2_0_finder.py"
+    (site / finder).write_text(
+        f"import sys\nMAPPING = {{'shape_plugin': {str(package_dir)!r}}}\n"
+        "raise SystemExit('a finder is never run by the lint')\n"
+    )
+    _dist_info(site, "shape-finder", [finder], requires=["agentkit-plugin-api"])
+
+    report = lint_distribution("shape-finder")
+
+    assert report.files == 2
+    assert _seen(report) == sorted(EXPECTED)
+
+
+def test_an_editable_install_known_only_by_direct_url(site, tmp_path):
+    project = tmp_path / "project"
+    _write(project / "src", PLUGIN_FILES)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "shape-url"\n\n[tool.agentkit.lint]\nallow = ["httpx"]\n'
+    )
+    direct_url = json.dumps({"url": project.as_uri(), "dir_info": {"editable": True}})
+    _dist_info(site, "shape-url", [], extra_files={"direct_url.json": direct_url})
+
+    report = lint_distribution("shape-url")
+
+    assert report.files == 2
+    # Its project's allowances apply; the plugin API import is undeclared in METADATA.
+    assert _seen(report) == [
+        ("forbidden-import", "shape_plugin._impl", "agentkit.host", 2),
+        ("undeclared-dependency", "shape_plugin", "agentkit.plugin_api", 1),
+    ]
+
+
+def test_an_installed_distribution_without_source_is_reported(site):
+    _dist_info(
+        site,
+        "shape-empty",
+        [],
+        extra_files={"entry_points.txt": "[agentkit.tools]\nshape = shape_plugin\n"},
+    )
+
+    report = lint_distribution("shape-empty")
+
+    assert not report.ok
+    assert [f.kind for f in report.could_not_lint] == ["no-source"]
