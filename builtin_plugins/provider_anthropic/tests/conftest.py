@@ -81,7 +81,7 @@ def testdata() -> Path:
     return root
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def kit() -> SimpleNamespace:
     """The helpers above, for test modules (which cannot import each other)."""
     return SimpleNamespace(

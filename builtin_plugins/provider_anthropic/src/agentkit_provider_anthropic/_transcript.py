@@ -1,0 +1,225 @@
+"""Canonical transcript -> the ``messages`` array of an Anthropic request.
+
+The wire rules:
+
+* Tool results: the canonical transcript holds one message per call; this
+  wire wants every result of a batch in ONE user message, ``tool_result``
+  blocks first, then any other user content that follows them.
+* Tool-call arguments: the wire carries ``tool_use.input`` as a JSON object,
+  not as text, so the exact argument text cannot travel byte for byte. It is
+  parsed with its key order preserved, and the host re-serializes it in that
+  order. Text that is empty, not JSON, or not an object (a call cut off by
+  the token limit) is sent as ``{}``: the wire has no way to carry it.
+* Empty text blocks are rejected by the API, so they are dropped; a message
+  left with no content is dropped too (the API joins consecutive turns of one
+  role, so nothing is lost).
+* Thinking: signed thinking is replayed with its signature, redacted thinking
+  as ``redacted_thinking`` with its opaque data. Unsigned thinking (which the
+  host's repair pass normally turns into text first) is sent as text, since
+  the API rejects thinking without a signature.
+
+Cost per turn stays nearly flat with depth. The host sends the same
+transcript again each turn with new messages appended, so the grouping state
+after the last request is kept per conversation (keyed by its first message)
+and only the appended tail is encoded; a transcript that is not an extension
+of the kept one is encoded from the start, reusing each message's wire blocks
+(built once per message object). Messages are treated as immutable once
+encoded, and the wire parts are shared between bodies: a body is read-only.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolUseBlock,
+    UserMessage,
+)
+
+Wire = dict[str, Any]
+
+
+class IdentityCache:
+    """A bounded LRU map from an object (by identity) to what was built from it.
+
+    Each entry holds the object itself, so its id cannot be reused while the
+    entry lives, and a ``stamp`` (a cheap fingerprint such as a block count)
+    that must match for a hit.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        self._entries: OrderedDict[int, tuple[object, object, Any]] = OrderedDict()
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def lookup(self, obj: object, stamp: object = None) -> Any:
+        """What was kept for ``obj`` with this stamp, or ``None``."""
+        key = id(obj)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] is not obj or entry[1] != stamp:
+                return None
+            self._entries.move_to_end(key)
+            return entry[2]
+
+    def put(self, obj: object, stamp: object, value: Any) -> None:
+        key = id(obj)
+        with self._lock:
+            self._entries[key] = (obj, stamp, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+
+    def get(self, obj: object, stamp: object, build: Callable[[], Any]) -> Any:
+        """The kept value, or a fresh one from ``build()`` (kept for next time)."""
+        value = self.lookup(obj, stamp)
+        if value is None:
+            value = build()
+            self.put(obj, stamp, value)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """Where grouping stood after a transcript: closed wire messages, the open user turn."""
+
+    messages: list[Message]
+    wire: list[Wire]
+    results: list[Wire]
+    extra: list[Wire]
+
+
+class TranscriptEncoder:
+    """Builds ``messages`` arrays; shared by every request of one provider object."""
+
+    def __init__(self, *, max_messages: int = 8192, max_conversations: int = 64) -> None:
+        self._blocks = IdentityCache(max_messages)
+        self._states = IdentityCache(max_conversations)
+
+    def encode(self, messages: Sequence[Message], cache_control: Wire | None) -> list[Wire]:
+        """The wire messages, with a rolling breakpoint on the last user block."""
+        current = list(messages)
+        if not current:
+            return []
+        kept: _State | None = self._states.lookup(current[0])
+        done = len(kept.messages) if kept else 0
+        # List equality tests identity first, so an unchanged prefix costs a C loop.
+        if kept and len(current) >= done and current[:done] == kept.messages:
+            wire, results, extra = list(kept.wire), list(kept.results), list(kept.extra)
+        else:
+            wire, results, extra, done = [], [], [], 0
+        self._group(current[done:], wire, results, extra)
+        # The kept state is never edited: the next request copies it before extending.
+        self._states.put(current[0], None, _State(current, wire, results, extra))
+        out = list(wire)
+        if results or extra:
+            out.append({"role": "user", "content": results + extra})
+        if cache_control:
+            _stamp_last_user_block(out, cache_control)
+        return out
+
+    def _group(
+        self,
+        messages: list[Message],
+        wire: list[Wire],
+        results: list[Wire],
+        extra: list[Wire],
+    ) -> None:
+        for message in messages:
+            blocks = self._blocks.get(message, len(message.content), lambda m=message: _blocks(m))
+            if isinstance(message, AssistantMessage):
+                if results or extra:
+                    wire.append({"role": "user", "content": results + extra})
+                    results.clear(), extra.clear()
+                if blocks:
+                    wire.append({"role": "assistant", "content": blocks})
+            elif isinstance(message, ToolResultMessage):
+                if extra:  # results after user content start a new user turn
+                    wire.append({"role": "user", "content": results + extra})
+                    results.clear(), extra.clear()
+                results.extend(blocks)
+            else:
+                extra.extend(blocks)
+
+
+def _stamp_last_user_block(wire: list[Wire], cache_control: Wire) -> None:
+    """Mark the last block of the last user message; copies, never edits shared parts."""
+    for position in range(len(wire) - 1, -1, -1):
+        if wire[position]["role"] == "user":
+            content = wire[position]["content"]
+            stamped = {**content[-1], "cache_control": cache_control}
+            wire[position] = {"role": "user", "content": [*content[:-1], stamped]}
+            return
+
+
+def _blocks(message: Message) -> list[Wire]:
+    """The wire blocks of one canonical message (a tool result is one block)."""
+    if isinstance(message, ToolResultMessage):
+        block: Wire = {"type": "tool_result", "tool_use_id": message.tool_use_id}
+        content = [_content(part) for part in message.content if _keep(part)]
+        if content:
+            block["content"] = content
+        if message.is_error:
+            block["is_error"] = True
+        return [block]
+    if isinstance(message, UserMessage):
+        return [_content(part) for part in message.content if _keep(part)]
+    out: list[Wire] = []
+    for part in message.content:
+        if isinstance(part, ToolUseBlock):
+            out.append(
+                {
+                    "type": "tool_use",
+                    "id": part.id,
+                    "name": part.name,
+                    "input": _arguments(part.arguments),
+                }
+            )
+        elif isinstance(part, ThinkingBlock):
+            if part.redacted:
+                out.append({"type": "redacted_thinking", "data": part.signature or ""})
+            elif part.signature:
+                out.append(
+                    {"type": "thinking", "thinking": part.thinking, "signature": part.signature}
+                )
+            elif part.thinking:
+                out.append({"type": "text", "text": part.thinking})
+        elif _keep(part):
+            out.append(_content(part))
+    return out
+
+
+def _keep(part: object) -> bool:
+    return not (isinstance(part, TextBlock) and not part.text)
+
+
+def _content(part: object) -> Wire:
+    if isinstance(part, TextBlock):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ImageBlock):
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": part.mime_type, "data": part.data},
+        }
+    raise TypeError(f"{type(part).__name__} cannot appear in a user message or a tool result")
+
+
+def _arguments(text: str) -> Any:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)  # dicts keep the key order of the text
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
