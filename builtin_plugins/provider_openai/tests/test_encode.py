@@ -1,0 +1,219 @@
+"""Request bodies: what each profile changes, how transcripts map, and what is reused."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from agentkit.plugin_api import (
+    AssistantMessage,
+    Credential,
+    ImageBlock,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    UserMessage,
+)
+from agentkit_provider_openai import OpenAICompletions
+
+SPEC = ToolSpec("read", "Read a file.", {"type": "object", "properties": {"p": {"type": "string"}}})
+
+
+def _body(
+    kit: Any,
+    key: str = "openai/gpt-4o-mini",
+    provider: OpenAICompletions | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    provider = provider or OpenAICompletions()
+    return provider.encode(kit.request_for(model=kit.model_row(key), **fields)).body
+
+
+def test_the_wire_request_is_a_post_to_chat_completions_framed_by_stream(kit: Any) -> None:
+    provider = OpenAICompletions()
+    streamed = provider.encode(kit.request_for(stream=True))
+    whole = provider.encode(kit.request_for(stream=False))
+    assert (streamed.method, streamed.path, streamed.framing) == (
+        "POST",
+        "/chat/completions",
+        "sse",
+    )
+    assert (whole.path, whole.framing, whole.body["stream"]) == ("/chat/completions", "json", False)
+    assert "stream_options" not in whole.body
+
+
+def test_auth_is_a_bearer_token(kit: Any) -> None:
+    headers = OpenAICompletions().auth_headers(Credential("api_key", "sk-test"))
+    assert headers == {"Authorization": "Bearer sk-test"}
+
+
+@pytest.mark.parametrize(
+    ("key", "field", "stream_options"),
+    [
+        ("openai/gpt-4o-mini", "max_completion_tokens", True),
+        ("openrouter/anthropic/claude-sonnet-4", "max_tokens", True),
+        ("deepseek/deepseek-chat", "max_tokens", True),
+        ("groq/llama-3.3-70b-versatile", "max_completion_tokens", False),
+        ("local/default", "max_tokens", True),
+    ],
+)
+def test_each_profile_names_its_token_limit_and_asks_for_stream_usage_when_it_can(
+    key: str, field: str, stream_options: bool, kit: Any
+) -> None:
+    body = _body(kit, key, max_tokens=100, stream=True)
+    assert body[field] == 100
+    assert {"max_tokens", "max_completion_tokens"} & set(body) == {field}
+    assert ("stream_options" in body) is stream_options
+    if stream_options:
+        assert body["stream_options"] == {"include_usage": True}
+
+
+def test_absent_settings_are_absent_not_defaulted(kit: Any) -> None:
+    body = _body(kit, stream=False)
+    assert set(body) == {"model", "messages", "stream"}
+
+
+def test_the_system_prompt_is_developer_only_for_openai_reasoning_models(kit: Any) -> None:
+    assert _body(kit, "openai/o4-mini", system="s")["messages"][0] == {
+        "role": "developer",
+        "content": "s",
+    }
+    assert _body(kit, "openai/gpt-4o-mini", system="s")["messages"][0] == {
+        "role": "system",
+        "content": "s",
+    }
+    assert _body(kit, "groq/openai/gpt-oss-120b", system="s")["messages"][0]["role"] == "system"
+
+
+@pytest.mark.parametrize(
+    ("choice", "wire"),
+    [
+        ("auto", "auto"),
+        ("none", "none"),
+        ("read", {"type": "function", "function": {"name": "read"}}),
+    ],
+)
+def test_tool_choice_maps_to_the_wire(choice: str, wire: Any, kit: Any) -> None:
+    assert _body(kit, tools=[SPEC], tool_choice=choice)["tool_choice"] == wire
+
+
+def test_tools_are_function_definitions_and_strict_only_where_supported(kit: Any) -> None:
+    plain = _body(kit, tools=[SPEC])
+    assert plain["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "read",
+                "description": "Read a file.",
+                "parameters": dict(SPEC.input_schema),
+            },
+        }
+    ]
+    assert "tool_choice" not in plain
+    assert (
+        _body(kit, tools=[SPEC], options={"strict_tools": True})["tools"][0]["function"]["strict"]
+        is True
+    )
+    assert (
+        "strict"
+        not in _body(kit, "deepseek/deepseek-chat", tools=[SPEC], options={"strict_tools": True})[
+            "tools"
+        ][0]["function"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("openai/o4-mini", {"reasoning_effort": "high"}),
+        ("groq/openai/gpt-oss-120b", {"reasoning_effort": "high"}),
+        ("openrouter/google/gemini-2.5-flash", {"reasoning": {"effort": "high"}}),
+        ("deepseek/deepseek-reasoner", {}),
+    ],
+)
+def test_reasoning_effort_follows_the_profile(key: str, expected: dict[str, Any], kit: Any) -> None:
+    body = _body(kit, key, reasoning="high")
+    assert {
+        name: body[name] for name in ("reasoning_effort", "reasoning") if name in body
+    } == expected
+
+
+def test_the_session_id_becomes_openais_prompt_cache_key_within_its_limit(kit: Any) -> None:
+    assert _body(kit, session_id="x" * 100)["prompt_cache_key"] == "x" * 64
+    assert "prompt_cache_key" not in _body(kit, "deepseek/deepseek-chat", session_id="abc")
+
+
+def test_extra_body_is_merged_last(kit: Any) -> None:
+    body = _body(
+        kit,
+        "openrouter/anthropic/claude-sonnet-4",
+        options={"extra_body": {"provider": {"order": ["anthropic"]}}},
+    )
+    assert body["provider"] == {"order": ["anthropic"]}
+
+
+def test_images_from_tool_results_follow_the_run_of_tool_messages(kit: Any) -> None:
+    transcript = [
+        UserMessage.text("look"),
+        AssistantMessage(
+            [ToolUseBlock("a", "shot", "{}"), ToolUseBlock("b", "shot", "{}")], StopReason.TOOL_USE
+        ),
+        ToolResultMessage("a", "shot", [ImageBlock("AAAA", "image/png")]),
+        ToolResultMessage("b", "shot", [TextBlock("failed")], is_error=True),
+        UserMessage.text("well?"),
+    ]
+    messages = _body(kit, messages=transcript)["messages"]
+    assert [message["role"] for message in messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "user",
+        "user",
+    ]
+    assert messages[2]["content"].startswith("(the result is the image")
+    assert messages[3]["content"] == "Error: failed"
+    assert messages[4]["content"] == [
+        {"type": "text", "text": "Image(s) from tool call a (shot):"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    ]
+
+
+def test_thinking_is_not_sent_and_an_assistant_message_with_nothing_else_is_dropped(
+    kit: Any,
+) -> None:
+    transcript = [
+        UserMessage.text("q"),
+        AssistantMessage([ThinkingBlock("hmm", "sig")], StopReason.STOP),
+        AssistantMessage([ThinkingBlock("hmm"), TextBlock("a")], StopReason.STOP),
+        UserMessage.text("q2"),
+    ]
+    messages = _body(kit, messages=transcript)["messages"]
+    assert messages == [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "a"},
+        {"role": "user", "content": "q2"},
+    ]
+
+
+def test_a_steady_state_request_reuses_every_tool_definition_and_old_message(kit: Any) -> None:
+    """Tool definitions are built once per ToolSpec object and each history message
+    once: the next turn's body holds the very same objects, only new messages are new."""
+    provider = OpenAICompletions()
+    history: list[Any] = [UserMessage.text("q")]
+    first = _body(kit, provider=provider, messages=list(history), tools=[SPEC])
+    history += [
+        AssistantMessage([ToolUseBlock("a", "read", "{}")], StopReason.TOOL_USE),
+        ToolResultMessage("a", "read", [TextBlock("r")]),
+    ]
+    second = _body(kit, provider=provider, messages=list(history), tools=[SPEC])
+    assert second["tools"][0] is first["tools"][0]
+    assert second["messages"][0] is first["messages"][0]
+    # A new ToolSpec with equal content is a new definition: nothing stale is served.
+    changed = dataclasses.replace(SPEC, description="Read a file, now with limits.")
+    third = _body(kit, provider=provider, messages=list(history), tools=[changed])
+    assert third["tools"][0]["function"]["description"] == "Read a file, now with limits."
