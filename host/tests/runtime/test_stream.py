@@ -93,12 +93,36 @@ def test_the_first_delta_arrives_before_the_body_ends() -> None:
     assert events[-1].message.stop_reason is StopReason.STOP
 
 
-def test_done_marker_ends_the_stream() -> None:
-    body = text_stream("a") + b"data: [DONE]\n\n" + b"data: {not json\n\n"
-    runtime = ProviderRuntime(httpx.MockTransport(ok(body)), env=ENV)
+@pytest.mark.timeout(20)
+def test_done_marker_ends_the_stream_even_if_the_body_stays_open() -> None:
+    # After [DONE] nothing is read: the held second chunk is never needed.
+    body = HeldBody([sse({"type": "text", "text": "a"}) + b"data: [DONE]\n\n", b"data: {x\n\n"])
+
+    async def handler(req: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=body)
+
+    runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
     events = collect(runtime, FakeProvider(), request())
     assert_one_end_last(events)
+    # The fake decoder reports a stream without its end event; a [DONE] read
+    # as JSON would have been a decode error instead.
+    assert events[-1].message.error_message == "the stream ended before its end event"
+    assert body.closed
+
+
+@pytest.mark.timeout(20)
+def test_reading_stops_at_the_end_of_the_message() -> None:
+    body = HeldBody([text_stream("all"), b"never sent"])
+
+    async def handler(req: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=body)
+
+    events = collect(
+        ProviderRuntime(httpx.MockTransport(handler), env=ENV), FakeProvider(), request()
+    )
+    assert_one_end_last(events)
     assert events[-1].message.stop_reason is StopReason.STOP
+    assert body.closed
 
 
 def test_sse_event_names_reach_the_decoder() -> None:

@@ -165,3 +165,7 @@ class CredentialResolver:
                     f"refreshing the credential for {vendor!r} took longer than "
                     f"{self.refresh_timeout:g} s"
                 ) from None
+            except Exception as exc:
+                raise CredentialMissing(
+                    f"refreshing the credential for {vendor!r} failed: {type(exc).__name__}: {exc}"
+                ) from exc
