@@ -16,6 +16,7 @@ def write_plugin(
     files: dict[str, str],
     *,
     name: str = "agentkit-tools-sample",
+    version: str = "0.3.1",
     dependencies: tuple[str, ...] = ("agentkit-plugin-api>=0.1,<0.2",),
     optional: dict[str, list[str]] | None = None,
     allow: list[str] | None = None,
@@ -31,7 +32,7 @@ def write_plugin(
     lines = [
         "[project]",
         f'name = "{name}"',
-        'version = "0.3.1"',
+        f'version = "{version}"',
         "dependencies = [" + ", ".join(f'"{d}"' for d in dependencies) + "]",
     ]
     if optional:
