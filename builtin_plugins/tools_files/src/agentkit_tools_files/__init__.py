@@ -12,13 +12,14 @@ from collections.abc import Callable
 
 from agentkit.plugin_api import Tool, hookimpl
 
+from .edit import EDIT_FILE
 from .listing import FIND_FILES, LIST_FILES
 from .read import READ_FILE
 from .write import WRITE_FILE
 
 __all__ = ["TOOLS", "agentkit_register_tools"]
 
-TOOLS: tuple[Tool, ...] = (READ_FILE, WRITE_FILE, LIST_FILES, FIND_FILES)
+TOOLS: tuple[Tool, ...] = (READ_FILE, WRITE_FILE, EDIT_FILE, LIST_FILES, FIND_FILES)
 
 
 @hookimpl

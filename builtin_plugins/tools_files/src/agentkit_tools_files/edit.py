@@ -1,0 +1,250 @@
+"""edit_file: exact, unique, non-overlapping replacements, each located in the original file.
+
+Order of rejection (nothing is written on any of them): an empty
+``old_string``; one not found; one found more than once; two edits that
+overlap; a result identical to the file. A non-unique match is never a
+replace-all.
+
+Only when exact matching leaves an edit unfound does a tolerant pass run
+(see :mod:`.fold`): it matches whole lines by their folded key, keeps every
+exact match as it was, and splices original lines back wherever the new text
+leaves a line unchanged, so untouched lines keep their bytes. If any edit is
+still unmatched the whole batch is rejected.
+
+The BOM and CRLF line endings are taken off before matching and put back on
+writing. The read-modify-write runs under the file's lock (see :mod:`.locks`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
+
+from .content import BOM, decode_text, is_binary
+from .envelope import enveloped
+from .fold import fold_line
+from .locks import path_locks
+from .paths import display_path, resolve_inside
+from .write import atomic_write
+
+__all__ = ["EDIT_FILE"]
+
+NOT_UNIQUE = (
+    "Found {count} occurrences of the string to replace. The text must be unique. "
+    "Please provide more context to make it unique."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    replacement: str
+
+
+def _find_all(text: str, needle: str) -> list[int]:
+    positions, start = [], text.find(needle)
+    while start != -1:
+        positions.append(start)
+        start = text.find(needle, start + 1)
+    return positions
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            starts.append(index + 1)
+    return starts
+
+
+def _split_block(text: str) -> tuple[list[str], bool]:
+    """Lines of an old/new string, and whether it ended with a newline."""
+    ends_with_newline = text.endswith("\n")
+    lines = text.split("\n")
+    if ends_with_newline:
+        lines.pop()
+    return lines, ends_with_newline
+
+
+class _Folded:
+    """The file's lines and their folded keys, built once per tolerant pass."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = _line_starts(text)
+        self.lines = text.split("\n")
+        self.keys = [fold_line(line) for line in self.lines]
+
+    def hits(self, old: str) -> list[int]:
+        """Indices of the first lines of every block whose keys equal old's."""
+        keys = [fold_line(line) for line in _split_block(old)[0]]
+        size = len(keys)
+        return [
+            first
+            for first in range(len(self.keys) - size + 1)
+            if self.keys[first : first + size] == keys
+        ]
+
+    def span(self, first: int, old: str, new: str) -> _Span:
+        old_lines, old_newline = _split_block(old)
+        new_lines, new_newline = _split_block(new)
+        last = first + len(old_lines) - 1
+        start = self.starts[first]
+        end = self.starts[last] + len(self.lines[last])
+        if old_newline and not new_newline:
+            # The old text took the line break after its block and the new text
+            # does not give one back: the break goes, as an exact replace would do.
+            end = min(end + 1, len(self.text))
+        original = self.lines[first : last + 1]
+        spliced: list[str] = []
+        matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
+        for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+            # Lines the edit leaves as they were come back with their original bytes.
+            spliced.extend(original[a0:a1] if tag == "equal" else new_lines[b0:b1])
+        return _Span(start, end, "\n".join(spliced))
+
+
+def _plan(text: str, edits: list[dict[str, str]]) -> tuple[list[_Span], str]:
+    for index, edit in enumerate(edits):
+        if edit["old_string"] == "":
+            raise ToolError(
+                "empty_old_string",
+                f"edits[{index}].old_string is empty; give the exact text to replace "
+                "(to create a file use write_file).",
+            )
+    spans: list[_Span | None] = [None] * len(edits)
+    counts: list[int] = []
+    for index, edit in enumerate(edits):
+        hits = _find_all(text, edit["old_string"])
+        counts.append(len(hits))
+        if len(hits) == 1:
+            spans[index] = _Span(hits[0], hits[0] + len(edit["old_string"]), edit["new_string"])
+    mode = "exact"
+    if 0 in counts:
+        # Exact matching failed for the batch: the tolerant pass, for the missing edits only.
+        mode = "folded"
+        folded = _Folded(text)
+        for index, edit in enumerate(edits):
+            if counts[index] == 0:
+                hits = folded.hits(edit["old_string"])
+                counts[index] = len(hits)
+                if len(hits) == 1:
+                    spans[index] = folded.span(hits[0], edit["old_string"], edit["new_string"])
+    for index, count in enumerate(counts):
+        if count == 0:
+            raise ToolError(
+                "not_found",
+                f"edits[{index}].old_string was not found in the file, not even ignoring trailing "
+                "whitespace, quote and dash styles. Copy it exactly from read_file output (whole "
+                "lines, with their indentation).",
+            )
+    for index, count in enumerate(counts):
+        if count > 1:
+            raise ToolError("not_unique", f"edits[{index}]: " + NOT_UNIQUE.format(count=count))
+    ordered = sorted(
+        ((span, index) for index, span in enumerate(spans) if span is not None),
+        key=lambda pair: (pair[0].start, pair[0].end),
+    )
+    for (before, first), (after, second) in itertools.pairwise(ordered):
+        if after.start < before.end:
+            raise ToolError(
+                "overlapping_edits",
+                f"edits[{min(first, second)}] and edits[{max(first, second)}] overlap; merge them "
+                "into one edit or make them touch different text.",
+            )
+    return [span for span, _ in ordered], mode
+
+
+def _apply(text: str, spans: list[_Span]) -> str:
+    pieces, cursor = [], 0
+    for span in spans:
+        pieces.append(text[cursor : span.start])
+        pieces.append(span.replacement)
+        cursor = span.end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+@enveloped
+def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    resolved = resolve_inside(context.root, arguments["path"])
+    shown = display_path(context.root, resolved)
+    edits = arguments["edits"]
+    with path_locks.hold(resolved):
+        if not resolved.is_file():
+            if resolved.is_dir():
+                raise ToolError("is_a_directory", f"{shown} is a directory; give a file path.")
+            raise ToolError("not_found", f"{shown} does not exist; create it with write_file.")
+        data = resolved.read_bytes()
+        if is_binary(data):
+            raise ToolError(
+                "binary_file", f"{shown} is a binary file; edit_file changes text only."
+            )
+        text, encoding = decode_text(data)
+        bom = text.startswith(BOM)
+        if bom:
+            text = text[1:]
+        crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
+        if crlf:
+            text = text.replace("\r\n", "\n")
+            edits = [
+                {key: value.replace("\r\n", "\n") for key, value in edit.items()} for edit in edits
+            ]
+        spans, mode = _plan(text, edits)
+        result = _apply(text, spans)
+        if result == text:
+            raise ToolError(
+                "no_change",
+                "The edits leave the file exactly as it was; nothing was written. Check new_string.",
+            )
+        if crlf:
+            result = result.replace("\n", "\r\n")
+        if bom:
+            result = BOM + result
+        atomic_write(resolved, result.encode(encoding))
+    return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown)
+
+
+EDIT_FILE = Tool(
+    name="edit_file",
+    description=(
+        "Replace exact text in a file. Each edit's old_string must occur exactly once in the "
+        "ORIGINAL file (all edits are matched against the file as it was before this call, not "
+        "after earlier edits in the list) and edits must not overlap. An old_string found more "
+        "than once is rejected (add surrounding lines to make it unique); there is no replace-all. "
+        "Nothing is written unless every edit applies. Line endings and a BOM are preserved."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace root."},
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "description": "Replacements, each matched against the original file.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "old_string": {"type": "string", "description": "Exact text to replace."},
+                        "new_string": {
+                            "type": "string",
+                            "description": "Text to put in its place.",
+                        },
+                    },
+                    "required": ["old_string", "new_string"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["path", "edits"],
+        "additionalProperties": False,
+    },
+    handler=edit_file,
+    execution_mode=ExecutionMode.PARALLEL,
+    prompt_guidelines="Read a file before editing it; copy old_string exactly, with enough context to be unique.",
+)
