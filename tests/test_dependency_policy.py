@@ -1,0 +1,99 @@
+"""Each distribution depends on what the policy allows, and imports only what it declares."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+REPO = Path(__file__).resolve().parents[1]
+POLICY = tomllib.loads((REPO / "dependency-policy.toml").read_text())
+MEMBERS = {
+    tomllib.loads(path.read_text())["project"]["name"]: path.parent
+    for pattern in ("*/pyproject.toml", "builtin_plugins/*/pyproject.toml", "examples/*/pyproject.toml")
+    for path in REPO.glob(pattern)
+}
+
+
+def declared(distribution: str) -> set[str]:
+    project = tomllib.loads((MEMBERS[distribution] / "pyproject.toml").read_text())["project"]
+    return {canonicalize_name(Requirement(line).name) for line in project.get("dependencies", [])}
+
+
+def test_every_distribution_is_in_the_policy():
+    assert sorted(MEMBERS) == sorted(POLICY)
+
+
+@pytest.mark.parametrize("distribution", sorted(MEMBERS))
+def test_declared_dependencies_match_the_allowlist(distribution):
+    assert declared(distribution) == {canonicalize_name(name) for name in POLICY[distribution]["allowed"]}
+
+
+def closure(names: set[str]) -> set[str]:
+    """The distributions ``names`` pull in at run time, themselves included."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for line in metadata.distribution(name).requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(canonicalize_name(requirement.name))
+    return seen
+
+
+IMPORT_ALL = """
+import importlib, json, pkgutil, sys
+for name in sys.argv[1:]:
+    package = importlib.import_module(name)
+    for info in pkgutil.walk_packages(getattr(package, "__path__", []), name + "."):
+        if not info.name.rsplit(".", 1)[-1].startswith("__main__"):
+            importlib.import_module(info.name)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def imported_modules(*packages: str) -> set[str]:
+    output = subprocess.check_output([sys.executable, "-c", IMPORT_ALL, *packages], text=True, timeout=120)
+    return set(json.loads(output))
+
+
+def top_packages(distribution: str) -> list[str]:
+    source = MEMBERS[distribution] / "src"
+    if (source / "agentkit").is_dir():
+        return [f"agentkit.{child.name}" for child in (source / "agentkit").iterdir() if child.is_dir()]
+    return [child.name for child in source.iterdir() if child.is_dir() and not child.name.endswith(".egg-info")]
+
+
+@pytest.mark.parametrize("distribution", sorted(MEMBERS))
+def test_imported_distributions_are_declared(distribution):
+    """Importing every module of a distribution loads nothing it did not declare (directly or through a dependency)."""
+    owners = metadata.packages_distributions()
+    allowed = closure(declared(distribution) | {canonicalize_name(distribution)})
+    loaded = set()
+    for module in imported_modules(*top_packages(distribution)):
+        top = module.split(".")[0]
+        if top in sys.stdlib_module_names or top.startswith("_"):
+            continue
+        for owner in owners.get(top, []):
+            loaded.add(canonicalize_name(owner))
+    if "agentkit" in {m.split(".")[0] for m in imported_modules(*top_packages(distribution))}:
+        loaded.discard("agentkit-plugin-api")  # the shared namespace maps to every core distribution
+        loaded -= {"agentkit-host", "agentkit-lint", "agentkit-conformance"}
+    assert loaded - allowed == set()
+
+
+def test_the_host_imports_no_plugin_module():
+    """Importing every host module (the command included) loads no plugin, the lint or the conformance suite."""
+    loaded = imported_modules("agentkit.host")
+    assert {m for m in loaded if m.startswith("agentkit_")} == set()
+    assert {m for m in loaded if m.startswith(("agentkit.lint", "agentkit.conformance"))} == set()
