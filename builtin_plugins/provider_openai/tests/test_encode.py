@@ -205,15 +205,71 @@ def test_a_steady_state_request_reuses_every_tool_definition_and_old_message(kit
     once: the next turn's body holds the very same objects, only new messages are new."""
     provider = OpenAICompletions()
     history: list[Any] = [UserMessage.text("q")]
-    first = _body(kit, provider=provider, messages=list(history), tools=[SPEC])
-    history += [
-        AssistantMessage([ToolUseBlock("a", "read", "{}")], StopReason.TOOL_USE),
-        ToolResultMessage("a", "read", [TextBlock("r")]),
-    ]
-    second = _body(kit, provider=provider, messages=list(history), tools=[SPEC])
-    assert second["tools"][0] is first["tools"][0]
-    assert second["messages"][0] is first["messages"][0]
+    bodies = []
+    for turn in range(3):
+        bodies.append(
+            _body(kit, provider=provider, system="s", messages=list(history), tools=[SPEC])
+        )
+        call = ToolUseBlock(f"c{turn}", "read", "{}")
+        history += [
+            AssistantMessage([call], StopReason.TOOL_USE),
+            ToolResultMessage(call.id, "read", [TextBlock("r")]),
+        ]
+    first, second, third = bodies
+    assert third["tools"][0] is second["tools"][0] is first["tools"][0]
+    for older, newer in ((first, second), (second, third)):
+        assert all(
+            a is b for a, b in zip(older["messages"][1:], newer["messages"][1:], strict=False)
+        )
+        assert len(newer["messages"]) == len(older["messages"]) + 2
     # A new ToolSpec with equal content is a new definition: nothing stale is served.
     changed = dataclasses.replace(SPEC, description="Read a file, now with limits.")
-    third = _body(kit, provider=provider, messages=list(history), tools=[changed])
-    assert third["tools"][0]["function"]["description"] == "Read a file, now with limits."
+    fourth = _body(kit, provider=provider, messages=list(history), tools=[changed])
+    assert fourth["tools"][0]["function"]["description"] == "Read a file, now with limits."
+
+
+def test_a_transcript_that_diverges_from_the_last_one_is_encoded_from_what_it_holds(
+    kit: Any,
+) -> None:
+    """Reuse never serves a stale message: a replaced message, a shortened
+    transcript (compaction) and a branch each encode exactly what they contain."""
+    provider = OpenAICompletions()
+    head = UserMessage.text("q")
+    long = [head, AssistantMessage([TextBlock("a1")], StopReason.STOP), UserMessage.text("q2")]
+    branch = [
+        head,
+        AssistantMessage([TextBlock("a1 (edited)")], StopReason.STOP),
+        UserMessage.text("q3"),
+    ]
+    for transcript in (long, branch, long[:1], long, [*long, UserMessage.text("q4")]):
+        assert _body(kit, provider=provider, messages=transcript) == _body(
+            kit, provider=OpenAICompletions(), messages=transcript
+        )
+
+
+def test_images_of_a_tool_run_stay_together_when_the_run_spans_two_requests(kit: Any) -> None:
+    provider = OpenAICompletions()
+    calls = AssistantMessage(
+        [ToolUseBlock("a", "shot", "{}"), ToolUseBlock("b", "shot", "{}")], StopReason.TOOL_USE
+    )
+    first = [
+        UserMessage.text("go"),
+        calls,
+        ToolResultMessage("a", "shot", [ImageBlock("AAAA", "image/png")]),
+    ]
+    _body(kit, provider=provider, messages=first)
+    both = [*first, ToolResultMessage("b", "shot", [ImageBlock("BBBB", "image/png")])]
+    messages = _body(kit, provider=provider, messages=both)["messages"]
+    assert [message["role"] for message in messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "user",
+    ]
+    assert [
+        part["image_url"]["url"] for part in messages[-1]["content"] if part["type"] == "image_url"
+    ] == [
+        "data:image/png;base64,AAAA",
+        "data:image/png;base64,BBBB",
+    ]

@@ -27,10 +27,13 @@ read-only, copy before rewriting any part of it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from agentkit.plugin_api import (
@@ -67,34 +70,64 @@ class IdentityCache(Generic[_V]):
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._entries: OrderedDict[tuple[int, Any], tuple[object, _V]] = OrderedDict()
+        self._entries: OrderedDict[tuple[int, Any], tuple[Any, _V]] = OrderedDict()
         self._lock = threading.Lock()
-        #: How many values were computed (cache misses); benchmarks and tests read it.
-        self.misses = 0
 
-    def get(self, obj: object, variant: Any, compute: Callable[[], _V]) -> _V:
+    def get(self, obj: Any, variant: Any, compute: Callable[..., _V], *args: Any) -> _V:
+        """The value for ``(obj, variant)``, computed by ``compute(*args)`` on a miss."""
+        key = (id(obj), variant)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] is obj:
+            with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
+                self._entries.move_to_end(key)
+            return entry[1]
+        value = compute(*args)
+        self.put(obj, variant, value)
+        return value
+
+    def peek(self, obj: Any, variant: Any) -> _V | None:
+        entry = self._entries.get((id(obj), variant))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
+    def put(self, obj: Any, variant: Any, value: _V) -> None:
         key = (id(obj), variant)
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None and entry[0] is obj:
-                self._entries.move_to_end(key)
-                return entry[1]
-        value = compute()
-        with self._lock:
-            self.misses += 1
             self._entries[key] = (obj, value)
             self._entries.move_to_end(key)
             while len(self._entries) > self._limit:
                 self._entries.popitem(last=False)
-        return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A transcript as far as it was encoded: its messages, their wire form, and
+    tool-result images not yet flushed into a user message."""
+
+    messages: tuple[Message, ...]
+    wire: tuple[dict[str, Any], ...]
+    pending_images: tuple[dict[str, Any], ...]
 
 
 class CompletionsEncoder:
-    """Builds request bodies; one per provider object, holding its caches."""
+    """Builds request bodies; one per provider object, holding its caches.
 
-    def __init__(self, *, tool_cache_size: int = 1024, message_cache_size: int = 16384) -> None:
+    Three caches keep a turn's cost nearly independent of the transcript's
+    depth: tool definitions by :class:`ToolSpec` identity, each message's wire
+    form by message identity, and per session (keyed by the identity of its
+    first message) the last encoded transcript, so a request that extends it
+    only encodes what is new.
+    """
+
+    def __init__(
+        self,
+        *,
+        tool_cache_size: int = 1024,
+        message_cache_size: int = 16384,
+        session_cache_size: int = 64,
+    ) -> None:
         self.tools: IdentityCache[dict[str, Any]] = IdentityCache(tool_cache_size)
         self.messages: IdentityCache[tuple[dict[str, Any], ...]] = IdentityCache(message_cache_size)
+        self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
 
     def encode(self, request: ProviderRequest, profile: CompatProfile) -> WireRequest:
         model = request.model
@@ -102,8 +135,7 @@ class CompletionsEncoder:
         if request.tools:
             strict = bool(request.options.get("strict_tools")) and profile.supports_strict_tools
             body["tools"] = [
-                self.tools.get(spec, strict, lambda spec=spec: _tool(spec, strict))
-                for spec in request.tools
+                self.tools.get(spec, strict, _tool, spec, strict) for spec in request.tools
             ]
         if request.tool_choice is not None:
             body["tool_choice"] = _tool_choice(request.tool_choice)
@@ -131,27 +163,45 @@ class CompletionsEncoder:
         )
 
     def _messages(self, request: ProviderRequest, profile: CompatProfile) -> list[dict[str, Any]]:
+        messages = tuple(request.messages)
+        id_limit = profile.max_tool_call_id_length
+        encoded = self._transcript(messages, id_limit)
         out: list[dict[str, Any]] = []
         if request.system:
             developer = profile.supports_developer_role and bool(request.model.reasoning_levels)
             out.append({"role": "developer" if developer else "system", "content": request.system})
-        id_limit = profile.max_tool_call_id_length
-        pending_images: list[dict[str, Any]] = []
-        for message in request.messages:
-            if pending_images and not isinstance(message, ToolResultMessage):
-                out.append({"role": "user", "content": pending_images})
-                pending_images = []
-            encoded = self.messages.get(
-                message, id_limit, lambda message=message: _message(message, id_limit)
-            )
-            if isinstance(message, ToolResultMessage):
-                out.append(encoded[0])
-                pending_images.extend(encoded[1:])
-            else:
-                out.extend(encoded)
-        if pending_images:
-            out.append({"role": "user", "content": pending_images})
+        out.extend(encoded.wire)
+        if encoded.pending_images:
+            out.append({"role": "user", "content": list(encoded.pending_images)})
         return out
+
+    def _transcript(self, messages: tuple[Message, ...], id_limit: int | None) -> _Encoded:
+        if not messages:
+            return _Encoded((), (), ())
+        previous = self.sessions.peek(messages[0], id_limit)
+        if (
+            previous is not None
+            and len(previous.messages) <= len(messages)
+            and all(map(operator.is_, previous.messages, messages))
+        ):
+            done = len(previous.messages)
+            wire = list(previous.wire)
+            pending = list(previous.pending_images)
+        else:
+            done, wire, pending = 0, [], []
+        for message in messages[done:]:
+            if pending and not isinstance(message, ToolResultMessage):
+                wire.append({"role": "user", "content": pending})
+                pending = []
+            parts = self.messages.get(message, id_limit, _message, message, id_limit)
+            if isinstance(message, ToolResultMessage):
+                wire.append(parts[0])
+                pending.extend(parts[1:])
+            else:
+                wire.extend(parts)
+        encoded = _Encoded(messages, tuple(wire), tuple(pending))
+        self.sessions.put(messages[0], id_limit, encoded)
+        return encoded
 
 
 def _message(message: Message, id_limit: int | None) -> tuple[dict[str, Any], ...]:
