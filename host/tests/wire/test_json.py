@@ -120,3 +120,17 @@ def test_trailing_data_and_bom_are_rejected() -> None:
 
 def test_errors_are_provider_errors() -> None:
     assert issubclass(WireDecodeError, ProviderError)
+
+
+def test_a_str_holding_a_raw_lone_surrogate_is_rejected() -> None:
+    with pytest.raises(WireDecodeError, match="surrogate"):
+        loads('["ok", "\ud800"]')
+    assert loads('["ok", "é"]') == ["ok", "é"]
+
+
+def test_the_cheap_depth_exit_does_not_hide_deep_nesting() -> None:
+    # Many brackets inside strings plus real nesting just over the limit.
+    deep = "[" * 5 + '"' + "[" * 300 + '"' + "]" * 5
+    assert loads(deep, max_depth=5) == [[[[["[" * 300]]]]]
+    with pytest.raises(WireDecodeError, match="deeper than 4"):
+        loads(deep, max_depth=4)

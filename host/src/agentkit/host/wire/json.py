@@ -100,6 +100,10 @@ def _byte_offset(text: str, pos: int) -> int:
 
 
 def _check_depth(text: str, max_depth: int) -> None:
+    # Cheap exits first: every level needs its own opening bracket, so a text
+    # with few of them (counting those inside strings too) cannot be too deep.
+    if len(text) <= max_depth or text.count("[") + text.count("{") <= max_depth:
+        return
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     opening = brackets.count("[") + brackets.count("{")
     if opening <= max_depth:
@@ -196,9 +200,9 @@ def loads(
             len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
             raise WireDecodeError(f"JSON text is larger than {max_bytes} bytes")
-        if _SURROGATE.search(text):
-            pos = _SURROGATE.search(text).start()  # type: ignore[union-attr]
-            offset = _byte_offset(text, pos)
+        surrogate = None if text.isascii() else _SURROGATE.search(text)
+        if surrogate is not None:
+            offset = _byte_offset(text, surrogate.start())
             raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
     else:
         if len(data) > max_bytes:
@@ -239,6 +243,6 @@ def loads(
         # parse_constant / parse_float / int() digit limits: no position is
         # reported by the scanner, so name the problem only.
         raise WireDecodeError(f"invalid JSON: {exc}") from None
-    if _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
     return value

@@ -1,0 +1,107 @@
+"""SSE decoding throughput: agentkit's SSEDecoder beside the Anthropic SDK's own decoder.
+
+Input: the recorded Anthropic Messages streams of the shared test data
+(``sse/anthropic-sdk-python/``, from anthropics/anthropic-sdk-python, MIT),
+each ended with its blank line, concatenated and repeated to a few MB, then
+cut into chunks the size a network read returns. Both decoders get the same
+chunks; the figure is the best of several runs, in MB/s, and the ratio
+ours / SDK (above 1 means ours is faster). A second table adds the strict
+JSON decoding of every event's data (what the runtime does per event) beside
+``json.loads``.
+
+Run: ``.venv/bin/python bench/bench_sse.py [--mb 4] [--repeat 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agentkit.host.wire import SSEDecoder, loads
+
+
+def testdata() -> Path:
+    default = Path(__file__).resolve().parents[1] / ".." / "shared" / "testdata"
+    return Path(os.environ.get("AGENTKIT_TESTDATA", default))
+
+
+def corpus(megabytes: float) -> bytes:
+    folder = testdata() / "sse" / "anthropic-sdk-python"
+    streams = [p.read_bytes().rstrip(b"\n") + b"\n\n" for p in sorted(folder.glob("*.txt"))]
+    if not streams:
+        sys.exit(f"no recorded streams in {folder} (set AGENTKIT_TESTDATA)")
+    one = b"".join(streams)
+    return one * max(1, int(megabytes * 1024 * 1024 / len(one)))
+
+
+def chunked(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def ours(chunks: list[bytes], parse: Callable[[str], object] | None) -> int:
+    decoder = SSEDecoder()
+    count = 0
+    for chunk in chunks:
+        for message in decoder.feed(chunk):
+            if parse is not None:
+                parse(message.data)
+            count += 1
+    decoder.close()
+    return count
+
+
+def sdk(chunks: list[bytes], parse: Callable[[str], object] | None) -> int:
+    from anthropic._streaming import SSEDecoder as VendorDecoder
+
+    count = 0
+    for event in VendorDecoder().iter_bytes(iter(chunks)):
+        if parse is not None:
+            parse(event.data)
+        count += 1
+    return count
+
+
+def best(run: Callable[[], int], repeat: int) -> tuple[float, int]:
+    times = []
+    count = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        count = run()
+        times.append(time.perf_counter() - start)
+    return min(times), count
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=4.0, help="corpus size in MB")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (best is kept)")
+    args = parser.parse_args(argv)
+
+    data = corpus(args.mb)
+    megabytes = len(data) / 1e6
+    print(f"corpus: {megabytes:.2f} MB of recorded Anthropic SSE, {data.count(b'event: ')} events")
+    print(f"{'chunk':>7} {'json':>6} {'agentkit MB/s':>14} {'anthropic MB/s':>15} {'ratio':>6}")
+    for size in (64, 4096, 65536):
+        chunks = chunked(data, size)
+        for label, mine, theirs in (
+            ("none", None, None),
+            ("yes", lambda s: loads(s), json.loads),
+        ):
+            t_ours, n_ours = best(lambda m=mine: ours(chunks, m), args.repeat)
+            t_sdk, n_sdk = best(lambda t=theirs: sdk(chunks, t), args.repeat)
+            if n_ours != n_sdk:
+                sys.exit(f"decoders disagree: {n_ours} events vs {n_sdk}")
+            print(
+                f"{size:>7} {label:>6} {megabytes / t_ours:>14.1f} {megabytes / t_sdk:>15.1f} "
+                f"{t_sdk / t_ours:>6.2f}"
+            )
+    print("json=yes: agentkit's strict loads vs the SDK's path through json.loads")
+
+
+if __name__ == "__main__":
+    main()
