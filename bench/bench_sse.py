@@ -92,8 +92,8 @@ def main(argv: list[str] | None = None) -> None:
             ("none", None, None),
             ("yes", lambda s: loads(s), json.loads),
         ):
-            t_ours, n_ours = best(lambda m=mine: ours(chunks, m), args.repeat)
-            t_sdk, n_sdk = best(lambda t=theirs: sdk(chunks, t), args.repeat)
+            t_ours, n_ours = best(lambda m=mine, c=chunks: ours(c, m), args.repeat)
+            t_sdk, n_sdk = best(lambda t=theirs, c=chunks: sdk(c, t), args.repeat)
             if n_ours != n_sdk:
                 sys.exit(f"decoders disagree: {n_ours} events vs {n_sdk}")
             print(
