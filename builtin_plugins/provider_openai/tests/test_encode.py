@@ -101,6 +101,10 @@ def test_tool_choice_maps_to_the_wire(choice: str, wire: Any, kit: Any) -> None:
     assert _body(kit, tools=[SPEC], tool_choice=choice)["tool_choice"] == wire
 
 
+def test_no_tool_choice_is_sent_without_tools(kit: Any) -> None:
+    assert "tool_choice" not in _body(kit, tool_choice="none")
+
+
 def test_tools_are_function_definitions_and_strict_only_where_supported(kit: Any) -> None:
     plain = _body(kit, tools=[SPEC])
     assert plain["tools"] == [

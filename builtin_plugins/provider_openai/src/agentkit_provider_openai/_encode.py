@@ -137,7 +137,9 @@ class CompletionsEncoder:
             body["tools"] = [
                 self.tools.get(spec, strict, _tool, spec, strict) for spec in request.tools
             ]
-        if request.tool_choice is not None:
+        if request.tool_choice is not None and request.tools:
+            # OpenAI answers 400 to a tool_choice without tools ("only allowed
+            # when 'tools' are specified"); with no tools none is the only outcome.
             body["tool_choice"] = _tool_choice(request.tool_choice)
         if request.max_tokens is not None:
             body[profile.max_tokens_field] = request.max_tokens
