@@ -13,10 +13,11 @@ def test_plugin_is_installed_under_the_tools_entry_point():
     assert found["shell"].load() is agentkit_tools_shell
 
 
-def test_the_three_process_tools_are_registered_sequential_with_guidelines(tools):
+def test_the_three_process_tools_are_sequential_and_need_authorization(tools):
     assert tuple(tools) == agentkit_tools_shell.SHELL_TOOL_NAMES
     for tool in tools.values():
         assert tool.execution_mode is ExecutionMode.SEQUENTIAL
+        assert tool.requires_authorization
         assert tool.prompt_guidelines
         assert tool.default_enabled
         assert not tool.is_async

@@ -37,9 +37,9 @@ _COMMON_GUIDELINES = (
 
 
 def _shell_tool(**fields: Any) -> Tool:
-    # Every process tool is built here, so the authorization marker the host
-    # will read (``requires_authorization=True``) is a one-line addition.
-    return Tool(execution_mode=ExecutionMode.SEQUENTIAL, **fields)
+    # Every process tool is built here: all of them are sequential and all of
+    # them need the embedder's authorization before the host builds an agent.
+    return Tool(execution_mode=ExecutionMode.SEQUENTIAL, requires_authorization=True, **fields)
 
 
 def make_tools() -> list[Tool]:
