@@ -348,3 +348,67 @@ def test_ndjson_lines_before_a_bad_line_are_kept() -> None:
     events = collect(runtime, FakeProvider("ndjson"), request())
     assert events[-1].message.text == "nm"
     assert events[-1].message.stop_reason is StopReason.ERROR
+
+
+def test_a_json_error_answering_a_streaming_request_keeps_its_message() -> None:
+    body = b'{"error": {"type": "overloaded_error", "message": "try later"}}'
+    runtime = ProviderRuntime(httpx.MockTransport(ok(body, "application/json")), env=ENV)
+    events = collect(runtime, FakeProvider(), request())
+    assert_one_end_last(events)
+    assert events[-1].message.stop_reason is StopReason.ERROR
+    assert "try later" in events[-1].message.error_message
+
+
+def test_a_json_document_answering_a_streaming_request_reaches_the_decoder() -> None:
+    body = b'{"type": "end", "stop": "stop"}'
+    runtime = ProviderRuntime(httpx.MockTransport(ok(body, "application/json")), env=ENV)
+    events = collect(runtime, FakeProvider(), request())
+    assert events[-1].message.stop_reason is StopReason.STOP
+
+
+@pytest.mark.timeout(20)
+def test_a_consumer_that_stops_early_closes_the_response() -> None:
+    body = HeldBody([sse({"type": "text", "text": "first"}), text_stream("never")])
+
+    async def handler(req: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=body)
+
+    async def main():
+        runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
+        stream = runtime.stream(FakeProvider(), request())
+        async for event in stream:
+            if isinstance(event, BlockDelta):
+                break
+        await stream.aclose()
+
+    asyncio.run(main())
+    assert body.closed
+
+
+class SilentDecoderProvider(FakeProvider):
+    """A broken codec: its decoder never ends the message and talks after the end."""
+
+    def decoder(self, request):
+        decoder = super().decoder(request)
+        decoder.finish = lambda: []
+        return decoder
+
+
+def test_a_decoder_that_never_ends_the_message_still_yields_one_end() -> None:
+    body = sse({"type": "text", "text": "x"})
+    events = collect(
+        ProviderRuntime(httpx.MockTransport(ok(body)), env=ENV), SilentDecoderProvider(), request()
+    )
+    assert_one_end_last(events)
+    assert events[-1].message.stop_reason is StopReason.ERROR
+    assert "without message_end" in events[-1].message.error_message
+
+
+def test_a_provider_that_cannot_make_a_decoder_still_yields_one_end() -> None:
+    class NoDecoder(FakeProvider):
+        def decoder(self, request):
+            raise RuntimeError("no decoder today")
+
+    events = collect(ProviderRuntime(httpx.MockTransport(ok(b"")), env=ENV), NoDecoder(), request())
+    assert_one_end_last(events)
+    assert "no decoder today" in events[-1].message.error_message

@@ -36,7 +36,6 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import ProviderError
 
-from ..wire import WireError, loads
 from ._output import DecoderBroke, Output, scrub
 from .credentials import (
     DEFAULT_VALIDITY_FLOOR,
@@ -44,7 +43,7 @@ from .credentials import (
     CredentialResolver,
     CredentialStore,
 )
-from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned
+from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned, error_detail
 from .framing import make_framer
 from .headers import attribution_headers, merge_headers, redact_headers
 from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
@@ -104,26 +103,17 @@ def join_url(base_url: str, path: str) -> str:
     return base_url.rstrip("/") + "/" + path.lstrip("/")
 
 
-def error_detail(body: bytes) -> str:
-    """The human part of an error body: JSON ``error.message`` when there is one."""
-    try:
-        data = loads(body)
-    except WireError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict):
-            message = error.get("message")
-            if isinstance(message, str) and message:
-                kind = error.get("type") or error.get("code")
-                return f"{message} ({kind})" if isinstance(kind, str) and kind else message
-        if isinstance(error, str) and error:
-            return error
-        message = data.get("message")
-        if isinstance(message, str) and message:
-            return message
-    text = body.decode("utf-8", "replace").strip()
-    return text[:500] + ("..." if len(text) > 500 else "")
+def _framing_of(framing: str, response: httpx.Response) -> str:
+    """The framing to read ``response`` with.
+
+    A server (often a gateway) may answer a streaming request with one JSON
+    document, typically an error with a 200 status; read as SSE it would be a
+    truncated stream, and the error message would be lost.
+    """
+    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if framing == "sse" and content_type == "application/json":
+        return "json"
+    return framing
 
 
 class ProviderRuntime:
@@ -220,6 +210,8 @@ class ProviderRuntime:
             body = (
                 b""
                 if wire.body is None
+                else bytes(wire.body)  # already serialized by the codec
+                if isinstance(wire.body, (bytes, bytearray))
                 else json.dumps(
                     wire.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False
                 ).encode("utf-8")
@@ -412,7 +404,7 @@ class ProviderRuntime:
             response: httpx.Response | None = None
             try:
                 response = await self._send(client, built, abort, api)
-                framer = make_framer(built.framing)
+                framer = make_framer(_framing_of(built.framing, response))
                 chunks = response.aiter_bytes().__aiter__()
                 while not framer.done:
                     try:

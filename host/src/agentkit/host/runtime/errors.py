@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from agentkit.plugin_api.errors import ProviderError
 
+from ..wire import WireError, loads
+
 
 class CredentialMissing(ProviderError):
     """No credential was found for a provider whose wire needs one.
@@ -58,3 +60,25 @@ class RetryAbandoned(ProviderError):
         super().__init__(message)
         self.delay = delay
         self.status = status
+
+
+def error_detail(body: bytes) -> str:
+    """The human part of an error body: JSON ``error.message`` when there is one."""
+    try:
+        data = loads(body)
+    except WireError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+            if isinstance(message, str) and message:
+                kind = error.get("type") or error.get("code")
+                return f"{message} ({kind})" if isinstance(kind, str) and kind else message
+        if isinstance(error, str) and error:
+            return error
+        message = data.get("message")
+        if isinstance(message, str) and message:
+            return message
+    text = body.decode("utf-8", "replace").strip()
+    return text[:500] + ("..." if len(text) > 500 else "")

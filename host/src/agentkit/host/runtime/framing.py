@@ -14,10 +14,12 @@ One framer per response, chosen by :attr:`WireRequest.framing`:
 from __future__ import annotations
 
 from agentkit.plugin_api import WireEvent
+from agentkit.plugin_api.errors import ProviderError
 
 from ..wire import NDJSONDecoder, SSEDecoder, loads
 from ..wire.errors import FrameTooLarge, WireError
 from ..wire.json import DEFAULT_MAX_BYTES
+from .errors import error_detail
 
 __all__ = ["Framer", "make_framer"]
 
@@ -110,7 +112,12 @@ class JSONFramer(Framer):
 
     def close(self) -> list[WireEvent]:
         body, self._parts = b"".join(self._parts), []
-        return [WireEvent(loads(body, max_bytes=self._max))]
+        data = loads(body, max_bytes=self._max)
+        if isinstance(data, dict) and isinstance(data.get("error"), dict | str):
+            # An error document where a response was expected (a 200 from a
+            # gateway): report its message rather than hand it to the codec.
+            raise ProviderError(f"the server answered with an error: {error_detail(body)}")
+        return [WireEvent(data)]
 
 
 def make_framer(framing: str) -> Framer:
