@@ -1,6 +1,7 @@
 """The ``faux`` wire: a canonical request out, a simple JSON event stream back.
 
-The request body is the canonical request as JSON. The response is SSE, one
+The request body is the canonical request as JSON (already serialized, as
+``bytes``: a transcript only grows, so only new messages are encoded). The response is SSE, one
 JSON object per event::
 
     {"type": "message_start", "id": ..., "model": ...}
@@ -13,6 +14,8 @@ JSON object per event::
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from agentkit.plugin_api import (
@@ -23,6 +26,7 @@ from agentkit.plugin_api import (
     ProviderEvent,
     ProviderRequest,
     StopReason,
+    ToolSpec,
     Usage,
     WireEvent,
     WireRequest,
@@ -44,21 +48,34 @@ CATALOG = (
 )
 
 
-def encode_request(request: ProviderRequest) -> dict[str, Any]:
-    return {
-        "model": request.model.id,
-        "system": request.system,
-        "messages": [message.to_dict() for message in request.messages],
-        "tools": [
-            {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
-            for spec in request.tools
-        ],
-        "max_tokens": request.max_tokens,
-        "temperature": request.temperature,
-        "tool_choice": request.tool_choice,
-        "reasoning": request.reasoning,
-        "stream": request.stream,
-    }
+class _PrefixCache:
+    """The JSON of the items sent last time, reused while the new list starts the same way.
+
+    A transcript only grows between turns, so each request serializes just the
+    new messages; identity (not equality) decides what is "the same".
+    """
+
+    def __init__(self, encode: Callable[[Any], bytes]) -> None:
+        self.encode = encode
+        self.items: list[tuple[Any, bytes]] = []
+
+    def join(self, values: Sequence[Any]) -> bytes:
+        keep = 0
+        for (seen, _), value in zip(self.items, values, strict=False):
+            if seen is not value:
+                break
+            keep += 1
+        del self.items[keep:]
+        self.items += [(value, self.encode(value)) for value in values[keep:]]
+        return b"[" + b",".join(encoded for _, encoded in self.items) + b"]"
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _tool_json(spec: ToolSpec) -> bytes:
+    return _json({"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)})
 
 
 class FauxDecoder:
@@ -114,8 +131,27 @@ class FauxProvider:
     def auth_headers(self, credential: Credential) -> dict[str, str]:
         return {}
 
+    def __init__(self) -> None:
+        self._messages = _PrefixCache(lambda message: _json(message.to_dict()))
+        self._tools = _PrefixCache(_tool_json)
+
     def encode(self, request: ProviderRequest) -> WireRequest:
-        return WireRequest(path="/v1/script", body=encode_request(request), framing="sse")
+        head = {
+            "model": request.model.id,
+            "system": request.system,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "tool_choice": request.tool_choice,
+            "reasoning": request.reasoning,
+            "stream": request.stream,
+        }
+        body = (
+            _json(head)[:-1]
+            + b',"tools":' + self._tools.join(request.tools)
+            + b',"messages":' + self._messages.join(request.messages)
+            + b"}"
+        )
+        return WireRequest(path="/v1/script", body=body, headers={"x-faux-model": request.model.id}, framing="sse")
 
     def decoder(self, request: ProviderRequest) -> FauxDecoder:
         return FauxDecoder(request)

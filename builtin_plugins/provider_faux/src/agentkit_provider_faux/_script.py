@@ -13,6 +13,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import httpx
@@ -97,16 +98,39 @@ class Turn:
         )
 
 
-@dataclass
 class ScriptedRequest:
-    """What the loop sent for one turn, decoded back into canonical values."""
+    """What the loop sent for one turn, decoded back into canonical values on first access.
 
-    messages: list[Message]
-    system: str | None
-    tools: list[dict[str, Any]]
-    max_tokens: int | None
-    tool_choice: str | None
-    body: dict[str, Any]
+    Decoding waits until a test asks, so that a long scripted run costs the
+    "server" only the bytes it received, as a real server's would.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    @cached_property
+    def body(self) -> dict[str, Any]:
+        return json.loads(self.raw)
+
+    @cached_property
+    def messages(self) -> list[Message]:
+        return [message_from_dict(message) for message in self.body["messages"]]
+
+    @property
+    def system(self) -> str | None:
+        return self.body.get("system")
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return self.body.get("tools", [])
+
+    @property
+    def max_tokens(self) -> int | None:
+        return self.body.get("max_tokens")
+
+    @property
+    def tool_choice(self) -> str | None:
+        return self.body.get("tool_choice")
 
     @property
     def tool_names(self) -> list[str]:
@@ -126,17 +150,7 @@ class Script(httpx.AsyncBaseTransport):
         return len(self.turns) - self._next
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = json.loads(await request.aread())
-        self.requests.append(
-            ScriptedRequest(
-                [message_from_dict(message) for message in body["messages"]],
-                body.get("system"),
-                body.get("tools", []),
-                body.get("max_tokens"),
-                body.get("tool_choice"),
-                body,
-            )
-        )
+        self.requests.append(ScriptedRequest(await request.aread()))
         number = self._next
         turn = self.turns[number] if number < len(self.turns) else Turn()
         self._next += 1
@@ -146,7 +160,7 @@ class Script(httpx.AsyncBaseTransport):
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream"},
-            stream=_TurnStream(list(_frames(turn, number, body.get("model", ""))), turn.delay, turn.hang),
+            stream=_TurnStream(list(_frames(turn, number, request.headers.get("x-faux-model", ""))), turn.delay, turn.hang),
         )
 
 

@@ -227,6 +227,7 @@ class Agent:
         usage = Usage()
         turn = 0
         stop_reason, error = "completed", None
+        batch: ToolBatch | None = None
 
         def emit(event: Event) -> None:
             put(event)
@@ -298,6 +299,8 @@ class Agent:
             append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
                                     model=self.model.id, error_message=error))
         finally:
+            if batch is not None:
+                batch.close()
             hooks.notify("agentkit_session_end", session=session, outcome=stop_reason, error=error)
             self._last_result = RunResult(stop_reason, added, usage, turn, error, hooks.problems)
             put(AgentEnd(stop_reason, list(added), error))

@@ -84,6 +84,22 @@ class ToolBatch:
         self.cancel = cancel
         self.emit = emit
         self.validators: dict[str, jsonschema.Draft202012Validator] = {}
+        self._threads: ThreadPoolExecutor | None = None
+        self._thread_count = 0
+
+    def _pool(self, size: int) -> ThreadPoolExecutor:
+        """Threads for sync handlers: at least one per call, so a batch truly overlaps."""
+        if self._threads is None or self._thread_count < size:
+            if self._threads is not None:
+                self._threads.shutdown(wait=False)
+            self._thread_count = max(size, 8)
+            self._threads = ThreadPoolExecutor(max_workers=self._thread_count, thread_name_prefix="agentkit-tool")
+        return self._threads
+
+    def close(self) -> None:
+        if self._threads is not None:
+            self._threads.shutdown(wait=False)
+            self._threads = None
 
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
@@ -96,10 +112,10 @@ class ToolBatch:
             for item in runnable:
                 item.result = await self._execute(item, None)
         elif runnable:
-            with ThreadPoolExecutor(max_workers=len(runnable), thread_name_prefix="agentkit-tool") as pool:
-                tasks = [asyncio.ensure_future(self._execute(item, pool)) for item in runnable]
-                for item, task in zip(runnable, tasks, strict=True):
-                    item.result = await task
+            pool = self._pool(len(runnable))
+            tasks = [asyncio.ensure_future(self._execute(item, pool)) for item in runnable]
+            for item, task in zip(runnable, tasks, strict=True):
+                item.result = await task
         results = [self._finalize(item) for item in prepared]
         terminate = bool(prepared) and all(item.terminate for item in prepared)
         return results, terminate

@@ -113,8 +113,9 @@ Framing = Literal["sse", "ndjson", "json"]
 class WireRequest:
     """What to send: the host joins ``path`` to the model's base URL.
 
-    ``body`` is a JSON value (the host serializes it) and ``framing`` names how
-    the response is cut into events.
+    ``body`` is a JSON value, which the host serializes, or ``bytes`` of JSON
+    the codec serialized itself (to reuse the unchanged prefix of a growing
+    transcript). ``framing`` names how the response is cut into events.
     """
 
     path: str
