@@ -6,12 +6,16 @@ accepted, ``n_`` rejected, ``i_`` either way but never a crash or a hang.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 from pathlib import Path
 
 import pytest
 from agentkit.host.wire import WireDecodeError, loads
 from agentkit.plugin_api.errors import ProviderError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 _SUITE = (
     Path(
@@ -134,3 +138,36 @@ def test_the_cheap_depth_exit_does_not_hide_deep_nesting() -> None:
     assert loads(deep, max_depth=5) == [[[[["[" * 300]]]]]
     with pytest.raises(WireDecodeError, match="deeper than 4"):
         loads(deep, max_depth=4)
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=5), children, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_VALUES)
+def test_what_the_standard_encoder_writes_decodes_to_the_same_value(value) -> None:
+    text = json.dumps(value, ensure_ascii=False)
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return  # hypothesis text may hold lone surrogates: not UTF-8 at all
+    decoded = loads(raw)
+    assert decoded == value
+    assert json.dumps(decoded) == json.dumps(value)  # key order too
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=64) | st.text(alphabet='[]{}",:0123456789.eE+-tfnrul \\', max_size=64))
+def test_any_input_is_a_value_or_a_wire_decode_error(data) -> None:
+    with contextlib.suppress(WireDecodeError):
+        loads(data)
