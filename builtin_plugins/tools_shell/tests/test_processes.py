@@ -152,6 +152,6 @@ def test_windows_ladder_skips_the_wsl_launcher_in_system32():
     wsl = lambda name, path: r"C:\Windows\System32\bash.exe"  # noqa: E731
     with pytest.raises(InterpreterNotFound, match="Git for Windows"):
         find_bash(env, which=wsl, is_file=lambda p: False, windows=True)
-    git_bash = os.path.join(r"C:\Program Files", "Git", "bin", "bash.exe")
+    git_bash = r"C:\Program Files\Git\bin\bash.exe"
     found = find_bash(env, which=wsl, is_file=lambda p: p == git_bash, windows=True)
     assert found == git_bash

@@ -13,6 +13,7 @@ reports ``aborted`` even if its timeout also expired.
 from __future__ import annotations
 
 import contextlib
+import ntpath
 import os
 import selectors
 import signal
@@ -169,7 +170,7 @@ def _kill_tree_windows(process: subprocess.Popen[bytes]) -> None:
     # The absolute path: a taskkill.exe planted in the working directory or
     # on PATH must not be the one that runs.
     system_root = os.environ.get("SYSTEMROOT", r"C:\Windows")
-    taskkill = os.path.join(system_root, "System32", "taskkill.exe")
+    taskkill = ntpath.join(system_root, "System32", "taskkill.exe")
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         subprocess.run(
             [taskkill, "/F", "/T", "/PID", str(process.pid)],

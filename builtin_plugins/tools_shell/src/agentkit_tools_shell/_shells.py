@@ -7,6 +7,7 @@ variable the environment controls must not choose what runs the command.
 
 from __future__ import annotations
 
+import ntpath
 import os
 import shutil
 import sys
@@ -42,7 +43,7 @@ def find_bash(
     if windows:
         for base in (env.get("ProgramFiles"), env.get("ProgramW6432"), r"C:\Program Files"):
             if base:
-                candidate = os.path.join(base, "Git", "bin", "bash.exe")
+                candidate = ntpath.join(base, "Git", "bin", "bash.exe")
                 if is_file(candidate):
                     return candidate
         for name in ("bash", "sh"):
@@ -93,9 +94,7 @@ def find_powershell(
         return found
     if windows:
         system_root = env.get("SystemRoot") or env.get("SYSTEMROOT") or r"C:\Windows"
-        legacy = os.path.join(
-            system_root, "System32", "WindowsPowerShell", "v1.0", "powershell.exe"
-        )
+        legacy = ntpath.join(system_root, "System32", "WindowsPowerShell", "v1.0", "powershell.exe")
         if is_file(legacy):
             return legacy
     raise InterpreterNotFound(
