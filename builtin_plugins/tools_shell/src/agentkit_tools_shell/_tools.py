@@ -27,12 +27,21 @@ _TIMEOUT_SCHEMA = {
     "description": "Seconds before the whole process tree is killed. No timeout when omitted.",
 }
 
-_COMMON_GUIDELINES = (
-    "runs in the workspace root with standard input closed and a reduced environment "
-    "(credential-like variables removed). stdout and stderr are interleaved; only the last "
-    "50 KB are shown and the full output is saved to a file named in the truncation marker. "
-    "There is no default timeout: pass timeout_s for anything that might hang (servers, "
-    "watchers, prompts)."
+_EXECUTE_GUIDELINES = (
+    "execute runs a bash command line in the workspace root with standard input closed and a "
+    "reduced environment (credential-like variables removed). stdout and stderr are interleaved; "
+    "only the last 50 KB are shown, and the truncation marker names a file with the full output. "
+    "There is no default timeout: pass timeout_s for anything that might hang (servers, watchers, "
+    "prompts)."
+)
+_RUN_COMMAND_GUIDELINES = (
+    "run_command runs one program without a shell: argv is the program and its arguments, with no "
+    "quoting, globbing, pipes or redirection. Standard input is closed, only the last 50 KB of "
+    "output are shown, and there is no default timeout (pass timeout_s)."
+)
+_POWERSHELL_GUIDELINES = (
+    "powershell runs PowerShell (pwsh) where it is installed and otherwise fails with "
+    "interpreter_not_found; on Linux and macOS prefer execute or run_command."
 )
 
 
@@ -65,7 +74,7 @@ def make_tools() -> list[Tool]:
                 "additionalProperties": False,
             },
             handler=execute,
-            prompt_guidelines="execute " + _COMMON_GUIDELINES,
+            prompt_guidelines=_EXECUTE_GUIDELINES,
         ),
         _shell_tool(
             name="run_command",
@@ -88,7 +97,7 @@ def make_tools() -> list[Tool]:
                 "additionalProperties": False,
             },
             handler=run_command,
-            prompt_guidelines="run_command " + _COMMON_GUIDELINES,
+            prompt_guidelines=_RUN_COMMAND_GUIDELINES,
         ),
         _shell_tool(
             name="powershell",
@@ -111,7 +120,7 @@ def make_tools() -> list[Tool]:
                 "additionalProperties": False,
             },
             handler=powershell,
-            prompt_guidelines="powershell " + _COMMON_GUIDELINES,
+            prompt_guidelines=_POWERSHELL_GUIDELINES,
         ),
     ]
 

@@ -197,10 +197,16 @@ def _fetch(
         for hop in range(MAX_REDIRECTS + 1):
             if context.cancel.cancelled:
                 return ToolResult.failure("aborted", "The run was aborted.")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return _timed_out(request, url)
             try:
-                response = client.send(
-                    client.build_request(method, url, headers=headers, content=body), stream=True
+                # Each hop gets what is left of the call's budget, so redirects
+                # cannot multiply timeout_s.
+                hop_request = client.build_request(
+                    method, url, headers=headers, content=body, timeout=httpx.Timeout(remaining)
                 )
+                response = client.send(hop_request, stream=True)
             except BlockedAddress as exc:
                 return ToolResult.failure("blocked_address", str(exc), url=str(url))
             except httpx.TimeoutException:
