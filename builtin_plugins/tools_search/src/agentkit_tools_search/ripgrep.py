@@ -1,0 +1,152 @@
+"""The ripgrep backend: ``rg --json`` over exactly the files the ignore engine chose.
+
+ripgrep never walks or filters here. It is handed our file list in order
+(one thread, so its output follows that order) with its own ignore handling
+and globbing off: its dialect and its rules about when a ``.gitignore``
+counts differ from git's, and a post-filter cannot bring back a file it was
+told not to open. Binary files are found with a second pattern, ``\\x00``, in
+text mode: every file holding a NUL reports at least one line with one, so
+binary files that do not match are still seen and left out of
+``files_searched``. Context lines are rebuilt per match from every line
+ripgrep printed, because it prints each line once: two matches a line apart
+would otherwise lose each other from their context.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+
+from .query import Match, Outcome, Query, line_text
+
+__all__ = ["RipgrepError", "find_rg", "search_rg"]
+
+#: Paths per ripgrep invocation, far below any argument-length limit.
+CHUNK = 2000
+
+
+class RipgrepError(RuntimeError):
+    """ripgrep refused the search (for example a pattern its regex engine rejects)."""
+
+
+def find_rg(explicit: str | None = None) -> str | None:
+    """The ``rg`` executable to use: an explicit path, else ``rg`` on PATH, else None."""
+    if explicit:
+        return explicit if Path(explicit).is_file() else shutil.which(explicit)
+    return shutil.which("rg")
+
+
+def _text(field: dict) -> str:
+    if "text" in field:
+        return field["text"]
+    return base64.b64decode(field["bytes"]).decode("utf-8", errors="replace")
+
+
+def _command(rg: str, query: Query, files: list[str]) -> list[str]:
+    command = [
+        rg,
+        "--json",
+        "--no-config",
+        "--no-ignore",
+        "--hidden",
+        "--text",
+        "--encoding",
+        "none",
+        "--threads",
+        "1",
+        "--no-messages",
+    ]
+    if query.context_lines:
+        command += ["--context", str(query.context_lines)]
+    command.append("--ignore-case" if query.ignore_case else "--case-sensitive")
+    command += ["-e", query.pattern, "-e", "\\x00", "--", *files]
+    return command
+
+
+def _events(rg: str, query: Query, files: list[str]) -> Iterator[dict]:
+    process = subprocess.Popen(
+        _command(rg, query, files),
+        cwd=query.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    finished = False
+    try:
+        assert process.stdout is not None
+        for raw in process.stdout:
+            yield json.loads(raw)
+        finished = True
+    finally:
+        if not finished:
+            process.kill()
+        process.stdout.close()  # type: ignore[union-attr]
+        stderr = process.stderr.read().decode("utf-8", errors="replace") if process.stderr else ""
+        if process.stderr:
+            process.stderr.close()
+        code = process.wait()
+    if finished and code == 2 and stderr.strip():
+        raise RipgrepError(stderr.strip())
+
+
+def _file_matches(path: str, lines: dict[int, str], hits: list[int], context: int) -> list[Match]:
+    matches = []
+    for number in hits:
+        before = [lines[n] for n in range(max(1, number - context), number) if n in lines]
+        after = []
+        for n in range(number + 1, number + 1 + context):
+            if n not in lines:
+                break
+            after.append(lines[n])
+        matches.append(Match(path, number, lines[number], tuple(before), tuple(after)))
+    return matches
+
+
+def search_rg(query: Query, rg: str) -> Outcome:
+    """Scan ``query.files`` with ripgrep; same contract as :func:`search_native`."""
+    outcome = Outcome(backend="rg")
+    position = {path: index for index, path in enumerate(query.files)}
+    binary = 0
+    last_done = -1
+    for start in range(0, len(query.files), CHUNK):
+        chunk = query.files[start : start + CHUNK]
+        lines: dict[int, str] = {}
+        hits: list[int] = []
+        is_binary = False
+        stop = False
+        events = closing(_events(rg, query, chunk))
+        with events as stream:
+            for event in stream:
+                kind, data = event["type"], event["data"]
+                if kind == "begin":
+                    lines, hits, is_binary = {}, [], False
+                elif kind in ("match", "context"):
+                    raw = _text(data["lines"])
+                    if "\x00" in raw:
+                        is_binary = True
+                        continue
+                    text = line_text(raw[:-1] if raw.endswith("\n") else raw)
+                    lines[data["line_number"]] = text
+                    if kind == "match":
+                        hits.append(data["line_number"])
+                elif kind == "end":
+                    path = _text(data["path"])
+                    last_done = position[path]
+                    if is_binary:
+                        binary += 1
+                        continue
+                    outcome.matches.extend(_file_matches(path, lines, hits, query.context_lines))
+                    if len(outcome.matches) > query.needed:
+                        stop = True
+                        break
+        if stop:
+            # Every text file up to this one was scanned (ripgrep goes in order).
+            outcome.files_searched = last_done + 1 - binary
+            return outcome
+    outcome.files_searched = len(query.files) - binary
+    return outcome

@@ -1,0 +1,173 @@
+"""search_files: the tool, its schema, the choice of backend and the capped answer."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit_tools_files.envelope import enveloped
+from agentkit_tools_files.glob import compile_glob
+from agentkit_tools_files.ignore import IgnoreEngine
+from agentkit_tools_files.limits import SEARCH_LIMITS, Accumulator, clip_line
+from agentkit_tools_files.paths import display_path, resolve_inside
+
+from .native import search_native
+from .query import Match, Outcome, Query, collect_files, smart_case_ignores
+from .ripgrep import RipgrepError, find_rg, search_rg
+
+__all__ = ["SEARCH_FILES", "run_search"]
+
+
+def _clip(text: str, file: str, line: int) -> str:
+    clipped, was_clipped = clip_line(text, SEARCH_LIMITS.line_chars)
+    if not was_clipped:
+        return clipped
+    return (
+        f"{clipped}… [line clipped at {SEARCH_LIMITS.line_chars} characters; "
+        f'see it whole with read_file(path="{file}", offset={line}, limit=1)]'
+    )
+
+
+def _render(match: Match) -> dict[str, Any]:
+    first = match.line - len(match.before)
+    return {
+        "file": match.file,
+        "line": match.line,
+        "text": _clip(match.text, match.file, match.line),
+        "before": [_clip(t, match.file, first + i) for i, t in enumerate(match.before)],
+        "after": [_clip(t, match.file, match.line + 1 + i) for i, t in enumerate(match.after)],
+    }
+
+
+def run_search(query: Query, backend: str, rg: str | None) -> Outcome:
+    """Run ``query`` on the chosen backend ("auto", "rg" or "native")."""
+    if backend == "native" or (backend == "auto" and rg is None):
+        return search_native(query)
+    if rg is None:
+        raise ToolError(
+            "rg_not_found", "backend 'rg' was asked for but no rg executable was found."
+        )
+    try:
+        return search_rg(query, rg)
+    except RipgrepError:
+        # A pattern Python's re accepts but ripgrep's engine does not (a look-behind,
+        # a back-reference): the native backend answers the same contract.
+        outcome = search_native(query)
+        outcome.backend = "native (rg refused the pattern)"
+        return outcome
+
+
+@enveloped
+def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+    pattern = arguments["pattern"]
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ToolError(
+            "invalid_pattern", f"{pattern!r} is not a valid regular expression: {exc}."
+        ) from None
+    resolved = resolve_inside(context.root, arguments.get("path", "."))
+    shown = display_path(context.root, resolved)
+    if not resolved.exists():
+        raise ToolError("not_found", f"{shown} does not exist.")
+    glob = compile_glob(arguments["file_glob"]) if arguments.get("file_glob") else None
+    engine = IgnoreEngine(context.root)
+    relative = "" if shown == "." else shown
+    if resolved.is_dir():
+        files = collect_files(engine, relative, glob)
+    elif resolved.is_symlink() or (glob is not None and not glob.matches(resolved.name)):
+        files = []
+    else:
+        files = [relative]
+    case_sensitive = arguments.get("case_sensitive")
+    ignore_case = smart_case_ignores(pattern) if case_sensitive is None else not case_sensitive
+    max_matches = arguments.get("max_matches", SEARCH_LIMITS.items)
+    offset = arguments.get("offset", 1)
+    query = Query(
+        pattern,
+        ignore_case,
+        arguments.get("context_lines", 0),
+        engine.root,
+        files,
+        needed=offset - 1 + max_matches,
+    )
+    options = context.options or {}
+    outcome = run_search(query, options.get("backend", "auto"), find_rg(options.get("rg_path")))
+    if offset > 1 and offset > len(outcome.matches):
+        raise ToolError(
+            "offset_out_of_range",
+            f"offset={offset} is past the last of {len(outcome.matches)} matches.",
+        )
+    accumulator = Accumulator(max_matches, SEARCH_LIMITS.bytes)
+    shown_matches = []
+    for match in outcome.matches[offset - 1 :]:
+        rendered = _render(match)
+        if not accumulator.add(json.dumps(rendered, ensure_ascii=False)):
+            break
+        shown_matches.append(rendered)
+    last = offset - 1 + len(shown_matches)
+    truncated = len(outcome.matches) > last
+    data: dict[str, Any] = {
+        "matches": shown_matches,
+        "truncated": truncated,
+        "files_searched": outcome.files_searched,
+    }
+    metadata: dict[str, Any] = {"backend": outcome.backend, "files": len(files)}
+    if truncated:
+        why = " (50 KB limit)" if accumulator.truncated_by == "bytes" else ""
+        data["notice"] = (
+            f"[Showing matches {offset}-{last}{why}; there are more. Use offset={last + 1} to "
+            "continue, or narrow the search with path or file_glob.]"
+        )
+        metadata["truncated_by"] = "bytes" if accumulator.truncated_by == "bytes" else "matches"
+    return ToolResult.success(data, **metadata)
+
+
+SEARCH_FILES = Tool(
+    name="search_files",
+    description=(
+        "Search file contents with a regular expression (Python re syntax), line by line, skipping "
+        "what .gitignore rules exclude and binary files. Case-insensitive unless the pattern has an "
+        "uppercase letter (or set case_sensitive). Returns matches in file and line order with "
+        "context lines; at most 100 matches, 500 characters per line and 50 KB per call, with a "
+        "notice naming the offset that continues."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "description": "Regular expression."},
+            "path": {"type": "string", "description": "File or directory to search (default '.')."},
+            "context_lines": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 20,
+                "description": "Lines of context before and after each match (default 0).",
+            },
+            "file_glob": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Only files matching this glob, e.g. '*.py' or 'src/**/*.{ts,tsx}'.",
+            },
+            "case_sensitive": {
+                "type": "boolean",
+                "description": "Force case sensitivity; default is smart case.",
+            },
+            "max_matches": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": SEARCH_LIMITS.items,
+                "description": "Most matches to return (default and maximum 100).",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "First match to return, counting from 1; a notice names it.",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    },
+    handler=search_files,
+)

