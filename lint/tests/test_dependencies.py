@@ -131,3 +131,16 @@ def test_a_flat_layout_project_is_read_too(make_plugin):
 
     assert _undeclared(report) == [("sample_plugin", "httpx", "sample_plugin/__init__.py", 1)]
     assert report.files == 1  # tests/ is not plugin code
+
+
+def test_a_well_known_import_name_maps_even_when_its_distribution_is_not_installed(
+    make_plugin,
+):
+    """Neither Pillow nor beautifulsoup4 is installed where the lint runs; the import
+    names PIL and bs4 still map to them."""
+    project = make_plugin(
+        {"sample_plugin/__init__.py": "from PIL import Image\nimport bs4\n"},
+        dependencies=(API, "Pillow>=10", "beautifulsoup4"),
+    )
+
+    assert lint_path(project).findings == []
