@@ -103,29 +103,67 @@ class SSEDecoder:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-        if b"\r" not in chunk and b"\n" not in chunk:
-            self._partial += chunk
-            self._check_partial()
+        partial = self._partial
+        has_cr = b"\r" in chunk
+        if not has_cr and b"\n" not in chunk:
+            partial += chunk
+            if len(partial) > self.max_line_bytes:
+                self._fail(
+                    f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
+                )
             return []
-        if b"\r" in chunk:
+        if has_cr:
             # Normalize every line end to LF. A CR at the very end may be the
             # first half of a CRLF whose LF comes with the next chunk.
             if chunk.endswith(b"\r"):
                 self._skip_lf = True
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = chunk.split(b"\n")
-        if self._partial:
-            lines[0] = bytes(self._partial) + lines[0]
+        if partial:
+            partial += lines[0]
+            lines[0] = bytes(partial)
+            partial.clear()
         tail = lines.pop()
-        self._partial = bytearray(tail)
-        self._check_partial()
+        if tail:
+            partial += tail
+            if len(partial) > self.max_line_bytes:
+                self._fail(
+                    f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
+                )
         out: list[SSEMessage] = []
+        max_line = self.max_line_bytes
+        # The per-line work is inlined: this loop is the decoder's hot path.
         for line in lines:
-            if len(line) > self.max_line_bytes:
-                self._fail(f"an SSE line of {len(line)} bytes is longer than {self.max_line_bytes}")
-            message = self._line(line)
-            if message is not None:
-                out.append(message)
+            if not line:
+                if self._pending:
+                    if self._data:
+                        out.append(
+                            SSEMessage(
+                                self._event, "\n".join(self._data), self._last_id, self._retry
+                            )
+                        )
+                    self._reset_event()
+                continue
+            if len(line) > max_line:
+                self._fail(f"an SSE line of {len(line)} bytes is longer than {max_line}")
+            if line[0] == 0x3A:  # ":" comment
+                continue
+            name, colon, value = line.partition(b":")
+            if colon and value[:1] == b" ":
+                value = value[1:]
+            self._pending = True
+            if name == b"data":
+                self._data_bytes += len(value) + 1
+                if self._data_bytes > self.max_event_bytes:
+                    self._fail(f"an SSE event's data is larger than {self.max_event_bytes} bytes")
+                self._data.append(value.decode("utf-8", "replace"))
+            elif name == b"event":
+                self._event = value.decode("utf-8", "replace")
+            elif name == b"id":
+                if b"\0" not in value:
+                    self._last_id = value.decode("utf-8", "replace")
+            elif name == b"retry" and value.isdigit():
+                self._retry = int(value)
         return out
 
     def close(self) -> list[SSEMessage]:
@@ -146,10 +184,6 @@ class SSEDecoder:
             )
         return []
 
-    def _check_partial(self) -> None:
-        if len(self._partial) > self.max_line_bytes:
-            self._fail(f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended")
-
     def _fail(self, reason: str) -> None:
         self._broken = reason
         self._partial = bytearray()
@@ -162,32 +196,3 @@ class SSEDecoder:
         self._event = None
         self._retry = None
         self._pending = False
-
-    def _line(self, line: bytes) -> SSEMessage | None:
-        if not line:
-            if not self._pending:
-                return None
-            message = None
-            if self._data:
-                message = SSEMessage(self._event, "\n".join(self._data), self._last_id, self._retry)
-            self._reset_event()
-            return message
-        if line[0] == 0x3A:  # ":" comment
-            return None
-        name, colon, value = line.partition(b":")
-        if colon and value[:1] == b" ":
-            value = value[1:]
-        self._pending = True
-        if name == b"data":
-            self._data_bytes += len(value) + 1
-            if self._data_bytes > self.max_event_bytes:
-                self._fail(f"an SSE event's data is larger than {self.max_event_bytes} bytes")
-            self._data.append(value.decode("utf-8", "replace"))
-        elif name == b"event":
-            self._event = value.decode("utf-8", "replace")
-        elif name == b"id":
-            if b"\0" not in value:
-                self._last_id = value.decode("utf-8", "replace")
-        elif name == b"retry" and value.isdigit():
-            self._retry = int(value)
-        return None
