@@ -174,3 +174,9 @@ def test_chunking_never_changes_the_events(lines: list[str], end: str, cuts: lis
     points = sorted({c for c in cuts if c < len(raw)} | {0, len(raw)})
     chunks = [raw[a:b] for a, b in itertools.pairwise(points)]
     assert decode(*chunks) == decode(raw)
+
+
+def test_an_overlong_unfinished_tail_after_a_line_end_is_refused() -> None:
+    decoder = SSEDecoder(max_line_bytes=100)
+    with pytest.raises(FrameTooLarge):
+        decoder.feed(b"data: a\n\n" + b"x" * 200)
