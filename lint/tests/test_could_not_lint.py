@@ -85,7 +85,10 @@ def test_a_plugin_that_cannot_import_or_build_against_us_is_still_linted(make_pl
         "from agentkit.lint import lint_path\n"
         f"report = lint_path({str(project)!r})\n"
         "print(sorted(f.imported for f in report.findings))\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('sample_plugin', 'agentkit.host'))))\n"
+        "from agentkit.lint import lint_distribution\n"
+        "lint_distribution('agentkit-tools-files')\n"
+        "prefixes = ('sample_plugin', 'agentkit.host', 'agentkit_')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(prefixes)))\n"
     )
 
     result = subprocess.run(

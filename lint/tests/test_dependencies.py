@@ -130,7 +130,7 @@ def test_a_flat_layout_project_is_read_too(make_plugin):
     report = lint_path(project)
 
     assert _undeclared(report) == [("sample_plugin", "httpx", "sample_plugin/__init__.py", 1)]
-    assert report.files == 1  # tests/ is not plugin code
+    assert report.files == 1  # the project's tests/ is not plugin code
 
 
 def test_a_well_known_import_name_maps_even_when_its_distribution_is_not_installed(
@@ -144,3 +144,17 @@ def test_a_well_known_import_name_maps_even_when_its_distribution_is_not_install
     )
 
     assert lint_path(project).findings == []
+
+
+def test_every_module_inside_a_package_is_read_whatever_its_directory_is_called(make_plugin):
+    """A subpackage called build/ or tests/ is importable plugin code: skipping it would
+    pass code nobody read."""
+    project = make_plugin(
+        {
+            "sample_plugin/__init__.py": "",
+            "sample_plugin/build/__init__.py": "import httpx\n",
+            "sample_plugin/tests/helpers.py": "import yaml\n",
+        }
+    )
+
+    assert sorted(f.imported for f in lint_path(project).findings) == ["httpx", "yaml"]

@@ -101,7 +101,9 @@ def walk_package(directory: Path, module: str, root: Path) -> Iterator[SourceFil
     for path in sorted(directory.rglob("*.py")):
         rel = path.relative_to(directory)
         parts = list(rel.with_suffix("").parts)
-        if any(p in _SKIPPED_DIRS or p.startswith(".") for p in parts[:-1]):
+        # Inside a package every importable file is the plugin's code, tests/ and
+        # build/ included: skipping one would pass code nobody read.
+        if any(p.startswith(".") or p == "__pycache__" for p in parts[:-1]):
             continue
         if not _is_identifier_path(parts):
             continue
@@ -179,7 +181,9 @@ def _apply_pyproject(source: PluginSource, pyproject: Path) -> None:
     source.requirements_known = True
     for group in project.get("entry-points", {}).values():
         for value in group.values():
-            source.entry_point_modules.add(str(value).partition(":")[0].strip())
+            module = str(value).partition(":")[0].split("[")[0].strip()
+            if module:
+                source.entry_point_modules.add(module)
     allow = data.get("tool", {}).get("agentkit", {}).get("lint", {}).get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
         raise LintUsageError(
