@@ -412,3 +412,44 @@ def test_a_provider_that_cannot_make_a_decoder_still_yields_one_end() -> None:
     events = collect(ProviderRuntime(httpx.MockTransport(ok(b"")), env=ENV), NoDecoder(), request())
     assert_one_end_last(events)
     assert "no decoder today" in events[-1].message.error_message
+
+
+def test_an_abort_event_that_is_never_set_changes_nothing() -> None:
+    body = text_stream("a", "b", "c")
+    runtime = ProviderRuntime(
+        httpx.MockTransport(lambda req: httpx.Response(200, stream=ChunkedBody(body, 5))), env=ENV
+    )
+
+    async def main():
+        return await runtime.complete(FakeProvider(), request(), asyncio.Event())
+
+    message = asyncio.run(main())
+    assert message.stop_reason is StopReason.STOP
+    assert message.text == "abc"
+
+
+@pytest.mark.timeout(20)
+def test_abort_while_waiting_for_the_response_headers() -> None:
+    async def handler(req: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(3600)  # a server that never answers
+        raise AssertionError("unreachable")
+
+    async def main():
+        abort = asyncio.Event()
+        runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
+        asyncio.get_running_loop().call_later(0.05, abort.set)
+        return [e async for e in runtime.stream(FakeProvider(), request(), abort=abort)]
+
+    events = asyncio.run(main())
+    assert_one_end_last(events)
+    assert events[-1].message.stop_reason is StopReason.ABORTED
+
+
+class ChunkedBody(httpx.AsyncByteStream):
+    def __init__(self, data: bytes, size: int) -> None:
+        self.chunks = [data[i : i + size] for i in range(0, len(data), size)]
+
+    async def __aiter__(self):
+        for chunk in self.chunks:
+            await asyncio.sleep(0)
+            yield chunk
