@@ -1,8 +1,9 @@
 """Per-turn cost of the anthropic-messages codec, at turn 20 and at turn 200.
 
 One turn is what the host does with the codec per model call: ``encode`` the
-whole transcript so far, then decode one streamed response (a text block and
-a tool call). The host reuses message and ToolSpec objects across turns, so a
+whole transcript so far into the request body (serialized JSON bytes, so this
+includes what the host would otherwise spend serializing), then decode one
+streamed response (a text block and a tool call). The host reuses message and ToolSpec objects across turns, so a
 turn should cost nearly the same at turn 200 as at turn 20; the ratio is the
 number to watch. A cold encode of the same transcript (a fresh provider,
 nothing cached) is measured alongside as the baseline the caches are judged by.
@@ -15,6 +16,8 @@ from __future__ import annotations
 import statistics
 import time
 
+from agentkit_provider_anthropic import AnthropicMessages
+
 from agentkit.plugin_api import (
     AssistantMessage,
     ProviderRequest,
@@ -26,7 +29,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-from agentkit_provider_anthropic import AnthropicMessages
 
 TOOLS = [
     ToolSpec(

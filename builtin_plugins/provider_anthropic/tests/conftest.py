@@ -8,6 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from agentkit_provider_anthropic import AnthropicMessages
+
 from agentkit.host.wire.json import loads
 from agentkit.host.wire.sse import SSEDecoder
 from agentkit.plugin_api import (
@@ -18,7 +20,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-from agentkit_provider_anthropic import AnthropicMessages
 
 _DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
 

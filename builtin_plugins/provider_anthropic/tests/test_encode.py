@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import pytest
+from agentkit_provider_anthropic import AnthropicMessages
+
 from agentkit.plugin_api import (
     AssistantMessage,
     StopReason,
@@ -15,7 +18,12 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit_provider_anthropic import AnthropicMessages
+
+
+def _body(wire) -> dict:
+    """The request body as parsed JSON (the codec sends it pre-serialized)."""
+    assert isinstance(wire.body, bytes)
+    return json.loads(wire.body)
 
 
 def _spec(name: str) -> ToolSpec:
@@ -53,7 +61,7 @@ def test_one_user_message_carries_every_result_of_a_batch_results_first(kit) -> 
         ToolResultMessage("toolu_2", "read", [TextBlock("c")]),
         UserMessage.text("and then?"),
     ]
-    body = AnthropicMessages().encode(kit.request_for(messages=messages)).body
+    body = _body(AnthropicMessages().encode(kit.request_for(messages=messages)))
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     last = body["messages"][-1]["content"]
     assert [b["type"] for b in last] == ["tool_result"] * 3 + ["text"]
@@ -63,7 +71,7 @@ def test_one_user_message_carries_every_result_of_a_batch_results_first(kit) -> 
 
 def test_breakpoints_sit_on_system_last_tool_and_last_user_block(kit) -> None:
     request = kit.request_for(messages=_turns(5), system="sys", tools=[_spec("a"), _spec("b")])
-    body = AnthropicMessages().encode(request).body
+    body = _body(AnthropicMessages().encode(request))
     last = len(body["messages"]) - 1
     assert _cache_marks(body) == ["system[0]", "tools[1]", f"messages[{last}][0]"]
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
@@ -76,12 +84,12 @@ def test_the_message_breakpoint_rolls_forward_and_stays_within_four(kit) -> None
     seen = []
     for depth in range(1, len(transcript) + 1):
         request = kit.request_for(messages=transcript[:depth], system="sys", tools=tools)
-        body = provider.encode(request).body
+        body = _body(provider.encode(request))
         marks = _cache_marks(body)
         assert len(marks) <= 4
         seen.append(marks[-1])
         # Deterministic: the same request gives the same body.
-        assert json.dumps(provider.encode(request).body) == json.dumps(body)
+        assert provider.encode(request).body == provider.encode(request).body
     # Each new user turn moves the message breakpoint; an assistant turn does not.
     assert seen == [
         "messages[0][0]",
@@ -102,13 +110,17 @@ def test_the_message_breakpoint_rolls_forward_and_stays_within_four(kit) -> None
 
 def test_cache_retention_long_and_none(kit) -> None:
     provider = AnthropicMessages()
-    long = provider.encode(
-        kit.request_for(system="s", tools=[_spec("a")], options={"cache_retention": "long"})
-    ).body
+    long = _body(
+        provider.encode(
+            kit.request_for(system="s", tools=[_spec("a")], options={"cache_retention": "long"})
+        )
+    )
     assert long["tools"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
-    none = provider.encode(
-        kit.request_for(system="s", tools=[_spec("a")], options={"cache_retention": "none"})
-    ).body
+    none = _body(
+        provider.encode(
+            kit.request_for(system="s", tools=[_spec("a")], options={"cache_retention": "none"})
+        )
+    )
     assert _cache_marks(none) == []
     with pytest.raises(ValueError, match="cache_retention"):
         provider.encode(kit.request_for(options={"cache_retention": "forever"}))
@@ -119,20 +131,44 @@ def test_a_cached_tool_definition_is_never_stamped_in_place(kit) -> None:
     provider = AnthropicMessages()
     a, b = _spec("a"), _spec("b")
     provider.encode(kit.request_for(tools=[a, b]))
-    body = provider.encode(kit.request_for(tools=[b, a])).body
+    body = _body(provider.encode(kit.request_for(tools=[b, a])))
     assert "cache_control" not in body["tools"][0]
     assert "cache_control" in body["tools"][1]
 
 
-def test_tool_definitions_are_built_once_per_tool_spec(kit) -> None:
-    """The host reuses ToolSpec objects across turns: their definitions are not rebuilt."""
+class _CountingSchema(Mapping):
+    """A schema that counts how often it is read: once per serialization."""
+
+    def __init__(self, schema: dict) -> None:
+        self._schema = schema
+        self.reads = 0
+
+    def __getitem__(self, key):
+        return self._schema[key]
+
+    def __iter__(self):
+        self.reads += 1
+        return iter(self._schema)
+
+    def __len__(self) -> int:
+        return len(self._schema)
+
+
+def test_schemas_are_serialized_once_per_tool_spec_not_per_turn(kit) -> None:
+    """The host reuses ToolSpec objects across turns; steady-state requests read no schema."""
     provider = AnthropicMessages()
-    tools = [_spec("a"), _spec("b"), _spec("c")]
-    first = provider.encode(kit.request_for(tools=tools, messages=_turns(1))).body
-    second = provider.encode(kit.request_for(tools=tools, messages=_turns(2))).body
-    for before, after in zip(first["tools"][:-1], second["tools"][:-1], strict=True):
-        assert after is before
-    assert second["tools"][0]["input_schema"] == {"type": "object", "properties": {}}
+    schemas = [_CountingSchema({"type": "object", "properties": {}}) for _ in range(3)]
+    tools = [ToolSpec(f"t{n}", "a tool", schema) for n, schema in enumerate(schemas)]
+    for turn in range(1, 6):
+        body = _body(provider.encode(kit.request_for(tools=list(tools), messages=_turns(turn))))
+        assert [t["input_schema"] for t in body["tools"]] == [
+            {"type": "object", "properties": {}}
+        ] * 3
+    # Once for the shared definitions, once more for the last tool's stamped copy.
+    assert [schema.reads for schema in schemas] == [1, 1, 2]
+    # A new tool list with the same specs in another order reuses every definition.
+    provider.encode(kit.request_for(tools=[tools[2], tools[0], tools[1]]))
+    assert [schema.reads for schema in schemas] == [1, 2, 2]
 
 
 def test_tool_choice_mapping_and_absence(kit) -> None:
@@ -143,8 +179,8 @@ def test_tool_choice_mapping_and_absence(kit) -> None:
         "read": {"type": "tool", "name": "read"},
     }
     for choice, wire in choices.items():
-        assert provider.encode(kit.request_for(tool_choice=choice)).body["tool_choice"] == wire
-    assert "tool_choice" not in provider.encode(kit.request_for(tool_choice=None)).body
+        assert _body(provider.encode(kit.request_for(tool_choice=choice)))["tool_choice"] == wire
+    assert "tool_choice" not in _body(provider.encode(kit.request_for(tool_choice=None)))
 
 
 def test_empty_argument_text_sends_an_empty_object(kit) -> None:
@@ -155,7 +191,7 @@ def test_empty_argument_text_sends_an_empty_object(kit) -> None:
             StopReason.LENGTH,
         ),
     ]
-    body = AnthropicMessages().encode(kit.request_for(messages=messages)).body
+    body = _body(AnthropicMessages().encode(kit.request_for(messages=messages)))
     assert [b["input"] for b in body["messages"][1]["content"]] == [{}, {}]
 
 
@@ -173,7 +209,7 @@ def test_thinking_is_replayed_with_its_signature_and_redacted_thinking_kept(kit)
             StopReason.STOP,
         ),
     ]
-    body = AnthropicMessages().encode(kit.request_for(messages=messages)).body
+    body = _body(AnthropicMessages().encode(kit.request_for(messages=messages)))
     assert body["messages"][1]["content"] == [
         {"type": "thinking", "thinking": "step one", "signature": "sig-1"},
         {"type": "redacted_thinking", "data": "opaque"},
@@ -186,22 +222,26 @@ def test_max_tokens_defaults_to_the_model_row_and_stream_sets_framing(kit) -> No
     provider = AnthropicMessages()
     row = kit.model_row("claude-haiku-4-5")
     wire = provider.encode(kit.request_for(model=row, stream=False))
-    assert wire.body["max_tokens"] == row.max_output == 64_000
-    assert wire.body["stream"] is False and wire.framing == "json"
+    assert _body(wire)["max_tokens"] == row.max_output == 64_000
+    assert _body(wire)["stream"] is False and wire.framing == "json"
     assert (wire.method, wire.path) == ("POST", "/v1/messages")
     assert wire.headers == {"anthropic-version": "2023-06-01"}
     streamed = provider.encode(kit.request_for(max_tokens=50, temperature=0.3))
-    assert streamed.body["max_tokens"] == 50 and streamed.body["temperature"] == 0.3
-    assert streamed.body["stream"] is True and streamed.framing == "sse"
+    assert _body(streamed)["max_tokens"] == 50 and _body(streamed)["temperature"] == 0.3
+    assert _body(streamed)["stream"] is True and streamed.framing == "sse"
 
 
 def test_reasoning_levels_reach_the_wire_the_way_the_row_takes_them(kit) -> None:
     provider = AnthropicMessages()
-    adaptive = provider.encode(kit.request_for(reasoning="xhigh")).body
+    adaptive = _body(provider.encode(kit.request_for(reasoning="xhigh")))
     assert adaptive["thinking"] == {"type": "adaptive"}
     assert adaptive["output_config"] == {"effort": "xhigh"}
-    budget = provider.encode(
-        kit.request_for(model=kit.model_row("claude-haiku-4-5"), reasoning="high", max_tokens=4000)
-    ).body
+    budget = _body(
+        provider.encode(
+            kit.request_for(
+                model=kit.model_row("claude-haiku-4-5"), reasoning="high", max_tokens=4000
+            )
+        )
+    )
     assert budget["thinking"] == {"type": "enabled", "budget_tokens": 3999}
-    assert "thinking" not in provider.encode(kit.request_for()).body
+    assert "thinking" not in _body(provider.encode(kit.request_for()))

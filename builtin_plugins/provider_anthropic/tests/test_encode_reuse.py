@@ -1,9 +1,13 @@
 """Reusing earlier work never changes a body: a long-lived provider encodes every
-request exactly as a fresh one would, whatever the order of requests."""
+request to the same bytes a fresh one would, whatever the order of requests."""
 
 from __future__ import annotations
 
 import json
+
+from agentkit_provider_anthropic import AnthropicMessages
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -14,9 +18,6 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit_provider_anthropic import AnthropicMessages
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 _TOOLS = [ToolSpec(f"t{n}", "a tool", {"type": "object"}) for n in range(3)]
 
@@ -36,9 +37,9 @@ _conversation = st.lists(st.integers(0, 2), min_size=1, max_size=12).map(
 )
 
 
-def _body(provider, kit, messages, tools) -> str:
+def _body(provider, kit, messages, tools) -> bytes:
     request = kit.request_for(messages=messages, tools=tools, system="s")
-    return json.dumps(provider.encode(request).body)
+    return provider.encode(request).body
 
 
 @settings(max_examples=150, deadline=None)

@@ -17,6 +17,8 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from agentkit_provider_anthropic import AnthropicMessages
+
 from agentkit.plugin_api import (
     AssistantMessage,
     ImageBlock,
@@ -28,7 +30,6 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit_provider_anthropic import AnthropicMessages
 
 # A 1x1 transparent PNG.
 _PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -43,6 +44,12 @@ _SEARCH = ToolSpec(
     "Search the web.",
     {"type": "object", "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}}},
 )
+
+
+def _body(wire) -> dict:
+    """The request body as parsed JSON (the codec sends it pre-serialized)."""
+    assert isinstance(wire.body, bytes)
+    return json.loads(wire.body)
 
 
 def _assistant(*blocks, stop=StopReason.TOOL_USE) -> AssistantMessage:
@@ -177,8 +184,8 @@ def test_body_is_what_the_sdk_sends_for_the_same_request(kit, name: str, stream:
     fields.setdefault("max_tokens", 1024)
     request = kit.request_for(stream=stream, **fields)
     wire = AnthropicMessages().encode(request)
-    ours = json.loads(json.dumps(wire.body))
-    assert _sdk_body(wire.body) == ours
+    ours = _body(wire)
+    assert _sdk_body(ours) == ours
     assert wire.framing == ("sse" if stream else "json")
 
 
@@ -186,7 +193,7 @@ def test_replayed_tool_input_keeps_the_key_order_of_the_argument_text(kit) -> No
     """Anthropic carries input as an object: the bytes are re-serialized, the order is kept."""
     fields = dict(_TRANSCRIPTS["unicode_and_key_order"])
     request = kit.request_for(max_tokens=1024, **fields)
-    sent = _sdk_body(AnthropicMessages().encode(request).body)
+    sent = _sdk_body(_body(AnthropicMessages().encode(request)))
     calls = [b for m in sent["messages"] for b in m["content"] if b["type"] == "tool_use"]
     assert [list(call["input"]) for call in calls] == [["q", "limit"], ["limit", "q"]]
     assert calls[0]["input"] == {"q": "été Zürich", "limit": 3}

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+from agentkit_provider_anthropic import AnthropicMessages
+
 from agentkit.plugin_api import (
     BlockDelta,
     BlockEnd,
@@ -22,7 +24,6 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
 )
-from agentkit_provider_anthropic import AnthropicMessages
 
 _ROOT = Path(
     os.environ.get(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
-from agentkit.plugin_api import Credential, Provider
 from agentkit_provider_anthropic import AnthropicMessages
+
+from agentkit.plugin_api import Credential, Provider
 
 
 def test_plugin_is_installed_under_the_providers_group() -> None:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+
 from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock, WireEvent
 
 _ROOT = Path(

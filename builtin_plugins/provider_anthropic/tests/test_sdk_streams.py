@@ -18,6 +18,7 @@ from pathlib import Path
 import anthropic
 import httpx2
 import pytest
+
 from agentkit.plugin_api import StopReason, TextBlock, ToolUseBlock
 
 _ROOT = Path(

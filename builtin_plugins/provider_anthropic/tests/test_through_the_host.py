@@ -14,9 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from agentkit_provider_anthropic import AnthropicMessages
+
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import MessageEnd, StopReason
-from agentkit_provider_anthropic import AnthropicMessages
 
 _CASSETTES = (
     Path(

@@ -10,8 +10,9 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
   when the request names none.
 * Reasoning: ``thinking: {"type": "adaptive"}`` plus ``output_config.effort``,
   or extended thinking with ``budget_tokens`` on rows that take a budget.
-* Tool definitions are built once per :class:`ToolSpec` object (the host
-  reuses them across turns) and shared between bodies: a body is read-only.
+* The body is sent pre-serialized (JSON bytes, compact, UTF-8). Tool
+  definitions are serialized once per :class:`ToolSpec` object (the host
+  reuses them across turns) and the tool array once per list of them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
 
-from ._transcript import IdentityCache, TranscriptEncoder, Wire
+from ._transcript import IdentityCache, TranscriptEncoder, Wire, dumps
 
 PATH = "/v1/messages"
 API_VERSION = "2023-06-01"
@@ -38,11 +39,17 @@ _CACHE_CONTROL = {
 
 
 class Encoder:
-    """Builds request bodies; one per provider object, shared across requests."""
+    """Builds request bodies; one per provider object, shared across requests.
+
+    The body is JSON bytes (``WireRequest.body`` may be pre-serialized): the
+    transcript and the tool list are serialized once and reused across turns,
+    so the host does not serialize the whole transcript again each turn.
+    """
 
     def __init__(self, *, max_tools: int = 1024, max_messages: int = 8192) -> None:
+        # ToolSpec -> its serialized definition.
         self._tools = IdentityCache(max_tools)
-        # The last tool list per first tool: a list equal to it reuses its definitions.
+        # The last tool list per first tool -> (that list, {retention: serialized array}).
         self._tool_lists = IdentityCache(64)
         self._transcript = TranscriptEncoder(max_messages=max_messages)
 
@@ -56,46 +63,59 @@ class Encoder:
             )
         cache_control = _CACHE_CONTROL[retention]
         model = request.model
-        body: Wire = {
+        max_tokens = request.max_tokens if request.max_tokens is not None else model.max_output
+        # Values are JSON values or bytes already serialized ("messages": a list of pieces).
+        fields: dict[str, Any] = {
             "model": model.id,
-            "max_tokens": request.max_tokens
-            if request.max_tokens is not None
-            else model.max_output,
+            "max_tokens": max_tokens,
             "messages": self._transcript.encode(request.messages, cache_control),
         }
         if request.system:
             system: Wire = {"type": "text", "text": request.system}
             if cache_control:
                 system["cache_control"] = cache_control
-            body["system"] = [system]
+            fields["system"] = [system]
         if request.tools:
-            tools = list(self._tool_definitions(list(request.tools)))
-            if cache_control:
-                tools[-1] = {**tools[-1], "cache_control": cache_control}
-            body["tools"] = tools
+            fields["tools"] = self._tool_array(list(request.tools), retention, cache_control)
         if request.tool_choice is not None:
-            body["tool_choice"] = _tool_choice(request.tool_choice)
+            fields["tool_choice"] = _tool_choice(request.tool_choice)
         if request.temperature is not None:
-            body["temperature"] = request.temperature
+            fields["temperature"] = request.temperature
         if "stop_sequences" in options:
-            body["stop_sequences"] = list(options["stop_sequences"])
-        _reasoning(body, request)
-        body["stream"] = request.stream
+            fields["stop_sequences"] = list(options["stop_sequences"])
+        fields.update(_reasoning(request, max_tokens))
+        fields["stream"] = request.stream
+        pieces = [b"{"]
+        for key, value in fields.items():
+            pieces += (dumps(key), b":")
+            if key == "messages":
+                pieces += value  # already serialized, in pieces
+            else:
+                pieces.append(value if isinstance(value, bytes) else dumps(value))
+            pieces.append(b",")
+        pieces[-1] = b"}"
         return WireRequest(
             path=PATH,
-            body=body,
+            body=b"".join(pieces),
             headers={"anthropic-version": API_VERSION},
             framing="sse" if request.stream else "json",
         )
 
-    def _tool_definitions(self, specs: list[ToolSpec]) -> list[Wire]:
+    def _tool_array(
+        self, specs: list[ToolSpec], retention: str, cache_control: Wire | None
+    ) -> bytes:
         kept = self._tool_lists.lookup(specs[0])
         # List equality tests identity first: the same ToolSpec objects cost a C loop.
-        if kept is not None and kept[0] == specs:
-            return kept[1]
-        definitions = [self._tools.get(spec, None, lambda s=spec: _tool(s)) for spec in specs]
-        self._tool_lists.put(specs[0], None, (specs, definitions))
-        return definitions
+        if kept is None or kept[0] != specs:
+            kept = (specs, {})
+            self._tool_lists.put(specs[0], None, kept)
+        arrays: dict[str, bytes] = kept[1]
+        if retention not in arrays:
+            parts = [self._tools.get(spec, None, lambda s=spec: dumps(_tool(s))) for spec in specs]
+            if cache_control:
+                parts[-1] = dumps({**_tool(specs[-1]), "cache_control": cache_control})
+            arrays[retention] = b"[" + b",".join(parts) + b"]"
+        return arrays[retention]
 
 
 def _tool(spec: ToolSpec) -> Wire:
@@ -121,15 +141,13 @@ def _tool_choice(choice: str) -> Wire:
     return {"type": "tool", "name": choice}
 
 
-def _reasoning(body: Wire, request: ProviderRequest) -> None:
+def _reasoning(request: ProviderRequest, max_tokens: int) -> Wire:
     level = request.reasoning
     if level is None or level == "off":
-        return
+        return {}
     if request.model.options.get("thinking") == "budget":
         budget = THINKING_BUDGETS.get(level, THINKING_BUDGETS["medium"])
         # The budget must stay below max_tokens; the API rejects it otherwise.
-        budget = max(_MIN_BUDGET, min(budget, body["max_tokens"] - 1))
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    else:
-        body["thinking"] = {"type": "adaptive"}
-        body["output_config"] = {"effort": level}
+        budget = max(_MIN_BUDGET, min(budget, max_tokens - 1))
+        return {"thinking": {"type": "enabled", "budget_tokens": budget}}
+    return {"thinking": {"type": "adaptive"}, "output_config": {"effort": level}}

@@ -20,11 +20,12 @@ The wire rules:
 
 Cost per turn stays nearly flat with depth. The host sends the same
 transcript again each turn with new messages appended, so the grouping state
-after the last request is kept per conversation (keyed by its first message)
-and only the appended tail is encoded; a transcript that is not an extension
-of the kept one is encoded from the start, reusing each message's wire blocks
-(built once per message object). Messages are treated as immutable once
-encoded, and the wire parts are shared between bodies: a body is read-only.
+after the last request, with each closed wire message already serialized, is
+kept per conversation (keyed by its first message); only the appended tail is
+encoded and serialized. A transcript that is not an extension of the kept one
+is encoded from the start, reusing each message's wire blocks (built once per
+message object). Messages are treated as immutable once encoded: the host
+appends to a transcript, it does not edit one in place.
 """
 
 from __future__ import annotations
@@ -96,8 +97,14 @@ class _State:
 
     messages: list[Message]
     wire: list[Wire]
+    fragments: list[bytes]  # each closed wire message, serialized
     results: list[Wire]
     extra: list[Wire]
+
+
+def dumps(value: Any) -> bytes:
+    """JSON bytes the way the host would serialize them: compact, UTF-8, key order kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 class TranscriptEncoder:
@@ -107,27 +114,39 @@ class TranscriptEncoder:
         self._blocks = IdentityCache(max_messages)
         self._states = IdentityCache(max_conversations)
 
-    def encode(self, messages: Sequence[Message], cache_control: Wire | None) -> list[Wire]:
-        """The wire messages, with a rolling breakpoint on the last user block."""
+    def encode(self, messages: Sequence[Message], cache_control: Wire | None) -> list[bytes]:
+        """The serialized ``messages`` array, in pieces for the caller to join once.
+
+        The last user block carries the rolling breakpoint when ``cache_control`` is set.
+        """
         current = list(messages)
         if not current:
-            return []
+            return [b"[]"]
         kept: _State | None = self._states.lookup(current[0])
         done = len(kept.messages) if kept else 0
         # List equality tests identity first, so an unchanged prefix costs a C loop.
         if kept and len(current) >= done and current[:done] == kept.messages:
-            wire, results, extra = list(kept.wire), list(kept.results), list(kept.extra)
+            wire, fragments = list(kept.wire), list(kept.fragments)
+            results, extra = list(kept.results), list(kept.extra)
         else:
-            wire, results, extra, done = [], [], [], 0
+            wire, fragments, results, extra, done = [], [], [], [], 0
         self._group(current[done:], wire, results, extra)
+        fragments.extend(dumps(message) for message in wire[len(fragments) :])
         # The kept state is never edited: the next request copies it before extending.
-        self._states.put(current[0], None, _State(current, wire, results, extra))
-        out = list(wire)
+        self._states.put(current[0], None, _State(current, wire, fragments, results, extra))
+        out = list(fragments)
+        last_user = next(
+            (i for i in range(len(wire) - 1, -1, -1) if wire[i]["role"] == "user"), None
+        )
         if results or extra:
-            out.append({"role": "user", "content": results + extra})
-        if cache_control:
-            _stamp_last_user_block(out, cache_control)
-        return out
+            out.append(dumps(_stamped(results + extra, cache_control)))
+        elif last_user is not None and cache_control:
+            out[last_user] = dumps(_stamped(wire[last_user]["content"], cache_control))
+        # Fragments with commas between them: the body is copied once, by the final join.
+        pieces: list[bytes] = [b","] * (2 * len(out) + 1)
+        pieces[1::2] = out
+        pieces[0], pieces[-1] = b"[", b"]"
+        return pieces
 
     def _group(
         self,
@@ -153,14 +172,11 @@ class TranscriptEncoder:
                 extra.extend(blocks)
 
 
-def _stamp_last_user_block(wire: list[Wire], cache_control: Wire) -> None:
-    """Mark the last block of the last user message; copies, never edits shared parts."""
-    for position in range(len(wire) - 1, -1, -1):
-        if wire[position]["role"] == "user":
-            content = wire[position]["content"]
-            stamped = {**content[-1], "cache_control": cache_control}
-            wire[position] = {"role": "user", "content": [*content[:-1], stamped]}
-            return
+def _stamped(content: list[Wire], cache_control: Wire | None) -> Wire:
+    """A user message whose last block carries the breakpoint; shared parts are copied, not edited."""
+    if cache_control:
+        content = [*content[:-1], {**content[-1], "cache_control": cache_control}]
+    return {"role": "user", "content": content}
 
 
 def _blocks(message: Message) -> list[Wire]:
