@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar
 
 import httpx
+
 from agentkit.plugin_api import (
     Credential,
     MessageAssembler,

@@ -10,6 +10,7 @@ import asyncio
 
 import httpx
 from _runtime_fakes import FakeProvider, model, request, text_stream
+
 from agentkit.host.runtime import CredentialStore, ProviderRuntime
 from agentkit.plugin_api import Credential, StopReason
 

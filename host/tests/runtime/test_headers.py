@@ -6,6 +6,7 @@ import asyncio
 
 import httpx
 from _runtime_fakes import FakeProvider, model, request, text_stream
+
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.host.runtime.headers import merge_headers
 

@@ -6,6 +6,7 @@ import asyncio
 
 import httpx
 from _runtime_fakes import FakeProvider, request, text_stream
+
 from agentkit.host.runtime import PreparedRequest, ProviderRuntime
 from agentkit.host.runtime.headers import redact_secret
 

@@ -13,6 +13,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 from _runtime_fakes import FakeProvider, HeldBody, request, sse, text_stream
+
 from agentkit.host.runtime import ProviderRuntime, RetryAbandoned, RetryPolicy
 from agentkit.host.runtime.retry import backoff_delay, server_delay, should_retry
 from agentkit.plugin_api import MessageEnd, StopReason

@@ -15,6 +15,7 @@ import logging
 import httpx
 import pytest
 from _runtime_fakes import FakeProvider, request, text_stream
+
 from agentkit.host.runtime import ProviderRuntime, RetryPolicy
 from agentkit.plugin_api import Credential, StopReason, event_to_dict
 

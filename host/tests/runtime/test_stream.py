@@ -22,6 +22,7 @@ from _runtime_fakes import (
     sse,
     text_stream,
 )
+
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import (
     BlockDelta,
@@ -453,3 +454,24 @@ class ChunkedBody(httpx.AsyncByteStream):
         for chunk in self.chunks:
             await asyncio.sleep(0)
             yield chunk
+
+
+def test_an_unknown_framing_is_an_error_message_and_nothing_is_sent() -> None:
+    sent = []
+    runtime = ProviderRuntime(
+        httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200)), env=ENV
+    )
+    events = collect(runtime, FakeProvider("xml"), request())
+    assert_one_end_last(events)
+    assert "'xml'" in events[-1].message.error_message
+    assert sent == []
+
+
+def test_a_transport_defect_is_still_an_error_message() -> None:
+    class Broken(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request):
+            raise ZeroDivisionError("transport bug")
+
+    events = collect(ProviderRuntime(Broken(), env=ENV), FakeProvider(), request())
+    assert_one_end_last(events)
+    assert "ZeroDivisionError" in events[-1].message.error_message

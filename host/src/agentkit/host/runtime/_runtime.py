@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx
+
 from agentkit.plugin_api import (
     AssistantMessage,
     Credential,
@@ -190,6 +191,11 @@ class ProviderRuntime:
             raise ProviderError(
                 f"the {api!r} provider could not encode the request: {type(exc).__name__}: {exc}"
             ) from exc
+        if wire.framing not in _ACCEPT:
+            raise ProviderError(
+                f"the {api!r} provider asked for framing {wire.framing!r}; "
+                f"the host frames {', '.join(map(repr, _ACCEPT))}"
+            )
         missing = None
         try:
             resolved = await self.credentials.resolve(provider, request.model.vendor, credential)
@@ -200,7 +206,7 @@ class ProviderRuntime:
         auth = provider.auth_headers(resolved) if resolved is not None else {}
         defaults: dict[str, str | None] = {
             **attribution_headers(enabled=self._attribution_on()),
-            "Accept": _ACCEPT.get(wire.framing, "application/json"),
+            "Accept": _ACCEPT[wire.framing],
         }
         if wire.body is not None:
             defaults["Content-Type"] = "application/json"
@@ -436,6 +442,19 @@ class ProviderRuntime:
                     yield event
             except (ProviderError, DecoderBroke) as exc:
                 for event in out.fail(StopReason.ERROR, str(exc)):
+                    yield event
+            except Exception as exc:
+                # A defect, ours or a transport's: still one message_end, last.
+                # No traceback: an exception's text may quote a header.
+                logger.error(
+                    "provider stream for %r failed unexpectedly: %s",
+                    api,
+                    scrub(f"{type(exc).__name__}: {exc}", built.secrets),
+                )
+                for event in out.fail(
+                    StopReason.ERROR,
+                    f"unexpected {type(exc).__name__} in the provider runtime: {exc}",
+                ):
                     yield event
             finally:
                 if response is not None:
