@@ -19,6 +19,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agentkit_provider_openai import OpenAICompletions
+
 from agentkit.plugin_api import (
     AssistantMessage,
     ProviderRequest,
@@ -30,7 +32,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-from agentkit_provider_openai import OpenAICompletions
 
 TOOLS = [
     ToolSpec(

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 import typing_extensions
+from agentkit_provider_openai import OpenAICompletions
+
 from agentkit.host.wire.json import loads
 from agentkit.host.wire.sse import SSEDecoder
 from agentkit.plugin_api import (
@@ -25,7 +27,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-from agentkit_provider_openai import OpenAICompletions
 
 _DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
 

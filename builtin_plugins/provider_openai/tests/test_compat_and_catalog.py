@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
+from agentkit_provider_openai import PROFILES, CompatProfile, OpenAICompletions, profile_for
+
 from agentkit.host import PluginHost
 from agentkit.plugin_api import ModelInfo, UsageError
-from agentkit_provider_openai import PROFILES, CompatProfile, OpenAICompletions, profile_for
 
 VENDORS = {
     "openai": "https://api.openai.com/v1",
@@ -50,9 +52,8 @@ def test_other_vendors_name_their_own_key_and_a_local_server_needs_none() -> Non
 def test_an_unknown_model_of_a_vendor_keeps_the_vendors_profile(kit: Any) -> None:
     host = PluginHost.discover({"AGENTKIT_LOAD_PLUGINS": "openai"})
     row = host.resolve_model("deepseek/deepseek-v9")
-    body = (
-        host.providers["openai-completions"].encode(kit.request_for(model=row, max_tokens=5)).body
-    )
+    wire = host.providers["openai-completions"].encode(kit.request_for(model=row, max_tokens=5))
+    body = json.loads(wire.body)
     assert (body["model"], body["max_tokens"]) == ("deepseek-v9", 5)
 
 

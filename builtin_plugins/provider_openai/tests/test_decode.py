@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agentkit_provider_openai import OpenAICompletions
+
 from agentkit.plugin_api import (
     BlockDelta,
     BlockEnd,
@@ -18,7 +20,6 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
 )
-from agentkit_provider_openai import OpenAICompletions
 
 
 def _decode(kit: Any, events: list[WireEvent], key: str = "openai/gpt-4o-mini") -> list[Any]:

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+import itertools
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
 
 import pytest
+from agentkit_provider_openai import OpenAICompletions
+
+from agentkit.host.wire.json import loads as strict_loads
 from agentkit.plugin_api import (
     AssistantMessage,
     Credential,
@@ -18,7 +24,6 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit_provider_openai import OpenAICompletions
 
 SPEC = ToolSpec("read", "Read a file.", {"type": "object", "properties": {"p": {"type": "string"}}})
 
@@ -30,7 +35,7 @@ def _body(
     **fields: Any,
 ) -> dict[str, Any]:
     provider = provider or OpenAICompletions()
-    return provider.encode(kit.request_for(model=kit.model_row(key), **fields)).body
+    return json.loads(provider.encode(kit.request_for(model=kit.model_row(key), **fields)).body)
 
 
 def test_the_wire_request_is_a_post_to_chat_completions_framed_by_stream(kit: Any) -> None:
@@ -42,8 +47,12 @@ def test_the_wire_request_is_a_post_to_chat_completions_framed_by_stream(kit: An
         "/chat/completions",
         "sse",
     )
-    assert (whole.path, whole.framing, whole.body["stream"]) == ("/chat/completions", "json", False)
-    assert "stream_options" not in whole.body
+    assert (whole.path, whole.framing, json.loads(whole.body)["stream"]) == (
+        "/chat/completions",
+        "json",
+        False,
+    )
+    assert "stream_options" not in json.loads(whole.body)
 
 
 def test_auth_is_a_bearer_token(kit: Any) -> None:
@@ -151,6 +160,25 @@ def test_the_session_id_becomes_openais_prompt_cache_key_within_its_limit(kit: A
     assert "prompt_cache_key" not in _body(kit, "deepseek/deepseek-chat", session_id="abc")
 
 
+def test_extra_body_replaces_fields_without_duplicating_keys(kit: Any) -> None:
+    """The body is bytes built in pieces; an override must replace a field, never
+    add a second one (the strict decoder rejects duplicate keys, as servers may)."""
+    wire = OpenAICompletions().encode(
+        kit.request_for(
+            temperature=0.5,
+            tools=[SPEC],
+            options={"extra_body": {"temperature": 1.0, "model": "other", "tools": [], "seed": 7}},
+        )
+    )
+    body = strict_loads(wire.body)
+    assert (body["temperature"], body["model"], body["tools"], body["seed"]) == (
+        1.0,
+        "other",
+        [],
+        7,
+    )
+
+
 def test_extra_body_is_merged_last(kit: Any) -> None:
     body = _body(
         kit,
@@ -204,27 +232,60 @@ def test_thinking_is_not_sent_and_an_assistant_message_with_nothing_else_is_drop
     ]
 
 
-def test_a_steady_state_request_reuses_every_tool_definition_and_old_message(kit: Any) -> None:
-    """Tool definitions are built once per ToolSpec object and each history message
-    once: the next turn's body holds the very same objects, only new messages are new."""
+class _CountedSchema(Mapping[str, Any]):
+    """A tool schema that counts how often it is serialized (read in full)."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self._schema = schema
+        self.reads = 0
+
+    def __getitem__(self, key: str) -> Any:
+        return self._schema[key]
+
+    def __iter__(self) -> Iterator[str]:
+        self.reads += 1
+        return iter(self._schema)
+
+    def __len__(self) -> int:
+        return len(self._schema)
+
+
+class _CountedText(TextBlock):
+    """A text block that counts how often its text is read."""
+
+    reads: ClassVar[dict[int, int]] = {}
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "text":
+            _CountedText.reads[id(self)] = _CountedText.reads.get(id(self), 0) + 1
+        return super().__getattribute__(name)
+
+
+def test_a_steady_state_request_serializes_no_schema_and_no_old_message(kit: Any) -> None:
+    """Tool definitions are serialized once per ToolSpec object and each history
+    message once: later turns read neither again, only the new messages."""
+    schema = _CountedSchema({"type": "object", "properties": {"p": {"type": "string"}}})
+    spec = ToolSpec("read", "Read a file.", schema)
     provider = OpenAICompletions()
-    history: list[Any] = [UserMessage.text("q")]
+    history: list[Any] = [UserMessage([_CountedText("q")])]
     bodies = []
-    for turn in range(3):
+    new_blocks: list[Any] = list(history[0].content)
+    for turn in range(4):
+        _CountedText.reads.clear()
         bodies.append(
-            _body(kit, provider=provider, system="s", messages=list(history), tools=[SPEC])
+            _body(kit, provider=provider, system="s", messages=list(history), tools=[spec])
         )
+        assert schema.reads == 1
+        # Only the messages added since the last turn were read.
+        assert sorted(_CountedText.reads) == sorted(id(block) for block in new_blocks)
         call = ToolUseBlock(f"c{turn}", "read", "{}")
+        new_blocks = [_CountedText(f"text {turn}"), _CountedText(f"result {turn}")]
         history += [
-            AssistantMessage([call], StopReason.TOOL_USE),
-            ToolResultMessage(call.id, "read", [TextBlock("r")]),
+            AssistantMessage([new_blocks[0], call], StopReason.TOOL_USE),
+            ToolResultMessage(call.id, "read", [new_blocks[1]]),
         ]
-    first, second, third = bodies
-    assert third["tools"][0] is second["tools"][0] is first["tools"][0]
-    for older, newer in ((first, second), (second, third)):
-        assert all(
-            a is b for a, b in zip(older["messages"][1:], newer["messages"][1:], strict=False)
-        )
+    for older, newer in itertools.pairwise(bodies):
+        assert newer["messages"][: len(older["messages"])] == older["messages"]
         assert len(newer["messages"]) == len(older["messages"]) + 2
     # A new ToolSpec with equal content is a new definition: nothing stale is served.
     changed = dataclasses.replace(SPEC, description="Read a file, now with limits.")

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from agentkit_provider_openai import OpenAICompletions
+
 from agentkit.host.wire.errors import WireDecodeError
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -31,7 +33,6 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit_provider_openai import OpenAICompletions
 
 _ROOT = Path(
     os.environ.get(
@@ -324,20 +325,17 @@ def test_a_recorded_request_is_what_we_encode_for_the_same_transcript(
         )
         for tool in tools
     ]
-    wire = (
-        OpenAICompletions()
-        .encode(
-            kit.request_for(
-                model=row,
-                system=system,
-                messages=messages,
-                tools=specs,
-                stream=bool(body.get("stream")),
-                options={"strict_tools": strict == {True}},
-            )
+    encoded = OpenAICompletions().encode(
+        kit.request_for(
+            model=row,
+            system=system,
+            messages=messages,
+            tools=specs,
+            stream=bool(body.get("stream")),
+            options={"strict_tools": strict == {True}},
         )
-        .body
     )
+    wire = json.loads(encoded.body)
     assert wire["messages"] == [_as_sent(message) for message in body["messages"]]
     if tools and len(strict) == 1 and row.options["compat"] == "openai":
         assert wire["tools"] == tools

@@ -13,10 +13,11 @@ import itertools
 import json
 from typing import Any
 
-from agentkit.plugin_api import StopReason, TextBlock, ToolResultMessage, UserMessage, WireEvent
 from agentkit_provider_openai import OpenAICompletions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from agentkit.plugin_api import StopReason, TextBlock, ToolResultMessage, UserMessage, WireEvent
 
 ARGUMENT_TEXTS = [
     '{"path": "a.py", "old": "x  =  1", "new": "x = 2"}',
@@ -137,9 +138,8 @@ def test_a_replayed_assistant_message_sends_exactly_the_argument_text() -> None:
         decoded,
         *[ToolResultMessage(call.id, call.name, [TextBlock("ok")]) for call in decoded.tool_calls],
     ]
-    body = provider.encode(_request(messages=transcript)).body
-    # Through the host's serializer and back: the argument strings are untouched.
-    sent = json.loads(json.dumps(body, ensure_ascii=False).encode("utf-8"))
+    # The serialized body, read back: the argument strings are untouched.
+    sent = json.loads(provider.encode(_request(messages=transcript)).body)
     replayed = sent["messages"][1]["tool_calls"]
     assert [call["function"]["arguments"] for call in replayed] == ARGUMENT_TEXTS
     assert [call["id"] for call in replayed] == [call_id for call_id, _, _ in calls]
@@ -172,16 +172,20 @@ def test_a_long_foreign_id_is_shortened_the_same_way_in_the_call_and_its_result(
         ToolResultMessage(long_id, "read", [TextBlock("ok")]),
     ]
     provider = OpenAICompletions()
-    body = provider.encode(_request(messages=transcript)).body
+    body = json.loads(provider.encode(_request(messages=transcript)).body)
     call_id = body["messages"][1]["tool_calls"][0]["id"]
     assert len(call_id) <= 40
     assert body["messages"][2]["tool_call_id"] == call_id
     assert (
-        provider.encode(_request(messages=transcript)).body["messages"][1]["tool_calls"][0]["id"]
+        json.loads(provider.encode(_request(messages=transcript)).body)["messages"][1][
+            "tool_calls"
+        ][0]["id"]
         == call_id
     )
     # A local server has no such limit: the id goes out as it is.
-    local = provider.encode(_request(messages=transcript, model=_row("local/default"))).body
+    local = json.loads(
+        provider.encode(_request(messages=transcript, model=_row("local/default"))).body
+    )
     assert local["messages"][1]["tool_calls"][0]["id"] == long_id
 
 

@@ -17,18 +17,21 @@ Wire decisions (documented in ``docs/providers.md``):
   in a request, and DeepSeek answers 400 when ``reasoning_content`` is
   echoed back.
 
-Encoding is cheap per turn and nearly flat with depth: each tool definition
-(keyed by the identity of its :class:`ToolSpec`, which the host reuses across
-turns) and each message (keyed by its identity; history messages are never
-edited in place, the host replaces them) is encoded once and then reused.
-The body therefore shares sub-objects between requests: treat it as
-read-only, copy before rewriting any part of it.
+The body is sent as ``bytes`` of JSON, serialized the way the host would
+(UTF-8, compact separators, no NaN), so that a turn costs nearly the same at
+any depth: each tool definition (keyed by the identity of its
+:class:`ToolSpec`, which the host reuses across turns) and each message
+(keyed by its identity; history messages are never edited in place, the host
+replaces them) is serialized once, and per session the transcript encoded
+last time is kept, so a request that extends it serializes only the new
+messages. Parse ``WireRequest.body`` to inspect it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import operator
 import threading
 from collections import OrderedDict
@@ -100,22 +103,36 @@ class IdentityCache(Generic[_V]):
 
 @dataclass(frozen=True, slots=True)
 class _Encoded:
-    """A transcript as far as it was encoded: its messages, their wire form, and
-    tool-result images not yet flushed into a user message."""
+    """A transcript as far as it was encoded: its messages, their serialized wire
+    messages, and tool-result image parts not yet flushed into a user message."""
 
     messages: tuple[Message, ...]
-    wire: tuple[dict[str, Any], ...]
+    #: The serialized wire messages with the commas between them, ready to join.
+    wire: tuple[bytes, ...]
     pending_images: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """One canonical message on the wire: a serialized message (``None``: nothing
+    to send) and, for a tool result, image parts that travel in a later user message."""
+
+    wire: bytes | None
+    images: tuple[dict[str, Any], ...] = ()
+
+
+# Body fields written around the serialized messages and tools; extra_body may not replace them.
+_ASSEMBLED = frozenset({"model", "messages", "tools"})
 
 
 class CompletionsEncoder:
     """Builds request bodies; one per provider object, holding its caches.
 
     Three caches keep a turn's cost nearly independent of the transcript's
-    depth: tool definitions by :class:`ToolSpec` identity, each message's wire
-    form by message identity, and per session (keyed by the identity of its
-    first message) the last encoded transcript, so a request that extends it
-    only encodes what is new.
+    depth: serialized tool definitions by :class:`ToolSpec` identity, each
+    message's serialized wire form by message identity, and per session (keyed
+    by the identity of its first message) the last encoded transcript, so a
+    request that extends it only serializes what is new.
     """
 
     def __init__(
@@ -125,56 +142,54 @@ class CompletionsEncoder:
         message_cache_size: int = 16384,
         session_cache_size: int = 64,
     ) -> None:
-        self.tools: IdentityCache[dict[str, Any]] = IdentityCache(tool_cache_size)
-        self.messages: IdentityCache[tuple[dict[str, Any], ...]] = IdentityCache(message_cache_size)
+        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
+        self.messages: IdentityCache[_Parts] = IdentityCache(message_cache_size)
         self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
 
     def encode(self, request: ProviderRequest, profile: CompatProfile) -> WireRequest:
-        model = request.model
-        body: dict[str, Any] = {"model": model.id, "messages": self._messages(request, profile)}
-        if request.tools:
+        rest = _settings(request, profile)
+        extra = request.options.get("extra_body") or {}
+        rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
+        parts = [b'{"model":', to_json(extra.get("model", request.model.id))]
+        messages = extra.get("messages")
+        if messages is not None:
+            parts += [b',"messages":', to_json(messages)]
+        else:
+            # One join for the whole body: the transcript is its largest part.
+            parts.append(b',"messages":[')
+            parts += self._messages(request, profile)
+            parts.append(b"]")
+        if "tools" in extra:
+            parts += [b',"tools":', to_json(extra["tools"])]
+        elif request.tools:
             strict = bool(request.options.get("strict_tools")) and profile.supports_strict_tools
-            body["tools"] = [
-                self.tools.get(spec, strict, _tool, spec, strict) for spec in request.tools
-            ]
-        if request.tool_choice is not None and request.tools:
-            # OpenAI answers 400 to a tool_choice without tools ("only allowed
-            # when 'tools' are specified"); with no tools none is the only outcome.
-            body["tool_choice"] = _tool_choice(request.tool_choice)
-        if request.max_tokens is not None:
-            body[profile.max_tokens_field] = request.max_tokens
-        if request.temperature is not None:
-            body["temperature"] = request.temperature
-        if request.reasoning is not None:
-            if profile.reasoning_effort_style == "reasoning_effort":
-                body["reasoning_effort"] = request.reasoning
-            elif profile.reasoning_effort_style == "openrouter":
-                body["reasoning"] = {"effort": request.reasoning}
-        if request.session_id and profile.supports_prompt_cache_key:
-            body["prompt_cache_key"] = request.session_id[:PROMPT_CACHE_KEY_LIMIT]
-        body["stream"] = request.stream
-        if request.stream and profile.supports_stream_usage:
-            body["stream_options"] = {"include_usage": True}
-        extra = request.options.get("extra_body")
-        if extra:
-            body.update(extra)
+            tools = [self.tools.get(spec, strict, _tool, spec, strict) for spec in request.tools]
+            parts += [b',"tools":[', b",".join(tools), b"]"]
+        if rest:
+            parts += [b",", to_json(rest)[1:-1]]
+        parts.append(b"}")
         return WireRequest(
             path="/chat/completions",
-            body=body,
+            body=b"".join(parts),
             framing="sse" if request.stream else "json",
         )
 
-    def _messages(self, request: ProviderRequest, profile: CompatProfile) -> list[dict[str, Any]]:
-        messages = tuple(request.messages)
-        id_limit = profile.max_tool_call_id_length
-        encoded = self._transcript(messages, id_limit)
-        out: list[dict[str, Any]] = []
+    def _messages(self, request: ProviderRequest, profile: CompatProfile) -> list[bytes]:
+        """The content of the ``messages`` array, as pieces to join."""
+        encoded = self._transcript(tuple(request.messages), profile.max_tool_call_id_length)
+        out: list[bytes] = []
         if request.system:
             developer = profile.supports_developer_role and bool(request.model.reasoning_levels)
-            out.append({"role": "developer" if developer else "system", "content": request.system})
-        out.extend(encoded.wire)
+            role = "developer" if developer else "system"
+            out.append(to_json({"role": role, "content": request.system}))
+        if encoded.wire:
+            if out:
+                out.append(b",")
+            out += encoded.wire
         if encoded.pending_images:
-            out.append({"role": "user", "content": list(encoded.pending_images)})
+            if out:
+                out.append(b",")
+            out.append(to_json({"role": "user", "content": list(encoded.pending_images)}))
         return out
 
     def _transcript(self, messages: tuple[Message, ...], id_limit: int | None) -> _Encoded:
@@ -193,29 +208,60 @@ class CompletionsEncoder:
             done, wire, pending = 0, [], []
         for message in messages[done:]:
             if pending and not isinstance(message, ToolResultMessage):
-                wire.append({"role": "user", "content": pending})
+                if wire:
+                    wire.append(b",")
+                wire.append(to_json({"role": "user", "content": pending}))
                 pending = []
             parts = self.messages.get(message, id_limit, _message, message, id_limit)
-            if isinstance(message, ToolResultMessage):
-                wire.append(parts[0])
-                pending.extend(parts[1:])
-            else:
-                wire.extend(parts)
+            if parts.wire is not None:
+                if wire:
+                    wire.append(b",")
+                wire.append(parts.wire)
+            pending.extend(parts.images)
         encoded = _Encoded(messages, tuple(wire), tuple(pending))
         self.sessions.put(messages[0], id_limit, encoded)
         return encoded
 
 
-def _message(message: Message, id_limit: int | None) -> tuple[dict[str, Any], ...]:
-    """The wire form of one message: zero or one wire message, plus image parts
-    for a tool result (they travel in a later user message)."""
+def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any]:
+    """Every body field but the model, the messages and the tools, in wire order."""
+    body: dict[str, Any] = {}
+    if request.tool_choice is not None and request.tools:
+        # OpenAI answers 400 to a tool_choice without tools ("only allowed
+        # when 'tools' are specified"); with no tools none is the only outcome.
+        body["tool_choice"] = _tool_choice(request.tool_choice)
+    if request.max_tokens is not None:
+        body[profile.max_tokens_field] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.reasoning is not None:
+        if profile.reasoning_effort_style == "reasoning_effort":
+            body["reasoning_effort"] = request.reasoning
+        elif profile.reasoning_effort_style == "openrouter":
+            body["reasoning"] = {"effort": request.reasoning}
+    if request.session_id and profile.supports_prompt_cache_key:
+        body["prompt_cache_key"] = request.session_id[:PROMPT_CACHE_KEY_LIMIT]
+    body["stream"] = request.stream
+    if request.stream and profile.supports_stream_usage:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def to_json(value: Any) -> bytes:
+    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _message(message: Message, id_limit: int | None) -> _Parts:
+    """The wire form of one message."""
     if isinstance(message, UserMessage):
-        return (_user(message),)
+        return _Parts(to_json(_user(message)))
     if isinstance(message, AssistantMessage):
         wire = _assistant(message, id_limit)
-        return () if wire is None else (wire,)
+        return _Parts(None if wire is None else to_json(wire))
     if isinstance(message, ToolResultMessage):
-        return _tool_result(message, id_limit)
+        tool, images = _tool_result(message, id_limit)
+        return _Parts(to_json(tool), images)
     raise TypeError(f"openai-completions cannot encode a {type(message).__name__}")
 
 
@@ -259,7 +305,9 @@ def _assistant(message: AssistantMessage, id_limit: int | None) -> dict[str, Any
     return wire
 
 
-def _tool_result(message: ToolResultMessage, id_limit: int | None) -> tuple[dict[str, Any], ...]:
+def _tool_result(
+    message: ToolResultMessage, id_limit: int | None
+) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
     text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
     images = [_part(block) for block in message.content if isinstance(block, ImageBlock)]
     if images and not text:
@@ -269,9 +317,9 @@ def _tool_result(message: ToolResultMessage, id_limit: int | None) -> tuple[dict
     wire_id = wire_tool_call_id(message.tool_use_id, id_limit)
     tool = {"role": "tool", "tool_call_id": wire_id, "content": text}
     if not images:
-        return (tool,)
+        return tool, ()
     label = {"type": "text", "text": f"Image(s) from tool call {wire_id} ({message.tool_name}):"}
-    return (tool, label, *images)
+    return tool, (label, *images)
 
 
 def wire_tool_call_id(call_id: str, limit: int | None) -> str:
@@ -286,7 +334,7 @@ def wire_tool_call_id(call_id: str, limit: int | None) -> str:
     return ("call_" + digest)[:limit]
 
 
-def _tool(spec: ToolSpec, strict: bool) -> dict[str, Any]:
+def _tool(spec: ToolSpec, strict: bool) -> bytes:
     function: dict[str, Any] = {
         "name": spec.name,
         "description": spec.description,
@@ -294,7 +342,7 @@ def _tool(spec: ToolSpec, strict: bool) -> dict[str, Any]:
     }
     if strict:
         function["strict"] = True
-    return {"type": "function", "function": function}
+    return to_json({"type": "function", "function": function})
 
 
 def _tool_choice(choice: str) -> str | dict[str, Any]:
