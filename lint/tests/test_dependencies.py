@@ -158,3 +158,18 @@ def test_every_module_inside_a_package_is_read_whatever_its_directory_is_called(
     )
 
     assert sorted(f.imported for f in lint_path(project).findings) == ["httpx", "yaml"]
+
+
+def test_dynamic_dependencies_are_not_guessed_and_the_message_says_so(tmp_path):
+    project = tmp_path / "dyn"
+    (project / "src" / "dyn_plugin").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "dyn"\ndynamic = ["version", "dependencies"]\n'
+    )
+    (project / "src" / "dyn_plugin" / "__init__.py").write_text("import httpx\n")
+
+    report = lint_path(project)
+
+    (found,) = report.findings
+    assert (report.plugin, report.version, found.imported) == ("dyn", None, "httpx")
+    assert "dynamic" in found.message

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import importlib_metadata
 from packaging.utils import canonicalize_name
 
-from ._source import distribution_files
+from ._installed import distribution_files
 
 # Import names whose distribution is named differently, for when the distribution is
 # not installed here and the index cannot say. Values are canonical names.

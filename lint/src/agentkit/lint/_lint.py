@@ -11,8 +11,9 @@ import libcst as cst
 from ._distributions import installed_index, normalized
 from ._findings import COULD_NOT_LINT_KINDS, Finding, LintReport, finding
 from ._imports import collect_imports
+from ._installed import load_distribution
 from ._rules import Allowances, Plugin, check_import
-from ._source import PluginSource, SourceFile, load_distribution, load_path
+from ._source import PluginSource, SourceFile, load_path
 
 
 def lint_distribution(name: str, *, allow: Sequence[str] = ()) -> LintReport:
@@ -56,7 +57,7 @@ def lint_source(source: PluginSource, allow: Sequence[str] = ()) -> LintReport:
         # A module the distribution ships itself (an extension module, a second top-level
         # package) is provided, not a dependency.
         declared=normalized([*source.requirements, source.name]),
-        requirements_known=source.requirements_known,
+        requirements_unknown=source.requirements_unknown,
         index=installed_index(),
         allowances=allowances,
     )

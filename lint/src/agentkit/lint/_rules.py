@@ -74,7 +74,7 @@ class Plugin:
     name: str
     own_packages: set[str]
     declared: set[str]
-    requirements_known: bool
+    requirements_unknown: str
     index: DistributionIndex
     allowances: Allowances
 
@@ -144,17 +144,11 @@ def _check_declared(
         return []
     module, display, line = here
     names = " or ".join(sorted(providers))
-    if plugin.requirements_known:
-        fix = (
-            f"{plugin.name} does not declare it: add the distribution to "
-            "[project].dependencies (or an optional extra), or, if a declared requirement "
-            "provides the module, list it in [tool.agentkit.lint] allow"
-        )
-    else:
-        fix = (
-            "no pyproject.toml above this package declares its requirements: lint the "
-            "project directory or the installed distribution instead"
-        )
+    fix = plugin.requirements_unknown or (
+        f"{plugin.name} does not declare it: add the distribution to "
+        "[project].dependencies (or an optional extra), or, if a declared requirement "
+        "provides the module, list it in [tool.agentkit.lint] allow"
+    )
     return [
         finding(
             "undeclared-dependency",
