@@ -30,7 +30,7 @@ def write_distribution(
     site.mkdir(parents=True, exist_ok=True)
     info = site / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
-    metadata = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    metadata = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     metadata += [f"Requires-Dist: {requirement}" for requirement in requires or []]
     (info / "METADATA").write_text("\n".join(metadata) + "\n")
     lines = []
@@ -44,7 +44,7 @@ def write_distribution(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(source))
         record.append(f"{relative},,")
-    (info / "RECORD").write_text("\n".join(record + [f"{info.name}/METADATA,,"]) + "\n")
+    (info / "RECORD").write_text("\n".join([*record, f"{info.name}/METADATA,,"]) + "\n")
     return info
 
 

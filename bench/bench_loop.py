@@ -11,15 +11,17 @@ measured in the same run, so the machine's speed cancels out.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import statistics
 import time
 from typing import Any
 
 import httpx
+from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
+
 from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
 from agentkit.plugin_api import Tool, hookimpl
-from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
 TURNS = 20
 CALLS = 3
@@ -73,7 +75,7 @@ def agent_run(turns: int) -> tuple[float, list[float]]:
     agent.run_sync("go")
     end = time.perf_counter()
     marks.append(end)
-    return end - start, [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    return end - start, [b - a for a, b in itertools.pairwise(marks)]
 
 
 async def _bare(turns: int) -> None:

@@ -13,7 +13,7 @@ import pytest
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = sorted((REPO / "docs").glob("*.md")) + [REPO / "README.md"]
+DOCS = [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 

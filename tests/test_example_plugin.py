@@ -7,9 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agentkit_provider_faux import Script, Turn, text, tool_call
+
 from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
 from agentkit.lint import lint_distribution
-from agentkit_provider_faux import Script, Turn, text, tool_call
 
 AGENTKIT = Path(sys.executable).parent / "agentkit"
 

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agentkit_provider_faux import FauxProvider, Script, Turn
+
 from agentkit.host import Agent, AgentConfig, PluginHost
 from agentkit.plugin_api import Tool, hookimpl
-from agentkit_provider_faux import FauxProvider, Script, Turn
 
 
 class ToolsPlugin:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.host import Terminate, allow_all
 from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
-from agentkit_provider_faux import Turn, text, tool_call
 
 
 def counting_tool(ran: list) -> Tool:
@@ -51,7 +51,7 @@ class Recorder:
 
 
 def run(turns, *plugins, **config):
-    agent, script = make_agent(turns, *plugins, **config)
+    agent, _script = make_agent(turns, *plugins, **config)
     result = agent.run_sync("go")
     return result, [m for m in result.messages if isinstance(m, ToolResultMessage)]
 

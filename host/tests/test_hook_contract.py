@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from agentkit_provider_faux import FauxProvider, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
 from agentkit.plugin_api import Block, ModelInfo, Skill, Tool, hookimpl
-from agentkit_provider_faux import FauxProvider, Turn, text, tool_call
 
 TOOL = Tool("act", "Act.", {"type": "object"}, lambda arguments, context: "acted")
 

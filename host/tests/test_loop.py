@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.host import AgentBusy, max_turns, stop_when
@@ -20,7 +21,6 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     Usage,
 )
-from agentkit_provider_faux import Turn, text, tool_call
 
 
 def echo_tool(name: str = "echo", **kwargs) -> Tool:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+from agentkit_provider_faux import FauxProvider, Script, Turn, text, thinking, tool_call
+
 from agentkit.host import PluginHost
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import ProviderRequest, StopReason, TextBlock, ToolSpec, Usage, UserMessage
-from agentkit_provider_faux import FauxProvider, Script, Turn, text, thinking, tool_call
 
 PROVIDER = FauxProvider()
 MODEL = PROVIDER.catalog()[0]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from agentkit_tools_wordcount import word_count
 
 from agentkit.plugin_api import ToolContext, ToolError
-from agentkit_tools_wordcount import word_count
 
 
 def test_counts_lines_words_and_characters(tmp_path):

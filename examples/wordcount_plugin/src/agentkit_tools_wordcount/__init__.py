@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from agentkit.plugin_api import Tool, ToolContext, ToolError, hookimpl
 
 

@@ -18,6 +18,7 @@ Session start and end hooks fire on every exit.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -173,10 +174,8 @@ class Agent:
             self._cancel.cancel()
             loop, event = self._loop, self._abort_event
         if loop is not None and event is not None:
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop already closed: the run is over
                 loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop already closed: the run is over
-                pass
 
     # -- running ---------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 
 from agentkit.plugin_api import AssistantMessage, Block, Message, ToolUseBlock, Usage
 
-from ._stop import StopPolicy, StopContext
+from ._stop import StopContext, StopPolicy
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,7 +132,7 @@ class PluginHost:
         disabled: set[str],
         allowed: set[str] | None,
     ) -> PluginRecord:
-        category, ep = entries[0]
+        _category, ep = entries[0]
         dist = ep.dist
         record = PluginRecord(
             name=name,

@@ -13,7 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol
 
-from ._events import BlockDelta, BlockEnd, BlockKind, BlockStart, MessageEnd, MessageStart, ProviderEvent
+from ._events import (
+    BlockDelta,
+    BlockEnd,
+    BlockKind,
+    BlockStart,
+    MessageEnd,
+    MessageStart,
+    ProviderEvent,
+)
 from ._messages import (
     AssistantMessage,
     ContentBlock,
