@@ -1,0 +1,219 @@
+"""search_files: the native backend beside ripgrep, and the ignore engine's verdict rate.
+
+A tree of about 20,000 files is generated in a temporary directory (source-like
+text in nested packages, a few ignored build and dependency directories,
+some binary files, nested .gitignore files and one nested repository). Each
+query runs through the search_files tool on both backends over the same file
+set; the figure is the best of several runs and the ratio native / rg (above
+1 means the native backend is slower). Queries that stay under the 100-match
+page scan the whole tree; one common word shows the early stop.
+
+The ignore engine's rate is measured two ways: ``is_ignored()`` over every
+path of the tree with its rule cache warm, and a full walk (one verdict per
+entry, rule files read as it goes).
+
+Run: ``.venv/bin/python bench/bench_search.py [--files 20000] [--repeat 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from agentkit_tools_files.glob import compile_glob
+from agentkit_tools_files.ignore import IgnoreEngine
+from agentkit_tools_search import SEARCH_FILES
+from agentkit_tools_search.native import search_native
+from agentkit_tools_search.query import Query, collect_files, smart_case_ignores
+from agentkit_tools_search.ripgrep import search_rg
+
+from agentkit.plugin_api import ToolContext
+
+WORDS = [
+    "def",
+    "class",
+    "return",
+    "import",
+    "from",
+    "self",
+    "value",
+    "result",
+    "error",
+    "config",
+    "path",
+    "file",
+    "data",
+    "request",
+    "response",
+    "handler",
+    "context",
+    "options",
+    "items",
+    "index",
+    "count",
+    "total",
+    "name",
+]
+
+QUERIES = [
+    ("rare literal", {"pattern": "needle_in_haystack"}),
+    ("no match", {"pattern": "absent_everywhere_zz"}),
+    ("regex", {"pattern": r"def \w+_handler\(self, \w+\)"}),
+    ("regex, glob", {"pattern": r"class \w+Error", "file_glob": "**/*.py"}),
+    ("common word (stops early)", {"pattern": "return"}),
+]
+
+
+def _rg() -> str | None:
+    local = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "rg"
+    return str(local) if local.is_file() else shutil.which("rg")
+
+
+def build_tree(root: Path, files: int, seed: int = 7) -> int:
+    """Write about ``files`` files below ``root``; returns how many were written."""
+    rng = random.Random(seed)
+    (root / ".git").mkdir(parents=True)
+    (root / ".gitignore").write_text("build/\nnode_modules/\n*.pyc\n*.log\n")
+    written = 0
+    packages = max(1, files // 100)
+    for package in range(packages):
+        base = root / f"pkg{package:03d}" / ("sub" if package % 3 else "") / "src"
+        base.mkdir(parents=True, exist_ok=True)
+        if package % 10 == 0:
+            (base / ".gitignore").write_text("generated_*\n!generated_keep.py\n")
+        for n in range(100):
+            kind = rng.random()
+            if kind < 0.02:
+                (base / f"blob{n}.bin").write_bytes(b"\x00" + rng.randbytes(2047))
+            elif kind < 0.05:
+                (base / f"trace{n}.log").write_text("return return\n" * 20)
+            else:
+                lines = []
+                for _ in range(rng.randint(10, 60)):
+                    words = [rng.choice(WORDS) for _ in range(rng.randint(2, 10))]
+                    lines.append("    " * rng.randint(0, 3) + " ".join(words))
+                if rng.random() < 0.002:
+                    lines.append("needle_in_haystack = True")
+                if rng.random() < 0.01:
+                    lines.append("    def on_request_handler(self, event):")
+                if rng.random() < 0.01:
+                    lines.append("class ConfigError(Exception):")
+                suffix = ".py" if n % 2 else ".txt"
+                (base / f"module{n}{suffix}").write_text("\n".join(lines) + "\n")
+            written += 1
+    for name in ("build", "node_modules/dep"):
+        ignored = root / name
+        ignored.mkdir(parents=True)
+        for n in range(200):
+            (ignored / f"x{n}.py").write_text("needle_in_haystack\n")
+    nested = root / "vendor" / "lib"
+    (nested / ".git").mkdir(parents=True)
+    (nested / "build").mkdir()
+    (nested / "build" / "kept.py").write_text("needle_in_haystack\n")
+    return written
+
+
+def _best(run, repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def bench_search(root: Path, repeat: int) -> None:
+    rg = _rg()
+    print(f"   rg: {rg or 'not found (native only)'}")
+    print(
+        f"   {'query':<28}{'native s':>10}{'rg s':>10}{'native/rg':>11}{'matches':>9}{'scanned':>9}"
+    )
+    for label, arguments in QUERIES:
+
+        def native(arguments=arguments):
+            return SEARCH_FILES.handler(
+                arguments, ToolContext(root=root, options={"backend": "native"})
+            )
+
+        native_s, native_result = _best(native, repeat)
+        data = native_result.data
+        if rg:
+
+            def ripgrep(arguments=arguments):
+                options = {"backend": "rg", "rg_path": rg}
+                return SEARCH_FILES.handler(arguments, ToolContext(root=root, options=options))
+
+            rg_s, rg_result = _best(ripgrep, repeat)
+            same = "" if rg_result.data == data else "  (answers differ!)"
+            rg_text, ratio = f"{rg_s:10.3f}", f"{native_s / rg_s:11.2f}"
+        else:
+            same, rg_text, ratio = "", f"{'-':>10}", f"{'-':>11}"
+        print(
+            f"   {label:<28}{native_s:10.3f}{rg_text}{ratio}"
+            f"{len(data['matches']):9d}{data['files_searched']:9d}{same}"
+        )
+    if not rg:
+        return
+    print("   scan only (same file list handed to each backend, walk excluded):")
+    engine = IgnoreEngine(root)
+    for label, arguments in QUERIES:
+        glob = compile_glob(arguments["file_glob"]) if "file_glob" in arguments else None
+        query = Query(
+            arguments["pattern"],
+            smart_case_ignores(arguments["pattern"]),
+            0,
+            engine.root,
+            collect_files(engine, "", glob),
+            needed=100,
+        )
+        native_s, _ = _best(lambda q=query: search_native(q), repeat)
+        rg_s, _ = _best(lambda q=query: search_rg(q, rg), repeat)
+        print(f"   {label:<28}{native_s:10.3f}{rg_s:10.3f}{native_s / rg_s:11.2f}")
+
+
+def bench_ignore(root: Path, repeat: int) -> None:
+    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if ".git" not in p.parts]
+    engine = IgnoreEngine(root, env={"HOME": str(root / "no-home")})
+    for path in paths:  # warm the rule cache
+        engine.is_ignored(path)
+
+    def verdicts():
+        return sum(engine.is_ignored(path) for path in paths)
+
+    seconds, ignored = _best(verdicts, repeat)
+    print(
+        f"   is_ignored(): {len(paths) / seconds:,.0f} paths/s "
+        f"({len(paths)} paths, {ignored} ignored, parents checked, cache warm)"
+    )
+
+    def walk():
+        return sum(1 for _ in IgnoreEngine(root, env={"HOME": str(root / "no-home")}).walk())
+
+    seconds, entries = _best(walk, repeat)
+    print(
+        f"   walk():       {entries / seconds:,.0f} entries/s ({entries} kept, rule files read as it goes)"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=20000)
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args(argv or [])
+    with tempfile.TemporaryDirectory(prefix="agentkit-bench-search-") as directory:
+        root = Path(directory) / "tree"
+        started = time.perf_counter()
+        written = build_tree(root, options.files)
+        print(f"   tree: {written} files generated in {time.perf_counter() - started:.1f} s")
+        bench_search(root, options.repeat)
+        bench_ignore(root, options.repeat)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])
