@@ -108,6 +108,7 @@ def test_a_vendor_row_is_sent_with_its_own_key(kit: Any) -> None:
     recorded = _response("test_valid_response.yaml")
     row = kit.model_row("deepseek/deepseek-chat")
     message, sent = _run(kit, recorded, stream=False, env={"DEEPSEEK_API_KEY": "ds-key"}, model=row)
+    assert message.stop_reason is not StopReason.ERROR, message.error_message
     assert str(sent[0].url) == "https://api.deepseek.com/chat/completions"
     assert sent[0].headers["authorization"] == "Bearer ds-key"
     assert message.text == "The capital of France is Paris."
