@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 
 import pytest
-from agentkit.host.wire import WireDecodeError, loads
-from agentkit.plugin_api.errors import ProviderError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from agentkit.host.wire import WireDecodeError, loads
+from agentkit.plugin_api.errors import ProviderError
 
 _SUITE = (
     Path(
@@ -171,3 +172,10 @@ def test_what_the_standard_encoder_writes_decodes_to_the_same_value(value) -> No
 def test_any_input_is_a_value_or_a_wire_decode_error(data) -> None:
     with contextlib.suppress(WireDecodeError):
         loads(data)
+
+
+def test_an_integer_past_the_digit_limit_is_a_clean_error_with_its_offset() -> None:
+    with pytest.raises(WireDecodeError, match="more than 4300 digits") as info:
+        loads(b'["' + b"9" * 5000 + b'", ' + b"9" * 5000 + b"]")
+    assert info.value.offset == 5005
+    assert loads(b"9" * 4000) == int("9" * 4000)

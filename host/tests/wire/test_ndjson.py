@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from agentkit.host.wire import FrameTooLarge, NDJSONDecoder, TruncatedStream, WireDecodeError
 
 

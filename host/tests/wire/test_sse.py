@@ -11,9 +11,10 @@ import itertools
 import json
 
 import pytest
-from agentkit.host.wire import FrameTooLarge, SSEDecoder, SSEMessage, TruncatedStream
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from agentkit.host.wire import FrameTooLarge, SSEDecoder, SSEMessage, TruncatedStream
 
 
 def decode(*chunks: bytes, **bounds: int) -> list[SSEMessage]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json as _json
 import math
 import re
+import sys
 from itertools import accumulate
 from typing import Any
 
@@ -80,7 +81,12 @@ def _parse_float(text: str) -> float:
 
 def _literal_offset(text: str, literal: str) -> int | None:
     """Where ``literal`` first occurs outside a string (the scanner does not say)."""
-    pattern = re.compile(_STRING.pattern + "|" + re.escape(literal), re.DOTALL)
+    return _pattern_offset(text, re.escape(literal))
+
+
+def _pattern_offset(text: str, token: str) -> int | None:
+    """The byte offset of the first match of ``token`` outside a string."""
+    pattern = re.compile(_STRING.pattern + "|" + token, re.DOTALL)
     for match in pattern.finditer(text):
         if not match.group().startswith('"'):
             return _byte_offset(text, match.start())
@@ -239,9 +245,16 @@ def loads(
         raise WireDecodeError(
             f"invalid JSON at byte {offset}: {exc.problem}", offset=offset
         ) from None
-    except (ValueError, RecursionError) as exc:
-        # parse_constant / parse_float / int() digit limits: no position is
-        # reported by the scanner, so name the problem only.
+    except ValueError as exc:
+        # int() refuses more digits than sys.get_int_max_str_digits() (a
+        # guard against quadratic conversion); the scanner does not say where.
+        limit = sys.get_int_max_str_digits()
+        if limit and "digits" in str(exc):
+            offset = _pattern_offset(text, "-?[0-9]{" + str(limit + 1) + ",}")
+            raise WireDecodeError(
+                f"invalid JSON at byte {offset}: an integer has more than {limit} digits",
+                offset=offset,
+            ) from None
         raise WireDecodeError(f"invalid JSON: {exc}") from None
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
