@@ -164,6 +164,11 @@ class Provider(Protocol):
     :cvar credential_env: environment variables the host reads for a
         credential, in precedence order, each with its :data:`CredentialKind`;
         empty when the wire needs none.
+    :cvar tool_call_id_rule: optional, ``(character_class, max_length)``: the
+        tool-call ids the wire accepts, e.g. ``("[A-Za-z0-9_-]", 64)``. The
+        host rewrites ids that came from another model to fit it before
+        sending (ids of the same model are never rewritten). A provider that
+        does not declare it gets the host's conservative default.
     """
 
     api: ClassVar[str] | str

@@ -1,0 +1,238 @@
+"""Send-time transcript repair: the view of the history that goes on the wire.
+
+The history is what happened, and it is never changed here. What a wire
+accepts is narrower: a user may press Ctrl-C in the middle of a batch and
+resume, switch models halfway through a session, or load a session file that
+lost its last lines. :func:`repair` builds, per request, a transcript every
+wire accepts:
+
+1. **Same model or not.** An assistant message is "same model" when its
+   (vendor, api, model) are the target's. Only such messages keep what is
+   meaningful to one model only (signatures, opaque ids).
+2. **Failed responses go.** An assistant message that ended in ``error`` or
+   ``aborted`` is dropped, and so are the tool results that answered its calls:
+   otherwise the results name calls that are no longer there, and every wire
+   rejects the request (the usual path: Ctrl-C during a batch, then resume).
+3. **Foreign thinking.** From another model, signed thinking becomes plain
+   text, redacted thinking (opaque to anyone else) is dropped, and no
+   signature is sent.
+4. **Unsigned thinking** (no signature, or an empty one) becomes text: no wire
+   accepts a thinking block it cannot verify. Empty ones are dropped.
+5. **Foreign tool-call ids** are rewritten to the target wire's alphabet and
+   length, the same way in the call and in its result, deterministically (the
+   same id gives the same rewrite on every turn, which keeps the prompt cache
+   warm). Ids of the same model are never rewritten: the model made them.
+6. **Every call is answered exactly once**, right after the message that made
+   it: a missing result gets a synthetic error result (``No result
+   provided``), an orphan or duplicate result is dropped.
+7. **Images** become a short text note when the target model takes no image
+   input.
+
+Messages the repair leaves alone are passed through as the same objects, so a
+codec that caches its encoding by identity keeps doing so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ContentBlock,
+    ImageBlock,
+    Message,
+    ModelInfo,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolUseBlock,
+    UserMessage,
+)
+
+__all__ = [
+    "DEFAULT_TOOL_CALL_ID_RULE",
+    "IMAGE_OMITTED",
+    "MISSING_RESULT",
+    "ToolCallIdRule",
+    "id_matches",
+    "repair",
+    "rewrite_tool_call_id",
+    "tool_call_id_rule",
+]
+
+#: ``(character class, maximum length)`` a wire accepts for a tool-call id.
+ToolCallIdRule = tuple[str, int]
+
+#: What a provider that declares no ``tool_call_id_rule`` gets: the narrowest
+#: alphabet and length any wire we know accepts (Anthropic's).
+DEFAULT_TOOL_CALL_ID_RULE: ToolCallIdRule = ("[A-Za-z0-9_-]", 64)
+
+#: Rules of wires whose providers predate the ``tool_call_id_rule`` attribute;
+#: a provider's own attribute always wins. Anthropic documents
+#: ``^[a-zA-Z0-9_-]+$``; OpenAI answers ``string_above_max_length`` past 40
+#: characters (its alphabet is wider, the narrow one costs nothing).
+_KNOWN_RULES: dict[str, ToolCallIdRule] = {
+    "anthropic-messages": ("[A-Za-z0-9_-]", 64),
+    "openai-completions": ("[A-Za-z0-9_-]", 40),
+}
+
+MISSING_RESULT = "No result provided"
+IMAGE_OMITTED = "(image omitted: model does not support images)"
+
+# Digest characters appended to a rewritten id: enough that two different
+# foreign ids do not meet, short enough to leave room for a readable prefix.
+_DIGEST = 12
+
+
+def tool_call_id_rule(provider: Any) -> ToolCallIdRule:
+    """The id rule of ``provider``'s wire: its ``tool_call_id_rule``, else a known one, else the default."""
+    rule = getattr(provider, "tool_call_id_rule", None)
+    if rule is not None:
+        charclass, length = rule
+        return str(charclass), int(length)
+    return _KNOWN_RULES.get(str(getattr(provider, "api", "")), DEFAULT_TOOL_CALL_ID_RULE)
+
+
+def id_matches(value: str, rule: ToolCallIdRule) -> bool:
+    """Whether ``value`` is a tool-call id the wire of ``rule`` accepts."""
+    charclass, length = rule
+    return 0 < len(value) <= length and re.fullmatch(f"{charclass}+", value) is not None
+
+
+def rewrite_tool_call_id(value: str, rule: ToolCallIdRule) -> str:
+    """``value`` made acceptable to ``rule``; an acceptable id comes back unchanged.
+
+    Anything else keeps the characters the wire allows (others become ``_``),
+    cut to leave room for ``_`` and a digest of the original id, so that two
+    ids that only differed in dropped characters stay different.
+    """
+    if id_matches(value, rule):
+        return value
+    charclass, length = rule
+    allowed = re.compile(charclass)
+    kept = "".join(char if allowed.fullmatch(char) else "_" for char in value)
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = "".join(char for char in digest if allowed.fullmatch(char))[:_DIGEST]
+    room = max(0, length - len(digest) - 1)
+    candidate = f"{kept[:room]}_{digest}" if room else digest[:length]
+    if not id_matches(candidate, rule):  # an alphabet without the separator or hex digits
+        raise ValueError(
+            f"cannot write tool-call ids for the rule {rule!r}: it must allow hex digits; "
+            "fix the provider's tool_call_id_rule"
+        )
+    return candidate
+
+
+def _same_model(message: AssistantMessage, target: ModelInfo) -> bool:
+    return (message.provider, message.api, message.model) == (target.vendor, target.api, target.id)
+
+
+def _images_to_text(blocks: Sequence[Any]) -> list[Any]:
+    return [TextBlock(IMAGE_OMITTED) if isinstance(block, ImageBlock) else block for block in blocks]
+
+
+def _assistant_content(
+    message: AssistantMessage, same: bool, rule: ToolCallIdRule, images: bool
+) -> list[ContentBlock]:
+    content: list[ContentBlock] = []
+    for block in message.content:
+        if isinstance(block, ThinkingBlock):
+            if block.redacted:
+                if same:
+                    content.append(block)
+                continue  # opaque to any other model
+            if same and block.signature:
+                content.append(block)
+            elif block.thinking.strip():
+                content.append(TextBlock(block.thinking))
+        elif isinstance(block, ToolUseBlock) and not same:
+            new_id = rewrite_tool_call_id(block.id, rule)
+            content.append(block if new_id == block.id else ToolUseBlock(new_id, block.name, block.arguments))
+        elif isinstance(block, ImageBlock) and not images:
+            content.append(TextBlock(IMAGE_OMITTED))
+        else:
+            content.append(block)
+    return content
+
+
+def _missing(call: ToolUseBlock) -> ToolResultMessage:
+    return ToolResultMessage(call.id, call.name, [TextBlock(MISSING_RESULT)], is_error=True)
+
+
+class _Repair:
+    def __init__(self, target: ModelInfo, rule: ToolCallIdRule) -> None:
+        self.target = target
+        self.rule = rule
+        self.images = target.image_input
+        self.out: list[Message] = []
+        # The calls of the last kept assistant message, by their original id:
+        # (the call as sent, its result as sent or None).
+        self.open: dict[str, tuple[ToolUseBlock, ToolResultMessage | None]] = {}
+
+    def close(self) -> None:
+        """Answer every open call, in call order, right after the message that made it."""
+        for call, result in self.open.values():
+            self.out.append(result if result is not None else _missing(call))
+        self.open = {}
+
+    def assistant(self, message: AssistantMessage) -> None:
+        self.close()
+        if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+            return  # its results, if any, now answer nothing and are dropped as orphans
+        same = _same_model(message, self.target)
+        content = _assistant_content(message, same, self.rule, self.images)
+        if not content:
+            return  # nothing left to say; no wire accepts an empty assistant turn
+        unchanged = len(content) == len(message.content) and all(
+            new is old for new, old in zip(content, message.content, strict=True)
+        )
+        kept = message if unchanged else dataclasses.replace(message, content=content)
+        self.out.append(kept)
+        for original, sent in zip(
+            message.tool_calls, [block for block in content if isinstance(block, ToolUseBlock)], strict=True
+        ):
+            self.open.setdefault(original.id, (sent, None))
+
+    def result(self, message: ToolResultMessage) -> None:
+        entry = self.open.get(message.tool_use_id)
+        if entry is None or entry[1] is not None:
+            return  # an orphan, or a second answer to one call
+        call, _ = entry
+        changed = call.id != message.tool_use_id
+        content = message.content
+        if not self.images and any(isinstance(block, ImageBlock) for block in content):
+            content, changed = _images_to_text(content), True
+        kept = dataclasses.replace(message, tool_use_id=call.id, content=content) if changed else message
+        self.open[message.tool_use_id] = (call, kept)
+
+    def user(self, message: UserMessage) -> None:
+        self.close()
+        if not self.images and any(isinstance(block, ImageBlock) for block in message.content):
+            message = dataclasses.replace(message, content=_images_to_text(message.content))
+        self.out.append(message)
+
+
+def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> list[Message]:
+    """The transcript to send to ``target`` for ``history``; ``history`` is not changed.
+
+    :param history: the canonical transcript, as recorded.
+    :param target: the catalog row of the model the request goes to.
+    :param provider: the target's provider; its ``tool_call_id_rule`` (if any)
+        decides how foreign tool-call ids are rewritten.
+    :returns: a new list; messages that needed no repair are the same objects.
+    """
+    work = _Repair(target, tool_call_id_rule(provider))
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            work.assistant(message)
+        elif isinstance(message, ToolResultMessage):
+            work.result(message)
+        else:
+            work.user(message)
+    work.close()
+    return work.out
