@@ -6,6 +6,7 @@ import dataclasses
 import itertools
 import json
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import pytest
@@ -177,6 +178,17 @@ def test_extra_body_replaces_fields_without_duplicating_keys(kit: Any) -> None:
         [],
         7,
     )
+
+
+def test_a_read_only_schema_is_sent_as_an_object(kit: Any) -> None:
+    frozen = MappingProxyType(
+        {"type": "object", "properties": MappingProxyType({"p": {"type": "string"}})}
+    )
+    body = _body(kit, tools=[ToolSpec("read", "Read.", frozen)])
+    assert body["tools"][0]["function"]["parameters"] == {
+        "type": "object",
+        "properties": {"p": {"type": "string"}},
+    }
 
 
 def test_extra_body_is_merged_last(kit: Any) -> None:

@@ -35,7 +35,7 @@ import json
 import operator
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -248,8 +248,19 @@ def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any
 
 
 def to_json(value: Any) -> bytes:
-    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN.
+
+    Read-only mappings (a schema held in a ``MappingProxyType``) serialize as objects.
+    """
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_plain
+    ).encode()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _message(message: Message, id_limit: int | None) -> _Parts:
