@@ -475,3 +475,23 @@ def test_a_transport_defect_is_still_an_error_message() -> None:
     events = collect(ProviderRuntime(Broken(), env=ENV), FakeProvider(), request())
     assert_one_end_last(events)
     assert "ZeroDivisionError" in events[-1].message.error_message
+
+
+def test_a_body_the_codec_already_serialized_is_sent_byte_for_byte() -> None:
+    raw = b'{"prompt": "hi", "model": "fake-1",   "z": 1.0}'
+
+    class PreSerialized(FakeProvider):
+        def encode(self, request):
+            wire = super().encode(request)
+            wire.body = raw
+            return wire
+
+    seen: list[httpx.Request] = []
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        seen.append(req)
+        return httpx.Response(200, content=text_stream("x"))
+
+    runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
+    asyncio.run(runtime.complete(PreSerialized(), request()))
+    assert seen[0].content == raw

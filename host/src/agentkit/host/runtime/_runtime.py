@@ -216,7 +216,9 @@ class ProviderRuntime:
             body = (
                 b""
                 if wire.body is None
-                else bytes(wire.body)  # already serialized by the codec
+                # A codec may hand over bytes it serialized itself (to reuse
+                # an encoded transcript prefix): those go out untouched.
+                else bytes(wire.body)
                 if isinstance(wire.body, (bytes, bytearray))
                 else json.dumps(
                     wire.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False
