@@ -245,3 +245,17 @@ def test_reasoning_levels_reach_the_wire_the_way_the_row_takes_them(kit) -> None
     )
     assert budget["thinking"] == {"type": "enabled", "budget_tokens": 3999}
     assert "thinking" not in _body(provider.encode(kit.request_for()))
+
+
+def test_messages_left_empty_are_dropped_and_the_body_stays_json(kit) -> None:
+    provider = AnthropicMessages()
+    only_empty = [UserMessage([TextBlock("")])]
+    assert _body(provider.encode(kit.request_for(messages=only_empty)))["messages"] == []
+    messages = [
+        UserMessage.text("go"),
+        AssistantMessage([TextBlock("")], StopReason.REFUSAL),
+        UserMessage.text("again"),
+    ]
+    body = _body(provider.encode(kit.request_for(messages=messages)))
+    assert [m["role"] for m in body["messages"]] == ["user"]
+    assert [b["text"] for b in body["messages"][0]["content"]] == ["go", "again"]

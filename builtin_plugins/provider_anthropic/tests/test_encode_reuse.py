@@ -29,10 +29,14 @@ def _message(kind: int, n: int):
         return AssistantMessage(
             [TextBlock(f"a{n}"), ToolUseBlock(f"c{n}", "t0", f'{{"n": {n}}}')], StopReason.TOOL_USE
         )
-    return ToolResultMessage(f"c{n}", "t0", [TextBlock(f"r{n}")], is_error=n % 2 == 0)
+    if kind == 2:
+        return ToolResultMessage(f"c{n}", "t0", [TextBlock(f"r{n}")], is_error=n % 2 == 0)
+    if kind == 3:  # dropped on the wire: the user turns around it join
+        return AssistantMessage([TextBlock("")], StopReason.REFUSAL)
+    return UserMessage([TextBlock("")])
 
 
-_conversation = st.lists(st.integers(0, 2), min_size=1, max_size=12).map(
+_conversation = st.lists(st.integers(0, 4), min_size=1, max_size=12).map(
     lambda kinds: [_message(kind, n) for n, kind in enumerate(kinds)]
 )
 

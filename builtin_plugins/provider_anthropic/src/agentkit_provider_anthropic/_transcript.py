@@ -142,6 +142,8 @@ class TranscriptEncoder:
             out.append(dumps(_stamped(results + extra, cache_control)))
         elif last_user is not None and cache_control:
             out[last_user] = dumps(_stamped(wire[last_user]["content"], cache_control))
+        if not out:
+            return [b"[]"]
         # Fragments with commas between them: the body is copied once, by the final join.
         pieces: list[bytes] = [b","] * (2 * len(out) + 1)
         pieces[1::2] = out
@@ -158,11 +160,12 @@ class TranscriptEncoder:
         for message in messages:
             blocks = self._blocks.get(message, len(message.content), lambda m=message: _blocks(m))
             if isinstance(message, AssistantMessage):
+                if not blocks:  # nothing the wire accepts: the user turns around it join
+                    continue
                 if results or extra:
                     wire.append({"role": "user", "content": results + extra})
                     results.clear(), extra.clear()
-                if blocks:
-                    wire.append({"role": "assistant", "content": blocks})
+                wire.append({"role": "assistant", "content": blocks})
             elif isinstance(message, ToolResultMessage):
                 if extra:  # results after user content start a new user turn
                     wire.append({"role": "user", "content": results + extra})
