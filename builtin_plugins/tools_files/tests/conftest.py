@@ -7,6 +7,7 @@ from typing import Any
 
 import agentkit_tools_files
 import pytest
+
 from agentkit.plugin_api import Tool, ToolContext, ToolResult
 
 

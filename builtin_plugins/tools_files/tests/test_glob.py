@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agentkit.plugin_api import ToolError
 from agentkit_tools_files.glob import compile_glob, expand_braces
+
+from agentkit.plugin_api import ToolError
 
 
 @pytest.mark.parametrize(

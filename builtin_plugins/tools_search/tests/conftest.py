@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentkit.plugin_api import ToolContext, ToolResult
 from agentkit_tools_search import SEARCH_FILES
+
+from agentkit.plugin_api import ToolContext, ToolResult
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 VENV_RG = REPO_ROOT / ".venv" / "bin" / "rg"

@@ -16,6 +16,7 @@ from typing import Any
 import agentkit_tools_files
 import agentkit_tools_search
 import pytest
+
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
 
 

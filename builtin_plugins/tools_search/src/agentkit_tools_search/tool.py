@@ -6,12 +6,13 @@ import json
 import re
 from typing import Any
 
-from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 from agentkit_tools_files.envelope import enveloped
 from agentkit_tools_files.glob import compile_glob
 from agentkit_tools_files.ignore import IgnoreEngine
 from agentkit_tools_files.limits import SEARCH_LIMITS, Accumulator, clip_line
 from agentkit_tools_files.paths import display_path, resolve_inside
+
+from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 
 from .native import search_native
 from .query import Match, Outcome, Query, collect_files, smart_case_ignores
