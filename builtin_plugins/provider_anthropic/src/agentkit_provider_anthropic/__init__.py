@@ -1,9 +1,10 @@
 """The Anthropic Messages wire (``anthropic-messages``) for agentkit.
 
 A pure codec: :meth:`AnthropicMessages.encode` builds the ``POST /v1/messages``
-body and :meth:`AnthropicMessages.decoder` turns the response (a stream or a
-whole body) into canonical events. The host does the HTTP, the SSE framing and
-the JSON decoding.
+body (as JSON bytes, serialized incrementally across turns) and
+:meth:`AnthropicMessages.decoder` turns the response (a stream or a whole
+body) into canonical events. The host does the HTTP, the SSE framing and the
+JSON decoding.
 
 Request options (``ProviderRequest.options``) this wire reads:
 
