@@ -1,0 +1,48 @@
+"""Catalog rows served over the OpenAI Responses wire, under vendor ``openai-responses``.
+
+The vendor name differs from the Chat Completions rows (vendor ``openai``) so
+that ``openai-responses/<model>`` picks this wire and ``openai/<model>`` the
+other; both read ``OPENAI_API_KEY``. Prices are US dollars per million tokens
+from OpenAI's pricing page; ``cache_read_price`` is the cached-input price.
+"""
+
+from __future__ import annotations
+
+from agentkit.plugin_api import ModelInfo
+
+API = "openai-responses"
+VENDOR = "openai-responses"
+BASE_URL = "https://api.openai.com/v1"
+
+_O_SERIES = ("low", "medium", "high")
+_GPT5 = ("minimal", "low", "medium", "high")
+
+# (id, context window, max output, input, output, cached input, reasoning levels, default)
+_ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], ...] = (
+    ("gpt-5", 400_000, 128_000, 1.25, 10.0, 0.125, _GPT5, True),
+    ("gpt-5-mini", 400_000, 128_000, 0.25, 2.0, 0.025, _GPT5, False),
+    ("gpt-5-nano", 400_000, 128_000, 0.05, 0.4, 0.005, _GPT5, False),
+    ("gpt-5-codex", 400_000, 128_000, 1.25, 10.0, 0.125, _O_SERIES, False),
+    ("o3", 200_000, 100_000, 2.0, 8.0, 0.5, _O_SERIES, False),
+    ("o4-mini", 200_000, 100_000, 1.1, 4.4, 0.275, _O_SERIES, False),
+    ("gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, (), False),
+    ("gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, (), False),
+)
+
+CATALOG: tuple[ModelInfo, ...] = tuple(
+    ModelInfo(
+        vendor=VENDOR,
+        id=model_id,
+        api=API,
+        base_url=BASE_URL,
+        context_window=window,
+        max_output=max_output,
+        input_price=input_price,
+        output_price=output_price,
+        cache_read_price=cached_price,
+        image_input=True,
+        reasoning_levels=levels,
+        default=default,
+    )
+    for model_id, window, max_output, input_price, output_price, cached_price, levels, default in _ROWS
+)

@@ -1,0 +1,331 @@
+"""Canonical request -> OpenAI Responses request body (``POST /responses``).
+
+Wire decisions (documented in ``docs/providers.md``, section *openai-responses*):
+
+* Stateless: ``store: false``, and nothing refers to an earlier response
+  (no ``previous_response_id``). Every turn sends the whole transcript as
+  ``input`` items. Reasoning survives between turns only as the items'
+  ``encrypted_content``, which ``include: ["reasoning.encrypted_content"]``
+  asks for; it is sent whenever the model row can reason.
+* The system prompt is ``instructions``, tools are flat
+  ``{"type": "function", "name", "description", "parameters", "strict"}``
+  (``strict`` is sent as ``false`` unless the ``strict_tools`` option is set:
+  the field is required and strict mode rejects ordinary schemas).
+* An assistant message becomes its items in block order: a ``reasoning`` item
+  per thinking block this wire produced (id, summary, encrypted content), one
+  ``message`` item per run of text, one ``function_call`` item per call with
+  its ``call_id``, its item ``id`` when the canonical id carries one (see
+  ``_ids``) and the argument text byte for byte.
+* A reasoning item that cannot be replayed (no encrypted content) is left out,
+  and then so are the item ids of that message's calls: the server rejects a
+  ``function_call`` item whose reasoning item is missing.
+* One ``function_call_output`` per canonical tool result, keyed by the
+  ``call_id`` alone. There is no error flag: an error result's text starts
+  with :data:`ERROR_PREFIX`. Images travel inside the output as
+  ``input_image`` parts.
+
+The body is ``bytes`` of JSON serialized as the host would (UTF-8, compact,
+no NaN). Each message's items and each tool definition are serialized once
+(keyed by object identity: the host reuses history messages and
+:class:`ToolSpec` objects across turns), and per session the last encoded
+transcript is kept, so a turn that extends it serializes only what is new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import operator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    ProviderRequest,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    UserMessage,
+    WireRequest,
+)
+
+from ._ids import ReasoningRef, split_call_id
+
+#: Prepended to the text of a tool result whose ``is_error`` is set.
+ERROR_PREFIX = "Error: "
+#: Longest ``prompt_cache_key`` OpenAI accepts.
+PROMPT_CACHE_KEY_LIMIT = 64
+#: What ``include`` asks for so reasoning can be replayed without server state.
+INCLUDE_REASONING = "reasoning.encrypted_content"
+
+_V = TypeVar("_V")
+
+
+class IdentityCache(Generic[_V]):
+    """A bounded LRU map from an object's identity to a value derived from it.
+
+    Each entry holds a strong reference to its object, so the id cannot be
+    reused by another object while the entry lives.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._entries: OrderedDict[int, tuple[Any, _V]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, obj: Any, compute: Callable[[Any], _V]) -> _V:
+        entry = self._entries.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
+                self._entries.move_to_end(id(obj))
+            return entry[1]
+        value = compute(obj)
+        self.put(obj, value)
+        return value
+
+    def peek(self, obj: Any) -> _V | None:
+        entry = self._entries.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
+    def put(self, obj: Any, value: _V) -> None:
+        with self._lock:
+            self._entries[id(obj)] = (obj, value)
+            self._entries.move_to_end(id(obj))
+            while len(self._entries) > self._limit:
+                self._entries.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A transcript as far as it was encoded: its messages and the serialized
+    items, with the commas between them, ready to join."""
+
+    messages: tuple[Message, ...]
+    wire: tuple[bytes, ...]
+
+
+# Body fields written around the serialized input and tools; extra_body may not replace them.
+_ASSEMBLED = frozenset({"model", "instructions", "input", "tools"})
+
+
+class ResponsesEncoder:
+    """Builds request bodies; one per provider object, holding its caches."""
+
+    def __init__(
+        self,
+        *,
+        tool_cache_size: int = 1024,
+        message_cache_size: int = 16384,
+        session_cache_size: int = 64,
+    ) -> None:
+        self.tools: dict[bool, IdentityCache[bytes]] = {
+            False: IdentityCache(tool_cache_size),
+            True: IdentityCache(tool_cache_size),
+        }
+        self.messages: IdentityCache[bytes | None] = IdentityCache(message_cache_size)
+        self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        extra = request.options.get("extra_body") or {}
+        parts = [b'{"model":', to_json(request.model.id)]
+        if request.system:
+            parts += [b',"instructions":', to_json(request.system)]
+        parts.append(b',"input":[')
+        parts += self._transcript(tuple(request.messages)).wire
+        parts.append(b"]")
+        if request.tools:
+            strict = bool(request.options.get("strict_tools"))
+            cache = self.tools[strict]
+            tool = _strict_tool if strict else _tool
+            parts += [b',"tools":[', b",".join(cache.get(spec, tool) for spec in request.tools)]
+            parts.append(b"]")
+        rest = _settings(request)
+        rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
+        parts += [b",", to_json(rest)[1:-1], b"}"]
+        return WireRequest(
+            path="/responses",
+            body=b"".join(parts),
+            framing="sse" if request.stream else "json",
+        )
+
+    def _transcript(self, messages: tuple[Message, ...]) -> _Encoded:
+        if not messages:
+            return _Encoded((), ())
+        previous = self.sessions.peek(messages[0])
+        if (
+            previous is not None
+            and len(previous.messages) <= len(messages)
+            and all(map(operator.is_, previous.messages, messages))
+        ):
+            done, wire = len(previous.messages), list(previous.wire)
+        else:
+            done, wire = 0, []
+        for message in messages[done:]:
+            items = self.messages.get(message, _items)
+            if items is not None:
+                if wire:
+                    wire.append(b",")
+                wire.append(items)
+        encoded = _Encoded(messages, tuple(wire))
+        self.sessions.put(messages[0], encoded)
+        return encoded
+
+
+def _settings(request: ProviderRequest) -> dict[str, Any]:
+    """Every body field after the tools, in wire order."""
+    body: dict[str, Any] = {}
+    if request.tool_choice is not None and request.tools:
+        # Like Chat Completions, a tool_choice without tools is refused.
+        body["tool_choice"] = _tool_choice(request.tool_choice)
+    if request.max_tokens is not None:
+        body["max_output_tokens"] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    summary = request.options.get("reasoning_summary")
+    if request.reasoning is not None or summary:
+        reasoning: dict[str, Any] = {}
+        if request.reasoning is not None:
+            reasoning["effort"] = request.reasoning
+        if summary:
+            reasoning["summary"] = summary
+        body["reasoning"] = reasoning
+    if request.model.reasoning_levels or request.reasoning is not None:
+        body["include"] = [INCLUDE_REASONING]
+    body["store"] = False
+    if request.session_id:
+        body["prompt_cache_key"] = request.session_id[:PROMPT_CACHE_KEY_LIMIT]
+    body["stream"] = request.stream
+    return body
+
+
+def to_json(value: Any) -> bytes:
+    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def input_items(message: Message) -> list[dict[str, Any]]:
+    """The ``input`` items of one canonical message (possibly none)."""
+    if isinstance(message, UserMessage):
+        if not message.content:
+            return []
+        content = [_input_part(block) for block in message.content]
+        return [{"type": "message", "role": "user", "content": content}]
+    if isinstance(message, AssistantMessage):
+        return _assistant(message)
+    if isinstance(message, ToolResultMessage):
+        return [_tool_result(message)]
+    raise TypeError(f"openai-responses cannot encode a {type(message).__name__}")
+
+
+def _items(message: Message) -> bytes | None:
+    """One message's items serialized, without the enclosing brackets."""
+    items = input_items(message)
+    return b",".join(to_json(item) for item in items) if items else None
+
+
+def _input_part(block: TextBlock | ImageBlock) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "input_text", "text": block.text}
+    return {
+        "type": "input_image",
+        "image_url": f"data:{block.mime_type};base64,{block.data}",
+        "detail": "auto",
+    }
+
+
+def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
+    refs = [
+        ReasoningRef.from_signature(block.signature)
+        for block in message.content
+        if isinstance(block, ThinkingBlock)
+    ]
+    # A call's item id may only come back together with the reasoning item before it.
+    keep_item_ids = all(ref is None or ref.encrypted_content for ref in refs)
+    items: list[dict[str, Any]] = []
+    text: list[str] = []
+
+    def flush_text() -> None:
+        if text:
+            content = [{"type": "output_text", "text": "".join(text)}]
+            items.append({"type": "message", "role": "assistant", "content": content})
+            text.clear()
+
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            if block.text:
+                text.append(block.text)
+            continue
+        if isinstance(block, ThinkingBlock):
+            ref = ReasoningRef.from_signature(block.signature)
+            if ref is None or not ref.encrypted_content:
+                # Thinking from another wire, or reasoning kept without its
+                # encrypted content: nothing the server could accept.
+                continue
+            flush_text()
+            summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
+            items.append(
+                {
+                    "type": "reasoning",
+                    "id": ref.id,
+                    "summary": summary,
+                    "encrypted_content": ref.encrypted_content,
+                }
+            )
+        elif isinstance(block, ToolUseBlock):
+            flush_text()
+            call_id, item_id = split_call_id(block.id)
+            call: dict[str, Any] = {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": block.name,
+                "arguments": block.arguments,
+            }
+            if item_id is not None and keep_item_ids:
+                call["id"] = item_id
+            items.append(call)
+    flush_text()
+    return items
+
+
+def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+    call_id, _ = split_call_id(message.tool_use_id)
+    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+    if message.is_error:
+        text = ERROR_PREFIX + text
+    output: str | list[dict[str, Any]]
+    if any(isinstance(block, ImageBlock) for block in message.content):
+        output = [_input_part(block) for block in message.content]
+        if message.is_error:
+            output.insert(0, {"type": "input_text", "text": ERROR_PREFIX.rstrip()})
+    else:
+        output = text
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def _tool(spec: ToolSpec, strict: bool = False) -> bytes:
+    return to_json(
+        {
+            "type": "function",
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": dict(spec.input_schema),
+            "strict": strict,
+        }
+    )
+
+
+def _strict_tool(spec: ToolSpec) -> bytes:
+    return _tool(spec, True)
+
+
+def _tool_choice(choice: str) -> str | dict[str, Any]:
+    if choice in ("auto", "none", "required"):
+        return choice
+    return {"type": "function", "name": choice}
