@@ -49,9 +49,11 @@ from agentkit.plugin_api import (
 )
 
 from ._batch import ToolBatch
+from ._catalog import PromptEstimator, clamp_max_tokens, clamp_reasoning, with_served_cost
 from ._config import AgentConfig, RunResult
 from ._hooks import HookRunner
 from ._plugins import PluginHost
+from ._repair import repair
 from ._stop import StopContext, any_of, as_policy, max_turns
 from .errors import AgentBusy, ConfigError
 from .runtime import ProviderRuntime
@@ -306,24 +308,33 @@ class Agent:
             put(None)
 
     async def _request(self, emit: Any) -> AssistantMessage:
+        # The wire gets a repaired view of the history (failed turns and their
+        # results left out, foreign thinking and ids adapted, every call
+        # answered); the history itself stays as it happened.
+        messages = repair(self.history, target=self.model, provider=self.provider)
+        system, tools = self.system_prompt(), self.tool_specs()
+        estimator = self.__dict__.setdefault("_prompt_estimator", PromptEstimator())
+        requested = min(self.config.max_tokens or self.model.max_output, self.model.max_output)
         request = ProviderRequest(
             model=self.model,
-            messages=list(self.history),
-            system=self.system_prompt(),
-            tools=self.tool_specs(),
-            max_tokens=min(self.config.max_tokens or self.model.max_output, self.model.max_output),
+            messages=messages,
+            system=system,
+            tools=tools,
+            max_tokens=clamp_max_tokens(requested, self.model, estimator.tokens(messages, system, tools)),
             temperature=self.config.temperature,
             tool_choice=self.config.tool_choice,
-            reasoning=self.config.reasoning,
+            reasoning=clamp_reasoning(self.config.reasoning, self.model),
             session_id=self.session_id,
             options=self.config.provider_options,
         )
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=self._abort_event):
-            emit(event)
             if isinstance(event, MessageEnd):
+                # Priced at the model that answered (a fallback may be dearer or cheaper).
+                event = MessageEnd(with_served_cost(event.message, self.model, self.host.models))
                 message = event.message
+            emit(event)
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
