@@ -164,3 +164,22 @@ def test_an_installed_distribution_without_source_is_reported(site):
 
     assert not report.ok
     assert [f.kind for f in report.could_not_lint] == ["no-source"]
+
+
+def test_a_real_third_party_wheel_gets_findings_only_for_what_it_leaves_undeclared():
+    """httpx 0.28.1, as installed from PyPI: it declares anyio, certifi, httpcore and idna,
+    and also imports trio and sniffio (optionally, inside its ASGI transport) without
+    declaring either. The lint must report exactly those two, at their lines."""
+    import importlib_metadata
+
+    if importlib_metadata.version("httpx") != "0.28.1":
+        pytest.skip("the expectations below were read from httpx 0.28.1")
+
+    report = lint_distribution("httpx")
+
+    assert report.files >= 20
+    assert {(f.kind, f.imported) for f in report.findings} == {
+        ("undeclared-dependency", "trio"),
+        ("undeclared-dependency", "sniffio"),
+    }
+    assert {f.file for f in report.findings} == {"httpx/_transports/asgi.py"}
