@@ -130,3 +130,11 @@ def test_write_keeps_the_file_mode(workspace):
     script.chmod(0o755)
     workspace.call("write_file", path="run.sh", content="#!/bin/sh\necho hi\n")
     assert script.stat().st_mode & 0o777 == 0o755
+
+
+def test_offset_zero_means_the_start(workspace):
+    workspace.write("f.txt", "a\nb\n")
+    assert _numbered(workspace.call("read_file", path="f.txt", offset=0).data["content"]) == {
+        1: "a",
+        2: "b",
+    }

@@ -78,7 +78,7 @@ def list_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         if engine.ignored_in(relative, entry.name, is_dir):
             continue
         names.append(entry.name + ("/" if is_dir else ""))
-    offset = arguments.get("offset", 1)
+    offset = max(1, arguments.get("offset", 1))  # 0 also means "from the start"
     _check_offset(offset, len(names), "entries")
     entries, data, metadata = page(
         names, LIST_LIMITS, arguments.get("limit", LIST_LIMITS.items), offset, "entries"
@@ -102,7 +102,7 @@ def find_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
                 yield entry.path + ("/" if entry.is_dir else "")
 
     found = list(matches())
-    offset = arguments.get("offset", 1)
+    offset = max(1, arguments.get("offset", 1))  # 0 also means "from the start"
     _check_offset(offset, len(found), "matches")
     files, data, metadata = page(
         found, FIND_LIMITS, arguments.get("limit", FIND_LIMITS.items), offset, "matches"
@@ -112,8 +112,11 @@ def find_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
 
 _OFFSET = {
     "type": "integer",
-    "minimum": 1,
-    "description": "First entry to show, counting from 1; truncated results name the offset that continues.",
+    "minimum": 0,
+    "description": (
+        "First entry to show, counting from 1 (0 also means the first); truncated results name "
+        "the offset that continues."
+    ),
 }
 
 LIST_FILES = Tool(

@@ -54,7 +54,7 @@ def read_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     if text.startswith(BOM):
         text, encoding = text[1:], "utf-8-sig"
     lines = split_editor_lines(text)
-    offset = arguments.get("offset", 1)
+    offset = max(1, arguments.get("offset", 1))  # 0 also means "from the start"
     limit = arguments.get("limit")
     total = len(lines)
     if total == 0:
@@ -110,8 +110,8 @@ READ_FILE = Tool(
             "path": {"type": "string", "description": "File path, relative to the workspace root."},
             "offset": {
                 "type": "integer",
-                "minimum": 1,
-                "description": "First line to show, counting from 1 (default 1).",
+                "minimum": 0,
+                "description": "First line to show, counting from 1 (default 1; 0 also means the start).",
             },
             "limit": {
                 "type": "integer",

@@ -85,7 +85,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     case_sensitive = arguments.get("case_sensitive")
     ignore_case = smart_case_ignores(pattern) if case_sensitive is None else not case_sensitive
     max_matches = arguments.get("max_matches", SEARCH_LIMITS.items)
-    offset = arguments.get("offset", 1)
+    offset = max(1, arguments.get("offset", 1))  # 0 also means "from the start"
     query = Query(
         pattern,
         ignore_case,
@@ -163,8 +163,8 @@ SEARCH_FILES = Tool(
             },
             "offset": {
                 "type": "integer",
-                "minimum": 1,
-                "description": "First match to return, counting from 1; a notice names it.",
+                "minimum": 0,
+                "description": "First match to return, counting from 1 (0 also means the first); a notice names it.",
             },
         },
         "required": ["pattern"],

@@ -1,0 +1,46 @@
+"""The bounded accumulator every cap goes through: head, rolling tail, item and byte limits."""
+
+from __future__ import annotations
+
+from agentkit_tools_files.limits import Accumulator, clip_line
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def test_head_only_stops_at_the_item_cap():
+    accumulator = Accumulator(max_items=3, max_bytes=1000)
+    assert [accumulator.add(str(n)) for n in range(5)] == [True, True, True, False, False]
+    assert accumulator.head == ["0", "1", "2"] and accumulator.truncated_by == "items"
+    assert accumulator.truncated and accumulator.seen == 5
+
+
+def test_byte_cap_counts_utf8_bytes_and_a_separator():
+    accumulator = Accumulator(max_items=100, max_bytes=10)
+    assert accumulator.add("éé")  # 4 bytes + separator
+    assert accumulator.add("abcd")  # 10 in all
+    assert not accumulator.add("x")
+    assert accumulator.truncated_by == "bytes"
+
+
+@given(st.lists(st.text(max_size=30), max_size=300), st.integers(1, 20), st.integers(1, 200))
+def test_head_and_tail_stay_bounded_and_keep_the_ends(pieces, max_items, max_bytes):
+    accumulator = Accumulator(max_items=max_items, max_bytes=max_bytes, keep_tail=True)
+    for piece in pieces:
+        accumulator.add(piece)
+    for kept, size in (
+        (accumulator.head, accumulator.head_bytes),
+        (list(accumulator.tail), accumulator.tail_bytes),
+    ):
+        assert len(kept) <= max_items and size <= max_bytes
+    # The head is a prefix of the stream and the tail a suffix of what followed it.
+    assert accumulator.head == pieces[: len(accumulator.head)]
+    rest = pieces[len(accumulator.head) :]
+    if accumulator.tail:
+        assert list(accumulator.tail) == rest[len(rest) - len(accumulator.tail) :]
+    assert accumulator.truncated == (len(accumulator.head) + len(accumulator.tail) < len(pieces))
+
+
+def test_clip_line():
+    assert clip_line("abcdef", 3) == ("abc", True)
+    assert clip_line("abc", 3) == ("abc", False)
+    assert clip_line("abc", 0) == ("abc", False)
