@@ -13,7 +13,7 @@ Wire decisions (documented in ``docs/providers.md``, section *openai-responses*)
   the field is required and strict mode rejects ordinary schemas).
 * An assistant message becomes its items in block order: a ``reasoning`` item
   per thinking block this wire produced (id, summary, encrypted content), one
-  ``message`` item per run of text, one ``function_call`` item per call with
+  ``message`` item (string content) per run of text, one ``function_call`` item per call with
   its ``call_id``, its item ``id`` when the canonical id carries one (see
   ``_ids``) and the argument text byte for byte.
 * A reasoning item that cannot be replayed (no encrypted content) is left out,
@@ -253,8 +253,9 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
 
     def flush_text() -> None:
         if text:
-            content = [{"type": "output_text", "text": "".join(text)}]
-            items.append({"type": "message", "role": "assistant", "content": content})
+            # The plain-string form: the output-message form would need the
+            # message item's id, which the canonical text block does not keep.
+            items.append({"type": "message", "role": "assistant", "content": "".join(text)})
             text.clear()
 
     for block in message.content:
