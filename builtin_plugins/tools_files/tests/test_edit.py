@@ -243,3 +243,12 @@ def test_edit_refuses_binary_and_missing_files(workspace):
     workspace.write("b.bin", b"\x00\x01old")
     assert _edit(workspace, "b.bin", ("old", "new")).error == "binary_file"
     assert _edit(workspace, "nope.txt", ("a", "b")).error == "not_found"
+
+
+def test_legacy_encoding_round_trips_and_refuses_what_it_cannot_store(workspace):
+    path = workspace.write("l.txt", "caf\xe9 = 1\nother\n".encode("latin-1"))
+    assert _edit(workspace, "l.txt", ("other", "autre \xe0")).ok
+    assert path.read_bytes() == "caf\xe9 = 1\nautre \xe0\n".encode("latin-1")
+    result = _edit(workspace, "l.txt", ("autre", "\u2603"))
+    assert result.error == "unencodable"
+    assert path.read_bytes() == "caf\xe9 = 1\nautre \xe0\n".encode("latin-1")

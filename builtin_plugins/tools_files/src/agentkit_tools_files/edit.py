@@ -206,7 +206,15 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             result = result.replace("\n", "\r\n")
         if bom:
             result = BOM + result
-        atomic_write(resolved, result.encode(encoding))
+        try:
+            encoded = result.encode(encoding)
+        except UnicodeEncodeError as exc:
+            raise ToolError(
+                "unencodable",
+                f"{shown} is {encoding} text and the new text holds {exc.object[exc.start]!r}, "
+                "which it cannot store; use characters that encoding has.",
+            ) from None
+        atomic_write(resolved, encoded)
     return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown)
 
 
