@@ -41,6 +41,10 @@ HIDING_PLACES = {
             return load_module("agentkit.host")
         from importlib import import_module as load_module
         """,
+    "importlib.import_module where importlib arrives from elsewhere": """
+        from typing import *
+        mod = importlib.import_module("agentkit.host")
+        """,
     "__import__ with a literal": """
         mod = __import__("agentkit.host")
         """,

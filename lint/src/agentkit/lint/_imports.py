@@ -166,10 +166,12 @@ class _Collector(cst.CSTVisitor):
     # -- run-time imports ---------------------------------------------------------------
 
     def dynamic_records(self) -> list[ImportRecord]:
-        import_module = {f"{m}.import_module" for m in self.importlib_names}
+        # importlib.import_module counts even where the file never imports importlib
+        # itself (it may arrive through a star import or another module's attribute).
+        import_module = {f"{m}.import_module" for m in self.importlib_names | {"importlib"}}
         import_module |= self.import_module_names
         dunder_import = {"__import__", "builtins.__import__"}
-        dunder_import |= {f"{m}.__import__" for m in self.importlib_names}
+        dunder_import |= {f"{m}.__import__" for m in self.importlib_names | {"importlib"}}
         records = []
         for call in self.calls:
             if call.callee in import_module:
