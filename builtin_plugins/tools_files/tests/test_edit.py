@@ -252,3 +252,14 @@ def test_legacy_encoding_round_trips_and_refuses_what_it_cannot_store(workspace)
     result = _edit(workspace, "l.txt", ("autre", "\u2603"))
     assert result.error == "unencodable"
     assert path.read_bytes() == "caf\xe9 = 1\nautre \xe0\n".encode("latin-1")
+
+
+def test_tolerant_pass_folds_compatibility_forms_and_exotic_spaces(workspace):
+    # A ligature and fullwidth letters (NFKC), a no-break space and an ellipsis.
+    original = 'title = "\ufb01le\uff21"\nsep\u00a0=\u00a0"\u2026"\nend\n'
+    path = workspace.write("c.py", original)
+    result = _edit(
+        workspace, "c.py", ('title = "fileA"\nsep = "..."\n', 'title = "fileB"\nsep = "..."\n')
+    )
+    assert result.ok, result.detail
+    assert path.read_text() == 'title = "fileB"\nsep\u00a0=\u00a0"\u2026"\nend\n'
