@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+
 from agentkit.lint import LintUsageError, lint_distribution, lint_path
 
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from agentkit.lint import format_report, lint_path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "lint.md"

@@ -9,10 +9,14 @@ sys.path for the test, so nothing is installed into the environment.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
 from agentkit.lint import lint_distribution
 
 
@@ -183,3 +187,26 @@ def test_a_real_third_party_wheel_gets_findings_only_for_what_it_leaves_undeclar
         ("undeclared-dependency", "sniffio"),
     }
     assert {f.file for f in report.findings} == {"httpx/_transports/asgi.py"}
+
+
+def test_a_distribution_whose_record_cannot_be_read_is_reported_not_raised(tmp_path):
+    """An undecodable RECORD makes importlib.metadata.packages_distributions() raise for
+    the whole environment; the damaged plugin is reported, and others still lint."""
+    site = tmp_path / "site-packages"
+    info = _dist_info(site, "shape-damaged", [])
+    (info / "RECORD").write_bytes(b"\xff\xfe,,\n")
+    code = (
+        "from agentkit.lint import lint_distribution\n"
+        "print([f.kind for f in lint_distribution('shape-damaged').findings])\n"
+        "print(lint_distribution('pluggy').ok)\n"
+    )
+
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["['no-source']", "True"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from agentkit.lint import lint_path
 
 HIDING_PLACES = {

@@ -83,18 +83,24 @@ def installed_index() -> DistributionIndex:
     """The index of this environment, built once per process (installing a package
     while the lint runs is not a case it needs to follow)."""
     entries: dict[str, set[str]] = {}
-    for top, dists in importlib_metadata.packages_distributions().items():
-        for dist in dists:
-            _add(entries, top, dist)
+    try:
+        for top, dists in importlib_metadata.packages_distributions().items():
+            for dist in dists:
+                _add(entries, top, dist)
+    except Exception:
+        # One distribution with an undecodable RECORD makes the whole call fail; the
+        # per-distribution pass below still covers every readable one.
+        pass
     for dist in importlib_metadata.distributions():
-        name = dist.metadata["Name"]
-        if not name:
-            continue
         try:
+            name = dist.metadata["Name"]
             _files, own, _where = distribution_files(dist)
-        except OSError:
+            own |= set((dist.read_text("top_level.txt") or "").split())
+        except Exception:
+            # An unrelated damaged distribution must not stop the lint of every plugin;
+            # it simply provides nothing in the index.
             continue
-        for module in own:
+        for module in own if name else ():
             _add(entries, module, name)
     return DistributionIndex(entries)
 

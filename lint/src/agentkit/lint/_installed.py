@@ -183,7 +183,11 @@ def load_distribution(name: str) -> PluginSource:
     dist = find_distribution(name)
     meta = dist.metadata
     source = PluginSource(meta["Name"] or name, dist.version, "")
-    source.files, source.own_packages, source.location = distribution_files(dist)
+    try:
+        source.files, source.own_packages, source.location = distribution_files(dist)
+    except Exception as exc:
+        # A damaged RECORD is the plugin's defect: reported as "no source", not raised.
+        source.location = f"its RECORD, which could not be read ({type(exc).__name__}: {exc})"
     source.requirements = list(dist.requires or [])
     for entry_point in dist.entry_points:
         source.entry_point_modules.add(entry_point.module)
