@@ -1,0 +1,126 @@
+"""Recorded Responses traffic: the pydantic-ai cassettes that hit ``/v1/responses``.
+
+Source: pydantic/pydantic-ai (MIT), ``tests/models/cassettes/test_openai/``,
+found through ``AGENTKIT_TESTDATA`` (``cassettes/pydantic-ai/test_openai/``).
+Whole bodies are decoded as one wire event; the recorded stream goes through
+the host's SSE framing, and through the ``openai`` SDK's accumulator as a
+second opinion. Expectations are read from the recording itself.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock
+
+yaml = pytest.importorskip("yaml")
+
+RESPONSES_URI = "https://api.openai.com/v1/responses"
+
+
+def _exchanges(testdata: Path) -> list[tuple[str, dict[str, Any]]]:
+    folder = testdata / "cassettes" / "pydantic-ai" / "test_openai"
+    if not folder.is_dir():
+        pytest.skip(f"the pydantic-ai OpenAI cassettes are not in {folder}")
+    found = []
+    for path in sorted(folder.glob("*.yaml")):
+        cassette = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for number, interaction in enumerate(cassette.get("interactions") or ()):
+            if interaction["request"].get("uri") == RESPONSES_URI:
+                found.append((f"{path.stem}#{number}", interaction))
+    if not found:
+        pytest.skip("no recorded /v1/responses exchanges found")
+    return found
+
+
+def _expected_blocks(output: list[dict[str, Any]]) -> list[Any]:
+    blocks: list[Any] = []
+    for item in output:
+        if item["type"] == "reasoning":
+            texts = [part["text"] for part in item.get("summary") or () if part["text"]]
+            signature = {"id": item["id"]}
+            if item.get("encrypted_content"):
+                signature["encrypted_content"] = item["encrypted_content"]
+            blocks.append(
+                ThinkingBlock(
+                    "\n\n".join(texts), json.dumps(signature, separators=(",", ":")), not texts
+                )
+            )
+        elif item["type"] == "message":
+            blocks.append(TextBlock("".join(p.get("text", "") for p in item["content"])))
+    return blocks
+
+
+def test_every_recorded_whole_response_decodes(kit, testdata) -> None:
+    checked = 0
+    for name, interaction in _exchanges(testdata):
+        body = interaction["response"].get("parsed_body")
+        if interaction["response"]["status"]["code"] != 200 or not isinstance(body, dict):
+            continue
+        message = kit.final_message(kit.decode(kit.frame_json(body)))
+        assert message.content == _expected_blocks(body["output"]), name
+        assert message.stop_reason is StopReason.STOP, name
+        assert message.response_id == body["id"] and message.response_model == body["model"]
+        usage = body["usage"]
+        cached = usage["input_tokens_details"]["cached_tokens"]
+        assert message.usage.input == usage["input_tokens"] - cached, name
+        assert message.usage.cache_read == cached
+        assert message.usage.output == usage["output_tokens"]
+        assert message.usage.reasoning == usage["output_tokens_details"]["reasoning_tokens"]
+        checked += 1
+    assert checked >= 5
+
+
+def test_recorded_reasoning_replays_with_its_id_and_encrypted_content(kit, testdata) -> None:
+    """``test_openai_model_thinking_part``: o3-mini, two summary parts, encrypted content."""
+    from agentkit.plugin_api import UserMessage
+
+    bodies = [
+        interaction["response"]["parsed_body"]
+        for name, interaction in _exchanges(testdata)
+        if name.startswith("test_openai_model_thinking_part#")
+    ]
+    if not bodies:
+        pytest.skip("test_openai_model_thinking_part.yaml is not in the test data")
+    recorded = bodies[0]
+    message = kit.final_message(kit.decode(kit.frame_json(recorded)))
+    body = kit.body_of(
+        kit.request_for(messages=[UserMessage.text("How do I cross the street?"), message])
+    )
+    [reasoning] = [item for item in recorded["output"] if item["type"] == "reasoning"]
+    replayed = body["input"][1]
+    assert replayed["type"] == "reasoning"
+    assert replayed["id"] == reasoning["id"]
+    assert replayed["encrypted_content"] == reasoning["encrypted_content"]
+    assert replayed["summary"][0]["text"].startswith("**Emphasizing pedestrian safety**")
+    assert body["input"][2]["role"] == "assistant"
+
+
+def test_the_recorded_stream_decodes_as_its_completed_response_says(kit, testdata) -> None:
+    httpx2 = pytest.importorskip("httpx2")
+    streams = [
+        (name, interaction)
+        for name, interaction in _exchanges(testdata)
+        if interaction["request"].get("parsed_body", {}).get("stream")
+    ]
+    if not streams:
+        pytest.skip("no recorded Responses stream")
+    for name, interaction in streams:
+        raw = interaction["response"]["body"]["string"].encode("utf-8")
+        events = kit.frame_sse(raw)
+        completed = next(e.data["response"] for e in events if e.event == "response.completed")
+        message = kit.final_message(kit.decode(events))
+        assert message.content == _expected_blocks(completed["output"]), name
+        assert message.stop_reason is StopReason.STOP
+        assert message.usage.output == completed["usage"]["output_tokens"]
+
+        def handler(request, raw=raw):
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=raw)
+
+        with kit.sdk_client(handler).responses.stream(model="gpt-4o-mini", input="q") as stream:
+            final = stream.get_final_response()
+        assert message.text == final.output_text, name
