@@ -99,11 +99,6 @@ def test_a_recorded_http_error_ends_as_an_error_message(kit: Any) -> None:
     assert recorded["parsed_body"]["error"]["message"] in (message.error_message or "")
 
 
-@pytest.mark.xfail(
-    reason="the host does not yet read a row's ModelInfo.options['credential_env'] "
-    "(DeepSeek's key is DEEPSEEK_API_KEY, not the provider-wide OPENAI_API_KEY)",
-    strict=True,
-)
 def test_a_vendor_row_is_sent_with_its_own_key(kit: Any) -> None:
     recorded = _response("test_valid_response.yaml")
     row = kit.model_row("deepseek/deepseek-chat")

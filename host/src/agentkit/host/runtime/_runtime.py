@@ -117,6 +117,47 @@ def _framing_of(framing: str, response: httpx.Response) -> str:
     return framing
 
 
+class _AbortWatch:
+    """Races awaits against the caller's abort event, with one waiter per stream.
+
+    A waiter per await would cost two tasks per received chunk; one waiter
+    shared by every await of a stream costs one.
+    """
+
+    def __init__(self, event: asyncio.Event | None) -> None:
+        self.event = event
+        self._waiter: asyncio.Future[Any] | None = None
+
+    async def race(self, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable`` unless the abort comes first (then raise ``_Aborted``)."""
+        if self.event is None:
+            return await awaitable
+        if self.event.is_set():
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            raise _Aborted
+        if self._waiter is None:
+            self._waiter = asyncio.ensure_future(self.event.wait())
+        task = asyncio.ensure_future(awaitable)
+        try:
+            await asyncio.wait({task, self._waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
+        if not self.event.is_set():
+            return task.result()
+        if task.done() and not task.cancelled() and task.exception() is None:
+            result = task.result()
+            if isinstance(result, httpx.Response):
+                await result.aclose()
+        raise _Aborted
+
+    def close(self) -> None:
+        if self._waiter is not None:
+            self._waiter.cancel()
+
+
 class ProviderRuntime:
     """Runs provider codecs over HTTP.
 
@@ -198,7 +239,9 @@ class ProviderRuntime:
             )
         missing = None
         try:
-            resolved = await self.credentials.resolve(provider, request.model.vendor, credential)
+            resolved = await self.credentials.resolve(
+                provider, request.model.vendor, credential, request.model
+            )
         except CredentialMissing as exc:
             if not allow_missing_credential:
                 raise
@@ -275,31 +318,6 @@ class ProviderRuntime:
             if self._transport is None:
                 await client.aclose()
 
-    async def _race(self, awaitable: Awaitable[T], abort: asyncio.Event | None) -> T:
-        """Await ``awaitable`` unless ``abort`` is set first (then raise ``_Aborted``)."""
-        if abort is None:
-            return await awaitable
-        if abort.is_set():
-            if asyncio.iscoroutine(awaitable):
-                awaitable.close()
-            raise _Aborted
-        task = asyncio.ensure_future(awaitable)
-        waiter = asyncio.ensure_future(abort.wait())
-        try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-            if not task.done():
-                task.cancel()
-                await asyncio.wait({task})
-        if not abort.is_set():
-            return task.result()
-        if task.done() and not task.cancelled() and task.exception() is None:
-            result = task.result()
-            if isinstance(result, httpx.Response):
-                await result.aclose()
-        raise _Aborted
-
     async def _read_error_body(self, response: httpx.Response) -> bytes:
         parts: list[bytes] = []
         size = 0
@@ -311,7 +329,7 @@ class ProviderRuntime:
         return b"".join(parts)[: self._max_error_body]
 
     async def _send(
-        self, client: httpx.AsyncClient, built: _Built, abort: asyncio.Event | None, api: str
+        self, client: httpx.AsyncClient, built: _Built, abort: _AbortWatch, api: str
     ) -> httpx.Response:
         """Send until a 2xx response arrives; raise the final failure otherwise."""
         attempt = 0
@@ -323,7 +341,7 @@ class ProviderRuntime:
             status: int | None = None
             headers: httpx.Headers | None = None
             try:
-                response = await self._race(client.send(request, stream=True), abort)
+                response = await abort.race(client.send(request, stream=True))
             except httpx.HTTPError as exc:
                 failure: ProviderError = ProviderConnectionError(
                     f"could not reach {host} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
@@ -333,7 +351,7 @@ class ProviderRuntime:
                     return response
                 status, headers = response.status_code, response.headers
                 try:
-                    body = await self._race(self._read_error_body(response), abort)
+                    body = await abort.race(self._read_error_body(response))
                 except httpx.HTTPError:
                     body = b""
                 finally:
@@ -364,7 +382,7 @@ class ProviderRuntime:
                 delay,
                 scrub(str(failure), built.secrets),
             )
-            await self._race(self._sleep(delay), abort)
+            await abort.race(self._sleep(delay))
             attempt += 1
 
     async def stream(
@@ -396,8 +414,24 @@ class ProviderRuntime:
                 yield event
             return
         out = Output(decoder, request.model, api)
+        watch = _AbortWatch(abort)
         try:
-            built = await self._race(self._build(provider, request, credential), abort)
+            async for event in self._exchange(provider, request, credential, out, watch, api):
+                yield event
+        finally:
+            watch.close()
+
+    async def _exchange(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        credential: Credential | None,
+        out: Output,
+        abort: _AbortWatch,
+        api: str,
+    ) -> AsyncIterator[ProviderEvent]:
+        try:
+            built = await abort.race(self._build(provider, request, credential))
         except _Aborted:
             for event in out.fail(StopReason.ABORTED, "aborted"):
                 yield event
@@ -416,7 +450,7 @@ class ProviderRuntime:
                 chunks = response.aiter_bytes().__aiter__()
                 while not framer.done:
                     try:
-                        chunk = await self._race(chunks.__anext__(), abort)
+                        chunk = await abort.race(chunks.__anext__())
                     except StopAsyncIteration:
                         break
                     for wire_event in framer.feed(chunk):

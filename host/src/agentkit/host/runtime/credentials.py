@@ -31,10 +31,10 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from agentkit.plugin_api import Credential, Provider
+from agentkit.plugin_api import Credential, CredentialKind, ModelInfo, Provider
 
 from .errors import CredentialMissing
 
@@ -44,6 +44,18 @@ __all__ = ["CredentialResolver", "CredentialStore"]
 DEFAULT_VALIDITY_FLOOR = 60.0
 #: The refresh holds the vendor's lock, so it must not be allowed to hang.
 DEFAULT_REFRESH_TIMEOUT = 15.0
+
+
+def credential_table(provider: Provider, model: ModelInfo | None = None) -> Sequence[tuple[str, CredentialKind]]:
+    """The environment variables to read, in order, for ``model`` served by ``provider``.
+
+    A catalog row may name its own (``ModelInfo.options["credential_env"]``), as
+    vendors sharing one wire do (OpenRouter, DeepSeek and Groq speak OpenAI's);
+    an empty list there means the row needs no credential (a local server).
+    """
+    if model is not None and "credential_env" in model.options:
+        return tuple((str(name), kind) for name, kind in model.options["credential_env"])
+    return tuple(provider.credential_env)
 
 
 @runtime_checkable
@@ -110,17 +122,21 @@ class CredentialResolver:
             or credential.expires_at - self._clock() >= self.validity_floor
         )
 
-    def from_env(self, provider: Provider) -> Credential | None:
+    def from_env(self, provider: Provider, model: ModelInfo | None = None) -> Credential | None:
         """The first credential set in the environment, in the provider's order."""
         env = os.environ if self._env is None else self._env
-        for name, kind in provider.credential_env:
+        for name, kind in credential_table(provider, model):
             value = env.get(name)
             if value:
                 return Credential(kind, value)
         return None
 
     async def resolve(
-        self, provider: Provider, vendor: str, explicit: Credential | None = None
+        self,
+        provider: Provider,
+        vendor: str,
+        explicit: Credential | None = None,
+        model: ModelInfo | None = None,
     ) -> Credential | None:
         """The credential for one request, or ``None`` when the provider needs none.
 
@@ -134,10 +150,11 @@ class CredentialResolver:
                 if self._fresh(credential):
                     return credential
                 return await self._refresh(vendor)
-        credential = self.from_env(provider)
-        if credential is not None or not provider.credential_env:
+        credential = self.from_env(provider, model)
+        table = credential_table(provider, model)
+        if credential is not None or not table:
             return credential
-        names = tuple(name for name, _ in provider.credential_env)
+        names = tuple(name for name, _ in table)
         listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
         raise CredentialMissing(
             f"no credential for {vendor!r} (wire {provider.api!r}): set {listed} "

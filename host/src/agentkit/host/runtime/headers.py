@@ -17,6 +17,7 @@ a user or content, and ``AGENTKIT_TELEMETRY=0`` turns it off.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 
@@ -29,6 +30,7 @@ SENSITIVE_HEADERS = frozenset(
 )
 
 
+@functools.cache
 def _host_version() -> str:
     try:
         return version("agentkit-host")
