@@ -160,8 +160,10 @@ def _assistant_content(
     return content
 
 
-def _missing(call: ToolUseBlock) -> ToolResultMessage:
-    return ToolResultMessage(call.id, call.name, [TextBlock(MISSING_RESULT)], is_error=True)
+def _missing(call: ToolUseBlock, timestamp: float) -> ToolResultMessage:
+    # Stamped with the time of the call, not of the repair: the same history
+    # must give the same bytes on every turn.
+    return ToolResultMessage(call.id, call.name, [TextBlock(MISSING_RESULT)], is_error=True, timestamp=timestamp)
 
 
 class _Repair:
@@ -173,11 +175,12 @@ class _Repair:
         # The calls of the last kept assistant message, by their original id:
         # (the call as sent, its result as sent or None).
         self.open: dict[str, tuple[ToolUseBlock, ToolResultMessage | None]] = {}
+        self.opened_at = 0.0
 
     def close(self) -> None:
         """Answer every open call, in call order, right after the message that made it."""
         for call, result in self.open.values():
-            self.out.append(result if result is not None else _missing(call))
+            self.out.append(result if result is not None else _missing(call, self.opened_at))
         self.open = {}
 
     def assistant(self, message: AssistantMessage) -> None:
@@ -193,6 +196,7 @@ class _Repair:
         )
         kept = message if unchanged else dataclasses.replace(message, content=content)
         self.out.append(kept)
+        self.opened_at = message.timestamp
         for original, sent in zip(
             message.tool_calls, [block for block in content if isinstance(block, ToolUseBlock)], strict=True
         ):
