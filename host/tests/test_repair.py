@@ -52,7 +52,7 @@ def targets() -> list[ModelInfo]:
     """One row per installed wire (its default row), plus a row without image input."""
     rows: dict[str, ModelInfo] = {}
     for row in HOST.models.values():
-        if row.api not in rows or row.default and not rows[row.api].default:
+        if row.api not in rows or (row.default and not rows[row.api].default):
             rows[row.api] = row
     chosen = list(rows.values())
     chosen += [row for row in HOST.models.values() if not row.image_input][:1]
