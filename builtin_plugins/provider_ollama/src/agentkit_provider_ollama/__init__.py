@@ -1,0 +1,1 @@
+"""The native Ollama chat wire (``ollama-chat``) for agentkit."""
