@@ -68,3 +68,11 @@ def test_an_allowance_may_excuse_a_forbidden_import_and_the_report_stays_explici
     )
 
     assert lint_path(project).findings == []
+
+
+def test_an_allowance_for_a_submodule_excuses_importing_it_from_its_parent(make_plugin):
+    project = make_plugin(
+        {"sample_plugin/__init__.py": "from google import auth\n"}, allow=["google.auth"]
+    )
+
+    assert lint_path(project).findings == []

@@ -140,7 +140,9 @@ def _check_declared(
     if providers & plugin.declared:
         return []
     base = record.base or ""
-    if plugin.allowances.excuse(base):
+    # `from google import auth` is excused by an allowance for google.auth as well.
+    excused = [plugin.allowances.excuse(target) for target in targets or [base]]
+    if any(excused):
         return []
     module, display, line = here
     names = " or ".join(sorted(providers))
