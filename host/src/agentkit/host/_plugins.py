@@ -263,7 +263,7 @@ class PluginHost:
             return self.models[spec]
         vendor, sep, model_id = spec.partition("/")
         if not sep or not vendor or not model_id:
-            raise ModelNotFound(f"model {spec!r} is not of the form vendor/model, e.g. anthropic/claude-sonnet-4-5")
+            raise ModelNotFound(f"model {spec!r} is not of the form vendor/model, e.g. anthropic/claude-sonnet-4-6")
         rows = [row for row in self.models.values() if row.vendor == vendor]
         if not rows:
             vendors = sorted({row.vendor for row in self.models.values()}) or ["none"]
