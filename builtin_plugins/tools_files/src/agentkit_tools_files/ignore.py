@@ -93,6 +93,7 @@ class IgnoreEngine:
         self._env = dict(os.environ if env is None else env)
         self._frames: dict[str, _Frame] = {}
         self._globals: dict[Path | None, tuple[Pattern, ...]] = {}
+        self._dirs: dict[str, bool] = {}  # directory -> its own verdict, for is_ignored
 
     # -- frames -----------------------------------------------------------------
 
@@ -176,11 +177,17 @@ class IgnoreEngine:
         if is_dir is None:
             is_dir = trailing_slash or (self.root / "/".join(parts)).is_dir()
         directory = ""
-        for index, part in enumerate(parts):
-            last = index == len(parts) - 1
-            if self.ignored_in(directory, part, True if not last else is_dir):
+        for part in parts[:-1]:
+            child = f"{directory}/{part}" if directory else part
+            verdict = self._dirs.get(child)
+            if verdict is None:
+                verdict = self._dirs[child] = self.ignored_in(directory, part, True)
+            if verdict:
                 return True
-            directory = f"{directory}/{part}" if directory else part
+            directory = child
+        if self.ignored_in(directory, parts[-1], is_dir):
+            return True
+        directory = f"{directory}/{parts[-1]}" if directory else parts[-1]
         if trailing_slash:
             # git check-ignore also matches the literal "dir/" spelling: "c/*" matches "c/".
             frame = self._frame(directory)
