@@ -1,7 +1,9 @@
-"""``agentkit validate-plugins``: is each installed plugin well-formed?
+"""``agentkit validate-plugins``: the import lint and the conformance suite, per plugin.
 
-Each plugin is loaded through the same loader the agent uses; one line per
-plugin, a summary, then what failed and how to fix it.
+The work is done by ``agentkit-conformance`` (which runs ``agentkit-lint``),
+imported only when this command runs: the host never needs either to run an
+agent. Each plugin is checked in its own process; one line per plugin, the
+summary, then every failure with its fix.
 """
 
 from __future__ import annotations
@@ -9,56 +11,46 @@ from __future__ import annotations
 import argparse
 import json
 
-from packaging.utils import canonicalize_name
-
 from agentkit.plugin_api.errors import UsageError
-
-from .._plugins import PluginHost, PluginRecord
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("validate-plugins", help="check installed plugins; exit 1 if any fails")
+    parser = commands.add_parser(
+        "validate-plugins", help="lint and conformance-check plugins; exit 1 if any fails",
+        description="Run the import lint and the conformance suite over every installed plugin (or the "
+        "ones named, or the project in --path), each in its own process.",
+    )
     parser.add_argument("names", nargs="*", help="plugins to check (entry-point or distribution names); default: all")
+    parser.add_argument("--path", metavar="DIR", help="check the plugin project in DIR (its pyproject.toml) instead")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="give up on a plugin whose checks take longer (default: 120)")
     parser.set_defaults(handler=run)
 
 
-def _selected(host: PluginHost, names: list[str]) -> list[PluginRecord]:
-    records = sorted(host.records.values(), key=lambda record: record.name)
-    if not names:
-        return [record for record in records if record.status != "disabled"]
-    wanted = {canonicalize_name(name) for name in names}
-    chosen = [
-        record
-        for record in records
-        if {canonicalize_name(record.name), canonicalize_name(record.distribution or "")} & wanted
-    ]
-    found = {canonicalize_name(n) for r in chosen for n in (r.name, r.distribution or "")}
-    missing = sorted(wanted - found)
-    if missing:
-        raise UsageError(f"no installed plugin named {', '.join(missing)} (see 'agentkit plugins')")
-    return chosen
-
-
 def run(args: argparse.Namespace) -> int:
-    host = PluginHost.discover()
-    records = _selected(host, args.names)
-    failed = [record for record in records if record.status == "failed"]
+    try:
+        import agentkit.conformance as conformance
+    except ImportError as exc:
+        raise UsageError(
+            f"validate-plugins needs the conformance suite, which is not installed ({exc.name}): "
+            "pip install agentkit-conformance"
+        ) from exc
+    if args.path and args.names:
+        raise UsageError("pass plugin names or --path DIR, not both")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    targets = conformance.path_targets(args.path) if args.path else conformance.installed_targets(args.names)
+    reports = conformance.validate(targets, timeout=args.timeout)
+    failed = [report for report in reports if not report.ok]
     if args.json:
-        report = {
-            "plugins": [
-                {**record.to_dict(), "result": "FAIL" if record.status == "failed" else "PASS"} for record in records
-            ],
-            "passed": len(records) - len(failed),
+        print(json.dumps({
+            "plugins": [report.to_dict() for report in reports],
+            "passed": len(reports) - len(failed),
             "failed": len(failed),
-        }
-        print(json.dumps(report, indent=2))
-        return 1 if failed else 0
-    for record in records:
-        verdict = "FAIL" if record.status == "failed" else "PASS"
-        where = f"{record.distribution or record.name} {record.version or ''}".strip()
-        print(f"{where} [{', '.join(record.categories)}] {verdict} ({len(record.warnings)} warnings)")
-    print(f"Plugins: {len(records) - len(failed)} passed, {len(failed)} failed.")
-    for record in failed:
-        print(f"\n{record.distribution or record.name} ({record.name}):\n  {record.reason}")
+        }, indent=2))
+    else:
+        if not reports:
+            print("No plugins installed: nothing to validate (see 'agentkit plugins').")
+        print(conformance.format_reports(reports), end="")
     return 1 if failed else 0

@@ -1,0 +1,175 @@
+"""Checks of the ``hooks`` category: a real agent loop with the plugin in it.
+
+The loop runs against the scripted provider (found through its entry point,
+like any plugin) and a probe tool that records the arguments it receives.
+Each of the plugin's hook implementations is wrapped by a spy that counts its
+calls, keeps what it returned, and notices if it changed its arguments.
+
+* a call the embedder blocked never reaches the plugin, and stays blocked;
+* for a call the embedder allowed, the plugin may object (``Block``) or say
+  nothing (``None``): anything else is an attempt to "allow", which the host
+  ignores and the suite fails; its arguments are read-only;
+* a ``before_tool_call`` that raises blocks the call (fails closed) and the
+  run goes on;
+* no lifecycle hook raises during an ordinary run.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
+
+from ._report import Check, failed, passed, skipped
+
+PROBE = "agentkit_conformance_probe"
+BEFORE = "agentkit_before_tool_call"
+EMBEDDER_REASON = "blocked by the embedder (conformance check)"
+
+
+@dataclass
+class _Spy:
+    calls: int = 0
+    outcomes: list[Any] = field(default_factory=list)
+    mutated: bool = False
+    raise_instead: bool = False
+
+
+class _Probe:
+    """A tool plugin whose one tool records the arguments of each call."""
+
+    def __init__(self) -> None:
+        self.received: list[dict[str, Any]] = []
+
+    @hookimpl
+    def agentkit_register_tools(self, register: Callable[[Tool], None]) -> None:
+        def probe(arguments: dict[str, Any], context: Any) -> dict[str, Any]:
+            self.received.append(dict(arguments))
+            return {"echo": arguments.get("value")}
+
+        register(Tool(PROBE, "Echo the value (conformance probe).",
+                      {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]},
+                      probe))
+
+
+def _spy_on(host: PluginHost, plugin: str) -> dict[str, _Spy]:
+    spies: dict[str, _Spy] = {}
+    for hook in (BEFORE, "agentkit_after_tool_call", "agentkit_session_start", "agentkit_session_end"):
+        for impl in getattr(host.pm.hook, hook).get_hookimpls():
+            if impl.plugin_name != plugin:
+                continue
+            spy = spies[hook] = _Spy()
+            impl.function = _wrap(impl.function, spy)
+    return spies
+
+
+def _wrap(function: Callable[..., Any], spy: _Spy) -> Callable[..., Any]:
+    def spied(**kwargs: Any) -> Any:
+        spy.calls += 1
+        if spy.raise_instead:
+            raise RuntimeError("simulated failure of the plugin's hook (conformance check)")
+        before = copy.deepcopy(kwargs.get("arguments"))
+        outcome = function(**kwargs)
+        if "arguments" in kwargs and kwargs["arguments"] != before:
+            spy.mutated = True
+        spy.outcomes.append(outcome)
+        return outcome
+
+    return spied
+
+
+def _run(host: PluginHost, probe: _Probe, value: str, before_tool_call: Callable[..., Any]) -> Any:
+    provider = host.providers["faux"]
+    script = provider.script([
+        {"content": [{"type": "tool_use", "name": PROBE, "arguments": {"value": value}}]},
+        {"content": [{"type": "text", "text": "done"}]},
+    ])
+    with tempfile.TemporaryDirectory(prefix="agentkit-conformance-") as root:
+        agent = Agent(AgentConfig(model="faux/scripted", root=root, tools=[PROBE],
+                                  before_tool_call=before_tool_call, transport=script), host=host)
+        return agent.run_sync("conformance check")
+
+
+def _tool_result(result: Any) -> ToolResultMessage | None:
+    return next((m for m in result.messages if isinstance(m, ToolResultMessage)), None)
+
+
+def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
+    if "faux" not in host.providers:
+        return [skipped("hooks.loop", "the scripted provider (agentkit-provider-faux) is not installed")]
+    probe = _Probe()
+    record = host.register(probe, name="agentkit-conformance-probe")
+    if record.status != "loaded":
+        return [skipped("hooks.loop", f"the probe tool could not be registered: {record.reason}")]
+    spies = _spy_on(host, plugin)
+    checks: list[Check] = []
+
+    def embedder_blocks(call: Any, arguments: dict[str, Any]) -> Block:
+        return Block(EMBEDDER_REASON)
+
+    def embedder_allows(call: Any, arguments: dict[str, Any]) -> None:
+        return None
+
+    # 1. A call the embedder blocked never reaches the plugin, and stays blocked.
+    result = _run(host, probe, "blocked", embedder_blocks)
+    message = _tool_result(result)
+    before = spies.get(BEFORE)
+    if before is not None and before.calls:
+        checks.append(failed("hooks.narrow", "agentkit_before_tool_call was consulted for a call the embedder blocked",
+                             "report this to agentkit: the host must never ask plugins about a blocked call", BEFORE))
+    elif message is None or not message.is_error or EMBEDDER_REASON not in message.text or probe.received:
+        checks.append(failed("hooks.narrow", "a call the embedder blocked was not answered as blocked",
+                             "a plugin cannot turn a block into an allow: remove whatever does", BEFORE))
+    else:
+        checks.append(passed("hooks.narrow", "a call the embedder blocked never reached the plugin", BEFORE))
+
+    # 2. An allowed call: the plugin may object or say nothing; "allow" is not a thing.
+    probe.received.clear()
+    for spy in spies.values():
+        spy.calls, spy.outcomes = 0, []
+    result = _run(host, probe, "allowed", embedder_allows)
+    message = _tool_result(result)
+    if before is not None:
+        odd = [outcome for outcome in before.outcomes if outcome is not None and not isinstance(outcome, Block)]
+        if odd:
+            checks.append(failed(
+                "hooks.no-allow", f"agentkit_before_tool_call returned {odd[0]!r} for a call the embedder allowed; "
+                "the host ignored it (the call ran as if it returned None)",
+                "return None (no objection) or Block(reason): a hook can only narrow, there is no allow", BEFORE))
+        elif before.mutated:
+            checks.append(failed("hooks.no-allow", "agentkit_before_tool_call changed the arguments it was given",
+                                 "treat arguments as read-only: a hook can refuse a call, never rewrite it", BEFORE))
+        elif any(isinstance(outcome, Block) for outcome in before.outcomes):
+            checks.append(passed("hooks.no-allow", "the plugin blocked the probe call (narrowing is allowed)", BEFORE))
+        elif probe.received != [{"value": "allowed"}] or message is None or message.is_error:
+            checks.append(failed("hooks.no-allow", "an allowed call with no objection did not run unchanged",
+                                 "return None to let a call run as the model made it", BEFORE))
+        else:
+            checks.append(passed("hooks.no-allow", "no objection changed nothing", BEFORE))
+    for problem in result.problems:
+        if f"plugin {plugin!r}" in problem:
+            checks.append(failed("hooks.ordinary-run", f"raised during an ordinary run: {problem}",
+                                 "a hook must not raise on ordinary input; catch and report what you expect to fail"))
+
+    # 3. A before_tool_call that raises fails closed, and the run goes on.
+    if before is None:
+        checks.append(skipped("hooks.fail-closed", "the plugin has no agentkit_before_tool_call", BEFORE))
+        return checks
+    before.raise_instead = True
+    probe.received.clear()
+    try:
+        result = _run(host, probe, "raising", embedder_allows)
+    finally:
+        before.raise_instead = False
+    message = _tool_result(result)
+    if message is not None and message.is_error and not probe.received and result.stop_reason == "completed":
+        checks.append(passed("hooks.fail-closed", "a raising hook blocked the call and the run went on", BEFORE))
+    else:
+        checks.append(failed("hooks.fail-closed", "a raising agentkit_before_tool_call did not block the call",
+                             "report this to agentkit: a raising hook must fail closed", BEFORE))
+    return checks

@@ -1,0 +1,251 @@
+"""The shared provider fixtures: the same logical turns for every wire.
+
+Every provider plugin is checked against these, so two wires that pass agree
+on what a text answer, parallel tool calls, thinking, cached-token usage, an
+error and an abort mean in canonical terms.
+
+* :data:`TRANSCRIPTS` are canonical requests (:func:`request_for` builds the
+  :class:`~agentkit.plugin_api.ProviderRequest` for a model). A provider must
+  encode each, streaming and not, to a :class:`~agentkit.plugin_api.WireRequest`
+  whose body is JSON, deterministically.
+* :data:`RESPONSES` are canonical assistant messages. A :class:`Responder`
+  renders one as the wire events of *its* wire (the stream, and the whole
+  response when the wire has one); the provider's decoder must turn them back
+  into the same message (see :func:`canonical`), and both forms must carry
+  every tool call's argument text byte for byte.
+
+A wire can only be decoded-checked with a responder: something that knows the
+wire's response format, written from the vendor's documentation, not from the
+decoder under test. Responders for the wires agentkit ships are registered
+here (``faux``, ``anthropic-messages``, ``openai-completions``). A third-party
+provider supplies its own by giving the provider object a
+``conformance_responder`` attribute, or a new wire registers one with
+:func:`register_responder`. Without one, only the encode, error and abort
+checks run, and the report says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    Message,
+    ModelInfo,
+    ProviderRequest,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    Usage,
+    UserMessage,
+    WireEvent,
+)
+
+#: Features a wire may lack; a fixture needing one is skipped for a responder without it.
+FEATURES = frozenset({"thinking", "signature", "cache_write", "reasoning"})
+
+_ARGS_A = json.dumps({"path": "café/notes.txt", "limit": 20}, ensure_ascii=False)
+_ARGS_B = json.dumps({"pattern": "TODO", "paths": ["src", "tests"], "regex": False}, ensure_ascii=False)
+
+
+def _assistant(content: list[Any], stop: StopReason, usage: Usage | None = None, **extra: Any) -> AssistantMessage:
+    return AssistantMessage(content, stop, usage=usage or Usage(input=12, output=7), timestamp=0.0, **extra)
+
+
+@dataclass(frozen=True)
+class ResponseFixture:
+    """One canonical response a decoder must reproduce.
+
+    :param needs: :data:`FEATURES` the wire must have for this fixture to apply.
+    """
+
+    name: str
+    message: AssistantMessage
+    needs: frozenset[str] = frozenset()
+
+
+RESPONSES: tuple[ResponseFixture, ...] = (
+    ResponseFixture("text", _assistant([TextBlock("The answer is 42; nothing else to do. ✓")], StopReason.STOP)),
+    ResponseFixture(
+        "parallel_tool_calls",
+        _assistant(
+            [
+                TextBlock("Reading both."),
+                ToolUseBlock("call_conformance_1", "read_file", _ARGS_A),
+                ToolUseBlock("call_conformance_2", "search_files", _ARGS_B),
+            ],
+            StopReason.TOOL_USE,
+        ),
+    ),
+    ResponseFixture(
+        "thinking",
+        _assistant(
+            [ThinkingBlock("First, check the file; then answer.", "c2lnbmF0dXJl"), TextBlock("Done.")],
+            StopReason.STOP,
+        ),
+        frozenset({"thinking"}),
+    ),
+    ResponseFixture(
+        "usage_with_cached_tokens",
+        _assistant([TextBlock("Cached.")], StopReason.STOP,
+                   Usage(input=120, output=30, reasoning=0, cache_read=2048, cache_write=512)),
+    ),
+)
+
+_TOOLS = (
+    ToolSpec("read_file", "Read a file.", {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+        "required": ["path"],
+    }),
+    ToolSpec("search_files", "Search files.", {
+        "type": "object",
+        "properties": {"pattern": {"type": "string"}, "paths": {"type": "array", "items": {"type": "string"}},
+                       "regex": {"type": "boolean"}},
+        "required": ["pattern"],
+    }),
+)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A canonical conversation to encode: system prompt, tools, messages."""
+
+    name: str
+    messages: tuple[Message, ...]
+    system: str | None = "You are a careful assistant."
+    tools: tuple[ToolSpec, ...] = _TOOLS
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _user(text: str) -> UserMessage:
+    return UserMessage([TextBlock(text)], timestamp=0.0)
+
+
+_CALLS = RESPONSES[1].message
+TRANSCRIPTS: tuple[Transcript, ...] = (
+    Transcript("text", (_user("What is the answer?"),)),
+    Transcript("parallel_tool_calls", (
+        _user("Read the notes and find the TODOs."),
+        _CALLS,
+        ToolResultMessage("call_conformance_1", "read_file", [TextBlock('{"ok": true, "data": "notes"}')], timestamp=0.0),
+        ToolResultMessage("call_conformance_2", "search_files", [TextBlock('{"ok": false, "error": "no_match"}')],
+                          is_error=True, timestamp=0.0),
+        _user("Thanks."),
+    )),
+    Transcript("thinking", (_user("Think first."), RESPONSES[2].message, _user("And now?"))),
+    Transcript("error", (
+        _user("Try."),
+        _assistant([TextBlock("Partial")], StopReason.ERROR, error_message="overloaded"),
+        _user("Try again."),
+    )),
+    Transcript("abort", (
+        _user("Start."),
+        _assistant([TextBlock("Half an ans")], StopReason.ABORTED, error_message="Request was aborted"),
+        _user("Go on."),
+    )),
+    Transcript("usage_with_cached_tokens", (_user("Again."), RESPONSES[3].message, _user("Once more."))),
+)
+
+
+def conformance_model(api: str) -> ModelInfo:
+    """A model row for wires whose catalog is empty."""
+    return ModelInfo(vendor="conformance", id="model", api=api, base_url="http://conformance.invalid",
+                     context_window=200_000, max_output=8_192)
+
+
+def request_for(transcript: Transcript, model: ModelInfo, *, stream: bool = True) -> ProviderRequest:
+    """The canonical request of ``transcript`` for ``model``."""
+    return ProviderRequest(model=model, messages=list(transcript.messages), system=transcript.system,
+                           tools=list(transcript.tools), max_tokens=1024, stream=stream,
+                           options=dict(transcript.options))
+
+
+class Responder(Protocol):
+    """Renders canonical responses as one wire's events (what the host would decode from the network).
+
+    :cvar api: the wire it renders.
+    :cvar features: which of :data:`FEATURES` the wire carries.
+    """
+
+    api: str
+    features: frozenset[str]
+
+    def stream(self, message: AssistantMessage) -> list[WireEvent]:
+        """The events of a streamed response carrying ``message``."""
+        ...
+
+    def whole(self, message: AssistantMessage) -> list[WireEvent] | None:
+        """The event(s) of a non-streamed response, or ``None`` when the wire has no such form."""
+        ...
+
+    def error(self, text: str) -> list[WireEvent]:
+        """The events of a wire error reported mid-response, saying ``text``."""
+        ...
+
+
+_RESPONDERS: dict[str, Responder] = {}
+
+
+def register_responder(responder: Responder) -> None:
+    """Make ``responder`` the one used for its wire (``responder.api``)."""
+    _RESPONDERS[responder.api] = responder
+
+
+def responder_for(provider: Any) -> Responder | None:
+    """The provider's own ``conformance_responder``, else the registered one for its wire."""
+    own = getattr(provider, "conformance_responder", None)
+    if own is not None:
+        return own  # type: ignore[no-any-return]
+    return _RESPONDERS.get(getattr(provider, "api", ""))
+
+
+def applies(fixture: ResponseFixture, responder: Responder) -> bool:
+    return fixture.needs <= set(responder.features)
+
+
+def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str] = FEATURES) -> dict[str, Any]:
+    """What must survive a round trip through a wire with ``features``."""
+    blocks: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, ThinkingBlock):
+            if "thinking" in features:
+                item = {"type": "thinking", "thinking": block.thinking}
+                if "signature" in features:
+                    item["signature"] = block.signature
+                blocks.append(item)
+        else:
+            blocks.append(block.to_dict())
+    usage = {"input": message.usage.input, "output": message.usage.output, "cache_read": message.usage.cache_read}
+    if "cache_write" in features:
+        usage["cache_write"] = message.usage.cache_write
+    if "reasoning" in features:
+        usage["reasoning"] = message.usage.reasoning
+    return {"content": blocks, "stop_reason": message.stop_reason.value, "usage": usage}
+
+
+from . import _responders  # noqa: E402  (registers the built-in wires' responders)
+
+for _responder in _responders.BUILTIN:
+    register_responder(_responder)
+
+__all__ = [
+    "FEATURES",
+    "RESPONSES",
+    "TRANSCRIPTS",
+    "Responder",
+    "ResponseFixture",
+    "Transcript",
+    "applies",
+    "canonical",
+    "conformance_model",
+    "register_responder",
+    "request_for",
+    "responder_for",
+]

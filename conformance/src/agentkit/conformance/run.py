@@ -1,0 +1,64 @@
+"""The checks process: ``python -m agentkit.conformance.run NAME --out FILE [--path DIR]``.
+
+Runs every check of one plugin and writes its report as JSON to ``FILE``,
+again after each phase, so that a plugin that ends the interpreter
+(``os._exit``), crashes it or hangs still leaves what was found before. The
+report goes to a file, not to stdout, which the plugin may write to.
+``--path DIR`` first makes the project in ``DIR`` importable and discoverable
+(see ``_source``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def _write(out: Path, data: dict) -> None:
+    partial = out.with_suffix(".partial")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(partial, out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m agentkit.conformance.run")
+    parser.add_argument("name", nargs="?", help="the plugin's entry-point name")
+    parser.add_argument("--discover", action="store_true",
+                        help="instead: load every plugin together and report each one's record")
+    parser.add_argument("--out", required=True, help="where to write the JSON report")
+    parser.add_argument("--path", help="a plugin project directory to check instead of an installed plugin")
+    parser.add_argument("--no-lint", action="store_true", help="skip the import lint")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.path:
+        from ._source import read_project, write_dist_info
+
+        project = read_project(args.path)
+        shim = Path(tempfile.mkdtemp(prefix="agentkit-conformance-site-"))
+        write_dist_info(project, shim)
+        sys.path[:0] = [str(shim), str(project.import_root)]
+        import importlib
+
+        importlib.invalidate_caches()
+    if args.discover:
+        from agentkit.host import PluginHost
+
+        host = PluginHost.discover()
+        _write(out, {"records": {name: record.to_dict() for name, record in host.records.items()}, "complete": True})
+        return 0
+    if not args.name:
+        parser.error("name the plugin to check, or pass --discover")
+    from ._checks import check_plugin
+
+    report = check_plugin(args.name, path=args.path, lint=not args.no_lint,
+                          progress=lambda partial: _write(out, {**partial.to_dict(), "complete": False}))
+    _write(out, {**report.to_dict(), "complete": True})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Validate plugins, each in its own process: what ``agentkit validate-plugins`` runs.
+
+Every plugin is checked by a separate ``python -m agentkit.conformance.run``
+process, several at a time, so a plugin that calls ``os._exit``, crashes the
+interpreter, hangs, or corrupts global state cannot hide another plugin's
+result. Collisions need the whole set, so one more process loads every plugin
+the way an agent would and reports who refused whose names; the plugin the
+host refuses fails, the one it kept gets a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import importlib_metadata
+from packaging.utils import canonicalize_name
+
+from agentkit.plugin_api.errors import UsageError
+from agentkit.plugin_api.hookspecs import CATEGORIES
+
+from ._report import PluginReport, failed, warned
+from ._source import read_project
+
+DEFAULT_TIMEOUT = 120.0
+_COLLISION = "already registered by plugin "
+
+
+@dataclass
+class Target:
+    """One plugin to validate: an entry-point name, installed or in a project directory."""
+
+    name: str
+    categories: list[str] = field(default_factory=list)
+    distribution: str | None = None
+    version: str | None = None
+    path: str | None = None
+
+
+def _names(env: Mapping[str, str], key: str) -> set[str] | None:
+    value = env.get(key)
+    return None if value is None else {canonicalize_name(p) for p in value.split(",") if p.strip()}
+
+
+def installed_targets(names: Sequence[str] = (), env: Mapping[str, str] | None = None) -> list[Target]:
+    """The installed plugins called ``names`` (entry-point or distribution names), or every enabled one.
+
+    Read from the entry points' metadata: nothing is imported here.
+    """
+    env = os.environ if env is None else env
+    found: dict[str, Target] = {}
+    for category in CATEGORIES:
+        for ep in importlib_metadata.entry_points(group=f"agentkit.{category}"):
+            target = found.setdefault(ep.name, Target(ep.name))
+            target.categories = sorted({*target.categories, category})
+            if ep.dist is not None and target.distribution is None:
+                target.distribution, target.version = ep.dist.metadata["Name"], ep.dist.version
+    targets = sorted(found.values(), key=lambda target: target.name)
+    keys = {t.name: {canonicalize_name(t.name), canonicalize_name(t.distribution or t.name)} for t in targets}
+    if names:
+        wanted = {canonicalize_name(name) for name in names}
+        missing = sorted(wanted - set().union(*keys.values())) if keys else sorted(wanted)
+        if missing:
+            raise UsageError(f"no installed plugin named {', '.join(missing)} (see 'agentkit plugins')")
+        return [t for t in targets if keys[t.name] & wanted]
+    disabled = _names(env, "AGENTKIT_DISABLE_PLUGINS") or set()
+    allowed = _names(env, "AGENTKIT_LOAD_PLUGINS")
+    return [t for t in targets if not keys[t.name] & disabled and (allowed is None or keys[t.name] & allowed)]
+
+
+def path_targets(path: str | Path) -> list[Target]:
+    """The plugins the project in ``path`` declares (from its ``pyproject.toml``)."""
+    project = read_project(path)
+    plugins = project.plugins()
+    if not plugins:
+        raise UsageError(f"{project.directory / 'pyproject.toml'} declares no agentkit.* entry point: "
+                         "add one under [project.entry-points.\"agentkit.tools\"] (or another category)")
+    return [Target(name, categories, project.name, project.version, str(project.directory))
+            for name, categories in sorted(plugins.items())]
+
+
+def _child(args: list[str], timeout: float) -> tuple[dict | None, int | None, str]:
+    """Run a checks process; ``(report data or None, exit code or None on timeout, stderr tail)``."""
+    with tempfile.TemporaryDirectory(prefix="agentkit-validate-") as scratch:
+        out = Path(scratch) / "report.json"
+        command = [sys.executable, "-m", "agentkit.conformance.run", *args, "--out", str(out)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL, cwd=scratch)
+            code, stderr = done.returncode, done.stderr
+        except subprocess.TimeoutExpired as exc:
+            code, stderr = None, (exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or "")
+        data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
+    return data, code, "\n".join(stderr.strip().splitlines()[-5:])
+
+
+def check_in_subprocess(target: Target, *, timeout: float = DEFAULT_TIMEOUT, lint: bool = True) -> PluginReport:
+    """The report of one plugin, from its own checks process."""
+    args = [target.name] + (["--path", target.path] if target.path else []) + ([] if lint else ["--no-lint"])
+    data, code, stderr = _child(args, timeout)
+    report = PluginReport.from_dict(data) if data else PluginReport(target.name)
+    report.distribution = report.distribution or target.distribution
+    report.version = report.version or target.version
+    report.categories = report.categories or target.categories
+    if data and data.get("complete"):
+        return report
+    reached = report.checks[-1].check if report.checks else "start-up"
+    if code is None:
+        report.add(failed("isolation", f"the checks did not finish within {timeout:g}s (last check done: {reached})",
+                          "a hook, handler or import hangs: make it return, or honour the cancel token"))
+    else:
+        report.add(failed("isolation", f"the checks process ended with exit code {code} after {reached}"
+                          + (f": {stderr}" if stderr else ""),
+                          "a plugin must never end the interpreter (os._exit, sys.exit, a crash) on import or in a hook"))
+    return report
+
+
+def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tuple[dict[str, list[str]], str | None]:
+    """Plugin -> the collision reasons the host gave it when loading everything; and a problem, if any."""
+    data, code, stderr = _child(["--discover"] + (["--path", path] if path else []), timeout)
+    if not data:
+        why = "did not finish" if code is None else f"ended with exit code {code}"
+        return {}, f"loading every plugin together {why}; collisions were not checked ({stderr})"
+    found: dict[str, list[str]] = {}
+    for name, record in data["records"].items():
+        reason = record.get("reason") or ""
+        if record.get("status") == "failed" and _COLLISION in reason:
+            found.setdefault(name, []).append(reason)
+    return found, None
+
+
+def validate(targets: Sequence[Target], *, timeout: float = DEFAULT_TIMEOUT, lint: bool = True,
+             jobs: int | None = None) -> list[PluginReport]:
+    """Lint and conformance reports for ``targets``, in their order."""
+    if not targets:
+        return []
+    jobs = jobs or max(2, min(8, os.cpu_count() or 2))
+    path = targets[0].path
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        clashes = pool.submit(collisions, path, timeout)
+        reports = list(pool.map(lambda target: check_in_subprocess(target, timeout=timeout, lint=lint), targets))
+        found, problem = clashes.result()
+    by_name = {report.name: report for report in reports}
+    for loser, reasons in found.items():
+        for reason in reasons:
+            if loser in by_name:
+                by_name[loser].add(failed("collisions", reason,
+                                          "rename what collides: names are never renamed for you"))
+            winner = reason.split(_COLLISION, 1)[1].split("'")[1]
+            if winner in by_name:
+                by_name[winner].add(warned("collisions", f"plugin {loser!r} collides with it, and the host refuses "
+                                           f"{loser!r}: {reason}", "uninstall or disable one of the two"))
+    if problem:
+        for report in reports:
+            report.add(warned("collisions", problem, "run 'agentkit plugins' to see which plugin fails to load"))
+    return reports
