@@ -36,7 +36,6 @@ from agentkit.plugin_api import (
     Message,
     MessageEnd,
     ModelInfo,
-    ProviderRequest,
     SessionInfo,
     StopReason,
     TextBlock,
@@ -49,11 +48,11 @@ from agentkit.plugin_api import (
 )
 
 from ._batch import ToolBatch
-from ._catalog import PromptEstimator, clamp_max_tokens, clamp_reasoning, with_served_cost
+from ._catalog import with_served_cost
 from ._config import AgentConfig, RunResult
 from ._hooks import HookRunner
 from ._plugins import PluginHost
-from ._repair import repair
+from ._request import build_request
 from ._stop import StopContext, any_of, as_policy, max_turns
 from .errors import AgentBusy, ConfigError
 from .runtime import ProviderRuntime
@@ -310,23 +309,8 @@ class Agent:
     async def _request(self, emit: Any) -> AssistantMessage:
         # The wire gets a repaired view of the history (failed turns and their
         # results left out, foreign thinking and ids adapted, every call
-        # answered); the history itself stays as it happened.
-        messages = repair(self.history, target=self.model, provider=self.provider)
-        system, tools = self.system_prompt(), self.tool_specs()
-        estimator = self.__dict__.setdefault("_prompt_estimator", PromptEstimator())
-        requested = min(self.config.max_tokens or self.model.max_output, self.model.max_output)
-        request = ProviderRequest(
-            model=self.model,
-            messages=messages,
-            system=system,
-            tools=tools,
-            max_tokens=clamp_max_tokens(requested, self.model, estimator.tokens(messages, system, tools)),
-            temperature=self.config.temperature,
-            tool_choice=self.config.tool_choice,
-            reasoning=clamp_reasoning(self.config.reasoning, self.model),
-            session_id=self.session_id,
-            options=self.config.provider_options,
-        )
+        # answered) and limits that fit the model; the history stays as it happened.
+        request = build_request(self, self.history)
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=self._abort_event):
