@@ -128,3 +128,16 @@ def test_rules_above_a_workspace_inside_a_repository_apply(tmp_path: Path):
     _files(repo, "packages/app/dist/bundle.js", "packages/app/src/index.js")
     engine = IgnoreEngine(repo / "packages" / "app", env=env)
     assert [e.path for e in engine.walk(include_dirs=False)] == ["src/index.js"]
+
+
+def test_a_workspace_the_enclosing_repository_ignores_is_its_own_root(tmp_path: Path):
+    """A home directory tracked as a repository with "*" ignored must not hide a project in it."""
+    env = _env(tmp_path)
+    home = _repo(tmp_path / "dotfiles-home", env)
+    (home / ".gitignore").write_text("*\n!.bashrc\n")
+    project = home / "projects" / "app"
+    (project).mkdir(parents=True)
+    (project / ".gitignore").write_text("*.log\n")
+    _files(project, "main.py", "debug.log")
+    engine = IgnoreEngine(project, env=env)
+    assert [e.path for e in engine.walk(include_dirs=False)] == [".gitignore", "main.py"]

@@ -119,10 +119,19 @@ class IgnoreEngine:
         directory, prefix = candidate, ""
         layers.append((0, _read_patterns(directory / ".gitignore")))
         for part in relative.parts:
+            if self._decide(_Frame(prefix, tuple(layers)), part, True):
+                # The workspace lies inside a directory the enclosing repository ignores
+                # (a home directory tracked with "*" in its .gitignore, say). The embedder
+                # chose this root explicitly: it becomes its own ignore root.
+                return self._standalone_root()
             directory, prefix = directory / part, f"{prefix}{part}/"
             layers.append((len(prefix), _read_patterns(directory / ".gitignore")))
-        prefix = "" if not relative.parts else relative.as_posix() + "/"
         return _Frame(prefix, tuple(layers))
+
+    def _standalone_root(self) -> _Frame:
+        layers = self._repo_layers(None)
+        layers.append((0, _read_patterns(self.root / ".gitignore")))
+        return _Frame("", tuple(layers))
 
     def _frame(self, directory: str) -> _Frame:
         """The rules in force inside ``directory`` (relative to the root, "" for the root)."""
