@@ -1,0 +1,208 @@
+"""``agentkit run "<task>" --model vendor/model``: one task, a real model, the installed tools.
+
+The answer's text is written to stdout as it streams; tool calls and notes go
+to stderr, one line each. ``--json`` writes every event as one JSON line
+instead (the ``agentkit.event/v1`` schema). ``--dry-run`` prints the request
+the first turn would send (method, URL, headers with credentials redacted,
+body as sent) and sends nothing.
+
+Exit codes: 0 the run completed (the model answered without tool calls);
+1 it ended otherwise (``error``, ``aborted``, ``max_turns``, ``terminated``
+or a stop policy), and stderr says which; 2 a usage or configuration error,
+a missing credential included (checked before anything is sent).
+
+Tools: every installed tool that is enabled by default, except those that run
+arbitrary commands (shell tools), which need ``--allow-all-tools``: with it,
+every call the model makes is allowed.
+
+The scripted provider needs no key: ``--model faux/scripted --script
+turns.json``, a JSON list of turns as ``agentkit_provider_faux.Turn.from_dict``
+reads them. ``AGENTKIT_REPLAY`` (a testing aid, see :mod:`.._replay`) answers
+requests from a recording.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from agentkit.plugin_api import (
+    AgentEnd,
+    BlockDelta,
+    BlockStart,
+    MessageEnd,
+    ModelInfo,
+    Provider,
+    ToolCallEnd,
+    ToolCallStart,
+    UserMessage,
+    event_to_dict,
+)
+from agentkit.plugin_api.errors import UsageError
+
+from .._agent import Agent
+from .._config import AgentConfig, allow_all
+from .._plugins import PluginHost
+from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
+from .._request import build_request
+from ..runtime import ProviderRuntime
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="run one task against a model with the installed tools",
+        description="Run one task against a model. Exit codes: 0 completed, 1 the run ended otherwise "
+        "(error, aborted, max_turns, ...), 2 usage or configuration error.",
+    )
+    parser.add_argument("task", help="what the agent should do")
+    parser.add_argument("--model", required=True, help="vendor/model, e.g. anthropic/claude-sonnet-4-6")
+    parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
+    parser.add_argument("--max-turns", type=int, default=50, help="stop after this many turns (default: 50)")
+    parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
+    parser.add_argument("--system", default=None, help="a system prompt")
+    parser.add_argument("--json", action="store_true", help="write every event as a JSON line")
+    parser.add_argument("--dry-run", action="store_true", help="print the request that would be sent; send nothing")
+    parser.add_argument(
+        "--allow-all-tools", action="store_true",
+        help="also enable tools that run commands (shell), and allow every call the model makes",
+    )
+    parser.add_argument("--script", default=None, help="for faux/scripted: a JSON file with the list of turns")
+    parser.set_defaults(handler=run)
+
+
+def _credential_names(provider: Provider, model: ModelInfo) -> list[str]:
+    """The variables that can carry this model's credential; a row may name its own (another vendor on one wire)."""
+    override = model.options.get("credential_env") if model.options else None
+    pairs = override if override is not None else provider.credential_env
+    return [str(name) for name, _ in pairs]
+
+
+def _require_credential(provider: Provider, model: ModelInfo) -> None:
+    names = _credential_names(provider, model)
+    if names and not any(os.environ.get(name) for name in names):
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        raise UsageError(f"no credential for {model.key}: set {listed} in the environment")
+
+
+def _load_script(provider: Provider, path: str | None) -> Any:
+    if path is None:
+        raise UsageError("the scripted model plays a script: pass --script FILE.json (a JSON list of turns)")
+    try:
+        turns = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--script {path}: cannot read a JSON list of turns ({exc})") from exc
+    if not isinstance(turns, list):
+        raise UsageError(f"--script {path}: expected a JSON list of turns")
+    script = getattr(provider, "script", None)
+    if script is None:
+        raise UsageError(f"the {provider.api!r} provider plays no scripts; --script is for faux/scripted")
+    try:
+        return script(turns)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"--script {path}: {exc}") from exc
+
+
+def _tools(host: PluginHost, allow: bool) -> tuple[list[str], list[str]]:
+    """The tools to enable, and the default tools left out for want of authorization."""
+    default = sorted(name for name, tool in host.tools.items() if tool.default_enabled)
+    if allow:
+        return default, []
+    left_out = [name for name in default if host.tools[name].requires_authorization]
+    return [name for name in default if name not in left_out], left_out
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root!r} is not a directory")
+    if args.max_turns is not None and args.max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    host = PluginHost.discover()
+    model = host.resolve_model(args.model)  # ModelNotFound is a usage error: exit 2
+    provider = host.providers.get(model.api)
+    if provider is None:
+        raise UsageError(f"no installed provider implements wire {model.api!r} for {model.key}")
+
+    if not args.dry_run:  # before anything else is printed or sent
+        _require_credential(provider, model)
+    transport: Any = None
+    replay = os.environ.get(REPLAY_ENV)
+    if args.script is not None or model.api == "faux":
+        transport = _load_script(provider, args.script)
+    elif replay:
+        transport = ReplayTransport.from_file(replay, os.environ.get(REPLAY_LOG_ENV))
+
+    tools, left_out = _tools(host, args.allow_all_tools)
+    if left_out:
+        print(f"note: left out {', '.join(left_out)} (they run commands); pass --allow-all-tools to enable them",
+              file=sys.stderr)
+    config = AgentConfig(
+        model=args.model, root=root, system_prompt=args.system, tools=tools,
+        before_tool_call=allow_all if args.allow_all_tools else None,
+        max_turns=args.max_turns, max_tokens=args.max_tokens, transport=transport,
+    )
+    agent = Agent(config, host=host)  # a ConfigError is a usage error: exit 2
+
+    if args.dry_run:
+        return _dry_run(agent, args.task)
+    return asyncio.run(_stream(agent, args.task, as_json=args.json, out=sys.stdout))
+
+
+def _dry_run(agent: Agent, task: str) -> int:
+    request = build_request(agent, [UserMessage.text(task)])
+    prepared = asyncio.run(ProviderRuntime().prepare(agent.provider, request))
+    try:
+        body: Any = json.loads(prepared.body_bytes) if prepared.body_bytes else None
+    except ValueError:
+        body = prepared.body_bytes.decode("utf-8", "replace")
+    print(json.dumps({
+        "method": prepared.method,
+        "url": prepared.url,
+        "headers": prepared.headers_redacted,
+        "body": body,
+    }, indent=2, ensure_ascii=False))
+    if prepared.missing_credential:
+        print(f"note: {prepared.missing_credential}", file=sys.stderr)
+    return 0
+
+
+async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO) -> int:
+    text_blocks: set[int] = set()
+    wrote_text = False
+    end: AgentEnd | None = None
+    async for event in agent.stream(task):
+        if as_json:
+            out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
+            out.flush()
+        elif isinstance(event, BlockStart):
+            if event.kind == "text":
+                text_blocks.add(event.index)
+        elif isinstance(event, BlockDelta):
+            if event.index in text_blocks:
+                out.write(event.delta)
+                out.flush()
+                wrote_text = True
+        elif isinstance(event, MessageEnd):
+            text_blocks.clear()
+            if wrote_text:
+                out.write("\n")
+                out.flush()
+                wrote_text = False
+        elif isinstance(event, ToolCallStart):
+            print(f"[tool] {event.call.name} {event.call.arguments}", file=sys.stderr)
+        elif isinstance(event, ToolCallEnd) and event.result.is_error:
+            print(f"[tool] {event.result.tool_name} failed", file=sys.stderr)
+        if isinstance(event, AgentEnd):
+            end = event
+    if end is None or end.stop_reason != "completed":
+        reason = end.stop_reason if end else "no end event"
+        detail = f": {end.error}" if end and end.error else ""
+        print(f"agentkit: run ended: {reason}{detail}", file=sys.stderr)
+        return 1
+    return 0
