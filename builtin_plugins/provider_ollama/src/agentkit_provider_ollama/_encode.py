@@ -1,0 +1,288 @@
+"""Canonical request -> Ollama ``POST /api/chat`` body.
+
+Wire decisions (documented in ``docs/providers.md``, section *ollama-chat*):
+
+* The system prompt is a first ``role: system`` message.
+* Each canonical tool result becomes one ``role: tool`` message with
+  ``tool_name`` and ``content``, in transcript order. **This wire has no
+  tool-call id**: the server pairs results with calls by position, so the
+  order of the canonical results (the host's repair pass guarantees one per
+  call, right after the call) is what carries the pairing.
+* ``is_error`` has no field on this wire: an error result's text is sent as
+  ``"Error: " + text`` (:data:`ERROR_PREFIX`).
+* Images travel in the message's ``images`` list as bare base64 (the server
+  sniffs the format; the MIME type is not sent), on user and tool messages
+  alike. Their place among the text blocks is lost: a message's text blocks
+  are joined with a newline and its images follow.
+* Tool calls replay ``ToolUseBlock.arguments`` parsed back into an object,
+  key order kept: the wire takes ``arguments`` as an object, not a string.
+  Text that is not a JSON object (a call cut off by the output limit, or
+  from another wire) is sent as ``{}``.
+* Thinking goes back in the assistant message's ``thinking`` field. Redacted
+  thinking (another wire's opaque reasoning) is never sent.
+* ``content`` is left out when empty: the server reads a missing one as
+  ``""``, and the ``ollama`` SDK drops it the same way.
+
+The body is ``bytes`` of JSON serialized the way the host serializes bodies,
+built so that a turn costs nearly the same at any depth: each tool definition
+is serialized once per :class:`ToolSpec` object, each message once per
+message object, and per session (keyed by its first message) the transcript
+encoded last is kept, so a request that extends it serializes only what is
+new.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    ProviderRequest,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    UserMessage,
+    WireRequest,
+)
+
+from ._cache import IdentityCache
+
+PATH = "/api/chat"
+#: Prepended to the text of a tool result whose ``is_error`` is set.
+ERROR_PREFIX = "Error: "
+#: Joins the text blocks of one message: the wire has one ``content`` string.
+TEXT_SEPARATOR = "\n"
+#: Levels sent as themselves to a row whose ``options["think"]`` is ``"levels"``.
+THINK_LEVELS = frozenset({"low", "medium", "high"})
+_THINK_OFF = frozenset({"none", "off"})
+
+# Request options copied into the wire's ``options`` object after num_predict/temperature.
+_MODEL_OPTIONS = ("num_ctx", "seed", "top_k", "top_p", "min_p", "stop", "repeat_penalty")
+# Body fields written by the codec; extra_body may not replace them.
+_ASSEMBLED = frozenset({"model", "messages", "tools"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Encoded:
+    """A transcript as far as it was encoded: its messages and their wire bytes
+    with the commas between them, ready to join."""
+
+    messages: tuple[Message, ...]
+    wire: tuple[bytes, ...]
+
+
+class ChatEncoder:
+    """Builds request bodies; one per provider object, holding its caches."""
+
+    def __init__(
+        self,
+        *,
+        tool_cache_size: int = 1024,
+        message_cache_size: int = 16384,
+        session_cache_size: int = 64,
+    ) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
+        self.messages: IdentityCache[bytes] = IdentityCache(message_cache_size)
+        self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        extra = request.options.get("extra_body") or {}
+        parts = [b'{"model":', to_json(request.model.id), b',"messages":[']
+        if request.system:
+            parts.append(to_json({"role": "system", "content": request.system}))
+        transcript = self._transcript(tuple(request.messages))
+        if transcript and request.system:
+            parts.append(b",")
+        parts += transcript
+        parts.append(b"]")
+        tools = _offered_tools(request)
+        if tools:
+            wire_tools = [self.tools.get(spec, None, _tool, spec) for spec in tools]
+            parts += [b',"tools":[', b",".join(wire_tools), b"]"]
+        rest = _settings(request)
+        rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
+        if rest:
+            parts += [b",", to_json(rest)[1:-1]]
+        parts.append(b"}")
+        return WireRequest(
+            path=PATH,
+            body=b"".join(parts),
+            framing="ndjson" if request.stream else "json",
+        )
+
+    def _transcript(self, messages: tuple[Message, ...]) -> list[bytes]:
+        """The serialized messages with commas between them, reusing the last
+        encoding of the same session when this request extends it."""
+        if not messages:
+            return []
+        previous = self.sessions.peek(messages[0], None)
+        if (
+            previous is not None
+            and len(previous.messages) <= len(messages)
+            and all(map(operator.is_, previous.messages, messages))
+        ):
+            done, wire = len(previous.messages), list(previous.wire)
+        else:
+            done, wire = 0, []
+        for message in messages[done:]:
+            encoded = self.messages.get(message, None, wire_message, message)
+            if encoded:
+                if wire:
+                    wire.append(b",")
+                wire.append(encoded)
+        self.sessions.put(messages[0], None, _Encoded(messages, tuple(wire)))
+        return wire
+
+
+def _offered_tools(request: ProviderRequest) -> tuple[ToolSpec, ...]:
+    """The tools to send. The wire has no ``tool_choice``: ``"none"`` sends no
+    tools and a tool name sends only that tool (the model may still answer in
+    text; nothing on this wire can force a call)."""
+    choice = request.tool_choice
+    if choice == "none":
+        return ()
+    if choice is None or choice == "auto":
+        return tuple(request.tools)
+    return tuple(spec for spec in request.tools if spec.name == choice)
+
+
+def _settings(request: ProviderRequest) -> dict[str, Any]:
+    """Every body field after the tools, in wire order."""
+    body: dict[str, Any] = {}
+    think = _think(request)
+    if think is not None:
+        body["think"] = think
+    options: dict[str, Any] = {}
+    if request.max_tokens is not None:
+        options["num_predict"] = request.max_tokens
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    for name in _MODEL_OPTIONS:
+        value = request.options.get(name, request.model.options.get(name))
+        if value is not None:
+            options[name] = value
+    if options:
+        body["options"] = options
+    body["stream"] = request.stream
+    keep_alive = request.options.get("keep_alive")
+    if keep_alive is not None:
+        body["keep_alive"] = keep_alive
+    return body
+
+
+def _think(request: ProviderRequest) -> bool | str | None:
+    level = request.reasoning
+    if level is None:
+        return None
+    if level in _THINK_OFF:
+        return False
+    if request.model.options.get("think") == "levels" and level in THINK_LEVELS:
+        return level
+    return True
+
+
+def to_json(value: Any) -> bytes:
+    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN.
+
+    Read-only mappings (a schema held in a ``MappingProxyType``) serialize as objects.
+    """
+    return json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_plain
+    ).encode()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def wire_message(message: Message) -> bytes:
+    """One canonical message as wire bytes; ``b""`` when it sends nothing."""
+    if isinstance(message, UserMessage):
+        return to_json(_with_content({"role": "user"}, message.content))
+    if isinstance(message, AssistantMessage):
+        wire = _assistant(message)
+        return b"" if wire is None else to_json(wire)
+    if isinstance(message, ToolResultMessage):
+        return to_json(_tool_result(message))
+    raise TypeError(f"ollama-chat cannot encode a {type(message).__name__}")
+
+
+def _with_content(
+    wire: dict[str, Any], blocks: list[TextBlock | ImageBlock], prefix: str = ""
+) -> dict[str, Any]:
+    text = TEXT_SEPARATOR.join(block.text for block in blocks if isinstance(block, TextBlock))
+    text = prefix + text
+    if text:
+        wire["content"] = text
+    images = [block.data for block in blocks if isinstance(block, ImageBlock)]
+    if images:
+        wire["images"] = images
+    return wire
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
+    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+    thinking = "".join(
+        block.thinking
+        for block in message.content
+        if isinstance(block, ThinkingBlock) and not block.redacted
+    )
+    calls = [block for block in message.content if isinstance(block, ToolUseBlock)]
+    if not (text or thinking or calls):
+        return None
+    wire: dict[str, Any] = {"role": "assistant"}
+    if text:
+        wire["content"] = text
+    if thinking:
+        wire["thinking"] = thinking
+    if calls:
+        wire["tool_calls"] = [
+            {"function": {"name": call.name, "arguments": wire_arguments(call.arguments)}}
+            for call in calls
+        ]
+    return wire
+
+
+def wire_arguments(text: str) -> dict[str, Any]:
+    """The argument object to replay for a call's argument text, key order kept.
+
+    Only a JSON object can go on this wire; anything else (empty, cut off by
+    the output limit, another type) is sent as ``{}``.
+    """
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
+    wire: dict[str, Any] = {"role": "tool", "tool_name": message.tool_name}
+    return _with_content(wire, message.content, ERROR_PREFIX if message.is_error else "")
+
+
+def _tool(spec: ToolSpec) -> bytes:
+    return to_json(
+        {
+            "type": "function",
+            "function": {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": dict(spec.input_schema),
+            },
+        }
+    )
