@@ -167,3 +167,13 @@ def test_auto_uses_rg_on_path_and_native_without_it(workspace, rg, monkeypatch, 
     result = workspace.search("auto", pattern="needle")
     assert result.metadata["backend"] == "native"
     assert [m["file"] for m in result.data["matches"]] == ["f.txt"]
+
+
+def test_a_file_name_that_is_not_utf8(workspace, backend):
+    import os
+
+    name = os.fsdecode(b"caf\xe9.txt")
+    (workspace.root / name).write_text("needle\n")
+    result = backend(workspace, pattern="needle")
+    assert [m["file"] for m in result.data["matches"]] == [name]
+    assert result.metadata["backend"] in ("rg", "native")

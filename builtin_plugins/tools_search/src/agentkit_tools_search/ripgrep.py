@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -45,6 +46,14 @@ def _text(field: dict) -> str:
     if "text" in field:
         return field["text"]
     return base64.b64decode(field["bytes"]).decode("utf-8", errors="replace")
+
+
+def _path(field: dict) -> str:
+    # A file name that is not UTF-8 comes back as bytes: decode it the way
+    # os.scandir named it, so it maps back onto our file list.
+    if "text" in field:
+        return field["text"]
+    return os.fsdecode(base64.b64decode(field["bytes"]))
 
 
 def _command(rg: str, query: Query, files: list[str]) -> list[str]:
@@ -135,7 +144,9 @@ def search_rg(query: Query, rg: str) -> Outcome:
                     if kind == "match":
                         hits.append(data["line_number"])
                 elif kind == "end":
-                    path = _text(data["path"])
+                    path = _path(data["path"])
+                    if path not in position:
+                        raise RipgrepError(f"rg reported a file it was not given: {path!r}")
                     last_done = position[path]
                     if is_binary:
                         binary += 1
