@@ -177,3 +177,19 @@ def test_a_file_name_that_is_not_utf8(workspace, backend):
     result = backend(workspace, pattern="needle")
     assert [m["file"] for m in result.data["matches"]] == [name]
     assert result.metadata["backend"] in ("rg", "native")
+
+
+def test_a_relative_rg_path_and_an_rg_that_will_not_run(workspace, rg, tmp_path, monkeypatch):
+    import os
+    from pathlib import Path
+
+    workspace.write("f.txt", "needle\n")
+    monkeypatch.chdir(Path(rg).parent)
+    assert (
+        workspace.search("rg", os.path.basename(rg), pattern="needle").metadata["backend"] == "rg"
+    )
+    broken = tmp_path / "rg"
+    broken.write_text("not a program")  # not executable: it cannot start
+    result = workspace.search("rg", str(broken), pattern="needle")
+    assert result.ok and result.metadata["backend"].startswith("native (rg failed")
+    assert [m["file"] for m in result.data["matches"]] == ["f.txt"]

@@ -37,9 +37,13 @@ class RipgrepError(RuntimeError):
 
 def find_rg(explicit: str | None = None) -> str | None:
     """The ``rg`` executable to use: an explicit path, else ``rg`` on PATH, else None."""
-    if explicit:
-        return explicit if Path(explicit).is_file() else shutil.which(explicit)
-    return shutil.which("rg")
+    found = (
+        (explicit if Path(explicit).is_file() else shutil.which(explicit))
+        if explicit
+        else shutil.which("rg")
+    )
+    # Absolute, because ripgrep runs with the workspace root as its directory.
+    return str(Path(found).resolve()) if found else None
 
 
 def _text(field: dict) -> str:
@@ -78,13 +82,16 @@ def _command(rg: str, query: Query, files: list[str]) -> list[str]:
 
 
 def _events(rg: str, query: Query, files: list[str]) -> Iterator[dict]:
-    process = subprocess.Popen(
-        _command(rg, query, files),
-        cwd=query.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-    )
+    try:
+        process = subprocess.Popen(
+            _command(rg, query, files),
+            cwd=query.root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        raise RipgrepError(f"could not run {rg}: {exc}") from exc
     finished = False
     try:
         assert process.stdout is not None

@@ -52,11 +52,12 @@ def run_search(query: Query, backend: str, rg: str | None) -> Outcome:
         )
     try:
         return search_rg(query, rg)
-    except RipgrepError:
+    except RipgrepError as exc:
         # A pattern Python's re accepts but ripgrep's engine does not (a look-behind,
-        # a back-reference): the native backend answers the same contract.
+        # a back-reference), or an rg that will not run: the native backend answers
+        # the same contract.
         outcome = search_native(query)
-        outcome.backend = "native (rg refused the pattern)"
+        outcome.backend = f"native (rg failed: {str(exc).splitlines()[0][:200]})"
         return outcome
 
 
