@@ -1,0 +1,120 @@
+"""Catalog rows served over the Gemini ``generateContent`` wire (vendor ``google``).
+
+Prices are US dollars per million tokens, Google's published paid-tier
+prices for prompts up to 200k tokens (the Pro models charge more above that;
+the host prices a request at one rate); ``cache_read_price`` is the cached
+(context-cache) input price. ``--model google/<id>`` resolves to these rows.
+
+Reasoning is sent per model family (``options["thinking"]``):
+
+* ``"level"`` (Gemini 3): ``thinkingConfig.thinkingLevel``, the row's level
+  names sent as they are.
+* ``"budget"`` (Gemini 2.5): ``thinkingConfig.thinkingBudget`` in tokens, from
+  ``options["thinking_budgets"]`` (level -> tokens). ``off`` is budget 0, and
+  only rows whose model can stop thinking list it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agentkit.plugin_api import ModelInfo
+
+API = "google-generative-ai"
+VENDOR = "google"
+BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+
+_FLASH_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "high": 24576}
+_PRO_BUDGETS: Mapping[str, int] = {"low": 1024, "medium": 8192, "high": 32768}
+_LITE_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "high": 24576}
+
+# (id, context window, max output, input, output, cached input price,
+#  reasoning levels, thinking options, default)
+_ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bool], ...] = (
+    (
+        "gemini-2.5-flash",
+        1_048_576,
+        65_536,
+        0.30,
+        2.50,
+        0.03,
+        ("off", "low", "medium", "high"),
+        {"thinking": "budget", "thinking_budgets": _FLASH_BUDGETS},
+        True,
+    ),
+    (
+        "gemini-2.5-pro",
+        1_048_576,
+        65_536,
+        1.25,
+        10.0,
+        0.125,
+        ("low", "medium", "high"),
+        {"thinking": "budget", "thinking_budgets": _PRO_BUDGETS},
+        False,
+    ),
+    (
+        "gemini-2.5-flash-lite",
+        1_048_576,
+        65_536,
+        0.10,
+        0.40,
+        0.01,
+        ("off", "low", "medium", "high"),
+        {"thinking": "budget", "thinking_budgets": _LITE_BUDGETS},
+        False,
+    ),
+    (
+        "gemini-3-pro-preview",
+        1_048_576,
+        65_536,
+        2.0,
+        12.0,
+        0.20,
+        ("low", "high"),
+        {"thinking": "level"},
+        False,
+    ),
+    (
+        "gemini-3-flash-preview",
+        1_048_576,
+        65_536,
+        0.50,
+        3.0,
+        0.05,
+        ("minimal", "low", "medium", "high"),
+        {"thinking": "level"},
+        False,
+    ),
+)
+
+
+def _row(
+    model_id: str,
+    window: int,
+    max_output: int,
+    input_price: float,
+    output_price: float,
+    cached_price: float,
+    reasoning: tuple[str, ...],
+    options: dict,
+    default: bool,
+) -> ModelInfo:
+    return ModelInfo(
+        vendor=VENDOR,
+        id=model_id,
+        api=API,
+        base_url=BASE_URL,
+        context_window=window,
+        max_output=max_output,
+        input_price=input_price,
+        output_price=output_price,
+        cache_read_price=cached_price,
+        image_input=True,
+        reasoning_levels=reasoning,
+        default=default,
+        options=options,
+    )
+
+
+CATALOG: tuple[ModelInfo, ...] = tuple(_row(*row) for row in _ROWS)

@@ -1,0 +1,136 @@
+"""Canonical request -> Gemini ``generateContent`` request (path and body).
+
+The transcript rules live in :mod:`._transcript`; this module adds what
+surrounds ``contents``:
+
+* The model is in the path: ``/models/{model}:streamGenerateContent?alt=sse``
+  when streaming (server-sent events), ``/models/{model}:generateContent``
+  otherwise (one JSON response).
+* The system prompt is ``systemInstruction: {"parts": [{"text": ...}]}``.
+* Tools are one ``{"functionDeclarations": [...]}`` entry, each declaration
+  ``{name, description, parametersJsonSchema}`` (see :mod:`._schema`).
+* ``tool_choice`` -> ``toolConfig.functionCallingConfig.mode``: ``auto`` ->
+  ``AUTO``, ``none`` -> ``NONE``, ``required`` -> ``ANY``, a tool name ->
+  ``ANY`` with ``allowedFunctionNames: [name]``. Sent even without tools
+  (an explicit choice is never dropped).
+* ``generationConfig``: ``maxOutputTokens``, ``temperature``, and
+  ``thinkingConfig`` when reasoning is set (``thinkingLevel`` or
+  ``thinkingBudget`` per the model row, with ``includeThoughts: true`` so
+  thought summaries arrive as thinking). ``stop_sequences`` (option) becomes
+  ``stopSequences``.
+
+The body is ``bytes`` of JSON serialized as the host would. Tool declarations
+are serialized once per :class:`ToolSpec` object, the transcript
+incrementally (see :mod:`._transcript`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
+
+from ._schema import parameters_schema
+from ._transcript import IdentityCache, TranscriptEncoder, Wire, dumps
+
+_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "any": "ANY"}
+
+# Body fields written by the codec; the extra_body option may not replace them.
+_ASSEMBLED = frozenset({"contents", "systemInstruction", "tools"})
+
+
+def stream_path(model: str) -> str:
+    return f"/models/{quote(model, safe='-._~')}:streamGenerateContent?alt=sse"
+
+
+def whole_path(model: str) -> str:
+    return f"/models/{quote(model, safe='-._~')}:generateContent"
+
+
+class Encoder:
+    """Builds request bodies; one per provider object, holding its caches."""
+
+    def __init__(self, *, tool_cache_size: int = 1024) -> None:
+        self._tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
+        self._transcript = TranscriptEncoder()
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        model = request.model.id
+        pieces = [b'{"contents":', self._transcript.encode(request.messages)]
+        if request.system:
+            pieces += [b',"systemInstruction":', dumps({"parts": [{"text": request.system}]})]
+        if request.tools:
+            declarations = b",".join(self._tools.get(spec, _declaration) for spec in request.tools)
+            pieces += [b',"tools":[{"functionDeclarations":[', declarations, b"]}]"]
+        rest = settings(request)
+        extra = request.options.get("extra_body") or {}
+        rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
+        if rest:
+            pieces += [b",", dumps(rest)[1:-1]]
+        pieces.append(b"}")
+        return WireRequest(
+            path=stream_path(model) if request.stream else whole_path(model),
+            body=b"".join(pieces),
+            framing="sse" if request.stream else "json",
+        )
+
+
+def _declaration(spec: ToolSpec) -> bytes:
+    return dumps(
+        {
+            "name": spec.name,
+            "description": spec.description,
+            "parametersJsonSchema": parameters_schema(spec.input_schema),
+        }
+    )
+
+
+def settings(request: ProviderRequest) -> Wire:
+    """``toolConfig`` and ``generationConfig``, as far as the request sets them."""
+    body: Wire = {}
+    if request.tool_choice is not None:
+        body["toolConfig"] = {"functionCallingConfig": tool_choice(request.tool_choice)}
+    generation: Wire = {}
+    if request.max_tokens is not None:
+        generation["maxOutputTokens"] = request.max_tokens
+    if request.temperature is not None:
+        generation["temperature"] = request.temperature
+    stops = request.options.get("stop_sequences")
+    if stops:
+        generation["stopSequences"] = list(stops)
+    thinking = thinking_config(request.reasoning, request.model.options)
+    if thinking is not None:
+        generation["thinkingConfig"] = thinking
+    if generation:
+        body["generationConfig"] = generation
+    return body
+
+
+def tool_choice(choice: str) -> Wire:
+    mode = _MODES.get(choice)
+    if mode is not None:
+        return {"mode": mode}
+    return {"mode": "ANY", "allowedFunctionNames": [choice]}
+
+
+def thinking_config(level: str | None, options: Mapping[str, Any]) -> Wire | None:
+    """The ``thinkingConfig`` for reasoning ``level`` on a row with ``options``; ``None``: send none.
+
+    ``off`` asks for no thinking (budget 0) where the row allows it, and sends
+    nothing (the model's default) where it does not.
+    """
+    if level is None:
+        return None
+    if options.get("thinking") == "budget":
+        budgets: Mapping[str, int] = options.get("thinking_budgets") or {}
+        if level not in budgets:
+            return None
+        budget = budgets[level]
+        if budget == 0:
+            return {"thinkingBudget": 0}
+        return {"thinkingBudget": budget, "includeThoughts": True}
+    if level in ("off", "none"):
+        return None
+    return {"thinkingLevel": level, "includeThoughts": True}

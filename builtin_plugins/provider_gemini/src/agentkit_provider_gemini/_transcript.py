@@ -1,0 +1,266 @@
+"""Canonical transcript -> the ``contents`` array of a Gemini request.
+
+The wire rules:
+
+* Roles are ``user`` and ``model``; a user message becomes a ``user`` content,
+  an assistant message a ``model`` content, in transcript order.
+* Tool results: the canonical transcript holds one message per call; this
+  wire wants a batch (consecutive results) as ONE ``user`` content with one
+  ``functionResponse`` part per result, in call order. Pairing is by position:
+  ``{"name", "response"}``, plus ``id`` only when the call's id came from the
+  wire (see ``_ids``). The response object is ``{"output": text}``, or
+  ``{"error": text}`` when ``is_error`` is set (the two keys the API documents
+  for function output and error details). Images in results follow the
+  batch's ``functionResponse`` parts as ``inlineData`` parts of the same
+  content, in result order.
+* Tool-call arguments: ``functionCall.args`` is a JSON object, not text, so
+  the canonical argument text is parsed (key order kept) and the host's
+  serializer writes it back; decoding writes it compactly, so a transcript
+  this wire produced round-trips byte for byte. Text that is not a JSON
+  object (a call cut off by the token limit) is sent as ``{}``.
+* Thought signatures are put back on the part they came with (see ``_ids``).
+  Thinking from another wire is sent as text; its signature is meaningless
+  here and is never sent.
+* Empty text parts are rejected by the API and dropped, except an empty part
+  that carries a signature; a content left with no parts is dropped.
+
+Cost per turn stays nearly flat with depth: each message's parts are
+serialized once (keyed by object identity; the host reuses history messages
+across turns), and per conversation the last encoded transcript is kept, so a
+turn that extends it only serializes what is new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import operator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultMessage,
+    ToolUseBlock,
+    UserMessage,
+)
+
+from ._catalog import API
+from ._ids import is_carrier, wire_id
+
+Wire = dict[str, Any]
+_V = TypeVar("_V")
+
+
+def dumps(value: Any) -> bytes:
+    """JSON bytes the way the host serializes bodies: UTF-8, compact, key order kept, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+class IdentityCache(Generic[_V]):
+    """A bounded LRU map from an object's identity to a value derived from it.
+
+    Each entry holds a strong reference to its object, so the id cannot be
+    reused by another object while the entry lives.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._entries: OrderedDict[int, tuple[Any, _V]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, obj: Any, compute: Callable[[Any], _V]) -> _V:
+        entry = self._entries.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
+                self._entries.move_to_end(id(obj))
+            return entry[1]
+        value = compute(obj)
+        self.put(obj, value)
+        return value
+
+    def peek(self, obj: Any) -> _V | None:
+        entry = self._entries.get(id(obj))
+        return entry[1] if entry is not None and entry[0] is obj else None
+
+    def put(self, obj: Any, value: _V) -> None:
+        with self._lock:
+            self._entries[id(obj)] = (obj, value)
+            self._entries.move_to_end(id(obj))
+            while len(self._entries) > self._limit:
+                self._entries.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """One message's parts, serialized: ``main`` joined by commas (empty: none);
+    for a tool result, ``images`` are the parts that follow its batch."""
+
+    main: bytes
+    images: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """A transcript as far as it was encoded: closed contents serialized, the open batch."""
+
+    messages: tuple[Message, ...]
+    contents: tuple[bytes, ...]
+    batch: tuple[_Parts, ...]
+
+
+class TranscriptEncoder:
+    """Builds ``contents`` arrays; shared by every request of one provider object."""
+
+    def __init__(self, *, message_cache_size: int = 16384, session_cache_size: int = 64) -> None:
+        self._parts: IdentityCache[_Parts] = IdentityCache(message_cache_size)
+        self._states: IdentityCache[_State] = IdentityCache(session_cache_size)
+
+    def encode(self, messages: Sequence[Message]) -> bytes:
+        """The serialized ``contents`` array."""
+        current = tuple(messages)
+        if not current:
+            return b"[]"
+        kept = self._states.peek(current[0])
+        if (
+            kept is not None
+            and len(kept.messages) <= len(current)
+            and all(map(operator.is_, kept.messages, current))
+        ):
+            done, contents, batch = len(kept.messages), list(kept.contents), list(kept.batch)
+        else:
+            done, contents, batch = 0, [], []
+        for message in current[done:]:
+            parts = self._parts.get(message, _parts)
+            if isinstance(message, ToolResultMessage):
+                batch.append(parts)
+                continue
+            if batch:
+                contents.append(_batch_content(batch))
+                batch = []
+            if parts.main:
+                role = b"model" if isinstance(message, AssistantMessage) else b"user"
+                contents.append(_content(role, parts.main))
+        self._states.put(current[0], _State(current, tuple(contents), tuple(batch)))
+        if batch:
+            contents.append(_batch_content(batch))
+        return b"[" + b",".join(contents) + b"]"
+
+
+def _content(role: bytes, parts: bytes) -> bytes:
+    return b'{"role":"' + role + b'","parts":[' + parts + b"]}"
+
+
+def _batch_content(batch: Sequence[_Parts]) -> bytes:
+    parts = [item.main for item in batch] + [item.images for item in batch if item.images]
+    return _content(b"user", b",".join(parts))
+
+
+def _parts(message: Message) -> _Parts:
+    if isinstance(message, ToolResultMessage):
+        return _Parts(dumps(function_response(message)), b",".join(map(dumps, _images(message))))
+    if isinstance(message, UserMessage):
+        return _Parts(b",".join(dumps(part) for part in user_parts(message.content)))
+    if isinstance(message, AssistantMessage):
+        return _Parts(b",".join(dumps(part) for part in model_parts(message)))
+    raise TypeError(f"{API} cannot encode a {type(message).__name__}")
+
+
+def user_parts(blocks: Sequence[Any]) -> list[Wire]:
+    """The parts of user content: text (empty text dropped) and ``inlineData`` images."""
+    parts: list[Wire] = []
+    for block in blocks:
+        if isinstance(block, TextBlock):
+            if block.text:
+                parts.append({"text": block.text})
+        elif isinstance(block, ImageBlock):
+            parts.append(_inline(block))
+        else:
+            raise TypeError(f"{type(block).__name__} cannot appear in user content")
+    return parts
+
+
+def _inline(block: ImageBlock) -> Wire:
+    return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}
+
+
+def function_response(message: ToolResultMessage) -> Wire:
+    """The ``functionResponse`` part answering one call."""
+    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+    response: Wire = {"id": wire_id(message.tool_use_id)}
+    if response["id"] is None:
+        del response["id"]
+    response["name"] = message.tool_name
+    response["response"] = {"error" if message.is_error else "output": text}
+    return {"functionResponse": response}
+
+
+def _images(message: ToolResultMessage) -> list[Wire]:
+    return [_inline(block) for block in message.content if isinstance(block, ImageBlock)]
+
+
+def model_parts(message: AssistantMessage) -> list[Wire]:
+    """The parts of a model turn, each thought signature back on its own part."""
+    ours = message.api == API
+    parts: list[Wire] = []
+    # The part made from the previous block, which a signature carrier signs;
+    # ``None`` when that block made no part.
+    previous: Wire | None = None
+    for block in message.content:
+        part: Wire | None = None
+        if isinstance(block, TextBlock):
+            # Kept provisionally even when empty: a carrier may sign it next.
+            part = {"text": block.text}
+        elif isinstance(block, ToolUseBlock):
+            call: Wire = {}
+            call_id = wire_id(block.id)
+            if call_id is not None:
+                call["id"] = call_id
+            call["name"] = block.name
+            call["args"] = _arguments(block.arguments)
+            part = {"functionCall": call}
+        elif isinstance(block, ThinkingBlock):
+            if is_carrier(block):
+                if ours and previous is not None and "thoughtSignature" not in previous:
+                    previous["thoughtSignature"] = block.signature
+                elif ours:
+                    parts.append({"text": "", "thoughtSignature": block.signature})
+                previous = None
+                continue
+            if block.redacted:
+                previous = None
+                continue  # opaque reasoning of another wire
+            if ours:
+                part = {"text": block.thinking, "thought": True}
+                if block.signature:
+                    part["thoughtSignature"] = block.signature
+            elif block.thinking:
+                part = {"text": block.thinking}
+        elif isinstance(block, ImageBlock):
+            part = _inline(block)
+        if part is not None:
+            parts.append(part)
+        previous = part
+    return [part for part in parts if not _empty_text(part)]
+
+
+def _empty_text(part: Wire) -> bool:
+    """An empty text or thought part that carries no signature: the API rejects it."""
+    return "text" in part and not part["text"] and set(part) <= {"text", "thought"}
+
+
+def _arguments(text: str) -> Any:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)  # dicts keep the key order of the text
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
