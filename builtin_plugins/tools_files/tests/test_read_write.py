@@ -138,3 +138,10 @@ def test_offset_zero_means_the_start(workspace):
         1: "a",
         2: "b",
     }
+
+
+def test_a_fifo_is_refused_without_blocking(workspace):
+    import os
+
+    os.mkfifo(workspace.root / "pipe")
+    assert workspace.call("read_file", path="pipe").error == "not_a_regular_file"

@@ -193,3 +193,14 @@ def test_a_relative_rg_path_and_an_rg_that_will_not_run(workspace, rg, tmp_path,
     result = workspace.search("rg", str(broken), pattern="needle")
     assert result.ok and result.metadata["backend"].startswith("native (rg failed")
     assert [m["file"] for m in result.data["matches"]] == ["f.txt"]
+
+
+def test_a_fifo_in_the_tree_is_not_opened(workspace, backend):
+    import os
+
+    workspace.write("f.txt", "needle\n")
+    os.mkfifo(workspace.root / "pipe")
+    result = backend(workspace, pattern="needle")
+    assert [m["file"] for m in result.data["matches"]] == ["f.txt"]
+    assert result.data["files_searched"] == 1
+    assert backend(workspace, pattern="needle", path="pipe").data["files_searched"] == 0

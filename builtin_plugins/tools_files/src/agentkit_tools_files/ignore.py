@@ -38,6 +38,7 @@ class Entry:
     path: str
     is_dir: bool
     is_symlink: bool
+    is_file: bool = True  # a regular file (false for links, FIFOs, sockets, devices)
 
     @property
     def name(self) -> str:
@@ -233,6 +234,7 @@ class IgnoreEngine:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_symlink = entry.is_symlink()
+                is_file = entry.is_file(follow_symlinks=False)
             except OSError:
                 continue
             if self.ignored_in(directory, entry.name, is_dir):
@@ -240,7 +242,7 @@ class IgnoreEngine:
             path = f"{directory}/{entry.name}" if directory else entry.name
             if is_dir:
                 if include_dirs:
-                    yield Entry(path, True, False)
+                    yield Entry(path, True, False, False)
                 try:
                     children = sorted(os.scandir(entry.path), key=lambda e: e.name)
                 except OSError:
@@ -248,4 +250,4 @@ class IgnoreEngine:
                 stack.append(iter(children))
                 prefixes.append(path)
             else:
-                yield Entry(path, False, is_symlink)
+                yield Entry(path, False, is_symlink, is_file)

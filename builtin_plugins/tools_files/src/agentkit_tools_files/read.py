@@ -31,6 +31,10 @@ def read_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ToolError(
             "is_a_directory", f"{shown} is a directory; use list_files(path={shown!r})."
         )
+    if resolved.exists() and not resolved.is_file():
+        raise ToolError(
+            "not_a_regular_file", f"{shown} is not a regular file (a FIFO, socket or device)."
+        )
     with open(resolved, "rb") as handle:
         head = handle.read(16)
         mime = detect_image(head)

@@ -82,8 +82,8 @@ def collect_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> list[s
     cut = len(start) + 1 if start else 0
     files = []
     for entry in engine.walk(start, include_dirs=False):
-        if entry.is_symlink:
-            continue
+        if not entry.is_file:
+            continue  # links are not followed; FIFOs and devices would block a read
         if glob is not None and not glob.matches(entry.path[cut:]):
             continue
         files.append(entry.path)

@@ -79,7 +79,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     relative = "" if shown == "." else shown
     if resolved.is_dir():
         files = collect_files(engine, relative, glob)
-    elif resolved.is_symlink() or (glob is not None and not glob.matches(resolved.name)):
+    elif not resolved.is_file() or (glob is not None and not glob.matches(resolved.name)):
         files = []
     else:
         files = [relative]
