@@ -204,3 +204,18 @@ def test_a_fifo_in_the_tree_is_not_opened(workspace, backend):
     assert [m["file"] for m in result.data["matches"]] == ["f.txt"]
     assert result.data["files_searched"] == 1
     assert backend(workspace, pattern="needle", path="pipe").data["files_searched"] == 0
+
+
+@pytest.mark.parametrize(
+    "path", ["..", "../outside", "/etc", "link_out", "dangling_out", "~", "file:///etc"]
+)
+def test_search_paths_stay_inside_the_root(workspace, backend, tmp_path, path):
+    import os
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("needle\n")
+    os.symlink(outside, workspace.root / "link_out")
+    os.symlink(tmp_path / "nowhere", workspace.root / "dangling_out")
+    result = backend(workspace, pattern="needle", path=path)
+    assert result.error == "path_not_allowed", result
