@@ -166,6 +166,12 @@ class TestReasoning:
         item = kit.reasoning_item("rs_1", ["a", "", "b"])
         streamed, whole = _both(kit, kit.response_object([item]))
         assert streamed.content[0].thinking == whole.content[0].thinking == "a\n\nb"
+        # Even when the empty part streams an empty delta.
+        events = kit.stream_events(kit.response_object([item]))
+        at = next(i for i, e in enumerate(events) if e.get("summary_index") == 1)
+        empty = {"item_id": "rs_1", "output_index": 0, "summary_index": 1, "delta": ""}
+        events.insert(at + 1, {"type": "response.reasoning_summary_text.delta", **empty})
+        assert kit.final_message(kit.decode(_wire(events))).content[0].thinking == "a\n\nb"
 
     def test_a_decoded_transcript_replays_its_own_identities(self, kit) -> None:
         from agentkit.plugin_api import ToolResultMessage, UserMessage
