@@ -33,26 +33,29 @@ def _agentkit(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_agentkit_plugins_lists_both_plugins_and_their_tools():
-    listing = _agentkit("plugins")
+    listing = _agentkit("plugins", "--json")
     assert listing.returncode == 0, listing.stderr
-    lines = listing.stdout.splitlines()
-    for plugin, distribution in (
-        ("files", "agentkit-tools-files"),
-        ("search", "agentkit-tools-search"),
-    ):
-        header = next(
-            i for i, line in enumerate(lines) if line.split()[:2] == [plugin, distribution]
-        )
-        assert lines[header].rstrip().endswith("loaded")
-    for tool in OURS:
-        assert f"tool:{tool}" in listing.stdout
+    plugins = {plugin["name"]: plugin for plugin in json.loads(listing.stdout)}
+    assert plugins["files"]["distribution"] == "agentkit-tools-files"
+    assert plugins["search"]["distribution"] == "agentkit-tools-search"
+    contributions = set()
+    for name in ("files", "search"):
+        assert plugins[name]["status"] == "loaded", plugins[name]
+        assert plugins[name]["categories"] == ["tools"]
+        contributions |= set(plugins[name]["contributions"])
+    assert contributions == {f"tool:{tool}" for tool in OURS}
+    human = _agentkit("plugins")
+    assert human.returncode == 0 and "tool:search_files" in human.stdout
 
 
 def test_validate_plugins_passes_both():
-    report = _agentkit("validate-plugins", "files", "search")
+    report = _agentkit("validate-plugins", "--json", "files", "search")
     assert report.returncode == 0, report.stdout + report.stderr
-    assert "agentkit-tools-files 0.1.0 [tools] PASS" in report.stdout
-    assert "agentkit-tools-search 0.1.0 [tools] PASS" in report.stdout
+    results = {plugin["name"]: plugin for plugin in json.loads(report.stdout)["plugins"]}
+    for name in ("files", "search"):
+        failed = [check for check in results[name]["checks"] if check["outcome"] == "fail"]
+        assert results[name]["result"] == "PASS" and not failed, failed
+        assert results[name]["warnings"] == 0
 
 
 @pytest.fixture(scope="module")
