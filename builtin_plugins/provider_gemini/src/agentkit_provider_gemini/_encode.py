@@ -15,7 +15,7 @@ surrounds ``contents``:
   (an explicit choice is never dropped).
 * ``generationConfig``: ``maxOutputTokens``, ``temperature``, and
   ``thinkingConfig`` when reasoning is set (``thinkingLevel`` or
-  ``thinkingBudget`` per the model row, with ``includeThoughts: true`` so
+  ``thinkingBudget`` per the model row; levels in the enum's upper case, with ``includeThoughts: true`` so
   thought summaries arrive as thinking). ``stop_sequences`` (option) becomes
   ``stopSequences``.
 
@@ -133,4 +133,5 @@ def thinking_config(level: str | None, options: Mapping[str, Any]) -> Wire | Non
         return {"thinkingBudget": budget, "includeThoughts": True}
     if level in ("off", "none"):
         return None
-    return {"thinkingLevel": level, "includeThoughts": True}
+    # The API's enum values are upper case (the SDK sends ``HIGH``).
+    return {"thinkingLevel": level.upper(), "includeThoughts": True}

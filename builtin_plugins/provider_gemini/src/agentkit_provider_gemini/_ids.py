@@ -40,7 +40,9 @@ SYNTHESIZED_PREFIX = "gemini_"
 def synthesized_id(salt: str, response_id: str, ordinal: int, name: str, arguments: str) -> str:
     """The canonical id of a call that arrived without one; see the module docstring."""
     seed = "\x00".join((salt, response_id, str(ordinal), name, arguments))
-    return SYNTHESIZED_PREFIX + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return (
+        SYNTHESIZED_PREFIX + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    )
 
 
 def wire_id(tool_use_id: str) -> str | None:
