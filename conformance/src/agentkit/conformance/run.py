@@ -45,8 +45,17 @@ def main(argv: list[str] | None = None) -> int:
 
         importlib.invalidate_caches()
     if args.discover:
+        import importlib_metadata
+
         from agentkit.host import PluginHost
 
+        load = importlib_metadata.EntryPoint.load
+
+        def announced(ep: importlib_metadata.EntryPoint) -> object:
+            _write(out, {"loading": ep.name, "complete": False})  # the culprit, if this import never returns
+            return load(ep)
+
+        importlib_metadata.EntryPoint.load = announced  # type: ignore[method-assign]
         host = PluginHost.discover()
         _write(out, {"records": {name: record.to_dict() for name, record in host.records.items()}, "complete": True})
         return 0

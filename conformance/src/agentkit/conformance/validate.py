@@ -86,14 +86,14 @@ def path_targets(path: str | Path) -> list[Target]:
             for name, categories in sorted(plugins.items())]
 
 
-def _child(args: list[str], timeout: float) -> tuple[dict | None, int | None, str]:
+def _child(args: list[str], timeout: float, env: Mapping[str, str] | None = None) -> tuple[dict | None, int | None, str]:
     """Run a checks process; ``(report data or None, exit code or None on timeout, stderr tail)``."""
     with tempfile.TemporaryDirectory(prefix="agentkit-validate-") as scratch:
         out = Path(scratch) / "report.json"
         command = [sys.executable, "-m", "agentkit.conformance.run", *args, "--out", str(out)]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                  stdin=subprocess.DEVNULL, cwd=scratch)
+                                  stdin=subprocess.DEVNULL, cwd=scratch, env=env)
             code, stderr = done.returncode, done.stderr
         except subprocess.TimeoutExpired as exc:
             code, stderr = None, (exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or "")
@@ -123,11 +123,28 @@ def check_in_subprocess(target: Target, *, timeout: float = DEFAULT_TIMEOUT, lin
 
 
 def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tuple[dict[str, list[str]], str | None]:
-    """Plugin -> the collision reasons the host gave it when loading everything; and a problem, if any."""
-    data, code, stderr = _child(["--discover"] + (["--path", path] if path else []), timeout)
-    if not data:
-        why = "did not finish" if code is None else f"ended with exit code {code}"
-        return {}, f"loading every plugin together {why}; collisions were not checked ({stderr})"
+    """Plugin -> the collision reasons the host gave it when loading everything; and a problem, if any.
+
+    A plugin that ends the interpreter (or hangs) while the whole set loads
+    would take the set down with it: the process says which plugin it was
+    loading, and the set is loaded again without that one.
+    """
+    without: list[str] = []
+    for _ in range(8):
+        env = None
+        if without:
+            disabled = [os.environ.get("AGENTKIT_DISABLE_PLUGINS", ""), *without]
+            env = {**os.environ, "AGENTKIT_DISABLE_PLUGINS": ",".join(filter(None, disabled))}
+        data, code, stderr = _child(["--discover"] + (["--path", path] if path else []), timeout, env)
+        if data and data.get("complete"):
+            break
+        culprit = (data or {}).get("loading")
+        if not culprit or culprit in without:
+            why = "did not finish" if code is None else f"ended with exit code {code}"
+            return {}, f"loading every plugin together {why}; collisions were not checked ({stderr})"
+        without.append(culprit)
+    else:
+        return {}, "too many plugins end the interpreter on import; collisions were not checked"
     found: dict[str, list[str]] = {}
     for name, record in data["records"].items():
         reason = record.get("reason") or ""

@@ -1,0 +1,186 @@
+"""``agentkit validate-plugins`` over a set of deliberately broken plugins beside good ones.
+
+Each broken plugin is a real installed distribution (a ``.dist-info`` on the
+path, as pip leaves it) and must FAIL with a message naming its problem; the
+good plugins installed beside them must still PASS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.plugin_api import Block
+
+AGENTKIT = Path(sys.executable).parent / "agentkit"
+API = ["agentkit-plugin-api>=0.1,<0.2"]
+
+GOOD_TOOL = """
+from agentkit.plugin_api import Tool, hookimpl
+
+def shout(text: str) -> str:
+    '''Upper-case the text.'''
+    return text.upper()
+
+@hookimpl
+def agentkit_register_tools(register):
+    register(Tool.from_function(shout))
+"""
+GOOD_HOOK = """
+from agentkit.plugin_api import Block, hookimpl
+
+@hookimpl
+def agentkit_before_tool_call(call, arguments):
+    if arguments.get("value") == "forbidden":
+        return Block("not that")
+"""
+GOOD_SKILL = """
+from agentkit.plugin_api import Skill, hookimpl
+
+@hookimpl
+def agentkit_register_skills(register):
+    register(Skill("tidy", "Tidy a repository.", "Remove build artefacts, then run the tests."))
+"""
+
+
+def _tool(name: str, schema: str) -> str:
+    return f"""
+from agentkit.plugin_api import Tool, hookimpl
+
+@hookimpl
+def agentkit_register_tools(register):
+    register(Tool({name!r}, "A tool.", {schema}, lambda arguments, context: "ok"))
+"""
+
+
+#: name -> (distribution kwargs, the check that must fail, words its message must contain)
+BROKEN = {
+    "host_internal": (
+        {"files": {"host_internal.py": "from agentkit.host._plugins import PluginHost\n" + GOOD_TOOL.replace("shout", "shout2")}},
+        "lint", ["forbidden-import", "agentkit.host._plugins"]),
+    "undeclared_dep": (
+        {"files": {"undeclared_dep.py": "import yaml\n" + GOOD_TOOL.replace("shout", "shout3")}},
+        "lint", ["undeclared-dependency", "yaml"]),
+    "raises_on_import": (
+        {"files": {"raises_on_import.py": "raise RuntimeError('broken on purpose')"}},
+        "loads", ["raised on import", "broken on purpose"]),
+    "syntax_error": (
+        {"files": {"syntax_error.py": "def broken(:\n    pass\n"}},
+        "lint", ["syntax-error"]),
+    "misspelled_arg": (
+        {"files": {"misspelled_arg.py": "from agentkit.plugin_api import hookimpl\n\n@hookimpl\n"
+                   "def agentkit_before_tool_call(call, argumnets):\n    return None\n"}},
+        "loads", ["argumnets"]),
+    "unsendable_schema": (
+        {"files": {"unsendable_schema.py": _tool("listy", '{"type": "object", "properties": {"xs": {"type": "array"}}}')}},
+        "tools.schema", ["array-items", "xs"]),
+    "invalid_schema": (
+        {"files": {"invalid_schema.py": _tool("typo", '{"type": "object", "properties": {"n": {"type": "integr"}}}')}},
+        "loads", ["not valid JSON Schema"]),
+    # Sorts after "files" (agentkit-tools-files), so the host keeps read_file for that plugin and refuses this one.
+    "zz_duplicate": (
+        {"files": {"zz_duplicate.py": _tool("read_file", '{"type": "object", "properties": {}}')}},
+        "collisions", ["read_file", "already registered by plugin 'files'"]),
+    "overturns_block": (
+        {"files": {"overturns_block.py": "from agentkit.plugin_api import hookimpl\n\n@hookimpl\n"
+                   "def agentkit_before_tool_call(call, arguments):\n    return True  # 'allow'\n"}},
+        "hooks.no-allow", ["returned True", "no allow"]),
+    "rewrites_args": (
+        {"files": {"rewrites_args.py": "from agentkit.plugin_api import hookimpl\n\n@hookimpl\n"
+                   "def agentkit_before_tool_call(call, arguments):\n    arguments['value'] = 'rewritten'\n"}},
+        "hooks.no-allow", ["changed the arguments"]),
+    "future_api": (
+        {"requires": ["agentkit-plugin-api>=9,<10"], "files": {"future_api.py": GOOD_TOOL.replace("shout", "shout4")}},
+        "api-range", ["agentkit-plugin-api<10,>=9", "install a version of the plugin built for"]),
+    "exits_on_import": (
+        {"files": {"exits_on_import.py": "import os\nos._exit(3)\n"}},
+        "isolation", ["exit code 3"]),
+}
+CATEGORY = {"overturns_block": "hooks", "rewrites_args": "hooks", "misspelled_arg": "hooks"}
+GOOD = {
+    "good_tool": ("tools", GOOD_TOOL),
+    "good_hook": ("hooks", GOOD_HOOK),
+    "good_skill": ("skills", GOOD_SKILL),
+}
+
+
+def agentkit(*args: str, site: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([str(AGENTKIT), *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+@pytest.fixture
+def installed(site_dir):
+    for name, (kwargs, _, _) in BROKEN.items():
+        kwargs = {"requires": API, **kwargs}
+        site_dir(f"broken-{name}".replace("_", "-"),
+                 entry_points={f"agentkit.{CATEGORY.get(name, 'tools')}": {name: name}}, **kwargs)
+    for name, (category, source) in GOOD.items():
+        site_dir(name.replace("_", "-"), entry_points={f"agentkit.{category}": {name: name}},
+                 requires=API, files={f"{name}.py": source})
+    return site_dir.site
+
+
+def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(installed):
+    names = [*BROKEN, *GOOD, "wordcount", "files"]
+    result = agentkit("validate-plugins", "--json", *names, site=installed)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    plugins = {plugin["name"]: plugin for plugin in report["plugins"]}
+    for name, (_, check, words) in BROKEN.items():
+        plugin = plugins[name]
+        assert plugin["result"] == "FAIL", (name, plugin)
+        messages = [f"{c['message']} {c['fix']}" for c in plugin["checks"] if c["outcome"] == "fail" and c["check"] == check]
+        assert messages, (name, check, [c for c in plugin["checks"] if c["outcome"] == "fail"])
+        assert any(all(word in message for word in words) for message in messages), (name, messages)
+    for name in [*GOOD, "wordcount", "files"]:
+        assert plugins[name]["result"] == "PASS", plugins[name]
+    assert (report["passed"], report["failed"]) == (len(GOOD) + 2, len(BROKEN))
+
+
+def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_its_fix(installed):
+    result = agentkit("validate-plugins", "good-tool", "broken-raises-on-import", site=installed)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [  # in entry-point name order: good_tool, raises_on_import
+        "good-tool 0.1.0 [tools] PASS (0 warnings)",
+        "broken-raises-on-import 0.1.0 [tools] FAIL (0 warnings)",
+        "Plugins: 1 passed, 1 failed.",
+    ]
+    details = "\n".join(lines[3:])
+    assert "broken-raises-on-import 0.1.0 (raises_on_import): FAIL" in details
+    assert "RuntimeError: broken on purpose" in details and "fix: make the module import cleanly" in details
+
+
+def test_all_good_plugins_exit_0_and_usage_errors_exit_2(installed, tmp_path):
+    good = agentkit("validate-plugins", "good-tool", "good-hook", "good-skill", site=installed)
+    assert good.returncode == 0, good.stdout
+    assert "Plugins: 3 passed, 0 failed." in good.stdout
+    for args, message in [
+        (["no-such-plugin"], "no installed plugin named no-such-plugin"),
+        (["--path", str(tmp_path)], "has no pyproject.toml"),
+        (["good-tool", "--path", str(tmp_path)], "not both"),
+    ]:
+        result = agentkit("validate-plugins", *args, site=installed)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_hook_returning_allow_changes_nothing_the_embedder_blocked(installed, tmp_path):
+    """What the overturns_block plugin is failed for is also harmless: the embedder's block stands."""
+    host = PluginHost.discover(env={"AGENTKIT_LOAD_PLUGINS": "overturns_block,faux,good_tool"})
+    assert host.records["overturns_block"].status == "loaded"
+    script = host.providers["faux"].script([
+        {"content": [{"type": "tool_use", "name": "shout", "arguments": {"text": "hi"}}]},
+        {"content": [{"type": "text", "text": "done"}]},
+    ])
+    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, tools=["shout"], transport=script,
+                              before_tool_call=lambda call, arguments: Block("the embedder says no")), host=host)
+    result = agent.run_sync("shout")
+    assert result.messages[2].is_error and "the embedder says no" in result.messages[2].text
