@@ -25,8 +25,6 @@ class IdentityCache(Generic[_V]):
         self._limit = limit
         self._entries: OrderedDict[tuple[int, Any], tuple[Any, _V]] = OrderedDict()
         self._lock = threading.Lock()
-        #: Values computed on a miss, for tests and benchmarks that count them.
-        self.misses = 0
 
     def get(self, obj: Any, variant: Any, compute: Callable[..., _V], *args: Any) -> _V:
         """The value for ``(obj, variant)``; ``compute(*args)`` makes it on a miss."""
@@ -35,7 +33,6 @@ class IdentityCache(Generic[_V]):
             with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
                 self._entries.move_to_end((id(obj), variant))
             return value
-        self.misses += 1
         value = compute(*args)
         self.put(obj, variant, value)
         return value
