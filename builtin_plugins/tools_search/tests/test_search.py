@@ -219,3 +219,15 @@ def test_search_paths_stay_inside_the_root(workspace, backend, tmp_path, path):
     os.symlink(tmp_path / "nowhere", workspace.root / "dangling_out")
     result = backend(workspace, pattern="needle", path=path)
     assert result.error == "path_not_allowed", result
+
+
+def test_a_match_bigger_than_the_byte_cap_still_advances(workspace, backend):
+    noisy = "\x01" * 600  # each becomes six bytes of JSON escape
+    workspace.write("n.txt", "".join(f"hit {noisy}\n" for _ in range(30)))
+    result = backend(workspace, pattern="hit", context_lines=20)
+    assert len(result.data["matches"]) == 1
+    assert "Use offset=2 to continue" in result.data["notice"]
+    assert [
+        m["line"]
+        for m in backend(workspace, pattern="hit", context_lines=20, offset=2).data["matches"]
+    ] == [2]

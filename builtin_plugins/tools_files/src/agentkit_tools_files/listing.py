@@ -39,13 +39,17 @@ def page(
     """
     accumulator = Accumulator(min(limit, limits.items), limits.bytes)
     total = 0
+    first: list[str] = []
     for index, item in enumerate(items, start=1):
         total = index
         if index < offset:
             continue
+        if index == offset:
+            first.append(item)
         if not accumulator.full:
             accumulator.add(item)
-    shown = accumulator.head
+    # A page always shows at least one item, or the offset it names could never advance.
+    shown = accumulator.head or first
     data: dict[str, Any] = {"truncated": False}
     metadata: dict[str, Any] = {"total": total}
     last = offset + len(shown) - 1

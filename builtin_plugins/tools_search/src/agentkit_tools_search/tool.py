@@ -106,8 +106,9 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     shown_matches = []
     for match in outcome.matches[offset - 1 :]:
         rendered = _render(match)
-        if not accumulator.add(json.dumps(rendered, ensure_ascii=False)):
+        if not accumulator.add(json.dumps(rendered, ensure_ascii=False)) and shown_matches:
             break
+        # A page always shows at least one match, or the offset it names could never advance.
         shown_matches.append(rendered)
     last = offset - 1 + len(shown_matches)
     truncated = len(outcome.matches) > last
