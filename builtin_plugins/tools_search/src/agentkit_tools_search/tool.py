@@ -27,7 +27,7 @@ def _clip(text: str, file: str, line: int) -> str:
         return clipped
     return (
         f"{clipped}… [line clipped at {SEARCH_LIMITS.line_chars} characters; "
-        f'see it whole with read_file(path="{file}", offset={line}, limit=1)]'
+        f"see it whole with read_file(path={json.dumps(file, ensure_ascii=False)}, offset={line}, limit=1)]"
     )
 
 
