@@ -168,7 +168,7 @@ def stream_events(
     emit("response.created", response=start)
     emit("response.in_progress", response=start)
     for index, item in enumerate(response["output"]):
-        kind, item_id = item["type"], item["id"]
+        kind, item_id = item["type"], item.get("id", "")
         if kind == "function_call":
             added = {**item, "status": "in_progress", "arguments": ""}
         elif kind == "message":
