@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agentkit_provider_gemini import GeminiGenerateContent
+from agentkit_provider_gemini import UNSIGNED_THOUGHT, GeminiGenerateContent
 
 from agentkit.host.wire.json import loads
 from agentkit.host.wire.sse import SSEDecoder
@@ -187,6 +187,25 @@ class TestBlocks:
         )
         message = kit.final_message(kit.decode(kit.frame_json(whole)))
         assert message.content[1:] == [TextBlock(""), ThinkingBlock("", SIG_X, redacted=True)]
+
+    def test_an_unsigned_thought_is_marked_so_it_replays_as_a_thought(self, kit) -> None:
+        whole = kit.response(
+            [
+                {"text": "**Plan**", "thought": True},
+                {"text": " more", "thought": True},
+                {"text": "ok"},
+            ]
+        )
+        message = kit.final_message(kit.decode(kit.frame_json(whole)))
+        assert message.content == [
+            ThinkingBlock("**Plan** more", UNSIGNED_THOUGHT),
+            TextBlock("ok"),
+        ]
+        body = kit.body_of(kit.request_for(messages=[UserMessage.text("q"), message]))
+        assert body["contents"][1]["parts"] == [
+            {"text": "**Plan** more", "thought": True},
+            {"text": "ok"},
+        ]
 
     def test_unknown_part_kinds_are_skipped(self, kit) -> None:
         whole = kit.response(

@@ -33,7 +33,7 @@ from agentkit.plugin_api import (
 from ._catalog import API, BASE_URL, CATALOG, VENDOR
 from ._decode import FINISH_REASONS, GeminiDecoder, arguments_text, usage_from_wire
 from ._encode import Encoder, stream_path, whole_path
-from ._ids import SYNTHESIZED_PREFIX, carrier, is_carrier, synthesized_id
+from ._ids import SYNTHESIZED_PREFIX, UNSIGNED_THOUGHT, carrier, is_carrier, synthesized_id
 from ._schema import DROPPED_KEYWORDS, parameters_schema
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "DROPPED_KEYWORDS",
     "FINISH_REASONS",
     "SYNTHESIZED_PREFIX",
+    "UNSIGNED_THOUGHT",
     "VENDOR",
     "GeminiGenerateContent",
     "agentkit_register_providers",

@@ -17,7 +17,8 @@ What it relies on (see ``docs/providers.md``):
   as compact JSON, key order kept: that text is the call's argument text. Its
   id is the wire's ``id`` if it has one, else synthesized (see ``_ids``).
 * A ``thoughtSignature`` on a thought part is that thinking block's
-  signature and ends the block; on any other part it ends that part's block
+  signature and ends the block (a thinking block that ends without one gets
+  ``UNSIGNED_THOUGHT``); on any other part it ends that part's block
   and follows it as a signature carrier (see ``_ids``). An empty text part
   with a signature (how a stream often delivers it) signs the text block
   still open, or, when none is, an empty text block of its own.
@@ -46,7 +47,7 @@ from typing import Any
 
 from agentkit.plugin_api import MessageAssembler, ProviderEvent, StopReason, Usage, WireEvent
 
-from ._ids import synthesized_id
+from ._ids import UNSIGNED_THOUGHT, synthesized_id
 
 #: Finish reasons and their canonical stop reason; an unknown one is ``stop``.
 FINISH_REASONS: dict[str, StopReason] = {
@@ -122,6 +123,7 @@ class GeminiDecoder:
         self._id_salt = id_salt
         # The one block that may still grow: (index, "text" | "thinking").
         self._open: tuple[int, str] | None = None
+        self._signed = False  # whether the open thinking block got its signature
         self._calls = 0
         self._finish_reason: str | None = None
         self._block_reason: str | None = None
@@ -232,6 +234,7 @@ class GeminiDecoder:
             if signature:
                 assert self._open is not None
                 self._assembler.update(self._open[0], signature=signature)
+                self._signed = True
                 events += self._close_open()
             return events
         if text:
@@ -259,8 +262,11 @@ class GeminiDecoder:
     def _close_open(self) -> list[ProviderEvent]:
         if self._open is None:
             return []
-        index, _ = self._open
+        index, kind = self._open
         self._open = None
+        if kind == "thinking" and not self._signed:
+            self._assembler.update(index, signature=UNSIGNED_THOUGHT)
+        self._signed = False
         return self._assembler.end_block(index)
 
     def _carrier(self, signature: str) -> list[ProviderEvent]:

@@ -19,7 +19,12 @@ did not make it.
 **Signatures.** Any part may carry a ``thoughtSignature`` (encrypted
 reasoning), which must come back on the same part when the transcript is
 replayed to the same model. On a thought part it is the
-:class:`~agentkit.plugin_api.ThinkingBlock`'s ``signature``. On any other part
+:class:`~agentkit.plugin_api.ThinkingBlock`'s ``signature``; a thought part
+without one gets :data:`UNSIGNED_THOUGHT` instead, which is not a signature
+and is never sent: it marks thinking this wire accepts back as it is (a
+``thought: true`` part), so that the host's repair pass keeps it for the same
+model instead of turning it into visible text (for another model it becomes
+text like any thinking). On any other part
 (a ``functionCall``, text, an empty text part) it travels as a *signature
 carrier*: ``ThinkingBlock("", signature, redacted=True)`` placed right AFTER
 the block of the part it belongs to. The encoder puts the signature back on
@@ -32,6 +37,9 @@ from __future__ import annotations
 import hashlib
 
 from agentkit.plugin_api import ContentBlock, ThinkingBlock
+
+#: The ``signature`` of a thought part that came without one (never sent).
+UNSIGNED_THOUGHT = "gemini:unsigned-thought"
 
 #: Prefix of a synthesized tool-call id (never sent back on the wire).
 SYNTHESIZED_PREFIX = "gemini_"
@@ -64,3 +72,8 @@ def is_carrier(block: ContentBlock) -> bool:
         and not block.thinking
         and bool(block.signature)
     )
+
+
+def wire_signature(signature: str | None) -> str | None:
+    """The ``thoughtSignature`` to send for a thinking block's ``signature``, or ``None``."""
+    return signature if signature and signature != UNSIGNED_THOUGHT else None

@@ -53,7 +53,7 @@ from agentkit.plugin_api import (
 )
 
 from ._catalog import API
-from ._ids import is_carrier, wire_id
+from ._ids import is_carrier, wire_id, wire_signature
 
 Wire = dict[str, Any]
 _V = TypeVar("_V")
@@ -239,8 +239,9 @@ def model_parts(message: AssistantMessage) -> list[Wire]:
                 continue  # opaque reasoning of another wire
             if ours:
                 part = {"text": block.thinking, "thought": True}
-                if block.signature:
-                    part["thoughtSignature"] = block.signature
+                signature = wire_signature(block.signature)
+                if signature:
+                    part["thoughtSignature"] = signature
             elif block.thinking:
                 part = {"text": block.thinking}
         elif isinstance(block, ImageBlock):
