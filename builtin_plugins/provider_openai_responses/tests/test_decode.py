@@ -162,6 +162,29 @@ class TestReasoning:
             True,
         )
 
+    def test_an_unfinished_reasoning_item_keeps_its_id_but_not_its_item_ids(self, kit) -> None:
+        from agentkit.plugin_api import ToolResultMessage, UserMessage
+
+        response = kit.response_object(
+            [kit.reasoning_item("rs_cut", ["Hmm"]), kit.call_item("call_1", "fc_1", "grep", "{}")]
+        )
+        events = [
+            e
+            for e in kit.stream_events(response)
+            if not (e["type"] == "response.output_item.done" and e["output_index"] == 0)
+        ]
+        events[-1]["response"]["output"] = []  # the terminal event repeats nothing
+        message = kit.final_message(kit.decode(_wire(events)))
+        assert json.loads(message.content[0].signature) == {"id": "rs_cut"}
+        result = ToolResultMessage("call_1|fc_1", "grep", [TextBlock("none")])
+        body = kit.body_of(kit.request_for(messages=[UserMessage.text("go"), message, result]))
+        assert [item["type"] for item in body["input"]] == [
+            "message",
+            "function_call",
+            "function_call_output",
+        ]
+        assert "id" not in body["input"][1]
+
     def test_empty_summary_parts_add_no_separator(self, kit) -> None:
         item = kit.reasoning_item("rs_1", ["a", "", "b"])
         streamed, whole = _both(kit, kit.response_object([item]))

@@ -114,6 +114,10 @@ class TestTools:
         assert choice("auto") == "auto"
         assert choice("none") == "none"
         assert choice("read_file") == {"type": "function", "name": "read_file"}
+        assert choice("required") == "required"
+        named = ToolSpec("required", "A tool with an unlucky name.", {"type": "object"})
+        body = kit.body_of(kit.request_for(tools=[READ, named], tool_choice="required"))
+        assert body["tool_choice"] == {"type": "function", "name": "required"}
         # No tools: no tool_choice at all (the API refuses one).
         assert "tool_choice" not in kit.body_of(kit.request_for(tool_choice="auto"))
 

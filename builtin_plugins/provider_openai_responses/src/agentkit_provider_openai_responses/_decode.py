@@ -213,7 +213,12 @@ class ResponsesDecoder:
             # is a placeholder and is deliberately not read.
             return self._open(item, id=_call_id(wire), name=_text(wire.get("name")))
         if item.type == "reasoning":
-            return self._open(item)
+            if not _text(wire.get("id")):
+                return self._open(item)
+            # The id alone, until output_item.done brings the encrypted content:
+            # a reasoning item that never finishes is then known to be
+            # unreplayable, and so are the item ids of the calls after it.
+            return self._open(item, signature=ReasoningRef(wire["id"]).to_signature())
         return []  # a message opens its block at its first text
 
     def _open(self, item: _Item, **fields: Any) -> list[ProviderEvent]:
@@ -297,9 +302,23 @@ class ResponsesDecoder:
                     signature=ReasoningRef(wire["id"], encrypted).to_signature(),
                     redacted=not item.parts,
                 )
+        events += self._close_before(index)
         if item.block is not None:
             events += self._assembler.end_block(item.block)
         item.done = True
+        return events
+
+    def _close_before(self, index: int | None) -> list[ProviderEvent]:
+        """End the open blocks of items before output ``index`` (all when ``None``),
+        in output order, so the content keeps the order of the output."""
+        events: list[ProviderEvent] = []
+        for position in sorted(self._items):
+            if index is not None and position >= index:
+                break
+            item = self._items[position]
+            if item.block is not None and not item.done:
+                events += self._assembler.end_block(item.block)
+            item.done = True
         return events
 
     # -- the end -------------------------------------------------------
@@ -348,13 +367,7 @@ class ResponsesDecoder:
         return events + self._end(stop, status or "completed", None)
 
     def _end(self, stop: StopReason, raw: str | None, message: str | None) -> list[ProviderEvent]:
-        events = self._assembler.start()
-        # Close what is still open in output order, so content keeps that order.
-        for index in sorted(self._items):
-            item = self._items[index]
-            if item.block is not None and not item.done:
-                item.done = True
-                events += self._assembler.end_block(item.block)
+        events = self._assembler.start() + self._close_before(None)
         return events + self._assembler.finish(stop, raw, message)
 
 

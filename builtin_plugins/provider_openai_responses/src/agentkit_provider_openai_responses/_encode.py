@@ -38,7 +38,7 @@ import json
 import operator
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -183,7 +183,7 @@ def _settings(request: ProviderRequest) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if request.tool_choice is not None and request.tools:
         # Like Chat Completions, a tool_choice without tools is refused.
-        body["tool_choice"] = _tool_choice(request.tool_choice)
+        body["tool_choice"] = _tool_choice(request.tool_choice, request.tools)
     if request.max_tokens is not None:
         body["max_output_tokens"] = request.max_tokens
     if request.temperature is not None:
@@ -326,7 +326,10 @@ def _strict_tool(spec: ToolSpec) -> bytes:
     return _tool(spec, True)
 
 
-def _tool_choice(choice: str) -> str | dict[str, Any]:
-    if choice in ("auto", "none", "required"):
+def _tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:
+    # "required" (call some tool) is this wire's word, unless a tool has that name.
+    if choice in ("auto", "none") or (
+        choice == "required" and all(spec.name != choice for spec in tools)
+    ):
         return choice
     return {"type": "function", "name": choice}
