@@ -105,3 +105,26 @@ def test_a_tool_batch_round_trips_through_the_loop(
     assert [m.tool_use_id for m in result.messages[2:4]] == call_ids
     assert len(set(call_ids)) == 2
     assert (result.usage.input, result.usage.output) == (530, 54)
+
+
+def test_a_model_missing_from_the_catalog_is_served_as_a_clone_of_the_default(
+    kit: Any, tmp_path: Any
+) -> None:
+    """``ollama/<any pulled model>`` works: the host clones the vendor's default row."""
+    sent: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        body = kit.ndjson(
+            [kit.line({"content": "hi"}, model="llama3.2:1b"), kit.done(model="llama3.2:1b")]
+        )
+        return httpx.Response(200, headers={"content-type": "application/x-ndjson"}, content=body)
+
+    config = AgentConfig(
+        model="ollama/llama3.2:1b", root=tmp_path, tools=[], transport=httpx.MockTransport(handler)
+    )
+    result = Agent(config, host=PluginHost.discover()).run_sync("hello")
+    assert result.stop_reason == "completed", result.error
+    assert result.text == "hi"
+    assert sent[0]["model"] == "llama3.2:1b"
+    assert "tools" not in sent[0]
