@@ -89,7 +89,9 @@ def test_a_stop_with_function_calls_then_a_text_turn(kit, tmp_path, monkeypatch)
     assert "alpha" in json.dumps(responses[0]) and "beta" in json.dumps(responses[1])
     assert all("output" in r["response"] for r in responses)
     # The canonical transcript keeps one result per call, paired by the synthesized ids.
-    calls = next(m for m in result.messages if m.role == "assistant").tool_calls
+    turn = next(m for m in result.messages if m.role == "assistant")
+    assert turn.raw_stop_reason == "STOP"
+    calls = turn.tool_calls
     results = [m for m in result.messages if m.role == "tool_result"]
     assert [r.tool_use_id for r in results] == [c.id for c in calls]
     # Usage of both responses: thoughts inside output, cached tokens netted once.

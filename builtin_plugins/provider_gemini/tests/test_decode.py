@@ -90,7 +90,7 @@ class TestStreamingAndWholeAgree:
             ToolUseBlock(ids[1], "read_file", '{"path":"b.py"}'),
             ToolUseBlock(ids[2], "grep", "{}"),
         ]
-        assert message.stop_reason is StopReason.STOP and message.raw_stop_reason == "STOP"
+        assert message.stop_reason is StopReason.TOOL_USE and message.raw_stop_reason == "STOP"
         assert (message.provider, message.api, message.model) == (
             "google",
             "google-generative-ai",
@@ -288,10 +288,16 @@ class TestEndings:
         assert (message.stop_reason, message.raw_stop_reason) == (stop, raw)
         assert (message.error_message is not None) == (stop is StopReason.ERROR)
 
-    def test_stop_alongside_function_calls_is_an_ordinary_stop(self, kit) -> None:
+    def test_stop_alongside_function_calls_is_tool_use_with_the_raw_reason_kept(self, kit) -> None:
         whole = kit.response([{"functionCall": {"name": "grep", "args": {}}}], finish="STOP")
         message = kit.final_message(kit.decode(kit.frame_json(whole)))
-        assert message.stop_reason is StopReason.STOP and len(message.tool_calls) == 1
+        assert (message.stop_reason, message.raw_stop_reason) == (StopReason.TOOL_USE, "STOP")
+        assert len(message.tool_calls) == 1
+
+    def test_max_tokens_with_function_calls_stays_length(self, kit) -> None:
+        whole = kit.response([{"functionCall": {"name": "grep", "args": {}}}], finish="MAX_TOKENS")
+        message = kit.final_message(kit.decode(kit.frame_json(whole)))
+        assert message.stop_reason is StopReason.LENGTH
 
     def test_a_blocked_prompt_is_a_refusal_naming_the_reason(self, kit) -> None:
         body = {

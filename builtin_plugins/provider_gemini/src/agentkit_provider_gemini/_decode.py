@@ -27,8 +27,11 @@ What it relies on (see ``docs/providers.md``):
   out once: ``input = prompt - cached + toolUsePrompt``. ``thoughtsTokenCount``
   is reported BESIDE ``candidatesTokenCount``, so ``output = candidates +
   thoughts`` and ``reasoning = thoughts``. Zero usage is never authoritative.
-* Finish reasons: ``STOP`` -> ``stop`` (also when the response has function
-  calls: the loop runs calls whatever the reason), ``MAX_TOKENS`` ->
+* Finish reasons: ``STOP`` -> ``stop``, or ``tool_use`` when the response
+  made function calls (Gemini has no reason of its own for that: it says
+  ``STOP``, which stays the raw reason; the loop runs calls whatever the
+  reason, and ``tool_use`` is what every other wire reports for the same
+  turn), ``MAX_TOKENS`` ->
   ``length``, the safety family -> ``refusal``, the malformed-call family ->
   ``error`` (the model produced a call the server could not parse: nothing
   usable arrived), anything unknown -> ``stop``. The raw reason is kept.
@@ -184,6 +187,8 @@ class GeminiDecoder:
             events += self._assembler.finish(StopReason.ERROR, None, message)
             return events
         stop = FINISH_REASONS.get(raw, StopReason.STOP)
+        if stop is StopReason.STOP and self._calls:
+            stop = StopReason.TOOL_USE
         message = None
         if stop is StopReason.ERROR:
             message = f"{_API}: the model's response ended with finishReason {raw}"
