@@ -291,3 +291,29 @@ def test_fail_keeps_partial_content_for_an_abort(kit: Any) -> None:
         "aborted",
     )
     assert decoder.finish() == []
+
+
+def test_fields_newer_servers_add_to_a_call_change_nothing(kit: Any) -> None:
+    """Newer servers number each call (``function.index``) and may name it (``id``);
+    pairing stays positional, so the derived ids and the argument text are the same."""
+    plain = [
+        kit.line({"tool_calls": [{"function": {"name": "f", "arguments": {"b": 1, "a": 2}}}]}),
+        kit.done(),
+    ]
+    extended = [
+        kit.line(
+            {
+                "tool_calls": [
+                    {
+                        "id": "call_srv1",
+                        "function": {"index": 0, "name": "f", "arguments": {"b": 1, "a": 2}},
+                    }
+                ]
+            }
+        ),
+        kit.done(),
+    ]
+    first = kit.final_message(kit.decode(kit.frame_ndjson(kit.ndjson(plain))))
+    second = kit.final_message(kit.decode(kit.frame_ndjson(kit.ndjson(extended))))
+    assert _signature(first) == _signature(second)
+    assert second.tool_calls[0].arguments == '{"b":1,"a":2}'
