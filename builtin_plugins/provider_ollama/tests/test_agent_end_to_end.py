@@ -17,6 +17,14 @@ import httpx
 import pytest
 
 from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.plugin_api import (
+    AssistantMessage,
+    StopReason,
+    TextBlock,
+    ToolResultMessage,
+    ToolUseBlock,
+    UserMessage,
+)
 
 
 def _first(kit: Any) -> bytes:
@@ -128,3 +136,38 @@ def test_a_model_missing_from_the_catalog_is_served_as_a_clone_of_the_default(
     assert result.text == "hi"
     assert sent[0]["model"] == "llama3.2:1b"
     assert "tools" not in sent[0]
+
+
+def test_a_partial_batch_is_completed_before_it_goes_on_the_wire(kit: Any, tmp_path: Any) -> None:
+    """Positional pairing cannot express a call without a result (the second
+    result would answer the wrong call): the host's repair fills the gap with a
+    synthetic error result, in the call's place, and this codec sends it as such."""
+    sent: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        body = kit.ndjson([kit.line({"content": "ok"}), kit.done()])
+        return httpx.Response(200, headers={"content-type": "application/x-ndjson"}, content=body)
+
+    config = AgentConfig(
+        model="ollama/qwen3", root=tmp_path, tools=[], transport=httpx.MockTransport(handler)
+    )
+    agent = Agent(config, host=PluginHost.discover())
+    calls = [
+        ToolUseBlock("call_1", "read_file", '{"path":"a"}'),
+        ToolUseBlock("call_2", "read_file", '{"path":"b"}'),
+    ]
+    agent.history += [
+        UserMessage.text("read a and b"),
+        AssistantMessage(
+            list(calls), StopReason.TOOL_USE, provider="ollama", api="ollama-chat", model="qwen3"
+        ),
+        # Only the second call was answered (an interrupted batch, a damaged session).
+        ToolResultMessage("call_2", "read_file", [TextBlock("beta")]),
+    ]
+    result = agent.run_sync("go on")
+    assert result.stop_reason == "completed", result.error
+    tools = [(m["tool_name"], m["content"]) for m in sent[0]["messages"] if m["role"] == "tool"]
+    assert len(tools) == 2
+    assert tools[0] == ("read_file", "Error: No result provided")  # synthetic, in its place
+    assert tools[1] == ("read_file", "beta")
