@@ -58,7 +58,7 @@ class Encoder:
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         model = request.model.id
-        pieces = [b'{"contents":', self._transcript.encode(request.messages)]
+        pieces = [b'{"contents":', *self._transcript.encode(request.messages)]
         if request.system:
             pieces += [b',"systemInstruction":', dumps({"parts": [{"text": request.system}]})]
         if request.tools:

@@ -123,11 +123,12 @@ class TranscriptEncoder:
         self._parts: IdentityCache[_Parts] = IdentityCache(message_cache_size)
         self._states: IdentityCache[_State] = IdentityCache(session_cache_size)
 
-    def encode(self, messages: Sequence[Message]) -> bytes:
-        """The serialized ``contents`` array."""
+    def encode(self, messages: Sequence[Message]) -> list[bytes]:
+        """The serialized ``contents`` array, in pieces for the caller to join once
+        (a deep transcript is large: every extra copy costs more than the encoding)."""
         current = tuple(messages)
         if not current:
-            return b"[]"
+            return [b"[]"]
         kept = self._states.peek(current[0])
         if (
             kept is not None
@@ -151,7 +152,12 @@ class TranscriptEncoder:
         self._states.put(current[0], _State(current, tuple(contents), tuple(batch)))
         if batch:
             contents.append(_batch_content(batch))
-        return b"[" + b",".join(contents) + b"]"
+        if not contents:
+            return [b"[]"]
+        pieces = [b","] * (2 * len(contents) + 1)
+        pieces[1::2] = contents
+        pieces[0], pieces[-1] = b"[", b"]"
+        return pieces
 
 
 def _content(role: bytes, parts: bytes) -> bytes:
