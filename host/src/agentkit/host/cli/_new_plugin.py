@@ -1,0 +1,98 @@
+"""``agentkit new-plugin CATEGORY NAME``: start a plugin distribution from the template.
+
+The project it writes installs, loads, passes ``agentkit validate-plugins
+--path`` and its own tests (conformance included) as it is: the author
+starts from something that keeps the contract and changes it from there.
+Templates live beside this module in ``plugin_template/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
+from agentkit.plugin_api.errors import UsageError
+from agentkit.plugin_api.hookspecs import CATEGORIES
+
+TEMPLATES = Path(__file__).with_name("plugin_template")
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+#: The word each category puts in a distribution name (agentkit-provider-x, like the built-ins).
+DIST_WORD = {"providers": "provider", "tools": "tools", "skills": "skills", "hooks": "hooks"}
+SUMMARIES = {
+    "tools": "An agentkit tool plugin: a tool that repeats a text.",
+    "hooks": "An agentkit hooks plugin: refuses tool calls that touch protected files.",
+    "skills": "An agentkit skills plugin: one skill.",
+    "providers": "An agentkit provider plugin: a codec for one wire API.",
+}
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "new-plugin", help="create a plugin distribution from the template",
+        description="Write a plugin project (pyproject.toml with its entry point, a package with one working "
+        "hook, tests using the conformance plugin, README) that passes 'agentkit validate-plugins --path'.",
+    )
+    parser.add_argument("category", choices=sorted(CATEGORIES), help="the plugin's category")
+    parser.add_argument("name", help="the plugin's name: lower-case letters, digits and '_', starting with a letter")
+    parser.add_argument("--dir", metavar="DIR",
+                        help="the project directory to create (default: ./agentkit-<category>-<name>)")
+    parser.set_defaults(handler=run)
+
+
+def _range(installed: str) -> str:
+    """``>=X.Y,<next``: what a plugin built against ``installed`` admits."""
+    parts = [int(p) for p in re.findall(r"\d+", installed)[:2]] + [0, 0]
+    major, minor = parts[0], parts[1]
+    upper = f"{major}.{minor + 1}" if major == 0 else f"{major + 1}"
+    return f">={major}.{minor},<{upper}"
+
+
+def _conformance_range() -> str:
+    try:
+        return _range(version("agentkit-conformance"))
+    except PackageNotFoundError:
+        return _range(PLUGIN_API_VERSION)
+
+
+def render(category: str, name: str) -> dict[str, str]:
+    """Relative path -> text of the project for plugin ``name`` of ``category``."""
+    dist = f"agentkit-{DIST_WORD[category]}-{name.replace('_', '-')}"
+    package = dist.replace("-", "_")
+    values = {
+        "name": name, "category": category, "dist": dist, "package": package,
+        "summary": SUMMARIES[category], "function": f"{name}_repeat", "env": name.upper(),
+        "api_range": _range(PLUGIN_API_VERSION), "conformance_range": _conformance_range(),
+    }
+
+    def fill(template: str) -> str:
+        return (TEMPLATES / template).read_text(encoding="utf-8").format(**values)
+
+    files = {
+        "pyproject.toml": fill("pyproject.toml.tmpl"),
+        "README.md": fill("README.md.tmpl"),
+        f"src/{package}/__init__.py": fill(f"{category}.py.tmpl"),
+        "tests/test_plugin.py": fill(f"test_{category}.py.tmpl"),
+    }
+    if category == "providers":
+        files[f"src/{package}/_responder.py"] = fill("providers_responder.py.tmpl")
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    if not NAME.match(args.name):
+        raise UsageError(f"invalid plugin name {args.name!r}: use lower-case letters, digits and '_', "
+                         "starting with a letter (at most 40), e.g. 'greet'")
+    files = render(args.category, args.name)
+    target = Path(args.dir) if args.dir else Path(f"agentkit-{DIST_WORD[args.category]}-{args.name.replace('_', '-')}")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UsageError(f"{target} already exists and is not empty: choose another --dir")
+    for relative, text in files.items():
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    print(f"Created {target}/ ({len(files)} files): the {args.category} plugin {args.name!r}.")
+    print(f"Next: agentkit validate-plugins --path {target}   and   pip install -e {target}")
+    return 0
