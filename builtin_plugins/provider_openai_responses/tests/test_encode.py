@@ -226,6 +226,14 @@ class TestReasoningReplay:
         assert [item["type"] for item in body["input"]] == ["message", "function_call"]
         assert "id" not in _calls(body)[0] and _calls(body)[0]["call_id"] == "call_1"
 
+    def test_reasoning_with_nothing_after_it_is_not_sent(self, kit) -> None:
+        cut = AssistantMessage(
+            [ThinkingBlock("", _signature("rs_1", "gAAA-enc"), redacted=True)], StopReason.LENGTH
+        )
+        messages = [UserMessage.text("go"), cut, UserMessage.text("go on")]
+        body = kit.body_of(kit.request_for(messages=messages))
+        assert [item["type"] for item in body["input"]] == ["message", "message"]
+
     def test_thinking_from_another_wire_is_not_sent(self, kit) -> None:
         thinking = ThinkingBlock("hmm", "EqQBCkYIBxgCKkD-anthropic")
         messages = [UserMessage.text("go"), *_turn(thinking, TextBlock("ok"))]

@@ -18,7 +18,8 @@ Wire decisions (documented in ``docs/providers.md``, section *openai-responses*)
   ``_ids``) and the argument text byte for byte.
 * A reasoning item that cannot be replayed (no encrypted content) is left out,
   and then so are the item ids of that message's calls: the server rejects a
-  ``function_call`` item whose reasoning item is missing.
+  ``function_call`` item whose reasoning item is missing. A reasoning item
+  with nothing after it in its message is left out too.
 * One ``function_call_output`` per canonical tool result, keyed by the
   ``call_id`` alone. There is no error flag: an error result's text starts
   with :data:`ERROR_PREFIX`. Images travel inside the output as
@@ -292,6 +293,11 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
                 call["id"] = item_id
             items.append(call)
     flush_text()
+    # A reasoning item must be followed by an item of its own response (the
+    # API rejects it otherwise); one left last, say by a response cut off
+    # while reasoning, is dropped.
+    while items and items[-1]["type"] == "reasoning":
+        items.pop()
     return items
 
 
