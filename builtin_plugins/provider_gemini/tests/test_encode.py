@@ -337,6 +337,7 @@ class TestIncrementalEncoding:
             [*head, first, second],
             [*head, first, second, UserMessage.text("more")],
             [*head, second],  # a branch: a different continuation of the same head
+            [*head, first, UserMessage.text("instead")],  # longer, but not an extension
         ):
             request = kit.request_for(messages=messages)
             assert provider.encode(request).body == GeminiGenerateContent().encode(request).body
