@@ -112,8 +112,11 @@ class Encoder:
         arrays: dict[str, bytes] = kept[1]
         if retention not in arrays:
             parts = [self._tools.get(spec, None, lambda s=spec: dumps(_tool(s))) for spec in specs]
-            if cache_control:
-                parts[-1] = dumps({**_tool(specs[-1]), "cache_control": cache_control})
+            # The breakpoint closes the tools that were there from the start;
+            # tools added mid-session (deferred) follow it, outside the prefix.
+            last = max((i for i, spec in enumerate(specs) if not spec.deferred), default=None)
+            if cache_control and last is not None:
+                parts[last] = dumps({**_tool(specs[last]), "cache_control": cache_control})
             arrays[retention] = b"[" + b",".join(parts) + b"]"
         return arrays[retention]
 

@@ -75,7 +75,10 @@ def _json(value: Any) -> bytes:
 
 
 def _tool_json(spec: ToolSpec) -> bytes:
-    return _json({"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)})
+    tool = {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
+    if spec.deferred:
+        tool["deferred"] = True
+    return _json(tool)
 
 
 class FauxDecoder:

@@ -52,6 +52,7 @@ from ._catalog import with_served_cost
 from ._config import AgentConfig, RunResult
 from ._hooks import HookRunner
 from ._plugins import PluginHost
+from ._registry import RegistrationError, check_tool
 from ._request import build_request
 from ._stop import StopContext, any_of, as_policy, max_turns
 from .errors import AgentBusy, ConfigError
@@ -148,14 +149,34 @@ class Agent:
         """The wire projection of the enabled tools, built once per tool.
 
         The same objects are sent on every request, so a steady-state request
-        builds no schema again; a tool added later is appended after the ones
-        already declared, keeping the cached prefix intact.
+        builds no schema again. A tool added after the first request is
+        deferred: it is listed after the tools already declared and stays
+        deferred, so the provider's cached prefix survives it.
         """
         for name, tool in self.tools.items():
             if name not in self._tool_specs:
-                self._tool_specs[name] = ToolSpec(tool.name, tool.description, tool.input_schema)
+                deferred = self.stats.requests > 0
+                self._tool_specs[name] = ToolSpec(tool.name, tool.description, tool.input_schema, deferred)
                 self.stats.tool_specs_built += 1
-        return [self._tool_specs[name] for name in self._tool_specs if name in self.tools]
+        return [spec for name, spec in self._tool_specs.items() if name in self.tools]
+
+    def add_tools(self, *tools: Tool) -> None:
+        """Enable more tools, between runs or from a tool handler during one.
+
+        Added after the session's first request, they are declared after the
+        tools already sent (see :meth:`tool_specs`).
+        """
+        for tool in tools:
+            known = self.tools.get(tool.name)
+            if known is not None and known is not tool:
+                raise ConfigError(f"a different tool named {tool.name!r} is already enabled; rename one")
+            try:
+                check_tool(tool)
+            except RegistrationError as exc:
+                raise ConfigError(str(exc)) from exc
+        for tool in tools:
+            self.tools[tool.name] = tool
+        self._require_authorization()
 
     def system_prompt(self) -> str | None:
         parts = [self.config.system_prompt] if self.config.system_prompt else []

@@ -84,11 +84,21 @@ class Credential:
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """The part of a tool a wire sends: name, description, JSON Schema."""
+    """The part of a tool a wire sends: name, description, JSON Schema.
+
+    The host builds one per tool per session and sends the same objects on
+    every request, so a codec may cache their wire form by identity.
+    ``deferred`` marks a tool added after the session's first request: the
+    host lists it after every tool that was there before, and a codec keeps
+    it outside the cached prefix (after the last cache breakpoint), so that
+    adding it does not invalidate what the provider cached. Once deferred, a
+    tool stays deferred.
+    """
 
     name: str
     description: str
     input_schema: Mapping[str, Any]
+    deferred: bool = False
 
 
 @dataclass(slots=True)
