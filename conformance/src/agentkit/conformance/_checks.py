@@ -218,6 +218,7 @@ def check_plugin(name: str, *, path: str | None = None, lint: bool = True,
         return report
     by_category = {"tools": check_tools, "providers": check_providers, "skills": check_skills, "hooks": check_hooks}
     for category in record.categories:
-        report.add(*by_category[category](host, name))
-        progress(report)
+        for check in by_category[category](host, name):
+            report.add(check)
+            progress(report)
     return report

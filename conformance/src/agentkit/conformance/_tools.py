@@ -13,6 +13,7 @@ import asyncio
 import json
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +32,16 @@ TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ESCAPED = "tool_failed"
 
 
-def check_tools(host: PluginHost, plugin: str) -> list[Check]:
+def check_tools(host: PluginHost, plugin: str) -> Iterator[Check]:
+    """Each verdict as soon as it is known (a handler that hangs must not take the earlier ones with it)."""
     tools = [tool for name, tool in sorted(host.tools.items()) if host.plugin_of("tool", name) == plugin]
     if not tools:
-        return [failed("tools.registered", "registered no tool",
-                       "call register(Tool(...)) in agentkit_register_tools, or drop the agentkit.tools entry point")]
-    checks: list[Check] = []
+        yield failed("tools.registered", "registered no tool",
+                     "call register(Tool(...)) in agentkit_register_tools, or drop the agentkit.tools entry point")
     for tool in tools:
-        checks += _static(tool)
-        checks += _calls(tool)
-    return checks
+        yield from _static(tool)
+    for tool in tools:
+        yield from _calls(tool)
 
 
 def _static(tool: Tool) -> list[Check]:
@@ -64,35 +65,34 @@ def _static(tool: Tool) -> list[Check]:
     return checks
 
 
-def _calls(tool: Tool) -> list[Check]:
+def _calls(tool: Tool) -> Iterator[Check]:
     if tool.requires_authorization:
         # Tools that run arbitrary commands are not run by a validator: a generated
         # argument could be a real command on the user's machine.
-        return [skipped("tools.call", "not called: it requires authorization (runs commands)", tool.name)]
+        yield skipped("tools.call", "not called: it requires authorization (runs commands)", tool.name)
+        return
     validator = jsonschema.Draft202012Validator(tool.input_schema)
-    checks = []
     arguments = example_arguments(tool.input_schema)
     if arguments is None or not validator.is_valid(arguments):
-        checks.append(skipped("tools.call", "could not generate valid arguments from the schema", tool.name))
+        yield (skipped("tools.call", "could not generate valid arguments from the schema", tool.name))
     else:
         code, text = run_call(tool, arguments)
         if code == ESCAPED:
-            checks.append(failed("tools.call", f"a valid call {json.dumps(arguments)} raised: {text}",
+            yield (failed("tools.call", f"a valid call {json.dumps(arguments)} raised: {text}",
                                  "return ToolResult.failure(code, detail) or raise ToolError(code, detail) "
                                  "for expected failures; never let other exceptions escape", tool.name))
         else:
-            checks.append(passed("tools.call", f"valid call answered: {text[:200]}", tool.name))
+            yield (passed("tools.call", f"valid call answered: {text[:200]}", tool.name))
     invalid = invalid_arguments(tool.input_schema, validator)
     code, text = run_call(tool, invalid)
     if code == ESCAPED:
-        checks.append(failed("tools.invalid-call", f"the call {json.dumps(invalid)} raised: {text}",
+        yield (failed("tools.invalid-call", f"the call {json.dumps(invalid)} raised: {text}",
                              "validate what the schema cannot express and return an error result", tool.name))
     elif not validator.is_valid(invalid) and code is None:
-        checks.append(failed("tools.invalid-call", f"invalid arguments {json.dumps(invalid)} were answered as a success",
+        yield (failed("tools.invalid-call", f"invalid arguments {json.dumps(invalid)} were answered as a success",
                              "keep the schema strict enough to reject them", tool.name))
     else:
-        checks.append(passed("tools.invalid-call", f"invalid call answered: {text[:200]}", tool.name))
-    return checks
+        yield (passed("tools.invalid-call", f"invalid call answered: {text[:200]}", tool.name))
 
 
 def run_call(tool: Tool, arguments: Any) -> tuple[str | None, str]:

@@ -1,0 +1,69 @@
+"""The hooks checks, driven through a real agent loop with the scripted provider."""
+
+from __future__ import annotations
+
+from agentkit.conformance._hooks import check_hooks
+from agentkit.plugin_api import Block, hookimpl
+
+
+def outcomes(host_with, plugin) -> dict[str, tuple[str, str]]:
+    checks = check_hooks(host_with(plugin), "under_test")
+    return {check.check: (check.outcome, f"{check.message} | {check.fix}") for check in checks}
+
+
+class NoObjection:
+    def __init__(self) -> None:
+        self.seen = []
+
+    @hookimpl
+    def agentkit_before_tool_call(self, call, arguments):
+        self.seen.append(arguments["value"])
+
+
+def test_a_hook_that_says_nothing_passes_and_never_sees_the_blocked_call(host_with):
+    plugin = NoObjection()
+    found = outcomes(host_with, plugin)
+    assert {name: outcome for name, (outcome, _) in found.items()} == {
+        "hooks.narrow": "pass", "hooks.no-allow": "pass", "hooks.fail-closed": "pass"}
+    assert "blocked" not in plugin.seen and "allowed" in plugin.seen
+
+
+def test_a_hook_that_blocks_is_narrowing_and_passes(host_with):
+    class Blocker:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return Block("never")
+
+    assert {outcome for outcome, _ in outcomes(host_with, Blocker()).values()} == {"pass"}
+
+
+def test_a_hook_that_returns_allow_fails(host_with):
+    class Allower:
+        @hookimpl
+        def agentkit_before_tool_call(self, call, arguments, session):
+            return "allow"
+
+    outcome, text = outcomes(host_with, Allower())["hooks.no-allow"]
+    assert outcome == "fail" and "returned 'allow'" in text and "there is no allow" in text
+
+
+def test_a_hook_that_rewrites_arguments_fails(host_with):
+    class Rewriter:
+        @hookimpl
+        def agentkit_before_tool_call(self, arguments):
+            arguments["value"] = "something else"
+
+    outcome, text = outcomes(host_with, Rewriter())["hooks.no-allow"]
+    assert outcome == "fail" and "changed the arguments" in text
+
+
+def test_a_hook_that_raises_on_every_call_fails(host_with):
+    class Raiser:
+        @hookimpl
+        def agentkit_after_tool_call(self, result):
+            raise ValueError("oops")
+
+    found = outcomes(host_with, Raiser())
+    outcome, text = found["hooks.ordinary-run"]
+    assert outcome == "fail" and "ValueError: oops" in text
+    assert found["hooks.fail-closed"][0] == "skip"  # it has no before_tool_call to fail closed
