@@ -17,7 +17,7 @@ def test_plugin_is_installed_under_the_providers_group() -> None:
     module.agentkit_register_providers(register=registered.append)
     assert len(registered) == 1
     provider = registered[0]
-    assert isinstance(provider, GeminiGenerateContent)
+    assert isinstance(provider, module.GeminiGenerateContent)
     assert provider.api == "google-generative-ai"
 
 

@@ -200,9 +200,10 @@ def _inline(block: ImageBlock) -> Wire:
 def function_response(message: ToolResultMessage) -> Wire:
     """The ``functionResponse`` part answering one call."""
     text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
-    response: Wire = {"id": wire_id(message.tool_use_id)}
-    if response["id"] is None:
-        del response["id"]
+    response: Wire = {}
+    call_id = wire_id(message.tool_use_id)
+    if call_id is not None:
+        response["id"] = call_id
     response["name"] = message.tool_name
     response["response"] = {"error" if message.is_error else "output": text}
     return {"functionResponse": response}
