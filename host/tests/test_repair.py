@@ -428,3 +428,42 @@ def test_resume_after_an_aborted_response_sends_neither_its_calls_nor_the_aborte
     sent = script.requests[1].messages
     assert [m.role for m in sent] == ["user", "user"]
     assert [m.content[0].text for m in sent] == ["read a", "never mind, say hi"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("target", TARGETS[:2], ids=_target_id)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_repairing_a_growing_transcript_turn_by_turn_gives_the_same_view(target: ModelInfo, data: Any) -> None:
+    """The incremental repair the agent keeps equals a fresh repair at every step, even after an edit."""
+    from agentkit.host._repair import TranscriptRepair
+
+    provider = HOST.providers[target.api]
+    history = data.draw(histories(target, tool_call_id_rule(provider)))
+    cuts = sorted(data.draw(st.lists(st.integers(1, len(history)), min_size=1, max_size=6)))
+    incremental = TranscriptRepair(target, provider)
+    for cut in [*cuts, len(history)]:
+        prefix = history[:cut]
+        assert [m.to_dict() for m in incremental(prefix)] == [m.to_dict() for m in repair(prefix, target=target,
+                                                                                          provider=provider)]
+    # An embedder rewrites a message in the middle: the view follows the new history.
+    position = data.draw(st.integers(0, len(history) - 1))
+    edited = [*history[:position], UserMessage.text("edited"), *history[position + 1 :]]
+    assert [m.to_dict() for m in incremental(edited)] == [m.to_dict() for m in repair(edited, target=target,
+                                                                                     provider=provider)]
+
+
+def test_a_long_session_repairs_only_its_new_messages() -> None:
+    """Counted, not timed: at depth, a turn hands the codec the same repaired objects as the turn before."""
+    from agentkit.host._repair import TranscriptRepair
+
+    history: list[Message] = [UserMessage.text("go")]
+    incremental = TranscriptRepair(ANTHROPIC, HOST.providers[ANTHROPIC.api])
+    previous: list[Message] = []
+    for turn in range(50):
+        history.append(foreign(ToolUseBlock(f"functions.read:{turn}", "read", "{}")))
+        history.append(result(f"functions.read:{turn}"))
+        view = incremental(history)
+        # Everything but the newest exchange is the very same objects as last turn.
+        if turn:
+            assert all(new is old for new, old in zip(view[:-2], previous, strict=True))
+        previous = view

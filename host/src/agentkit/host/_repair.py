@@ -59,6 +59,7 @@ __all__ = [
     "IMAGE_OMITTED",
     "MISSING_RESULT",
     "ToolCallIdRule",
+    "TranscriptRepair",
     "id_matches",
     "repair",
     "rewrite_tool_call_id",
@@ -166,6 +167,9 @@ def _missing(call: ToolUseBlock, timestamp: float) -> ToolResultMessage:
     return ToolResultMessage(call.id, call.name, [TextBlock(MISSING_RESULT)], is_error=True, timestamp=timestamp)
 
 
+_NONE_OPEN: dict[str, tuple[ToolUseBlock, ToolResultMessage | None]] = {}
+
+
 class _Repair:
     def __init__(self, target: ModelInfo, rule: ToolCallIdRule) -> None:
         self.target = target
@@ -221,6 +225,51 @@ class _Repair:
         self.out.append(message)
 
 
+class TranscriptRepair:
+    """:func:`repair` for a transcript that grows: each call repairs only what is new.
+
+    The repair's state after each message is kept (the repaired output so
+    far, and the calls still waiting for results), and reused while the
+    history starts with the same message objects (identity, as the codecs'
+    caches compare). A turn at depth 200 then costs about what a turn at
+    depth 20 does, and repaired messages stay the same objects from turn to
+    turn, which keeps the codecs' own caches warm.
+    """
+
+    def __init__(self, target: ModelInfo, provider: Any = None) -> None:
+        self.target = target
+        self.rule = tool_call_id_rule(provider)
+        self._work = _Repair(target, self.rule)
+        self._inputs: list[Message] = []
+        # After message i: (len(out), the open calls, when they were made).
+        self._states: list[tuple[int, dict[str, tuple[ToolUseBlock, ToolResultMessage | None]], float]] = []
+
+    def __call__(self, history: Sequence[Message]) -> list[Message]:
+        """The transcript to send for ``history``; see :func:`repair`."""
+        same = 0
+        for seen, message in zip(self._inputs, history, strict=False):
+            if seen is not message:
+                break
+            same += 1
+        work = self._work
+        kept, work.open, work.opened_at = self._states[same - 1] if same else (0, {}, 0.0)
+        work.open = dict(work.open)
+        del work.out[kept:], self._inputs[same:], self._states[same:]
+        for message in history[same:]:
+            if isinstance(message, AssistantMessage):
+                work.assistant(message)
+            elif isinstance(message, ToolResultMessage):
+                work.result(message)
+            else:
+                work.user(message)
+            self._inputs.append(message)
+            self._states.append((len(work.out), dict(work.open) if work.open else _NONE_OPEN, work.opened_at))
+        # Calls still open at the end are answered in the view only: their
+        # results may yet arrive in the history.
+        tail = [result if result is not None else _missing(call, work.opened_at) for call, result in work.open.values()]
+        return work.out + tail
+
+
 def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> list[Message]:
     """The transcript to send to ``target`` for ``history``; ``history`` is not changed.
 
@@ -230,13 +279,4 @@ def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = Non
         decides how foreign tool-call ids are rewritten.
     :returns: a new list; messages that needed no repair are the same objects.
     """
-    work = _Repair(target, tool_call_id_rule(provider))
-    for message in history:
-        if isinstance(message, AssistantMessage):
-            work.assistant(message)
-        elif isinstance(message, ToolResultMessage):
-            work.result(message)
-        else:
-            work.user(message)
-    work.close()
-    return work.out
+    return TranscriptRepair(target, provider)(history)

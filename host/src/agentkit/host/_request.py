@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from agentkit.plugin_api import Message, ProviderRequest
 
 from ._catalog import PromptEstimator, clamp_max_tokens, clamp_reasoning
-from ._repair import repair
+from ._repair import TranscriptRepair
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -23,16 +23,20 @@ if TYPE_CHECKING:
 __all__ = ["build_request"]
 
 _ESTIMATOR = "_prompt_estimator"
+_REPAIR = "_transcript_repair"
 
 
 def build_request(agent: Agent, history: Sequence[Message]) -> ProviderRequest:
     """The request ``agent`` sends for ``history``; ``history`` is not changed."""
     model = agent.model
-    messages = repair(history, target=model, provider=agent.provider)
-    system, tools = agent.system_prompt(), agent.tool_specs()
-    # One estimator per agent, kept on it, so that each turn counts only the
-    # messages that are new since the last one.
+    # One repair and one estimator per agent, kept on it, so that each turn
+    # works only on the messages that are new since the last one.
+    repairer: TranscriptRepair | None = agent.__dict__.get(_REPAIR)
+    if repairer is None or repairer.target is not model:
+        repairer = agent.__dict__[_REPAIR] = TranscriptRepair(model, agent.provider)
     estimator: PromptEstimator = agent.__dict__.setdefault(_ESTIMATOR, PromptEstimator())
+    messages = repairer(history)
+    system, tools = agent.system_prompt(), agent.tool_specs()
     requested = min(agent.config.max_tokens or model.max_output, model.max_output)
     return ProviderRequest(
         model=model,
