@@ -97,6 +97,10 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def error_text(error: Any) -> str:
     """A one-line description of a Responses ``error`` object."""
     if isinstance(error, dict):
@@ -290,7 +294,7 @@ class ResponsesDecoder:
             events += self._settle(item, _message_text(wire), "text")
             if any(
                 isinstance(part, dict) and part.get("type") == "refusal"
-                for part in wire.get("content") or ()
+                for part in _list(wire.get("content"))
             ):
                 self._refused = True
         elif item.type == "reasoning":
@@ -337,7 +341,7 @@ class ResponsesDecoder:
         self._note(response)
         events: list[ProviderEvent] = []
         # Items the stream never showed (or all of them, for a whole response).
-        for position, wire in enumerate(response.get("output") or ()):
+        for position, wire in enumerate(_list(response.get("output"))):
             if position not in self._items or not self._items[position].done:
                 events += self._done(position, wire)
         usage = usage_from_wire(response.get("usage"))
@@ -379,12 +383,12 @@ def _message_text(wire: dict[str, Any]) -> str:
     parts = wire.get("content")
     return "".join(
         _text(part.get("text")) if part.get("type") == "output_text" else _text(part.get("refusal"))
-        for part in parts or ()
+        for part in _list(parts)
         if isinstance(part, dict)
     )
 
 
 def _summary_text(wire: dict[str, Any]) -> str:
     summary = wire.get("summary")
-    texts = (_text(part.get("text")) for part in summary or () if isinstance(part, dict))
+    texts = (_text(part.get("text")) for part in _list(summary) if isinstance(part, dict))
     return SUMMARY_SEPARATOR.join(text for text in texts if text)
