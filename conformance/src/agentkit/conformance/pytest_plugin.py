@@ -119,4 +119,5 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             counts[label] = counts.get(label, 0) + 1
             if counts[label] > 1:
                 label = f"{label}#{counts[label]}"
-            items.append(ConformanceItem.from_parent(session, name=f"agentkit-conformance::{label}", verdict=verdict))
+            items.append(ConformanceItem.from_parent(session, name=label, nodeid=f"agentkit-conformance::{label}",
+                                                     verdict=verdict))
