@@ -197,6 +197,14 @@ def test_cost_of_a_snapshot_of_the_requested_model_is_at_its_prices(monkeypatch:
     assert 5000 * haiku.cache_write_price / 1_000_000 > 0  # cache writes are part of the bill
 
 
+def test_a_snapshot_name_is_billed_at_the_longest_row_it_extends(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Any) -> None:
+    """claude-opus-5-5-<date> extends both claude-opus-5 and claude-opus-5-5: it is an Opus 5.5."""
+    result, host = _run_anthropic("anthropic/claude-opus-5", "claude-opus-5-5-20261101", monkeypatch, tmp_path)
+    assert result.usage.cost == pytest.approx(_dollars(host.models["anthropic/claude-opus-5-5"]))
+    assert _dollars(host.models["anthropic/claude-opus-5-5"]) != pytest.approx(_dollars(host.models["anthropic/claude-opus-5"]))
+
+
 def test_an_unknown_served_model_is_billed_at_the_requested_row(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     result, host = _run_anthropic("anthropic/claude-sonnet-4-6", "some-model-from-elsewhere", monkeypatch, tmp_path)
     assert result.usage.cost == pytest.approx(_dollars(host.models["anthropic/claude-sonnet-4-6"]))

@@ -180,13 +180,13 @@ def served_row(message: AssistantMessage, requested: ModelInfo, models: Mapping[
     exact = models.get(f"{requested.vendor}/{served}")
     if exact is not None:
         return exact
-    if served.startswith(requested.id + "-"):
-        return requested  # a snapshot of the requested model itself
-    candidates = [
-        row for row in models.values()
-        if row.vendor == requested.vendor and served.startswith(row.id + "-")
-    ]
-    return max(candidates, key=lambda row: len(row.id)) if candidates else requested
+    # The longest row id the name extends: "gpt-4o-mini-2024-07-18" is a
+    # gpt-4o-mini, not a gpt-4o. The requested row competes too (it may be a
+    # clone that is not in the catalog).
+    rows = [row for row in models.values() if row.vendor == requested.vendor] + [requested]
+    candidates = [row for row in rows if served.startswith(row.id + "-")]
+    best = max(candidates, key=lambda row: len(row.id), default=requested)
+    return requested if best.key == requested.key else best
 
 
 def with_served_cost(
