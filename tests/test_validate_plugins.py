@@ -184,3 +184,21 @@ def test_a_hook_returning_allow_changes_nothing_the_embedder_blocked(installed, 
                               before_tool_call=lambda call, arguments: Block("the embedder says no")), host=host)
     result = agent.run_sync("shout")
     assert result.messages[2].is_error and "the embedder says no" in result.messages[2].text
+
+
+def test_without_the_conformance_suite_the_command_says_what_to_install(monkeypatch, capsys):
+    from agentkit.host.cli import main
+
+    monkeypatch.setitem(sys.modules, "agentkit.conformance", None)  # as if not installed
+    assert main(["validate-plugins"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and error.endswith("pip install agentkit-conformance")
+
+
+def test_every_plugin_of_this_workspace_passes():
+    """The built-ins get no privilege: the same lint and conformance suite as any plugin."""
+    result = subprocess.run([str(AGENTKIT), "validate-plugins", "--json"], capture_output=True, text=True, timeout=600)
+    report = json.loads(result.stdout)
+    failing = {p["name"]: [c for c in p["checks"] if c["outcome"] == "fail"] for p in report["plugins"] if p["result"] != "PASS"}
+    assert failing == {} and result.returncode == 0
+    assert {"files", "search", "shell", "web", "anthropic", "openai", "faux", "wordcount"} <= {p["name"] for p in report["plugins"]}
