@@ -19,7 +19,7 @@ from agentkit.host import PluginHost, PluginRecord
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES, hook_names
 
-from ._report import Check, PluginReport, failed, passed, warned
+from ._report import Check, PluginReport, failed, passed, skipped, warned
 
 #: The host's switch that loads only the listed plugins (see agentkit.host's loader).
 LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
@@ -159,6 +159,8 @@ def platform_checks(name: str, module: str | None) -> list[Check]:
     is_own = _own_modules(module)
     seen = {platform: registrations(name, is_own, platform) for platform in PLATFORMS}
     reference = seen[PLATFORMS[0]]
+    if all("failed" in result for result in seen.values()):
+        return [skipped("platforms", "it loads on no platform (see 'loads')")]
     differing = [platform for platform in PLATFORMS[1:] if seen[platform] != reference]
     if not differing:
         return [passed("platforms", f"identical on {', '.join(PLATFORMS)}")]
