@@ -67,3 +67,11 @@ def test_loaded_in_every_pytest_run_it_adds_nothing_unasked(project):
     (project.directory / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     result = project("-q")
     assert result.returncode == 0 and "1 passed" in result.stdout
+
+
+def test_the_distribution_is_installed_with_its_pytest11_entry_point():
+    from importlib.metadata import distribution
+
+    [entry] = [ep for ep in distribution("agentkit-conformance").entry_points if ep.group == "pytest11"]
+    assert (entry.name, entry.value) == ("agentkit_conformance", "agentkit.conformance.pytest_plugin")
+    assert hasattr(entry.load(), "agentkit_conformance")
