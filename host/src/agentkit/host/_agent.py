@@ -48,11 +48,12 @@ from agentkit.plugin_api import (
 )
 
 from ._batch import ToolBatch
-from ._catalog import with_served_cost
+from ._catalog import PromptEstimator, with_served_cost
 from ._config import AgentConfig, RunResult
 from ._hooks import HookRunner
 from ._plugins import PluginHost
 from ._registry import RegistrationError, check_tool
+from ._repair import TranscriptRepair
 from ._request import build_request
 from ._stop import StopContext, any_of, as_policy, max_turns
 from .errors import AgentBusy, ConfigError
@@ -92,6 +93,9 @@ class Agent:
         self.stats = AgentStats()
         self.runtime = ProviderRuntime(transport=config.transport)
         self._tool_specs: dict[str, ToolSpec] = {}
+        # Kept across turns so that each turn repairs and estimates only new messages.
+        self.transcript_repair = TranscriptRepair(self.model, self.provider)
+        self.prompt_estimator = PromptEstimator()
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
         self._abort_lock = threading.Lock()

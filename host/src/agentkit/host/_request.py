@@ -14,28 +14,18 @@ from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import Message, ProviderRequest
 
-from ._catalog import PromptEstimator, clamp_max_tokens, clamp_reasoning
-from ._repair import TranscriptRepair
+from ._catalog import clamp_max_tokens, clamp_reasoning
 
 if TYPE_CHECKING:
     from ._agent import Agent
 
 __all__ = ["build_request"]
 
-_ESTIMATOR = "_prompt_estimator"
-_REPAIR = "_transcript_repair"
-
 
 def build_request(agent: Agent, history: Sequence[Message]) -> ProviderRequest:
     """The request ``agent`` sends for ``history``; ``history`` is not changed."""
     model = agent.model
-    # One repair and one estimator per agent, kept on it, so that each turn
-    # works only on the messages that are new since the last one.
-    repairer: TranscriptRepair | None = agent.__dict__.get(_REPAIR)
-    if repairer is None or repairer.target is not model:
-        repairer = agent.__dict__[_REPAIR] = TranscriptRepair(model, agent.provider)
-    estimator: PromptEstimator = agent.__dict__.setdefault(_ESTIMATOR, PromptEstimator())
-    messages = repairer(history)
+    messages = agent.transcript_repair(history)
     system, tools = agent.system_prompt(), agent.tool_specs()
     requested = min(agent.config.max_tokens or model.max_output, model.max_output)
     return ProviderRequest(
@@ -43,7 +33,7 @@ def build_request(agent: Agent, history: Sequence[Message]) -> ProviderRequest:
         messages=messages,
         system=system,
         tools=tools,
-        max_tokens=clamp_max_tokens(requested, model, estimator.tokens(messages, system, tools)),
+        max_tokens=clamp_max_tokens(requested, model, agent.prompt_estimator.tokens(messages, system, tools)),
         temperature=agent.config.temperature,
         tool_choice=agent.config.tool_choice,
         reasoning=clamp_reasoning(agent.config.reasoning, model),
