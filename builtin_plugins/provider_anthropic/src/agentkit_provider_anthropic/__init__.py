@@ -51,6 +51,8 @@ class AnthropicMessages:
     """The ``anthropic-messages`` provider."""
 
     api: ClassVar[str] = API
+    #: What tool-call ids from another model are rewritten to: Anthropic documents tool_use ids as ^[a-zA-Z0-9_-]+$.
+    tool_call_id_rule: ClassVar[tuple[str, int]] = ("[A-Za-z0-9_-]", 64)
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
         ("ANTHROPIC_AUTH_TOKEN", "bearer"),
         ("ANTHROPIC_OAUTH_TOKEN", "oauth"),

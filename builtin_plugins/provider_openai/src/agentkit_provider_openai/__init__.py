@@ -54,6 +54,8 @@ class OpenAICompletions:
     api: ClassVar[str] = API
     #: The provider-wide key; rows of other vendors name theirs in
     #: ``ModelInfo.options["credential_env"]``, which takes precedence.
+    #: What tool-call ids from another model are rewritten to: OpenAI refuses ids past 40 characters (string_above_max_length); the narrow alphabet costs nothing.
+    tool_call_id_rule: ClassVar[tuple[str, int]] = ("[A-Za-z0-9_-]", 40)
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
         ("OPENAI_API_KEY", "api_key"),
     )

@@ -73,15 +73,6 @@ ToolCallIdRule = tuple[str, int]
 #: alphabet and length any wire we know accepts (Anthropic's).
 DEFAULT_TOOL_CALL_ID_RULE: ToolCallIdRule = ("[A-Za-z0-9_-]", 64)
 
-#: Rules of wires whose providers predate the ``tool_call_id_rule`` attribute;
-#: a provider's own attribute always wins. Anthropic documents
-#: ``^[a-zA-Z0-9_-]+$``; OpenAI answers ``string_above_max_length`` past 40
-#: characters (its alphabet is wider, the narrow one costs nothing).
-_KNOWN_RULES: dict[str, ToolCallIdRule] = {
-    "anthropic-messages": ("[A-Za-z0-9_-]", 64),
-    "openai-completions": ("[A-Za-z0-9_-]", 40),
-}
-
 MISSING_RESULT = "No result provided"
 IMAGE_OMITTED = "(image omitted: model does not support images)"
 
@@ -91,12 +82,12 @@ _DIGEST = 12
 
 
 def tool_call_id_rule(provider: Any) -> ToolCallIdRule:
-    """The id rule of ``provider``'s wire: its ``tool_call_id_rule``, else a known one, else the default."""
+    """The id rule of ``provider``'s wire: its ``tool_call_id_rule``, else the default."""
     rule = getattr(provider, "tool_call_id_rule", None)
     if rule is not None:
         charclass, length = rule
         return str(charclass), int(length)
-    return _KNOWN_RULES.get(str(getattr(provider, "api", "")), DEFAULT_TOOL_CALL_ID_RULE)
+    return DEFAULT_TOOL_CALL_ID_RULE
 
 
 def id_matches(value: str, rule: ToolCallIdRule) -> bool:
