@@ -74,25 +74,25 @@ def _calls(tool: Tool) -> Iterator[Check]:
     validator = jsonschema.Draft202012Validator(tool.input_schema)
     arguments = example_arguments(tool.input_schema)
     if arguments is None or not validator.is_valid(arguments):
-        yield (skipped("tools.call", "could not generate valid arguments from the schema", tool.name))
+        yield skipped("tools.call", "could not generate valid arguments from the schema", tool.name)
     else:
         code, text = run_call(tool, arguments)
         if code == ESCAPED:
-            yield (failed("tools.call", f"a valid call {json.dumps(arguments)} raised: {text}",
-                                 "return ToolResult.failure(code, detail) or raise ToolError(code, detail) "
-                                 "for expected failures; never let other exceptions escape", tool.name))
+            yield failed("tools.call", f"a valid call {json.dumps(arguments)} raised: {text}",
+                         "return ToolResult.failure(code, detail) or raise ToolError(code, detail) "
+                         "for expected failures; never let other exceptions escape", tool.name)
         else:
-            yield (passed("tools.call", f"valid call answered: {text[:200]}", tool.name))
+            yield passed("tools.call", f"valid call answered: {text[:200]}", tool.name)
     invalid = invalid_arguments(tool.input_schema, validator)
     code, text = run_call(tool, invalid)
     if code == ESCAPED:
-        yield (failed("tools.invalid-call", f"the call {json.dumps(invalid)} raised: {text}",
-                             "validate what the schema cannot express and return an error result", tool.name))
+        yield failed("tools.invalid-call", f"the call {json.dumps(invalid)} raised: {text}",
+                     "validate what the schema cannot express and return an error result", tool.name)
     elif not validator.is_valid(invalid) and code is None:
-        yield (failed("tools.invalid-call", f"invalid arguments {json.dumps(invalid)} were answered as a success",
-                             "keep the schema strict enough to reject them", tool.name))
+        yield failed("tools.invalid-call", f"invalid arguments {json.dumps(invalid)} were answered as a success",
+                     "keep the schema strict enough to reject them", tool.name)
     else:
-        yield (passed("tools.invalid-call", f"invalid call answered: {text[:200]}", tool.name))
+        yield passed("tools.invalid-call", f"invalid call answered: {text[:200]}", tool.name)
 
 
 def run_call(tool: Tool, arguments: Any) -> tuple[str | None, str]:
