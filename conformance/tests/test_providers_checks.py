@@ -143,3 +143,17 @@ def test_the_fixtures_are_the_same_turns_for_every_wire():
     calls = fixtures.RESPONSES[1].message.tool_calls
     assert len(calls) == 2 and all(call.arguments == json.dumps(json.loads(call.arguments), ensure_ascii=False)
                                    for call in calls)
+
+
+def test_what_a_wire_does_not_carry_is_not_compared():
+    """A wire without ids or argument text (objects, e.g. Ollama) still has to keep calls distinct and equal as JSON."""
+    message = fixtures.RESPONSES[1].message
+    lean = frozenset({"cache_read"})
+    renamed = dataclasses.replace(message, content=[
+        ToolUseBlock(f"made-up-{i}", b.name, json.dumps(json.loads(b.arguments), separators=(",", ":")))
+        if isinstance(b, ToolUseBlock) else b for i, b in enumerate(message.content)])
+    assert fixtures.canonical(renamed, lean) == fixtures.canonical(message, lean)
+    assert fixtures.canonical(renamed) != fixtures.canonical(message)
+    same_ids = dataclasses.replace(renamed, content=[
+        ToolUseBlock("dup", b.name, b.arguments) if isinstance(b, ToolUseBlock) else b for b in renamed.content])
+    assert fixtures.canonical(same_ids, lean) != fixtures.canonical(message, lean)

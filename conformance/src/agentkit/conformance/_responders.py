@@ -30,7 +30,8 @@ class FauxResponder:
     """The scripted provider's own SSE events (``agentkit_provider_faux``'s format)."""
 
     api = "faux"
-    features = frozenset({"thinking", "signature", "cache_write", "reasoning"})
+    features = frozenset({"thinking", "signature", "cache_read", "cache_write", "reasoning", "tool_ids",
+                          "argument_text"})
 
     def stream(self, message: AssistantMessage) -> list[WireEvent]:
         events = [{"type": "message_start", "id": "faux-conformance", "model": "scripted"}]
@@ -68,7 +69,9 @@ class AnthropicResponder:
     """Anthropic Messages: the SSE stream and the whole ``message`` body."""
 
     api = "anthropic-messages"
-    features = frozenset({"thinking", "signature", "cache_write"})
+    # Tool input arrives as text when streamed; a whole response carries it as an object,
+    # which the decoder must serialize exactly as the stream spells it (compared byte for byte).
+    features = frozenset({"thinking", "signature", "cache_read", "cache_write", "tool_ids", "argument_text"})
 
     def _usage(self, message: AssistantMessage) -> dict[str, int]:
         usage = message.usage
@@ -127,7 +130,7 @@ class OpenAICompletionsResponder:
     """OpenAI Chat Completions: ``chat.completion.chunk`` events and the whole ``chat.completion``."""
 
     api = "openai-completions"
-    features = frozenset({"reasoning"})
+    features = frozenset({"cache_read", "reasoning", "tool_ids", "argument_text"})
 
     def _usage(self, message: AssistantMessage) -> dict[str, Any]:
         usage = message.usage

@@ -47,8 +47,17 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
-#: Features a wire may lack; a fixture needing one is skipped for a responder without it.
-FEATURES = frozenset({"thinking", "signature", "cache_write", "reasoning"})
+#: What a wire may or may not carry. A fixture that needs a feature is skipped for a
+#: responder without it; a field the wire does not carry is not compared:
+#:
+#: ``thinking`` / ``signature``: reasoning blocks, and their signatures;
+#: ``cache_read`` / ``cache_write``: cached input tokens read / written;
+#: ``reasoning``: the reasoning part of the output tokens;
+#: ``tool_ids``: the wire carries tool-call ids (without it they are only required to be
+#: present and distinct: the decoder makes them up);
+#: ``argument_text``: tool-call arguments arrive as text (without it, as JSON objects the
+#: decoder serializes: the arguments are compared as JSON values, not bytes).
+FEATURES = frozenset({"thinking", "signature", "cache_read", "cache_write", "reasoning", "tool_ids", "argument_text"})
 
 _ARGS_A = json.dumps({"path": "café/notes.txt", "limit": 20}, ensure_ascii=False)
 _ARGS_B = json.dumps({"pattern": "TODO", "paths": ["src", "tests"], "regex": False}, ensure_ascii=False)
@@ -95,6 +104,7 @@ RESPONSES: tuple[ResponseFixture, ...] = (
         "usage_with_cached_tokens",
         _assistant([TextBlock("Cached.")], StopReason.STOP,
                    Usage(input=120, output=30, reasoning=0, cache_read=2048, cache_write=512)),
+        frozenset({"cache_read"}),
     ),
 )
 
@@ -213,6 +223,7 @@ def applies(fixture: ResponseFixture, responder: Responder) -> bool:
 def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str] = FEATURES) -> dict[str, Any]:
     """What must survive a round trip through a wire with ``features``."""
     blocks: list[dict[str, Any]] = []
+    calls = [block for block in message.content if isinstance(block, ToolUseBlock)]
     for block in message.content:
         if isinstance(block, ThinkingBlock):
             if "thinking" in features:
@@ -220,9 +231,18 @@ def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str
                 if "signature" in features:
                     item["signature"] = block.signature
                 blocks.append(item)
+        elif isinstance(block, ToolUseBlock):
+            item = block.to_dict()
+            if "tool_ids" not in features:
+                item["id"] = bool(block.id) and [call.id for call in calls].count(block.id) == 1
+            if "argument_text" not in features:
+                item["arguments"] = json.loads(block.arguments) if block.arguments.strip() else None
+            blocks.append(item)
         else:
             blocks.append(block.to_dict())
-    usage = {"input": message.usage.input, "output": message.usage.output, "cache_read": message.usage.cache_read}
+    usage = {"input": message.usage.input, "output": message.usage.output}
+    if "cache_read" in features:
+        usage["cache_read"] = message.usage.cache_read
     if "cache_write" in features:
         usage["cache_write"] = message.usage.cache_write
     if "reasoning" in features:
