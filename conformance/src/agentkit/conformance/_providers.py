@@ -157,7 +157,8 @@ def _decode_checks(provider: Any, model: Any) -> list[Check]:
         if not fixtures.applies(fixture, responder):
             checks.append(skipped("providers.decode", f"{fixture.name}: the wire lacks {sorted(fixture.needs)}", api))
             continue
-        expected = fixtures.canonical(fixture.message, responder.features)
+        features = fixtures.carried(responder)
+        expected = fixtures.canonical(fixture.message, features)
         forms = [("stream", responder.stream(fixture.message), True)]
         whole = responder.whole(fixture.message)
         if whole is not None:
@@ -174,7 +175,7 @@ def _decode_checks(provider: Any, model: Any) -> list[Check]:
                 checks.append(failed("providers.decode", f"{fixture.name} ({form}): {problem}",
                                      "build events with MessageAssembler, which keeps the normative order", api))
                 continue
-            got = fixtures.canonical(message, responder.features)
+            got = fixtures.canonical(message, features)
             if got != expected:
                 checks.append(failed("providers.decode", f"{fixture.name} ({form}): decoded {json.dumps(got)}, "
                                      f"expected {json.dumps(expected)}",

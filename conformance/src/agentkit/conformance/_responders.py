@@ -30,8 +30,7 @@ class FauxResponder:
     """The scripted provider's own SSE events (``agentkit_provider_faux``'s format)."""
 
     api = "faux"
-    features = frozenset({"thinking", "signature", "cache_read", "cache_write", "reasoning", "tool_ids",
-                          "argument_text"})
+    features = frozenset({"thinking", "signature", "cache_write", "reasoning"})
 
     def stream(self, message: AssistantMessage) -> list[WireEvent]:
         events = [{"type": "message_start", "id": "faux-conformance", "model": "scripted"}]
@@ -71,7 +70,7 @@ class AnthropicResponder:
     api = "anthropic-messages"
     # Tool input arrives as text when streamed; a whole response carries it as an object,
     # which the decoder must serialize exactly as the stream spells it (compared byte for byte).
-    features = frozenset({"thinking", "signature", "cache_read", "cache_write", "tool_ids", "argument_text"})
+    features = frozenset({"thinking", "signature", "cache_write"})
 
     def _usage(self, message: AssistantMessage) -> dict[str, int]:
         usage = message.usage
@@ -130,7 +129,7 @@ class OpenAICompletionsResponder:
     """OpenAI Chat Completions: ``chat.completion.chunk`` events and the whole ``chat.completion``."""
 
     api = "openai-completions"
-    features = frozenset({"cache_read", "reasoning", "tool_ids", "argument_text"})
+    features = frozenset({"reasoning"})
 
     def _usage(self, message: AssistantMessage) -> dict[str, Any]:
         usage = message.usage

@@ -47,17 +47,24 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
-#: What a wire may or may not carry. A fixture that needs a feature is skipped for a
-#: responder without it; a field the wire does not carry is not compared:
+#: What a wire carries beyond text, tool calls and token counts; a responder lists
+#: those its wire has in ``features``. A fixture that needs one is skipped for a wire
+#: without it, and a field the wire does not carry is not compared.
 #:
 #: ``thinking`` / ``signature``: reasoning blocks, and their signatures;
-#: ``cache_read`` / ``cache_write``: cached input tokens read / written;
-#: ``reasoning``: the reasoning part of the output tokens;
-#: ``tool_ids``: the wire carries tool-call ids (without it they are only required to be
-#: present and distinct: the decoder makes them up);
-#: ``argument_text``: tool-call arguments arrive as text (without it, as JSON objects the
-#: decoder serializes: the arguments are compared as JSON values, not bytes).
-FEATURES = frozenset({"thinking", "signature", "cache_read", "cache_write", "reasoning", "tool_ids", "argument_text"})
+#: ``cache_write``: cached input tokens written; ``reasoning``: the reasoning part of
+#: the output tokens.
+OPTIONAL = frozenset({"thinking", "signature", "cache_write", "reasoning"})
+#: What every wire is taken to carry unless its responder says it ``lacks`` it:
+#:
+#: ``cache_read``: cached input tokens read;
+#: ``tool_ids``: tool-call ids (a wire without them gets ids made up by the decoder,
+#: which need only be present and distinct);
+#: ``argument_text``: tool-call arguments as text (a wire that carries JSON objects is
+#: compared on the parsed arguments, not on bytes).
+BASELINE = frozenset({"cache_read", "tool_ids", "argument_text"})
+FEATURES = OPTIONAL | BASELINE
+
 
 _ARGS_A = json.dumps({"path": "café/notes.txt", "limit": 20}, ensure_ascii=False)
 _ARGS_B = json.dumps({"pattern": "TODO", "paths": ["src", "tests"], "regex": False}, ensure_ascii=False)
@@ -181,7 +188,8 @@ class Responder(Protocol):
     """Renders canonical responses as one wire's events (what the host would decode from the network).
 
     :cvar api: the wire it renders.
-    :cvar features: which of :data:`FEATURES` the wire carries.
+    :cvar features: which of :data:`OPTIONAL` the wire carries.
+    :cvar lacks: optional; which of :data:`BASELINE` the wire does not carry.
     """
 
     api: str
@@ -216,8 +224,13 @@ def responder_for(provider: Any) -> Responder | None:
     return _RESPONDERS.get(getattr(provider, "api", ""))
 
 
+def carried(responder: Responder) -> frozenset[str]:
+    """The :data:`FEATURES` ``responder``'s wire carries."""
+    return frozenset(responder.features) | (BASELINE - frozenset(getattr(responder, "lacks", ())))
+
+
 def applies(fixture: ResponseFixture, responder: Responder) -> bool:
-    return fixture.needs <= set(responder.features)
+    return fixture.needs <= carried(responder)
 
 
 def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str] = FEATURES) -> dict[str, Any]:
@@ -256,7 +269,9 @@ for _responder in _responders.BUILTIN:
     register_responder(_responder)
 
 __all__ = [
+    "BASELINE",
     "FEATURES",
+    "OPTIONAL",
     "RESPONSES",
     "TRANSCRIPTS",
     "Responder",
@@ -264,6 +279,7 @@ __all__ = [
     "Transcript",
     "applies",
     "canonical",
+    "carried",
     "conformance_model",
     "register_responder",
     "request_for",
