@@ -31,6 +31,7 @@ from agentkit.plugin_api import (
 )
 
 from ._catalog import API, BASE_URL, CATALOG, VENDOR
+from ._conformance import GeminiResponder
 from ._decode import FINISH_REASONS, GeminiDecoder, arguments_text, usage_from_wire
 from ._encode import Encoder, stream_path, whole_path
 from ._ids import SYNTHESIZED_PREFIX, UNSIGNED_THOUGHT, carrier, is_carrier, synthesized_id
@@ -61,6 +62,8 @@ class GeminiGenerateContent:
     """The ``google-generative-ai`` provider."""
 
     api: ClassVar[str] = API
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[GeminiResponder] = GeminiResponder()
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
         ("GEMINI_API_KEY", "api_key"),
         ("GOOGLE_API_KEY", "api_key"),

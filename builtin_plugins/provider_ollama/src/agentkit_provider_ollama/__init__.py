@@ -36,6 +36,7 @@ from agentkit.plugin_api import (
 )
 
 from ._catalog import API, CATALOG, CLOUD_BASE_URL, LOCAL_BASE_URL
+from ._conformance import OllamaResponder
 from ._decode import (
     DONE_REASONS,
     THINKING_SIGNATURE,
@@ -65,6 +66,8 @@ class OllamaChat:
     """The ``ollama-chat`` provider."""
 
     api: ClassVar[str] = API
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[OllamaResponder] = OllamaResponder()
     #: A local server needs no credential. Rows of the hosted API
     #: (``ollama-cloud/*``) name ``OLLAMA_API_KEY`` in their own
     #: ``options["credential_env"]``.

@@ -25,6 +25,7 @@ from agentkit.plugin_api import (
 )
 
 from ._catalog import API, BASE_URL, CATALOG, VENDOR
+from ._conformance import ResponsesResponder
 from ._decode import SUMMARY_SEPARATOR, ResponsesDecoder, usage_from_wire
 from ._encode import ERROR_PREFIX, INCLUDE_REASONING, ResponsesEncoder, input_items
 from ._ids import CALL_ID_SEPARATOR, ReasoningRef, join_call_id, split_call_id
@@ -62,6 +63,8 @@ class OpenAIResponses:
     """
 
     api: ClassVar[str] = API
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[ResponsesResponder] = ResponsesResponder()
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
         ("OPENAI_API_KEY", "api_key"),
     )

@@ -17,10 +17,11 @@ error and an abort mean in canonical terms.
 A wire can only be decoded-checked with a responder: something that knows the
 wire's response format, written from the vendor's documentation, not from the
 decoder under test. Responders for the wires agentkit ships are registered
-here (``faux``, ``anthropic-messages``, ``openai-completions``). A third-party
-provider supplies its own by giving the provider object a
-``conformance_responder`` attribute, or a new wire registers one with
-:func:`register_responder`. Without one, only the encode, error and abort
+here (``faux``, ``anthropic-messages``, ``openai-completions``); the other
+built-in wires (``openai-responses``, ``google-generative-ai``,
+``ollama-chat``) and any third-party provider supply their own by giving the
+provider object a ``conformance_responder`` attribute, or a new wire
+registers one with :func:`register_responder`. Without one, only the encode, error and abort
 checks run, and the report says so.
 """
 
@@ -146,6 +147,10 @@ def _user(text: str) -> UserMessage:
 
 
 _CALLS = RESPONSES[1].message
+_THREE_CALLS = _assistant(
+    [*_CALLS.content, ToolUseBlock("call_conformance_3", "read_file", json.dumps({"path": "b.txt"}))],
+    StopReason.TOOL_USE,
+)
 TRANSCRIPTS: tuple[Transcript, ...] = (
     Transcript("text", (_user("What is the answer?"),)),
     Transcript("parallel_tool_calls", (
@@ -168,6 +173,18 @@ TRANSCRIPTS: tuple[Transcript, ...] = (
         _user("Go on."),
     )),
     Transcript("usage_with_cached_tokens", (_user("Again."), RESPONSES[3].message, _user("Once more."))),
+    # Three calls answered in call order: the turn whose results each wire shapes
+    # differently (one user message of tool_result blocks, one role:tool message
+    # or function_call_output item per call, one content of functionResponse parts).
+    Transcript("three_parallel_tool_calls", (
+        _user("Read both notes and find the TODOs."),
+        _THREE_CALLS,
+        ToolResultMessage("call_conformance_1", "read_file", [TextBlock('{"ok": true, "data": "notes"}')], timestamp=0.0),
+        ToolResultMessage("call_conformance_2", "search_files", [TextBlock('{"ok": false, "error": "no_match"}')],
+                          is_error=True, timestamp=0.0),
+        ToolResultMessage("call_conformance_3", "read_file", [TextBlock('{"ok": true, "data": "more"}')], timestamp=0.0),
+        _user("Thanks."),
+    )),
 )
 
 
