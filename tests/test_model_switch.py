@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import itertools
 import json
 import re
 import types
@@ -137,7 +138,7 @@ def check_anthropic(body: dict[str, Any]) -> list[str]:
     problems = []
     messages = body["messages"]
     roles = [m["role"] for m in messages]
-    if any(a == b for a, b in zip(roles, roles[1:], strict=False)) or roles[0] != "user":
+    if any(a == b for a, b in itertools.pairwise(roles)) or roles[0] != "user":
         problems.append(f"roles do not alternate from user: {roles}")
     thinking = []
     for n, message in enumerate(messages):
