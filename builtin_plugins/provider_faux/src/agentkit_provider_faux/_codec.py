@@ -52,22 +52,25 @@ class _PrefixCache:
     """The JSON of the items sent last time, reused while the new list starts the same way.
 
     A transcript only grows between turns, so each request serializes just the
-    new messages; identity (not equality) decides what is "the same".
+    new messages. Comparing the lists compares identical items in C, so a
+    steady-state turn costs the same at depth 200 as at depth 20.
     """
 
     def __init__(self, encode: Callable[[Any], bytes]) -> None:
         self.encode = encode
-        self.items: list[tuple[Any, bytes]] = []
+        self.values: list[Any] = []
+        self.joined = b""
 
     def join(self, values: Sequence[Any]) -> bytes:
-        keep = 0
-        for (seen, _), value in zip(self.items, values, strict=False):
-            if seen is not value:
-                break
-            keep += 1
-        del self.items[keep:]
-        self.items += [(value, self.encode(value)) for value in values[keep:]]
-        return b"[" + b",".join(encoded for _, encoded in self.items) + b"]"
+        values = list(values)
+        seen = len(self.values)
+        if seen > len(values) or values[:seen] != self.values:
+            self.values, self.joined, seen = [], b"", 0
+        new = [self.encode(value) for value in values[seen:]]
+        if new:
+            self.joined = b",".join([self.joined, *new]) if self.joined else b",".join(new)
+            self.values = values
+        return b"[" + self.joined + b"]"
 
 
 def _json(value: Any) -> bytes:

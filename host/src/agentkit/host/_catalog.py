@@ -40,6 +40,7 @@ from agentkit.plugin_api import (
     Usage,
 )
 
+from ._prefix import common_prefix
 from .errors import ConfigError
 
 __all__ = [
@@ -94,17 +95,16 @@ class PromptEstimator:
     """
 
     def __init__(self) -> None:
-        self._messages: list[tuple[Message, int]] = []
+        self._messages: list[Message] = []
+        self._chars = [0]  # characters of the first i messages, for i = 0..len
         self._tools: dict[int, tuple[ToolSpec, int]] = {}
 
     def tokens(self, messages: Sequence[Message], system: str | None, tools: Sequence[ToolSpec]) -> int:
-        keep = 0
-        for (seen, _), message in zip(self._messages, messages, strict=False):
-            if seen is not message:
-                break
-            keep += 1
-        del self._messages[keep:]
-        self._messages += [(message, message_chars(message)) for message in messages[keep:]]
+        keep = common_prefix(self._messages, messages)
+        del self._messages[keep:], self._chars[keep + 1 :]
+        for message in messages[keep:]:
+            self._messages.append(message)
+            self._chars.append(self._chars[-1] + message_chars(message))
         tool_chars = 0
         for spec in tools:  # the agent sends the same ToolSpec objects every turn
             entry = self._tools.get(id(spec))
@@ -112,7 +112,7 @@ class PromptEstimator:
                 entry = (spec, len(spec.name) + len(spec.description) + len(json.dumps(spec.input_schema)))
                 self._tools[id(spec)] = entry
             tool_chars += entry[1]
-        chars = sum(count for _, count in self._messages) + len(system or "") + tool_chars
+        chars = self._chars[-1] + len(system or "") + tool_chars
         return -(-chars // CHARS_PER_TOKEN)
 
 

@@ -54,6 +54,8 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
+from ._prefix import common_prefix
+
 __all__ = [
     "DEFAULT_TOOL_CALL_ID_RULE",
     "IMAGE_OMITTED",
@@ -237,11 +239,7 @@ class TranscriptRepair:
 
     def __call__(self, history: Sequence[Message]) -> list[Message]:
         """The transcript to send for ``history``; see :func:`repair`."""
-        same = 0
-        for seen, message in zip(self._inputs, history, strict=False):
-            if seen is not message:
-                break
-            same += 1
+        same = common_prefix(self._inputs, history)
         work = self._work
         kept, work.open, work.opened_at = self._states[same - 1] if same else (0, {}, 0.0)
         work.open = dict(work.open)
