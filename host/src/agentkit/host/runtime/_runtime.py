@@ -127,6 +127,9 @@ class _AbortWatch:
     def __init__(self, event: asyncio.Event | None) -> None:
         self.event = event
         self._waiter: asyncio.Future[Any] | None = None
+        self._watching = False
+        self._reader: asyncio.Task[Any] | None = None
+        self._interrupted = False
 
     async def race(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless the abort comes first (then raise ``_Aborted``)."""
@@ -152,6 +155,42 @@ class _AbortWatch:
             if isinstance(result, httpx.Response):
                 await result.aclose()
         raise _Aborted
+
+    async def read(self, awaitable: Awaitable[T]) -> T:
+        """Like :meth:`race`, for the many small awaits of reading a body.
+
+        Instead of a task per await, the waiter's callback cancels this task
+        if the abort comes while it waits here; the cancellation is turned
+        back into ``_Aborted``.
+        """
+        if self.event is None:
+            return await awaitable
+        if self.event.is_set():
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            raise _Aborted
+        if self._waiter is None:
+            self._waiter = asyncio.ensure_future(self.event.wait())
+        if not self._watching:
+            self._waiter.add_done_callback(self._interrupt)
+            self._watching = True
+        self._reader = asyncio.current_task()
+        try:
+            return await awaitable
+        except asyncio.CancelledError:
+            if not self._interrupted:
+                raise
+            self._interrupted = False
+            if self._reader is not None:
+                self._reader.uncancel()
+            raise _Aborted from None
+        finally:
+            self._reader = None
+
+    def _interrupt(self, waiter: asyncio.Future[Any]) -> None:
+        if not waiter.cancelled() and self._reader is not None and not self._interrupted:
+            self._interrupted = True
+            self._reader.cancel()
 
     def close(self) -> None:
         if self._waiter is not None:
@@ -450,7 +489,7 @@ class ProviderRuntime:
                 chunks = response.aiter_bytes().__aiter__()
                 while not framer.done:
                     try:
-                        chunk = await abort.race(chunks.__anext__())
+                        chunk = await abort.read(chunks.__anext__())
                     except StopAsyncIteration:
                         break
                     for wire_event in framer.feed(chunk):
