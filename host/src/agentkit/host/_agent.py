@@ -75,6 +75,13 @@ class Agent:
 
     ``run`` and ``stream`` are async; ``run_sync`` wraps ``run`` for scripts.
     ``abort`` may be called from any task or thread.
+
+    ``history`` is a plain list of canonical messages. To continue a session
+    with another model, give a new agent the old one's history
+    (``new.history = old.history``): each request sends a repaired view of it
+    that the new model's wire accepts (failed turns left out, foreign
+    thinking and tool-call ids adapted, every call answered), and the history
+    itself is never changed.
     """
 
     def __init__(self, config: AgentConfig, host: PluginHost | None = None) -> None:
