@@ -8,48 +8,24 @@ tool call and its result, and the host reuses the same message and ToolSpec
 objects from one turn to the next, as the real loop does; only the newest two
 messages are new objects each turn.
 
-Reported: microseconds per turn at turn 20 and turn 200 and their ratio (the
-depth term), plus the same turn with every cache cold as the baseline.
-
 Run: ``.venv/bin/python bench/bench_openai.py``
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
+from _codec_bench import report
 from agentkit_provider_openai import OpenAICompletions
 
 from agentkit.plugin_api import (
     AssistantMessage,
-    ProviderRequest,
     StopReason,
     TextBlock,
     ToolResultMessage,
-    ToolSpec,
     ToolUseBlock,
-    UserMessage,
     WireEvent,
 )
-
-TOOLS = [
-    ToolSpec(
-        f"tool_{n}",
-        f"Tool number {n}: does something useful with a path and some options.",
-        {
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "A path inside the workspace."},
-                "limit": {"type": "integer", "minimum": 1},
-                "mode": {"enum": ["fast", "thorough"]},
-            },
-            "required": ["path"],
-        },
-    )
-    for n in range(20)
-]
-SYSTEM = "You are a careful coding agent. " * 40
 
 
 def _turn(n: int) -> list[Any]:
@@ -100,51 +76,8 @@ def _response() -> list[WireEvent]:
     return [WireEvent(data={"id": "chatcmpl-b", "model": "gpt-4.1", **chunk}) for chunk in chunks]
 
 
-def measure(depth: int, *, warm: bool, sessions: int = 30, rounds: int = 5) -> float:
-    """Microseconds per turn at turn ``depth`` (the best round's mean).
-
-    Each timed turn belongs to its own session whose previous turn was already
-    encoded (untimed), exactly as in a run; ``warm=False`` uses a fresh provider
-    for the timed turn, so nothing is cached.
-    """
-    provider = OpenAICompletions()
-    model = next(row for row in provider.catalog() if row.key == "openai/gpt-4.1")
-    shared: list[Any] = []
-    for n in range(depth - 1):
-        shared.extend(_turn(n))
-    response = _response()
-    best = float("inf")
-    for _ in range(rounds):
-        elapsed = 0.0
-        for _ in range(sessions):
-            history = [UserMessage.text("Fix the failing test."), *shared]
-            provider.encode(
-                ProviderRequest(model, history, system=SYSTEM, tools=TOOLS, max_tokens=4096)
-            )
-            request = ProviderRequest(
-                model, [*history, *_turn(depth)], system=SYSTEM, tools=TOOLS, max_tokens=4096
-            )
-            codec = provider if warm else OpenAICompletions()
-            started = time.perf_counter()
-            codec.encode(request)
-            decoder = codec.decoder(request)
-            for event in response:
-                decoder.feed(event)
-            decoder.finish()
-            elapsed += time.perf_counter() - started
-        best = min(best, elapsed / sessions)
-    return best * 1e6
-
-
-def main() -> None:
-    shallow, deep = measure(20, warm=True), measure(200, warm=True)
-    cold_shallow, cold_deep = measure(20, warm=False), measure(200, warm=False)
-    print("openai-completions codec, encode + decode per turn (best of 5 rounds of 30 sessions)")
-    print(f"  turn  20: {shallow:8.1f} us   (cold caches: {cold_shallow:8.1f} us)")
-    print(f"  turn 200: {deep:8.1f} us   (cold caches: {cold_deep:8.1f} us)")
-    print(
-        f"  depth ratio turn200/turn20: {deep / shallow:.2f}x   (cold caches: {cold_deep / cold_shallow:.2f}x)"
-    )
+def main() -> dict[str, float]:
+    return report("openai-completions", OpenAICompletions, "openai/gpt-4.1", _turn, _response())
 
 
 if __name__ == "__main__":
