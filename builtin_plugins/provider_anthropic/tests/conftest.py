@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from agentkit_provider_anthropic import AnthropicMessages
 
+from agentkit.conformance import codec
 from agentkit.host.wire.json import loads
 from agentkit.host.wire.sse import SSEDecoder
 from agentkit.plugin_api import (
-    MessageEnd,
     ModelInfo,
     ProviderEvent,
     ProviderRequest,
@@ -67,11 +67,7 @@ def decode(events: list[WireEvent], *, finish: bool = True) -> list[ProviderEven
     return out
 
 
-def final_message(events: list[ProviderEvent]):
-    ends = [event for event in events if isinstance(event, MessageEnd)]
-    assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
-    assert events[-1] is ends[0], "message_end must be the last event"
-    return ends[0].message
+final_message = codec.final_message
 
 
 @pytest.fixture

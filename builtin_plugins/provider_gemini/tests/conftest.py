@@ -15,11 +15,9 @@ from typing import Any
 import pytest
 from agentkit_provider_gemini import GeminiGenerateContent
 
-from agentkit.host.wire.json import loads
-from agentkit.host.wire.sse import SSEDecoder
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
-    MessageEnd,
     ModelInfo,
     ProviderEvent,
     ProviderRequest,
@@ -143,20 +141,11 @@ def sse_bytes(chunks: list[dict[str, Any]]) -> bytes:
 
 
 def frame_sse(raw: bytes) -> list[WireEvent]:
-    """Cut raw SSE bytes into wire events as the host does (SSE framing, strict JSON)."""
-    decoder = SSEDecoder()
-    messages = decoder.feed(raw) + decoder.close()
-    return [
-        WireEvent(data=loads(message.data.encode("utf-8")), event=message.event)
-        for message in messages
-        if message.data
-    ]
+    """Cut raw SSE bytes into wire events as the host does (its framer, strict JSON)."""
+    return codec.frame(raw, "sse")
 
 
-def frame_json(body: Any) -> list[WireEvent]:
-    """A whole (non-streamed) body as the host hands it over: one wire event."""
-    raw = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
-    return [WireEvent(data=loads(raw))]
+frame_json = codec.frame_json
 
 
 def decode(
@@ -171,11 +160,7 @@ def decode(
     return out
 
 
-def final_message(events: list[ProviderEvent]) -> AssistantMessage:
-    ends = [event for event in events if isinstance(event, MessageEnd)]
-    assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
-    assert events[-1] is ends[0], "message_end must be the last event"
-    return ends[0].message
+final_message = codec.final_message
 
 
 def streamed_and_whole(

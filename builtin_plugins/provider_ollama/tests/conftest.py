@@ -18,11 +18,8 @@ from typing import Any
 import pytest
 from agentkit_provider_ollama import OllamaChat
 
-from agentkit.host.wire.json import loads
-from agentkit.host.wire.ndjson import NDJSONDecoder
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
-    AssistantMessage,
-    MessageEnd,
     ModelInfo,
     ProviderEvent,
     ProviderRequest,
@@ -85,17 +82,11 @@ def whole(chunks: list[dict]) -> dict:
 
 
 def frame_ndjson(raw: bytes) -> list[WireEvent]:
-    """Cut NDJSON bytes into wire events as the host does (its NDJSON framer, strict JSON)."""
-    decoder = NDJSONDecoder()
-    values = decoder.feed(raw)
-    values += decoder.close()
-    return [WireEvent(value) for value in values]
+    """Cut NDJSON bytes into wire events as the host does (its framer, strict JSON)."""
+    return codec.frame(raw, "ndjson")
 
 
-def frame_json(body: Any) -> list[WireEvent]:
-    """A whole (non-streamed) body as the host hands it over: one wire event."""
-    raw = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode()
-    return [WireEvent(loads(raw))]
+frame_json = codec.frame_json
 
 
 def model_row(key: str = "ollama/qwen3", **changes: Any) -> ModelInfo:
@@ -126,11 +117,7 @@ def decode(
     return out
 
 
-def final_message(events: list[ProviderEvent]) -> AssistantMessage:
-    ends = [event for event in events if isinstance(event, MessageEnd)]
-    assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
-    assert events[-1] is ends[0], "message_end must be the last event"
-    return ends[0].message
+final_message = codec.final_message
 
 
 def body_of(provider: OllamaChat, request: ProviderRequest) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import json
 import os
 import types
 import typing
@@ -16,11 +15,8 @@ import pytest
 import typing_extensions
 from agentkit_provider_openai import OpenAICompletions
 
-from agentkit.host.wire.json import loads
-from agentkit.host.wire.sse import SSEDecoder
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
-    AssistantMessage,
-    MessageEnd,
     ModelInfo,
     ProviderEvent,
     ProviderRequest,
@@ -36,23 +32,11 @@ def testdata_root() -> Path:
 
 
 def frame_sse(raw: bytes) -> list[WireEvent]:
-    """Cut raw SSE bytes into wire events as the host does: SSE framing, strict
-    JSON, and ``data: [DONE]`` as the end of the stream."""
-    decoder = SSEDecoder()
-    messages = decoder.feed(raw)
-    messages += decoder.close()
-    events = []
-    for message in messages:
-        if message.data.strip() == "[DONE]":
-            break
-        events.append(WireEvent(data=loads(message.data.encode("utf-8")), event=message.event))
-    return events
+    """Cut raw SSE bytes into wire events as the host does (its framer, strict JSON)."""
+    return codec.frame(raw, "sse")
 
 
-def frame_json(body: Any) -> list[WireEvent]:
-    """A whole (non-streamed) body as the host hands it over: one wire event."""
-    raw = json.dumps(body).encode("utf-8") if not isinstance(body, bytes) else body
-    return [WireEvent(data=loads(raw))]
+frame_json = codec.frame_json
 
 
 def model_row(key: str = "openai/gpt-4o-mini", **changes: Any) -> ModelInfo:
@@ -85,11 +69,7 @@ def decode(
     return out
 
 
-def final_message(events: list[ProviderEvent]) -> AssistantMessage:
-    ends = [event for event in events if isinstance(event, MessageEnd)]
-    assert len(ends) == 1, f"expected exactly one message_end, got {len(ends)}"
-    assert events[-1] is ends[0], "message_end must be the last event"
-    return ends[0].message
+final_message = codec.final_message
 
 
 def chunk(
