@@ -98,7 +98,9 @@ class Agent:
         self.history: list[Message] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
-        self.runtime = ProviderRuntime(transport=config.transport)
+        self.runtime = ProviderRuntime(
+            transport=config.transport, retry=config.retry, credential_store=config.credential_store
+        )
         self._tool_specs: dict[str, ToolSpec] = {}
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)

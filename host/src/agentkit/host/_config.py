@@ -52,7 +52,13 @@ class AgentConfig:
     :param max_tokens: output token limit per response (clamped to the model's).
     :param transport: an ``httpx`` transport for provider traffic (tests use
         ``httpx.MockTransport``; the scripted provider is one).
-    :param provider_options: wire-specific options passed on each request.
+    :param provider_options: wire-specific options passed on each request
+        (``{"headers": {...}}`` adds or, with ``None``, removes headers).
+    :param retry: transport retries (``agentkit.host.runtime.RetryPolicy``);
+        ``None`` retries nothing.
+    :param credential_store: the application's credential store
+        (``agentkit.host.runtime.CredentialStore``), consulted before the
+        environment; OAuth tokens it holds are refreshed once per vendor.
     """
 
     model: str
@@ -71,6 +77,8 @@ class AgentConfig:
     transport: Any = None
     provider_options: Mapping[str, Any] = field(default_factory=dict)
     session_id: str | None = None
+    retry: Any = None
+    credential_store: Any = None
 
 
 @dataclass

@@ -50,7 +50,6 @@ from .._config import AgentConfig, allow_all
 from .._plugins import PluginHost
 from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
 from .._request import build_request
-from ..runtime import ProviderRuntime
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -156,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _dry_run(agent: Agent, task: str) -> int:
     request = build_request(agent, [UserMessage.text(task)])
-    prepared = asyncio.run(ProviderRuntime().prepare(agent.provider, request))
+    prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
     try:
         body: Any = json.loads(prepared.body_bytes) if prepared.body_bytes else None
     except ValueError:

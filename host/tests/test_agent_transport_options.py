@@ -1,0 +1,61 @@
+"""What an embedder sets on AgentConfig reaches the provider runtime."""
+
+from __future__ import annotations
+
+import httpx
+from host_helpers import make_host
+
+from agentkit.host import Agent, AgentConfig
+from agentkit.host.runtime import RetryPolicy
+from agentkit.plugin_api import Credential
+from agentkit_provider_faux import Script, Turn, text
+
+
+class FlakyThenScript(httpx.AsyncBaseTransport):
+    """Answers 503 (asking for a 1 ms wait) ``failures`` times, then plays the script."""
+
+    def __init__(self, failures: int, script: Script) -> None:
+        self.failures = failures
+        self.script = script
+        self.seen: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.seen.append(request)
+        if self.failures:
+            self.failures -= 1
+            return httpx.Response(503, headers={"retry-after-ms": "1"}, json={"error": {"message": "busy"}})
+        return await self.script.handle_async_request(request)
+
+
+def run(transport: httpx.AsyncBaseTransport, **config) -> str:
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=transport, **config), host=make_host())
+    result = agent.run_sync("hi")
+    return result.stop_reason if result.stop_reason != "completed" else result.text
+
+
+def test_retries_are_off_unless_the_embedder_asks():
+    transport = FlakyThenScript(1, Script([Turn([text("hello")])]))
+    assert run(transport) == "error" and len(transport.seen) == 1
+
+
+def test_agent_config_retry_reaches_the_runtime():
+    transport = FlakyThenScript(2, Script([Turn([text("hello")])]))
+    assert run(transport, retry=RetryPolicy(max_retries=2)) == "hello"
+    assert len(transport.seen) == 3
+
+
+def test_agent_config_credential_store_reaches_the_runtime():
+    class Store:
+        def __init__(self):
+            self.asked = []
+
+        async def get(self, vendor):
+            self.asked.append(vendor)
+            return Credential("api_key", "from-the-store")
+
+        async def refresh(self, vendor, credential):
+            return credential
+
+    store = Store()
+    assert run(Script([Turn([text("hello")])]), credential_store=store) == "hello"
+    assert store.asked == ["faux"]
