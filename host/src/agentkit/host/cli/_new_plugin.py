@@ -18,7 +18,7 @@ from agentkit.plugin_api.errors import UsageError
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 TEMPLATES = Path(__file__).with_name("plugin_template")
-NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 #: The word each category puts in a distribution name (agentkit-provider-x, like the built-ins).
 DIST_WORD = {"providers": "provider", "tools": "tools", "skills": "skills", "hooks": "hooks"}
 SUMMARIES = {
@@ -83,16 +83,17 @@ def render(category: str, name: str) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     if not NAME.match(args.name):
-        raise UsageError(f"invalid plugin name {args.name!r}: use lower-case letters, digits and '_', "
+        raise UsageError(f"invalid plugin name {args.name!r}: use lower-case letters, digits, '-' and '_', "
                          "starting with a letter (at most 40), e.g. 'greet'")
-    files = render(args.category, args.name)
-    target = Path(args.dir) if args.dir else Path(f"agentkit-{DIST_WORD[args.category]}-{args.name.replace('_', '-')}")
+    name = args.name.replace("-", "_")  # it also names Python identifiers
+    files = render(args.category, name)
+    target = Path(args.dir) if args.dir else Path(f"agentkit-{DIST_WORD[args.category]}-{name.replace('_', '-')}")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UsageError(f"{target} already exists and is not empty: choose another --dir")
     for relative, text in files.items():
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    print(f"Created {target}/ ({len(files)} files): the {args.category} plugin {args.name!r}.")
+    print(f"Created {target}/ ({len(files)} files): the {args.category} plugin {name!r}.")
     print(f"Next: agentkit validate-plugins --path {target}   and   pip install -e {target}")
     return 0
