@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import httpx
+from agentkit_provider_faux import Script, Turn, text
 from host_helpers import make_host
 
 from agentkit.host import Agent, AgentConfig
 from agentkit.host.runtime import RetryPolicy
 from agentkit.plugin_api import Credential
-from agentkit_provider_faux import Script, Turn, text
 
 
 class FlakyThenScript(httpx.AsyncBaseTransport):

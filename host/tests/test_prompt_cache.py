@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from agentkit_provider_anthropic import AnthropicMessages
+from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.plugin_api import ModelInfo, ProviderRequest, Tool, ToolSpec, UserMessage
-from agentkit_provider_anthropic import AnthropicMessages
-from agentkit_provider_faux import Turn, text, tool_call
 
 
 def named(name: str) -> Tool:

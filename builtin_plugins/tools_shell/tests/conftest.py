@@ -7,6 +7,7 @@ from typing import Any
 
 import agentkit_tools_shell
 import pytest
+
 from agentkit.plugin_api import CancelToken, Tool, ToolContext, ToolResult
 
 

@@ -17,10 +17,11 @@ host = pytest.importorskip(
 )
 faux = pytest.importorskip("agentkit_provider_faux", reason="the scripted provider is needed")
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all  # noqa: E402
-from agentkit.plugin_api import ToolResultMessage  # noqa: E402
 from agentkit_provider_faux import Script, Turn, text, tool_call  # noqa: E402
 from agentkit_tools_shell import read_only_commands  # noqa: E402
+
+from agentkit.host import Agent, AgentConfig, PluginHost, allow_all  # noqa: E402
+from agentkit.plugin_api import ToolResultMessage  # noqa: E402
 
 CHECK = "from calc import add\nassert add(2, 3) == 5, f'add(2, 3) returned {add(2, 3)}'\nprint('all good')\n"
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agentkit.plugin_api import Block, ToolUseBlock
 from agentkit_tools_shell import RestrictedPolicy, read_only_commands
+
+from agentkit.plugin_api import Block, ToolUseBlock
 
 
 def _decide(name: str, arguments: dict, policy=read_only_commands):

@@ -6,6 +6,7 @@ import os
 import stat
 
 import pytest
+
 from agentkit.plugin_api import ToolError
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 import agentkit_tools_shell
+
 from agentkit.plugin_api import ExecutionMode
 
 

@@ -23,8 +23,9 @@ from typing import Any
 
 import httpcore
 import pytest
-from agentkit.plugin_api import CancelToken, Tool, ToolContext, ToolResult
 from agentkit_tools_web import make_fetch_url_tool
+
+from agentkit.plugin_api import CancelToken, Tool, ToolContext, ToolResult
 
 # Public-looking addresses the stub DNS hands out. They are never dialled:
 # RecordingBackend routes them to loopback servers or refuses them.

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agentkit.plugin_api import CancelToken, ToolError
 from agentkit_tools_web import MAX_BODY_BYTES
+
+from agentkit.plugin_api import CancelToken, ToolError
 
 
 def test_a_page_is_fetched_through_the_checked_address(network):

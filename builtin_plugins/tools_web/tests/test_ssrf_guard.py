@@ -6,6 +6,7 @@ Each test states the naive implementation it was seen to fail against.
 from __future__ import annotations
 
 import pytest
+
 from agentkit.plugin_api import ToolError
 
 REFUSED = [

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpcore
 import httpx
+
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 
 from ._guard import BlockedAddress, GuardedTransport, Resolver, system_resolver
