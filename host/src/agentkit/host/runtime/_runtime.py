@@ -37,6 +37,8 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import ProviderError
 
+from ._abort import Aborted as Aborted
+from ._abort import AbortWatch as AbortWatch
 from ._output import DecoderBroke, Output, scrub
 from .credentials import (
     DEFAULT_VALIDITY_FLOOR,
@@ -91,10 +93,6 @@ class _Built:
     missing_credential: str | None = field(default=None)
 
 
-class _Aborted(Exception):
-    pass
-
-
 def join_url(base_url: str, path: str) -> str:
     """``path`` under ``base_url``; an absolute ``path`` URL is used as it is."""
     if path.startswith(("http://", "https://")):
@@ -115,86 +113,6 @@ def _framing_of(framing: str, response: httpx.Response) -> str:
     if framing == "sse" and content_type == "application/json":
         return "json"
     return framing
-
-
-class _AbortWatch:
-    """Races awaits against the caller's abort event, with one waiter per stream.
-
-    A waiter per await would cost two tasks per received chunk; one waiter
-    shared by every await of a stream costs one.
-    """
-
-    def __init__(self, event: asyncio.Event | None) -> None:
-        self.event = event
-        self._waiter: asyncio.Future[Any] | None = None
-        self._watching = False
-        self._reader: asyncio.Task[Any] | None = None
-        self._interrupted = False
-
-    async def race(self, awaitable: Awaitable[T]) -> T:
-        """Await ``awaitable`` unless the abort comes first (then raise ``_Aborted``)."""
-        if self.event is None:
-            return await awaitable
-        if self.event.is_set():
-            if asyncio.iscoroutine(awaitable):
-                awaitable.close()
-            raise _Aborted
-        if self._waiter is None:
-            self._waiter = asyncio.ensure_future(self.event.wait())
-        task = asyncio.ensure_future(awaitable)
-        try:
-            await asyncio.wait({task, self._waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not task.done():
-                task.cancel()
-                await asyncio.wait({task})
-        if not self.event.is_set():
-            return task.result()
-        if task.done() and not task.cancelled() and task.exception() is None:
-            result = task.result()
-            if isinstance(result, httpx.Response):
-                await result.aclose()
-        raise _Aborted
-
-    async def read(self, awaitable: Awaitable[T]) -> T:
-        """Like :meth:`race`, for the many small awaits of reading a body.
-
-        Instead of a task per await, the waiter's callback cancels this task
-        if the abort comes while it waits here; the cancellation is turned
-        back into ``_Aborted``.
-        """
-        if self.event is None:
-            return await awaitable
-        if self.event.is_set():
-            if asyncio.iscoroutine(awaitable):
-                awaitable.close()
-            raise _Aborted
-        if self._waiter is None:
-            self._waiter = asyncio.ensure_future(self.event.wait())
-        if not self._watching:
-            self._waiter.add_done_callback(self._interrupt)
-            self._watching = True
-        self._reader = asyncio.current_task()
-        try:
-            return await awaitable
-        except asyncio.CancelledError:
-            if not self._interrupted:
-                raise
-            self._interrupted = False
-            if self._reader is not None:
-                self._reader.uncancel()
-            raise _Aborted from None
-        finally:
-            self._reader = None
-
-    def _interrupt(self, waiter: asyncio.Future[Any]) -> None:
-        if not waiter.cancelled() and self._reader is not None and not self._interrupted:
-            self._interrupted = True
-            self._reader.cancel()
-
-    def close(self) -> None:
-        if self._waiter is not None:
-            self._waiter.cancel()
 
 
 class ProviderRuntime:
@@ -368,7 +286,7 @@ class ProviderRuntime:
         return b"".join(parts)[: self._max_error_body]
 
     async def _send(
-        self, client: httpx.AsyncClient, built: _Built, abort: _AbortWatch, api: str
+        self, client: httpx.AsyncClient, built: _Built, abort: AbortWatch, api: str
     ) -> httpx.Response:
         """Send until a 2xx response arrives; raise the final failure otherwise."""
         attempt = 0
@@ -453,7 +371,7 @@ class ProviderRuntime:
                 yield event
             return
         out = Output(decoder, request.model, api)
-        watch = _AbortWatch(abort)
+        watch = AbortWatch(abort)
         try:
             async for event in self._exchange(provider, request, credential, out, watch, api):
                 yield event
@@ -466,12 +384,12 @@ class ProviderRuntime:
         request: ProviderRequest,
         credential: Credential | None,
         out: Output,
-        abort: _AbortWatch,
+        abort: AbortWatch,
         api: str,
     ) -> AsyncIterator[ProviderEvent]:
         try:
             built = await abort.race(self._build(provider, request, credential))
-        except _Aborted:
+        except Aborted:
             for event in out.fail(StopReason.ABORTED, "aborted"):
                 yield event
             return
@@ -504,7 +422,7 @@ class ProviderRuntime:
                         yield event
                 for event in out.finish():
                     yield event
-            except _Aborted:
+            except Aborted:
                 for event in out.fail(StopReason.ABORTED, "aborted"):
                     yield event
             except httpx.HTTPError as exc:
