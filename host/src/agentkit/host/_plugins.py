@@ -157,7 +157,7 @@ class PluginHost:
         problem = _api_range_problem(dist)
         if problem:
             return self._finish(record, "failed", problem)
-        if dist is not None and not _declares_plugin_api(dist):
+        if dist is not None and _plugin_api_requirement(dist) is None:
             record.warnings.append(
                 "does not declare a dependency on agentkit-plugin-api: declare the range it was built for"
             )
@@ -300,10 +300,6 @@ def _plugin_api_requirement(dist: importlib_metadata.Distribution) -> Requiremen
         if canonicalize_name(requirement.name) == "agentkit-plugin-api" and not requirement.marker:
             return requirement
     return None
-
-
-def _declares_plugin_api(dist: importlib_metadata.Distribution) -> bool:
-    return _plugin_api_requirement(dist) is not None
 
 
 def _api_range_problem(dist: importlib_metadata.Distribution | None) -> str | None:

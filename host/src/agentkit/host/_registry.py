@@ -8,7 +8,6 @@ renamed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,5 +119,3 @@ def check_tool(tool: Tool) -> None:
     except jsonschema.SchemaError as exc:
         raise RegistrationError(f"tool {tool.name!r}: input_schema is not valid JSON Schema: {exc.message}") from exc
 
-
-RegisterCallback = Callable[[Any], None]
