@@ -94,7 +94,7 @@ BROKEN = {
     "rewrites_args": (
         {"files": {"rewrites_args.py": "from agentkit.plugin_api import hookimpl\n\n@hookimpl\n"
                    "def agentkit_before_tool_call(call, arguments):\n    arguments['value'] = 'rewritten'\n"}},
-        "hooks.no-allow", ["changed the arguments"]),
+        "hooks.no-allow", ["tried to change the arguments", "read-only"]),
     "future_api": (
         {"requires": ["agentkit-plugin-api>=9,<10"], "files": {"future_api.py": GOOD_TOOL.replace("shout", "shout4")}},
         "api-range", ["agentkit-plugin-api<10,>=9", "install a version of the plugin built for"]),

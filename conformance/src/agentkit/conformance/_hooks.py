@@ -3,12 +3,13 @@
 The loop runs against the scripted provider (found through its entry point,
 like any plugin) and a probe tool that records the arguments it receives.
 Each of the plugin's hook implementations is wrapped by a spy that counts its
-calls, keeps what it returned, and notices if it changed its arguments.
+calls, keeps what it returned, and notices if it tried to change its arguments.
 
 * a call the embedder blocked never reaches the plugin, and stays blocked;
 * for a call the embedder allowed, the plugin may object (``Block``) or say
   nothing (``None``): anything else is an attempt to "allow", which the host
-  ignores and the suite fails; its arguments are read-only;
+  treats as a block and the suite fails; its arguments are read-only, and an
+  attempt to change them fails the suite too;
 * a ``before_tool_call`` that raises blocks the call (fails closed) and the
   run goes on;
 * no lifecycle hook raises during an ordinary run.
@@ -16,7 +17,6 @@ calls, keeps what it returned, and notices if it changed its arguments.
 
 from __future__ import annotations
 
-import copy
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,19 +64,21 @@ def _spy_on(host: PluginHost, plugin: str) -> dict[str, _Spy]:
             if impl.plugin_name != plugin:
                 continue
             spy = spies[hook] = _Spy()
-            impl.function = _wrap(impl.function, spy)
+            impl.function = _wrap(impl.function, spy)  # type: ignore[misc]
     return spies
 
 
 def _wrap(function: Callable[..., Any], spy: _Spy) -> Callable[..., Any]:
-    def spied(**kwargs: Any) -> Any:
+    # pluggy passes the declared arguments by position, the ones with defaults by keyword
+    def spied(*args: Any, **kwargs: Any) -> Any:
         spy.calls += 1
         if spy.raise_instead:
             raise RuntimeError("simulated failure of the plugin's hook (conformance check)")
-        before = copy.deepcopy(kwargs.get("arguments"))
-        outcome = function(**kwargs)
-        if "arguments" in kwargs and kwargs["arguments"] != before:
-            spy.mutated = True
+        try:
+            outcome = function(*args, **kwargs)
+        except TypeError as exc:
+            spy.mutated = spy.mutated or "read-only" in str(exc)
+            raise
         spy.outcomes.append(outcome)
         return outcome
 
@@ -139,10 +141,11 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
         if odd:
             checks.append(failed(
                 "hooks.no-allow", f"agentkit_before_tool_call returned {odd[0]!r} for a call the embedder allowed; "
-                "the host ignored it (the call ran as if it returned None)",
+                "the host reports that and blocks the call (fails closed)",
                 "return None (no objection) or Block(reason): a hook can only narrow, there is no allow", BEFORE))
         elif before.mutated:
-            checks.append(failed("hooks.no-allow", "agentkit_before_tool_call changed the arguments it was given",
+            checks.append(failed("hooks.no-allow", "agentkit_before_tool_call tried to change the arguments it was "
+                                 "given; they are read-only, so the host blocked the call",
                                  "treat arguments as read-only: a hook can refuse a call, never rewrite it", BEFORE))
         elif any(isinstance(outcome, Block) for outcome in before.outcomes):
             checks.append(passed("hooks.no-allow", "the plugin blocked the probe call (narrowing is allowed)", BEFORE))
@@ -153,7 +156,7 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
             checks.append(passed("hooks.no-allow", "no objection changed nothing", BEFORE))
     for problem in result.problems:
         if f"plugin {plugin!r}" in problem:
-            checks.append(failed("hooks.ordinary-run", f"raised during an ordinary run: {problem}",
+            checks.append(failed("hooks.ordinary-run", f"went wrong during an ordinary run: {problem}",
                                  "a hook must not raise on ordinary input; catch and report what you expect to fail"))
 
     # 3. A before_tool_call that raises fails closed, and the run goes on.

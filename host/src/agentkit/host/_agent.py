@@ -255,7 +255,7 @@ class Agent:
             self._busy.release()
 
     async def _run(self, new: list[Message], put: Any) -> None:
-        hooks = HookRunner(self.host.hookimpls)
+        hooks = HookRunner(self.host.hook_callers)
         session = SessionInfo(self.session_id, self.model.key, self.root)
         added: list[Message] = []
         usage = Usage()

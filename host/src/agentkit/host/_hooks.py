@@ -1,57 +1,86 @@
 """Calls plugin lifecycle hooks so that no plugin can take a run down.
 
-Each implementation is called on its own, in pluggy's order, with only the
-arguments it asked for (specs only ever gain arguments). An exception is
-reported, attributed to its plugin, and never propagates; in
-``agentkit_before_tool_call`` it blocks the call instead (fail closed).
+Each plugin's implementations are called through pluggy's own machinery
+(:meth:`PluginHost.hook_callers`), one plugin at a time, in pluggy's call
+order (``tryfirst``/``trylast`` honoured): an implementation receives
+exactly the arguments it declares, as pluggy passes them, and one plugin
+that raises never skips another's objection or observation. Whatever a hook
+raises (``SystemExit`` included) is reported, attributed to its plugin, and
+never propagates; in ``agentkit_before_tool_call`` it blocks the call (fail
+closed), and so does an answer that is neither ``None`` nor a
+:class:`~agentkit.plugin_api.Block`.
+
+What a hook receives cannot change what was authorized nor what enters the
+history: each plugin gets its own copies, the arguments deep and read-only
+(see ``_readonly``), everything else deep copies.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
-import pluggy
-
 from agentkit.plugin_api import Block, SessionInfo, ToolResultMessage, ToolUseBlock
+
+from ._readonly import read_only
 
 log = logging.getLogger("agentkit.host")
 
+BEFORE = "agentkit_before_tool_call"
+AFTER = "agentkit_after_tool_call"
+
+#: ``hook name -> [(plugin name, a caller of that plugin's implementations)]`` in call order.
+HookCallers = Callable[[str], list[tuple[str, Callable[..., Any]]]]
+
 
 class HookRunner:
-    """The plugin hooks of one run, and the problems they caused."""
+    """The plugin hooks of one run, and the problems they caused.
 
-    def __init__(self, impls: Callable[[str], list[pluggy.HookImpl]]) -> None:
-        self._impls = impls
+    :param callers: :meth:`PluginHost.hook_callers`, or any function of that shape.
+    """
+
+    def __init__(self, callers: HookCallers) -> None:
+        self._callers = callers
         self.problems: list[str] = []
 
     def report(self, problem: str) -> None:
+        """Record a problem of the run (it ends up in ``RunResult.problems``)."""
         log.warning("%s", problem)
         self.problems.append(problem)
 
-    def _call(self, impl: pluggy.HookImpl, **kwargs: Any) -> Any:
-        return impl.function(**{name: kwargs[name] for name in impl.argnames if name in kwargs})
-
     def before_tool_call(self, call: ToolUseBlock, arguments: dict[str, Any], session: SessionInfo) -> Block | None:
-        """The first plugin block, or ``None``; a raising hook blocks (fail closed)."""
-        for impl in self._impls("agentkit_before_tool_call"):
+        """The first plugin block, or ``None``; a raising hook or an unknown answer blocks (fail closed)."""
+        for plugin, caller in self._callers(BEFORE):
             try:
-                outcome = self._call(impl, call=call, arguments=dict(arguments), session=session)
-            except Exception as exc:
-                self.report(f"plugin {impl.plugin_name!r} agentkit_before_tool_call raised {type(exc).__name__}: {exc}")
-                return Block(f"Blocked: the check of plugin {impl.plugin_name!r} failed ({type(exc).__name__}).")
-            if isinstance(outcome, Block):
-                return outcome
+                answer = caller(call=copy.deepcopy(call), arguments=read_only(arguments), session=session)
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                self.report(f"plugin {plugin!r} {BEFORE} raised {type(exc).__name__}: {exc}")
+                return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
+            if answer is None:
+                continue
+            if isinstance(answer, Block):
+                return answer
+            self.report(f"plugin {plugin!r} {BEFORE} returned {reprlib.repr(answer)}; only None (no objection) "
+                        "or a Block is understood, so the call was blocked")
+            return Block(f"Blocked: the check of plugin {plugin!r} answered neither None nor a Block.")
         return None
 
     def notify(self, hook: str, **kwargs: Any) -> None:
-        """Call an observing hook on every plugin; exceptions are reported only."""
-        for impl in self._impls(hook):
+        """Call an observing hook on every plugin; what they raise or return is reported only."""
+        for plugin, caller in self._callers(hook):
             try:
-                self._call(impl, **kwargs)
-            except Exception as exc:
-                self.report(f"plugin {impl.plugin_name!r} {hook} raised {type(exc).__name__}: {exc}")
+                answers = caller(**{name: copy.deepcopy(value) for name, value in kwargs.items()})
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                self.report(f"plugin {plugin!r} {hook} raised {type(exc).__name__}: {exc}")
+                continue
+            ignored = [answer for answer in answers or () if answer is not None]
+            if ignored:
+                self.report(f"plugin {plugin!r} {hook} returned {reprlib.repr(ignored[0])}; an observing hook "
+                            "changes nothing, so the value was ignored")
 
     def after_tool_call(self, call: ToolUseBlock, result: ToolResultMessage, session: SessionInfo) -> None:
-        self.notify("agentkit_after_tool_call", call=call, result=result, session=session)
+        """Show every plugin the result; none can change the one that enters the history."""
+        self.notify(AFTER, call=call, result=result, session=session)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -179,21 +179,22 @@ class PluginHost:
 
     def _register(self, plugin: object, record: PluginRecord) -> PluginRecord:
         try:
+            hash(plugin)
+        except TypeError:  # pluggy keeps plugins in sets
+            return self._finish(record, "failed", f"the plugin object (a {type(plugin).__name__}) is not hashable: "
+                                "register a module, a class or an instance that keeps object's __hash__ "
+                                "(a dataclass needs eq=False)")
+        try:
             self.pm.register(plugin, name=record.name)
         except pluggy.PluginValidationError as exc:
             return self._finish(record, "failed", f"invalid hook implementation: {exc}")
         except ValueError as exc:
             return self._finish(record, "failed", str(exc))
-        record.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
-        unknown = [hook for hook in _marked_hooks(plugin) if not hasattr(self.pm.hook, hook) or
-                   getattr(self.pm.hook, hook).spec is None]
-        if unknown:
+        problem, record.hooks, optional = _check_markers(self.pm, plugin)
+        record.warnings += optional
+        if problem:
             self.pm.unregister(plugin)
-            known = sorted(name for module in CATEGORIES.values() for name in vars(module) if name.startswith("agentkit_"))
-            return self._finish(
-                record, "failed",
-                f"implements unknown hook(s) {', '.join(unknown)}; known hooks are: {', '.join(known)}",
-            )
+            return self._finish(record, "failed", problem)
         try:
             self._collect(plugin, record)
         except Exception as exc:
@@ -205,22 +206,38 @@ class PluginHost:
 
     def _collect(self, plugin: object, record: PluginRecord) -> None:
         for hook_name, method in _CONTRIBUTION_HOOKS.items():
-            for impl in getattr(self.pm.hook, hook_name).get_hookimpls():
-                if impl.plugin is not plugin:
-                    continue
-                add = getattr(self.registry, method)
-                kind = method.removeprefix("add_")
+            caller = self._caller_of(hook_name, plugin)
+            if not caller.get_hookimpls():
+                continue
+            add = getattr(self.registry, method)
+            kind = method.removeprefix("add_")
 
-                def register(obj: Any, add: Any = add, kind: str = kind) -> None:
-                    add(record.name, obj)
-                    record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
+            def register(obj: Any, add: Any = add, kind: str = kind) -> None:
+                add(record.name, obj)
+                record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
 
-                try:
-                    impl.function(**{arg: register for arg in impl.argnames})
-                except RegistrationError as exc:
-                    raise RegistrationError(f"{hook_name}: {exc}") from exc
-                except Exception as exc:
-                    raise RegistrationError(f"{hook_name} raised {_describe(exc)}") from exc
+            try:
+                caller(register=register)
+            except RegistrationError as exc:
+                raise RegistrationError(f"{hook_name}: {exc}") from exc
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                raise RegistrationError(f"{hook_name} raised {_describe(exc)}") from exc
+
+    def _caller_of(self, hook_name: str, plugin: object) -> pluggy.HookCaller:
+        """A pluggy caller of ``plugin``'s own implementations of ``hook_name``."""
+        return self.pm.subset_hook_caller(hook_name, [other for other in self.pm.get_plugins() if other is not plugin])
+
+    def hook_callers(self, hook_name: str) -> list[tuple[str, pluggy.HookCaller]]:
+        """``(plugin name, caller)`` per plugin implementing ``hook_name``, in pluggy's call order.
+
+        Each caller runs only that plugin's implementations, through pluggy's
+        own machinery, so the host can call plugins one at a time (see
+        ``HookRunner``) with pluggy's rules for arguments and order.
+        """
+        plugins: dict[str, object] = {}
+        for impl in reversed(getattr(self.pm.hook, hook_name).get_hookimpls()):
+            plugins.setdefault(impl.plugin_name, impl.plugin)
+        return [(name, self._caller_of(hook_name, plugin)) for name, plugin in plugins.items()]
 
     def _finish(self, record: PluginRecord, status: Status, reason: str | None) -> PluginRecord:
         record.status = status
@@ -275,20 +292,44 @@ class PluginHost:
         log.warning("model %s is not in the catalog; using the limits and prices of %s", spec, base.key)
         return replace(base, id=model_id, default=False)
 
-    def hookimpls(self, hook_name: str) -> list[pluggy.HookImpl]:
-        """The implementations of ``hook_name`` in call order (pluggy's order)."""
-        return list(reversed(getattr(self.pm.hook, hook_name).get_hookimpls()))
+
+#: Why each pluggy marker option agentkit does not honour is refused (the others are:
+#: tryfirst/trylast order the plugins, specname names the hook, optionalhook is below).
+_REFUSED_OPTIONS = {
+    "wrapper": "agentkit calls each plugin's implementations on their own, so that no plugin can skip, "
+               "see or undo another's answer, and a wrapper around the others cannot be honoured",
+    "hookwrapper": "agentkit calls each plugin's implementations on their own, so that no plugin can skip, "
+                   "see or undo another's answer, and a wrapper around the others cannot be honoured",
+}
 
 
-def _marked_hooks(plugin: object) -> Iterable[str]:
-    marker = f"{PROJECT_NAME}_impl"
-    for attr in dir(plugin):
-        try:
-            value = getattr(plugin, attr)
-        except Exception:
+def _check_markers(pm: pluggy.PluginManager, plugin: object) -> tuple[str | None, list[str], list[str]]:
+    """``(why the plugin is refused or None, the hooks it implements, warnings)``.
+
+    An implementation of a hook nobody declared fails the plugin, unless it
+    is marked ``optionalhook=True`` (written for a later agentkit): then it
+    is only never called.
+    """
+    hooks, unknown, warnings, refused = [], [], [], []
+    for caller in pm.get_hookcallers(plugin) or []:
+        impls = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
+        if caller.spec is None:
+            if all(impl.optionalhook for impl in impls):
+                warnings.append(f"implements {caller.name}, which this agentkit does not declare; it is marked "
+                                "optionalhook=True, so it is never called")
+            else:
+                unknown.append(caller.name)
             continue
-        if getattr(value, marker, None) is not None:
-            yield attr
+        hooks.append(caller.name)
+        for impl in impls:
+            refused += [f"{caller.name} is declared with {option}=True, which is not supported: {why}; implement it "
+                        "as a plain function (return a Block to object)"
+                        for option, why in _REFUSED_OPTIONS.items() if impl.opts.get(option)]
+    if unknown:
+        known = sorted(name for module in CATEGORIES.values() for name in vars(module) if name.startswith("agentkit_"))
+        return (f"implements unknown hook(s) {', '.join(sorted(unknown))}; known hooks are: {', '.join(known)}",
+                sorted(hooks), warnings)
+    return ("; ".join(refused) or None), sorted(hooks), warnings
 
 
 def _plugin_api_requirement(dist: importlib_metadata.Distribution) -> Requirement | None:

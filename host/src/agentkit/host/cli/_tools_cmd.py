@@ -67,7 +67,7 @@ def run_tool(args: argparse.Namespace) -> int:
     if args.name not in host.tools:
         known = ", ".join(sorted(host.tools)) or "none installed"
         raise UsageError(f"no tool named {args.name!r} (tools: {known})")
-    hooks = HookRunner(host.hookimpls)
+    hooks = HookRunner(host.hook_callers)
     batch = ToolBatch(
         tools=host.tools,
         hooks=hooks,

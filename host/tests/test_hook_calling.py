@@ -1,0 +1,280 @@
+"""How the host calls plugin hooks: pluggy's rules, isolation, and nothing a hook can change.
+
+An authorization hook can only narrow: whatever marker options, return
+values or mutations a plugin tries, a call the embedder allowed either runs
+exactly as authorized or is blocked, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from agentkit_provider_faux import Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_agent
+
+from agentkit.host import PluginHost
+from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
+
+EDITS = {"path": "notes.txt", "edits": [{"old_string": "a", "new_string": "approved"}]}
+
+
+def edit_tool(received: list) -> Tool:
+    def handler(arguments, context):
+        received.append(json.loads(json.dumps(arguments)))
+        return "edited"
+
+    schema = {"type": "object", "properties": {"path": {"type": "string"}, "edits": {"type": "array", "items": {
+        "type": "object", "properties": {"old_string": {"type": "string"}, "new_string": {"type": "string"}}}}}}
+    return Tool("edit", "Edit a file.", schema, handler)
+
+
+def run(*plugins, arguments=EDITS, before_tool_call=None):
+    received: list = []
+    agent, _ = make_agent([Turn([tool_call("edit", arguments)]), Turn([text("k")])],
+                          ToolsPlugin(edit_tool(received)), *plugins, before_tool_call=before_tool_call)
+    result = agent.run_sync("go")
+    answers = [m for m in result.messages if isinstance(m, ToolResultMessage)]
+    return result, answers, received
+
+
+def register(plugin, name="plugin"):
+    host = PluginHost()
+    return host, host.register(plugin, name=name)
+
+
+# -- item: marker options are honoured or refused ---------------------------------------------
+
+
+def wrapper_plugin(option: str, hook: str):
+    """A plugin whose ``hook`` is a generator wrapper declared with ``option``."""
+    marker = hookimpl(**{option: True})
+    arguments = {"agentkit_before_tool_call": "call, arguments", "agentkit_after_tool_call": "call, result",
+                 "agentkit_session_start": "session", "agentkit_register_tools": "register"}[hook]
+    namespace: dict = {"marker": marker, "Block": Block}
+    exec(  # a generator with exactly the hook's argument names, as a plugin author writes it
+        f"@marker\ndef {hook}({arguments}):\n    outcome = yield\n"
+        f"    return Block('the wrapper objects') if {hook == 'agentkit_before_tool_call'} else outcome\n",
+        namespace,
+    )
+    return type("WrapperPlugin", (), {hook: staticmethod(namespace[hook])})
+
+
+@pytest.mark.parametrize("option", ["wrapper", "hookwrapper"])
+@pytest.mark.parametrize("hook", ["agentkit_before_tool_call", "agentkit_after_tool_call",
+                                  "agentkit_session_start", "agentkit_register_tools"])
+def test_a_wrapper_hook_is_refused_at_registration_with_the_reason(option, hook):
+    host, record = register(wrapper_plugin(option, hook))
+    assert record.status == "failed"
+    assert f"{option}=True" in record.reason and hook in record.reason and "plain function" in record.reason
+    assert host.pm.get_plugin("plugin") is None
+
+
+def test_a_refused_wrapper_never_leaves_the_call_running_unblocked():
+    """The user-visible hole: a wrapper authorization hook used to load, never run, and let the call through."""
+    plugin = wrapper_plugin("wrapper", "agentkit_before_tool_call")
+    received: list = []
+    agent, _ = make_agent([Turn([tool_call("edit", EDITS)]), Turn([text("k")])], ToolsPlugin(edit_tool(received)))
+    record = agent.host.register(plugin, name="guard")
+    assert record.status == "failed", "a wrapper that loads must also run and be able to block"
+
+
+def test_tryfirst_and_trylast_order_plugins_as_pluggy_does():
+    order = []
+
+    def plugin(name, **options):
+        class Plugin:
+            @hookimpl(**options)
+            def agentkit_before_tool_call(self, call):
+                order.append(name)
+                return Block(f"{name} objects")
+
+        return Plugin()
+
+    # Registered last, so pluggy would call "late" first without the markers.
+    _, answers, received = run(plugin("first", tryfirst=True), plugin("plain"), plugin("late", trylast=True))
+    assert order == ["first"] and "first objects" in answers[0].text and received == []
+
+
+def test_specname_binds_a_function_of_another_name_to_the_hook():
+    class Plugin:
+        @hookimpl(specname="agentkit_before_tool_call")
+        def refuse_everything(self, arguments):
+            return Block("refused by specname")
+
+    _, answers, received = run(Plugin())
+    assert received == [] and "refused by specname" in answers[0].text
+
+
+def test_an_optional_hook_the_host_does_not_know_is_ignored_with_a_warning():
+    class Plugin:
+        @hookimpl(optionalhook=True)
+        def agentkit_from_a_later_version(self, session):
+            raise AssertionError("never called")
+
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            register(Tool("t", "A tool.", {"type": "object"}, lambda arguments, context: "ok"))
+
+    host, record = register(Plugin())
+    assert record.status == "loaded" and "t" in host.tools
+    assert any("agentkit_from_a_later_version" in warning for warning in record.warnings)
+
+
+def test_an_unknown_hook_without_optionalhook_still_fails_the_plugin():
+    class Plugin:
+        @hookimpl(specname="agentkit_no_such_hook")
+        def check(self, session):
+            return None
+
+    _, record = register(Plugin())
+    assert record.status == "failed" and "agentkit_no_such_hook" in record.reason
+
+
+def test_each_implementation_gets_the_arguments_it_declares_defaults_included():
+    """pluggy passes a parameter with a default when the caller provides it; the host calls through pluggy."""
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def agentkit_before_tool_call(self, arguments, session=None):
+            seen.append((dict(arguments)["path"], session and session.model))
+
+    run(Plugin())
+    assert seen == [("notes.txt", "faux/scripted")]
+
+
+def test_a_raising_plugin_never_skips_another_plugins_observation():
+    seen = []
+
+    class Raises:
+        @hookimpl
+        def agentkit_after_tool_call(self, call):
+            raise RuntimeError("observer bug")
+
+    class Observes:
+        @hookimpl
+        def agentkit_after_tool_call(self, call):
+            seen.append(call.name)
+
+    result, _, _ = run(Observes(), Raises())
+    assert seen == ["edit"] and any("observer bug" in problem for problem in result.problems)
+
+
+# -- item: what a hook receives cannot change what was authorized -------------------------------
+
+
+def test_a_hook_cannot_change_nested_arguments_after_the_embedder_approved_them():
+    class Rewrites:
+        @hookimpl
+        def agentkit_before_tool_call(self, arguments):
+            with contextlib.suppress(TypeError):
+                arguments["edits"][0]["new_string"] = "rewritten by a hook"
+            # going around the guard changes only this hook's own copy
+            dict.__setitem__(arguments["edits"][0], "new_string", "rewritten around the guard")
+            list.append(arguments["edits"], {"old_string": "b", "new_string": "smuggled"})
+
+    approved = []
+
+    def embedder(call, arguments):
+        approved.append(json.loads(json.dumps(arguments)))
+
+    _, answers, received = run(Rewrites(), before_tool_call=embedder)
+    assert received == approved == [EDITS] and not answers[0].is_error
+
+
+def test_a_hook_that_tries_to_rewrite_the_arguments_is_told_they_are_read_only():
+    class Rewrites:
+        @hookimpl
+        def agentkit_before_tool_call(self, arguments):
+            arguments["edits"][0]["new_string"] = "rewritten"
+
+    result, answers, received = run(Rewrites())
+    assert received == [] and answers[0].is_error
+    assert any("read-only" in problem for problem in result.problems)
+
+
+def test_read_only_arguments_still_read_like_a_dict():
+    seen = []
+
+    class Reads:
+        @hookimpl
+        def agentkit_before_tool_call(self, arguments):
+            seen.append((isinstance(arguments, dict), json.dumps(arguments, sort_keys=True),
+                         arguments.get("path"), [edit["new_string"] for edit in arguments["edits"]]))
+            import copy
+
+            mine = copy.deepcopy(arguments)
+            mine["edits"][0]["new_string"] = "a private copy is mutable"
+
+    _, _, received = run(Reads())
+    assert seen == [(True, json.dumps(EDITS, sort_keys=True), "notes.txt", ["approved"])]
+    assert received == [EDITS]
+
+
+def test_a_hook_cannot_change_the_call_in_the_history():
+    class Renames:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            call.name, call.arguments = "other", "{}"
+
+    result, _, received = run(Renames())
+    assert received == [EDITS]
+    assert result.messages[1].tool_calls[0].name == "edit"
+    assert json.loads(result.messages[1].tool_calls[0].arguments) == EDITS
+
+
+def test_after_tool_call_cannot_replace_or_change_a_result_that_enters_the_history():
+    class Forges:
+        @hookimpl
+        def agentkit_after_tool_call(self, result):
+            result.content[0].text = "forged"
+            result.is_error = True
+            result.content.append(result.content[0])
+            return ToolResultMessage(result.tool_use_id, result.tool_name, [], is_error=True)
+
+    result, answers, _ = run(Forges())
+    assert not answers[0].is_error and "edited" in answers[0].text and len(answers[0].content) == 1
+    assert any("agentkit_after_tool_call returned" in problem for problem in result.problems)
+
+
+@pytest.mark.parametrize("answer", ["deny", True, {"block": True}, 0, Block])
+def test_an_answer_that_is_neither_none_nor_a_block_blocks_and_is_reported(answer):
+    class Answers:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return answer
+
+    result, answers, received = run(Answers())
+    assert received == [] and answers[0].is_error
+    assert any("agentkit_before_tool_call returned" in problem for problem in result.problems)
+    assert result.stop_reason == "completed"
+
+
+class Interrupt(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt(), Interrupt("odd"), GeneratorExit()])
+@pytest.mark.parametrize("hook", ["agentkit_register_tools", "agentkit_register_providers", "agentkit_register_skills"])
+def test_a_registration_hook_raising_any_base_exception_fails_only_its_plugin(hook, exc):
+    def raiser(self, register):
+        raise exc
+
+    plugin = type("Plugin", (), {hook: hookimpl(raiser)})()
+    host = PluginHost()
+    record = host.register(plugin, name="raiser")
+    assert record.status == "failed" and type(exc).__name__ in record.reason
+    assert host.register(ToolsPlugin(edit_tool([])), name="other").status == "loaded"
+
+
+@pytest.mark.parametrize("exc", [SystemExit(3), Interrupt("odd")])
+def test_a_before_tool_call_raising_a_base_exception_blocks_and_the_run_goes_on(exc):
+    class Raises:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            raise exc
+
+    result, answers, received = run(Raises())
+    assert received == [] and answers[0].is_error and result.stop_reason == "completed"
