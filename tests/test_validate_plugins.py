@@ -83,10 +83,10 @@ BROKEN = {
     "invalid_schema": (
         {"files": {"invalid_schema.py": _tool("typo", '{"type": "object", "properties": {"n": {"type": "integr"}}}')}},
         "loads", ["not valid JSON Schema"]),
-    # Sorts after "files" (agentkit-tools-files), so the host keeps read_file for that plugin and refuses this one.
-    "zz_duplicate": (
-        {"files": {"zz_duplicate.py": _tool("read_file", '{"type": "object", "properties": {}}')}},
-        "collisions", ["read_file", "already registered by plugin 'files'"]),
+    # Sorts before "files": the order of names once handed it read_file and blamed the built-in plugin.
+    "aa_duplicate": (
+        {"files": {"aa_duplicate.py": _tool("read_file", '{"type": "object", "properties": {}}')}},
+        "collisions", ["read_file", "also registered by plugin 'files'"]),
     "overturns_block": (
         {"files": {"overturns_block.py": "from agentkit.plugin_api import hookimpl\n\n@hookimpl\n"
                    "def agentkit_before_tool_call(call, arguments):\n    return True  # 'allow'\n"}},
@@ -139,9 +139,13 @@ def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(installe
         messages = [f"{c['message']} {c['fix']}" for c in plugin["checks"] if c["outcome"] == "fail" and c["check"] == check]
         assert messages, (name, check, [c for c in plugin["checks"] if c["outcome"] == "fail"])
         assert any(all(word in message for word in words) for message in messages), (name, messages)
-    for name in [*GOOD, "wordcount", "files"]:
+    for name in [*GOOD, "wordcount"]:
         assert plugins[name]["result"] == "PASS", plugins[name]
-    assert (report["passed"], report["failed"]) == (len(GOOD) + 2, len(BROKEN))
+    # The built-in plugin fails too: read_file is served by neither side of the collision.
+    clash = [c["message"] for c in plugins["files"]["checks"] if c["outcome"] == "fail"]
+    assert plugins["files"]["result"] == "FAIL" and len(clash) == 1, plugins["files"]
+    assert "read_file" in clash[0] and "also registered by plugin 'aa_duplicate'" in clash[0]
+    assert (report["passed"], report["failed"]) == (len(GOOD) + 1, len(BROKEN) + 1)
 
 
 def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_its_fix(installed):

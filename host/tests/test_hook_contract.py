@@ -41,7 +41,8 @@ def test_hook_agentkit_register_skills():
     host = make_host(Plugin())
     assert host.skills["review"].instructions.startswith("Read the diff")
     duplicate = host.register(Plugin(), name="again")
-    assert duplicate.status == "failed" and "skill 'review' is already registered" in duplicate.reason
+    assert "skill 'review' is also registered by plugin 'plugin0'" in duplicate.collisions[0]
+    assert "review" not in host.skills
 
 
 class Hooks:

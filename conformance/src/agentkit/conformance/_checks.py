@@ -65,7 +65,7 @@ _FIXES = (
     ("raised on import", "make the module import cleanly: try python -c 'import {module}'"),
     ("invalid hook implementation", "use the hook's exact argument names (any subset of them); see docs/plugins.md"),
     ("unknown hook", "rename the function to one of the known hooks, or drop its @hookimpl"),
-    ("already registered", "rename what collides, or uninstall one of the two plugins"),
+    ("registered twice by this plugin", "register each name once"),
     ("more than one entry point", "give each entry point its own name"),
 )
 

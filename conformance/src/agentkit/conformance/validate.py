@@ -4,8 +4,8 @@ Every plugin is checked by a separate ``python -m agentkit.conformance.run``
 process, several at a time, so a plugin that calls ``os._exit``, crashes the
 interpreter, hangs, or corrupts global state cannot hide another plugin's
 result. Collisions need the whole set, so one more process loads every plugin
-the way an agent would and reports who refused whose names; the plugin the
-host refuses fails, the one it kept gets a warning.
+the way an agent would and reports the names two plugins register: the host
+serves such a name for neither, so every plugin that registers it fails.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from ._report import PluginReport, failed, warned
 from ._source import read_project
 
 DEFAULT_TIMEOUT = 120.0
-_COLLISION = "already registered by plugin "
 
 
 @dataclass
@@ -123,7 +122,7 @@ def check_in_subprocess(target: Target, *, timeout: float = DEFAULT_TIMEOUT, lin
 
 
 def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tuple[dict[str, list[str]], str | None]:
-    """Plugin -> the collision reasons the host gave it when loading everything; and a problem, if any.
+    """Plugin -> the collisions the host found for it when loading everything; and a problem, if any.
 
     A plugin that ends the interpreter (or hangs) while the whole set loads
     would take the set down with it: the process says which plugin it was
@@ -145,11 +144,7 @@ def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tup
         without.append(culprit)
     else:
         return {}, "too many plugins end the interpreter on import; collisions were not checked"
-    found: dict[str, list[str]] = {}
-    for name, record in data["records"].items():
-        reason = record.get("reason") or ""
-        if record.get("status") == "failed" and _COLLISION in reason:
-            found.setdefault(name, []).append(reason)
+    found = {name: record["collisions"] for name, record in data["records"].items() if record.get("collisions")}
     return found, None
 
 
@@ -165,15 +160,12 @@ def validate(targets: Sequence[Target], *, timeout: float = DEFAULT_TIMEOUT, lin
         reports = list(pool.map(lambda target: check_in_subprocess(target, timeout=timeout, lint=lint), targets))
         found, problem = clashes.result()
     by_name = {report.name: report for report in reports}
-    for loser, reasons in found.items():
-        for reason in reasons:
-            if loser in by_name:
-                by_name[loser].add(failed("collisions", reason,
-                                          "rename what collides: names are never renamed for you"))
-            winner = reason.split(_COLLISION, 1)[1].split("'")[1]
-            if winner in by_name:
-                by_name[winner].add(warned("collisions", f"plugin {loser!r} collides with it, and the host refuses "
-                                           f"{loser!r}: {reason}", "uninstall or disable one of the two"))
+    for name, clashes in found.items():
+        for collision in clashes:
+            if name in by_name:
+                by_name[name].add(failed("collisions", collision,
+                                         "rename what collides, or keep one of the plugins: disable the other "
+                                         "(AGENTKIT_DISABLE_PLUGINS) or uninstall it; names are never renamed"))
     if problem:
         for report in reports:
             report.add(warned("collisions", problem, "run 'agentkit plugins' to see which plugin fails to load"))

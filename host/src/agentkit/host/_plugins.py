@@ -58,6 +58,10 @@ class PluginRecord:
     hooks: list[str] = field(default_factory=list)
     contributions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Names this plugin registered that another plugin registered too: served by neither.
+    collisions: list[str] = field(default_factory=list)
+    #: What a failed plugin registered (or tried to) before it failed; none of it is served.
+    withdrawn: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +75,8 @@ class PluginRecord:
             "hooks": self.hooks,
             "contributions": self.contributions,
             "warnings": self.warnings,
+            "collisions": self.collisions,
+            "withdrawn": self.withdrawn,
         }
 
 
@@ -200,7 +206,7 @@ class PluginHost:
         except Exception as exc:
             self.pm.unregister(plugin)
             self.registry.withdraw(record.name)
-            record.contributions = []
+            record.withdrawn, record.contributions = record.contributions, []
             return self._finish(record, "failed", str(exc))
         return self._finish(record, "loaded", None)
 
@@ -213,8 +219,9 @@ class PluginHost:
             kind = method.removeprefix("add_")
 
             def register(obj: Any, add: Any = add, kind: str = kind) -> None:
-                add(record.name, obj)
+                # noted first, so that a refused contribution still names the plugin that failed on it
                 record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
+                add(record.name, obj)
 
             try:
                 caller(register=register)
@@ -245,6 +252,10 @@ class PluginHost:
         self.records[record.name] = record
         if status == "failed":
             log.warning("plugin %s failed: %s", record.name, reason)
+        for other in self.records.values():  # a newcomer's names may collide with, or free, another's
+            before, other.collisions = other.collisions, self.registry.collisions_of(other.name)
+            for collision in set(other.collisions) - set(before):
+                log.warning("plugin %s: %s", other.name, collision)
         return record
 
     # -- what was contributed ---------------------------------------------------------
@@ -278,6 +289,10 @@ class PluginHost:
         """
         if spec in self.models:
             return self.models[spec]
+        claimants = self.registry.contested("model").get(spec)
+        if claimants:
+            raise ModelNotFound(f"model {spec!r} is served by no plugin: plugins {', '.join(map(repr, claimants))} "
+                                "each list it; disable or uninstall all but one (see 'agentkit plugins')")
         vendor, sep, model_id = spec.partition("/")
         if not sep or not vendor or not model_id:
             raise ModelNotFound(f"model {spec!r} is not of the form vendor/model, e.g. anthropic/claude-sonnet-4-6")

@@ -1,8 +1,11 @@
-"""What plugins contributed: tools, providers, skills, attributed and checked.
+"""What plugins contributed: tools, providers, skills and models, attributed and checked.
 
-The registry owns collisions: a second tool, provider (wire API) or skill of
-the same name is refused and reported against the plugin that tried, never
-renamed.
+The registry owns collisions. A name (a tool, a provider's wire API, a
+skill, a model key) claimed by two plugins is served by neither, and both
+are told, whichever registered first: the outcome never depends on the order
+plugins load in, so a newcomer can never take a name from an installed
+plugin, nor the other way round. Each plugin's other contributions are
+served as usual. Names are never renamed.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import jsonschema
 from agentkit.plugin_api import ModelInfo, Provider, Skill, Tool
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+KINDS = ("tool", "provider", "skill", "model")
 
 
 class RegistrationError(Exception):
@@ -24,13 +28,18 @@ class RegistrationError(Exception):
 
 @dataclass
 class Registry:
-    """Tools, providers and skills by name, each with the plugin that registered it."""
+    """The served tools, providers, skills and models by name, each with the plugin that registered it.
+
+    ``claims`` holds every contribution, served or not; the four dicts hold
+    what is served and are updated in place.
+    """
 
     tools: dict[str, Tool] = field(default_factory=dict)
     providers: dict[str, Provider] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)
     models: dict[str, ModelInfo] = field(default_factory=dict)
-    owners: dict[str, str] = field(default_factory=dict)  # "tool:name" -> plugin
+    owners: dict[str, str] = field(default_factory=dict)  # "tool:name" -> plugin, for what is served
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)  # "tool:name" -> {plugin: object}
 
     def add_tool(self, plugin: str, tool: Any) -> None:
         if not isinstance(tool, Tool):
@@ -38,8 +47,7 @@ class Registry:
                 f"register() got {type(tool).__name__}, expected agentkit.plugin_api.Tool"
             )
         check_tool(tool)
-        self._claim("tool", tool.name, plugin)
-        self.tools[tool.name] = tool
+        self._claim("tool", tool.name, plugin, tool)
 
     def add_provider(self, plugin: str, provider: Any) -> None:
         api = getattr(provider, "api", None)
@@ -52,51 +60,81 @@ class Registry:
                 f"'api' name and the methods catalog, encode and decoder (missing: {', '.join(missing) or 'api'})"
             )
         rows = list(provider.catalog())
+        keys = set()
         for row in rows:
             if not isinstance(row, ModelInfo):
                 raise RegistrationError(f"provider {api!r}: catalog rows must be ModelInfo, got {type(row).__name__}")
             if row.api != api:
                 raise RegistrationError(f"provider {api!r}: catalog row {row.key!r} names wire {row.api!r}")
-            owner = self.owners.get(f"model:{row.key}")
-            if owner is not None:
-                raise RegistrationError(f"model {row.key!r} is already served by plugin {owner!r}")
-        self._claim("provider", api, plugin)
-        self.providers[api] = provider
+            if row.key in keys or plugin in self.claims.get(f"model:{row.key}", {}):
+                raise RegistrationError(f"provider {api!r}: model {row.key!r} is listed twice by this plugin")
+            keys.add(row.key)
+        self._claim("provider", api, plugin, provider)
         for row in rows:
-            self.owners[f"model:{row.key}"] = plugin
-            self.models[row.key] = row
+            self._claim("model", row.key, plugin, row)
 
     def add_skill(self, plugin: str, skill: Any) -> None:
         if not isinstance(skill, Skill):
             raise RegistrationError(f"register() got {type(skill).__name__}, expected agentkit.plugin_api.Skill")
         if not skill.name or not skill.description:
             raise RegistrationError("a skill needs a name and a description")
-        self._claim("skill", skill.name, plugin)
-        self.skills[skill.name] = skill
+        self._claim("skill", skill.name, plugin, skill)
 
     def owner(self, kind: str, name: str) -> str | None:
+        """The plugin serving ``name`` of ``kind``, or ``None`` (unknown, or contested)."""
         return self.owners.get(f"{kind}:{name}")
 
-    def _claim(self, kind: str, name: str, plugin: str) -> None:
-        key = f"{kind}:{name}"
-        owner = self.owners.get(key)
-        if owner is not None:
-            raise RegistrationError(
-                f"{kind} {name!r} is already registered by plugin {owner!r}; "
-                f"names are never renamed: uninstall or disable one of the two plugins"
+    def contested(self, kind: str) -> dict[str, list[str]]:
+        """``name -> the plugins claiming it`` for every ``kind`` name more than one plugin registered."""
+        return {key.split(":", 1)[1]: sorted(claims) for key, claims in sorted(self.claims.items())
+                if key.startswith(f"{kind}:") and len(claims) > 1}
+
+    def collisions_of(self, plugin: str) -> list[str]:
+        """What ``plugin`` registered that another plugin registered too, each with the way out."""
+        found = []
+        for key, claims in sorted(self.claims.items()):
+            if plugin not in claims or len(claims) < 2:
+                continue
+            kind, name = key.split(":", 1)
+            others = [other for other in sorted(claims) if other != plugin]
+            found.append(
+                f"{kind} {name!r} is also registered by plugin {', '.join(map(repr, others))}, so no plugin serves "
+                f"it: keep the one you want by disabling the other (e.g. AGENTKIT_DISABLE_PLUGINS={others[0]}) "
+                "or uninstalling it; names are never renamed"
             )
-        self.owners[key] = plugin
+        return found
+
+    def _claim(self, kind: str, name: str, plugin: str, contribution: Any) -> None:
+        claims = self.claims.setdefault(f"{kind}:{name}", {})
+        if plugin in claims:
+            raise RegistrationError(f"{kind} {name!r} is registered twice by this plugin: register it once")
+        claims[plugin] = contribution
+        self._serve()
 
     def withdraw(self, plugin: str) -> None:
         """Remove everything ``plugin`` contributed (it failed part-way)."""
-        for key, owner in list(self.owners.items()):
-            if owner != plugin:
-                continue
-            del self.owners[key]
-            kind, name = key.split(":", 1)
-            {"tool": self.tools, "provider": self.providers, "skill": self.skills, "model": self.models}[
-                kind
-            ].pop(name, None)
+        for claims in self.claims.values():
+            claims.pop(plugin, None)
+        self._serve()
+
+    def _serve(self) -> None:
+        """Serve each name exactly one plugin claims (a model only with its plugin's wire)."""
+        served: dict[str, dict[str, Any]] = {kind: {} for kind in KINDS}
+        owners = {}
+        for key, claims in self.claims.items():
+            if len(claims) == 1:
+                kind, name = key.split(":", 1)
+                [(plugin, contribution)] = claims.items()
+                served[kind][name] = contribution
+                owners[key] = plugin
+        for key, row in list(served["model"].items()):
+            if owners.get(f"provider:{row.api}") != owners[f"model:{key}"]:
+                del served["model"][key], owners[f"model:{key}"]
+        for kind, target in zip(KINDS, (self.tools, self.providers, self.skills, self.models), strict=True):
+            target.clear()
+            target.update(sorted(served[kind].items()))
+        self.owners.clear()
+        self.owners.update(owners)
 
 
 def check_tool(tool: Tool) -> None:

@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"    provides: {', '.join(record.contributions)}")
         if record.reason:
             print(f"    reason: {record.reason}")
+        for collision in record.collisions:
+            print(f"    collision: {collision}")
         for warning in record.warnings:
             print(f"    warning: {warning}")
     return 0

@@ -36,23 +36,49 @@ def list_tools(args: argparse.Namespace) -> int:
         {
             "name": tool.name,
             "plugin": host.plugin_of("tool", tool.name),
+            "claimed_by": [host.plugin_of("tool", tool.name)],
             "execution_mode": tool.execution_mode.value,
             "default_enabled": tool.default_enabled,
             "description": tool.description,
             "input_schema": tool.input_schema,
         }
-        for tool in sorted(host.tools.values(), key=lambda tool: tool.name)
+        for tool in host.tools.values()
     ]
+    contested = host.registry.contested("tool")
+    rows += [{"name": name, "plugin": None, "claimed_by": plugins} for name, plugins in contested.items()]
+    rows.sort(key=lambda row: row["name"])
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     if not rows:
         print("No tools: install a tool plugin (see 'agentkit plugins').")
     for row in rows:
+        if row["plugin"] is None:
+            print(f"{row['name']}  (not served: {_collision(row['name'], row['claimed_by'])})")
+            continue
         flags = [row["execution_mode"]] + ([] if row["default_enabled"] else ["opt-in"])
         summary = row["description"].strip().splitlines()[0] if row["description"].strip() else ""
         print(f"{row['name']}  ({row['plugin']}; {', '.join(flags)})  {summary}")
     return 0
+
+
+def _collision(name: str, plugins: list[str]) -> str:
+    return (f"plugins {', '.join(map(repr, plugins))} each register a tool {name!r}, so neither serves it; "
+            "disable one with AGENTKIT_DISABLE_PLUGINS or uninstall it")
+
+
+def _missing(host: PluginHost, name: str) -> str:
+    """Why there is no tool ``name``, naming the plugin to blame when there is one."""
+    contested = host.registry.contested("tool").get(name)
+    if contested:
+        return _collision(name, contested)
+    for record in sorted(host.records.values(), key=lambda record: record.name):
+        if record.status == "failed" and f"tool:{name}" in record.withdrawn:
+            return f"tool {name!r} is provided by plugin {record.name!r}, which failed: {record.reason}"
+    known = ", ".join(sorted(host.tools)) or "none installed"
+    failed = sorted(record.name for record in host.records.values() if record.status == "failed")
+    hint = f"; plugins that failed to load: {', '.join(failed)} (see 'agentkit plugins')" if failed else ""
+    return f"no tool named {name!r} (tools: {known}){hint}"
 
 
 def run_tool(args: argparse.Namespace) -> int:
@@ -65,8 +91,7 @@ def run_tool(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root!r} is not a directory")
     host = PluginHost.discover()
     if args.name not in host.tools:
-        known = ", ".join(sorted(host.tools)) or "none installed"
-        raise UsageError(f"no tool named {args.name!r} (tools: {known})")
+        raise UsageError(_missing(host, args.name))
     hooks = HookRunner(host.hook_callers)
     batch = ToolBatch(
         tools=host.tools,
