@@ -116,3 +116,33 @@ def test_an_unknown_model_of_a_known_vendor_clones_its_default_row(caplog):
     row = host.resolve_model("faux/newer-model")
     assert row.id == "newer-model" and row.max_output == host.resolve_model("faux/scripted").max_output
     assert "not in the catalog" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "words"),
+    [
+        ("'''A plugin.'''\n\ndef broken(:\n    pass\n", 3, "SyntaxError: invalid syntax"),
+        ("import os\nimport no_such_module_anywhere\n", 2, "ModuleNotFoundError"),
+        ("x = 1\nfrom . import nothing\n", 2, "ImportError"),
+    ],
+)
+def test_an_import_failure_names_the_plugins_own_file_and_line(site_dir, source, line, words):
+    install_tool_plugin(site_dir, "broken-plugin", "brokenplugin", source=source)
+    reason = discover().records["brokenplugin"].reason
+    assert f"{site_dir.site / 'brokenplugin.py'}:{line})" in reason and words in reason
+    assert "<frozen" not in reason
+
+
+def test_tool_run_names_the_failed_plugin_that_provides_the_tool(site_dir, monkeypatch, capsys, tmp_path):
+    from agentkit.host.cli import main
+
+    source = ("from agentkit.plugin_api import Tool, hookimpl\n@hookimpl\ndef agentkit_register_tools(register):\n"
+              "    register(Tool('typo', 'A tool.', {'type': 'object', 'properties': {'n': {'type': 'integr'}}}, print))\n")
+    install_tool_plugin(site_dir, "typo-plugin", "typoplugin", source=source)
+    monkeypatch.setenv("AGENTKIT_LOAD_PLUGINS", "typoplugin")
+    assert main(["tool", "run", "typo", "--root", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "tool 'typo' is provided by plugin 'typoplugin', which failed:" in error
+    assert "not valid JSON Schema" in error and "no tool named" not in error
+    assert main(["tool", "run", "nothing", "--root", str(tmp_path)]) == 2
+    assert "no tool named 'nothing'" in capsys.readouterr().err

@@ -373,6 +373,9 @@ def _api_range_problem(dist: importlib_metadata.Distribution | None) -> str | No
 
 
 def _describe(exc: BaseException) -> str:
-    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" ({frame[0].filename}:{frame[0].lineno})" if frame else ""
+    """``Type: message (file:line)``, the line being the plugin's own, never importlib's."""
+    if isinstance(exc, SyntaxError) and exc.filename:  # its traceback holds only the importer's frames
+        return f"{type(exc).__name__}: {exc.msg} ({exc.filename}:{exc.lineno})"
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not frame.filename.startswith("<")]
+    where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
     return f"{type(exc).__name__}: {exc}{where}"
