@@ -146,3 +146,42 @@ def test_tool_run_names_the_failed_plugin_that_provides_the_tool(site_dir, monke
     assert "not valid JSON Schema" in error and "no tool named" not in error
     assert main(["tool", "run", "nothing", "--root", str(tmp_path)]) == 2
     assert "no tool named 'nothing'" in capsys.readouterr().err
+
+
+SKILL = """
+from agentkit.plugin_api import Skill, hookimpl
+
+@hookimpl
+def agentkit_register_skills(register):
+    register(Skill("x_skill", "A skill.", "Do it."))
+"""
+
+
+def test_plugin_names_are_unique_per_category_not_across_categories(site_dir):
+    install_tool_plugin(site_dir, "agentkit-tools-x", "agentkit_tools_x", tool="x_tool")
+    site_dir("agentkit-skills-x", entry_points={"agentkit.skills": {"x": "agentkit_skills_x"}},
+             requires=["agentkit-plugin-api>=0.1,<0.2"], files={"agentkit_skills_x.py": SKILL})
+    # the tools distribution declares its entry point as "x" too
+    info = site_dir.site / "agentkit_tools_x-0.1.0.dist-info" / "entry_points.txt"
+    info.write_text("[agentkit.tools]\nx = agentkit_tools_x\n")
+    host = discover()
+    tools, skills = host.records["x[tools]"], host.records["x[skills]"]
+    assert (tools.status, skills.status) == ("loaded", "loaded"), (tools.reason, skills.reason)
+    assert (tools.distribution, skills.distribution) == ("agentkit-tools-x", "agentkit-skills-x")
+    assert host.plugin_of("tool", "x_tool") == "x[tools]" and host.plugin_of("skill", "x_skill") == "x[skills]"
+    only_skills = discover(AGENTKIT_DISABLE_PLUGINS="agentkit-tools-x")
+    assert only_skills.records["x[tools]"].status == "disabled" and "x_skill" in only_skills.skills
+
+
+def test_one_name_twice_in_one_category_fails_both_whichever_is_found_first(site_dir):
+    install_tool_plugin(site_dir, "first-dist", "first_module", tool="a")
+    install_tool_plugin(site_dir, "second-dist", "second_module", tool="b")
+    for dist in ("first_dist", "second_dist"):
+        module = "first_module" if dist == "first_dist" else "second_module"
+        (site_dir.site / f"{dist}-0.1.0.dist-info" / "entry_points.txt").write_text(f"[agentkit.tools]\nsame = {module}\n")
+    host = discover()
+    record = host.records["same"]
+    assert record.status == "failed" and "first_module" in record.reason and "second_module" in record.reason
+    assert "a" not in host.tools and "b" not in host.tools
+    settled = discover(AGENTKIT_DISABLE_PLUGINS="second-dist")
+    assert settled.records["same"].status == "loaded" and "a" in settled.tools and "b" not in settled.tools

@@ -16,8 +16,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from agentkit.host import PluginHost, PluginRecord
+from agentkit.host._plugins import plugin_entry_points
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
-from agentkit.plugin_api.hookspecs import CATEGORIES, hook_names
+from agentkit.plugin_api.hookspecs import hook_names
 
 from ._report import Check, PluginReport, failed, passed, skipped, warned
 
@@ -27,9 +28,8 @@ PLATFORMS = ("linux", "darwin", "win32")
 
 
 def entry_points_named(name: str) -> list[importlib_metadata.EntryPoint]:
-    """The ``agentkit.*`` entry points called ``name``, without importing anything."""
-    return [ep for group in (f"agentkit.{c}" for c in CATEGORIES)
-            for ep in importlib_metadata.entry_points(group=group) if ep.name == name]
+    """The ``agentkit.*`` entry points of plugin ``name`` (``x``, or ``x[skills]``), without importing anything."""
+    return [ep for _, ep in plugin_entry_points().get(name, [])]
 
 
 def load(name: str, *also: str) -> tuple[PluginHost, PluginRecord | None]:

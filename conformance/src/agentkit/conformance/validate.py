@@ -20,11 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import importlib_metadata
 from packaging.utils import canonicalize_name
 
+from agentkit.host._plugins import plugin_entry_points
 from agentkit.plugin_api.errors import UsageError
-from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from ._report import PluginReport, failed, warned
 from ._source import read_project
@@ -55,12 +54,11 @@ def installed_targets(names: Sequence[str] = (), env: Mapping[str, str] | None =
     """
     env = os.environ if env is None else env
     found: dict[str, Target] = {}
-    for category in CATEGORIES:
-        for ep in importlib_metadata.entry_points(group=f"agentkit.{category}"):
-            target = found.setdefault(ep.name, Target(ep.name))
-            target.categories = sorted({*target.categories, category})
-            if ep.dist is not None and target.distribution is None:
-                target.distribution, target.version = ep.dist.metadata["Name"], ep.dist.version
+    for name, entries in plugin_entry_points().items():
+        target = found[name] = Target(name, sorted({category for category, _ in entries}))
+        dist = next((ep.dist for _, ep in entries if ep.dist is not None), None)
+        if dist is not None:
+            target.distribution, target.version = dist.metadata["Name"], dist.version
     targets = sorted(found.values(), key=lambda target: target.name)
     keys = {t.name: {canonicalize_name(t.name), canonicalize_name(t.distribution or t.name)} for t in targets}
     if names:

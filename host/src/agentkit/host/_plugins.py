@@ -87,6 +87,34 @@ def _names_from_env(env: Mapping[str, str], key: str) -> set[str] | None:
     return {canonicalize_name(part) for part in value.split(",") if part.strip()}
 
 
+def plugin_entry_points() -> dict[str, list[tuple[str, importlib_metadata.EntryPoint]]]:
+    """Plugin name -> its ``(category, entry point)`` pairs, read from metadata (nothing is imported).
+
+    An entry-point name is unique per category, not across categories: one
+    name under several categories is one plugin when every entry names the
+    same object, else one plugin per object, called ``name[category,...]``
+    (``x[providers]`` and ``x[skills]``). One name twice in a category is
+    left for the loader to refuse.
+    """
+    by_name: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
+    for group, category in ENTRY_POINT_GROUPS.items():
+        for ep in importlib_metadata.entry_points(group=group):
+            by_name.setdefault(ep.name, []).append((category, ep))
+    plugins: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
+    for name, entries in by_name.items():
+        by_target: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
+        for category, ep in entries:
+            by_target.setdefault(ep.value, []).append((category, ep))
+        named: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
+        for same in by_target.values():
+            named.setdefault(f"{name}[{','.join(sorted({category for category, _ in same}))}]", []).extend(same)
+        if len(named) == 1:  # one object, or one category declaring the name twice
+            plugins[name] = entries
+        else:
+            plugins.update(named)
+    return plugins
+
+
 class PluginHost:
     """Loads plugins and holds what they contributed.
 
@@ -120,16 +148,8 @@ class PluginHost:
         env = os.environ if env is None else env
         disabled = _names_from_env(env, DISABLE_ENV) or set()
         allowed = _names_from_env(env, LOAD_ENV)
-        found: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
-        for group, category in ENTRY_POINT_GROUPS.items():
-            for ep in importlib_metadata.entry_points(group=group):
-                found.setdefault(ep.name, []).append((category, ep))
-        loaded = []
-        for name in sorted(found):
-            entries = found[name]
-            record = self._load_entry(name, entries, disabled, allowed)
-            loaded.append(record)
-        return loaded
+        found = plugin_entry_points()
+        return [self._load_entry(name, found[name], disabled, allowed) for name in sorted(found)]
 
     def _load_entry(
         self,
@@ -138,6 +158,14 @@ class PluginHost:
         disabled: set[str],
         allowed: set[str] | None,
     ) -> PluginRecord:
+        def keys(ep: importlib_metadata.EntryPoint) -> set[str]:
+            dist = {canonicalize_name(ep.dist.metadata["Name"])} if ep.dist else set()
+            return {canonicalize_name(name), canonicalize_name(ep.name)} | dist
+
+        # Switched off per entry, so that disabling one distribution settles a name two of them declare.
+        kept = [(category, ep) for category, ep in entries
+                if not keys(ep) & disabled and (allowed is None or keys(ep) & allowed)]
+        entries = sorted(kept or entries, key=lambda entry: (entry[1].value, entry[0]))
         _category, ep = entries[0]
         dist = ep.dist
         record = PluginRecord(
@@ -148,17 +176,16 @@ class PluginHost:
             version=dist.version if dist else None,
             module=ep.value,
         )
-        keys = {canonicalize_name(name)} | ({canonicalize_name(record.distribution)} if record.distribution else set())
-        if keys & disabled:
-            return self._finish(record, "disabled", f"disabled by {DISABLE_ENV}")
-        if allowed is not None and not keys & allowed:
+        if not kept:
+            if any(keys(entry) & disabled for _, entry in entries):
+                return self._finish(record, "disabled", f"disabled by {DISABLE_ENV}")
             return self._finish(record, "disabled", f"not listed in {LOAD_ENV}")
-        others = {entry.value for _, entry in entries} - {ep.value}
-        if others or name in self.records:
-            targets = ", ".join(sorted({entry.value for _, entry in entries}))
+        targets = sorted({entry.value for _, entry in entries})
+        if len(targets) > 1 or name in self.records:
+            groups = ", ".join(f"agentkit.{category}" for category in record.categories)
             return self._finish(
-                record, "failed", f"plugin name {name!r} is used by more than one entry point ({targets}): "
-                "rename one of the entry points"
+                record, "failed", f"plugin name {ep.name!r} is used by more than one entry point in {groups} "
+                f"({', '.join(targets)}): rename one of the entry points, or uninstall one of the distributions"
             )
         problem = _api_range_problem(dist)
         if problem:

@@ -9,7 +9,11 @@ Templates live beside this module in ``plugin_template/``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
+import shlex
+import shutil
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -35,11 +39,39 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="Write a plugin project (pyproject.toml with its entry point, a package with one working "
         "hook, tests using the conformance plugin, README) that passes 'agentkit validate-plugins --path'.",
     )
-    parser.add_argument("category", choices=sorted(CATEGORIES), help="the plugin's category")
+    parser.add_argument("category", type=_category, metavar="CATEGORY",
+                        help=f"the plugin's category: {', '.join(sorted(CATEGORIES))} (or the singular)")
     parser.add_argument("name", help="the plugin's name: lower-case letters, digits and '_', starting with a letter")
     parser.add_argument("--dir", metavar="DIR",
                         help="the project directory to create (default: ./agentkit-<category>-<name>)")
     parser.set_defaults(handler=run)
+
+
+#: The singular each category also answers to (``agentkit new-plugin provider x``).
+SINGULAR = {"provider": "providers", "tool": "tools", "skill": "skills", "hook": "hooks"}
+
+
+def _category(value: str) -> str:
+    category = SINGULAR.get(value, value)
+    if category not in CATEGORIES:
+        raise argparse.ArgumentTypeError(
+            f"invalid category {value!r}: choose from {', '.join(sorted(CATEGORIES))} (or the singular)")
+    return category
+
+
+def install_command(project: Path) -> str:
+    """A command that installs ``project`` editable into the environment running agentkit.
+
+    pip when that environment has it; else uv, which a uv-made ``.venv``
+    (without pip) is installed with.
+    """
+    python = shlex.quote(sys.executable)
+    target = shlex.quote(str(project))
+    if importlib.util.find_spec("pip") is not None:
+        return f"{python} -m pip install -e {target}"
+    if shutil.which("uv"):
+        return f"uv pip install --python {python} -e {target}"
+    return f"{python} -m ensurepip && {python} -m pip install -e {target}"
 
 
 def _range(installed: str) -> str:
@@ -95,5 +127,5 @@ def run(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     print(f"Created {target}/ ({len(files)} files): the {args.category} plugin {name!r}.")
-    print(f"Next: agentkit validate-plugins --path {target}   and   pip install -e {target}")
+    print(f"Next: agentkit validate-plugins --path {shlex.quote(str(target))}   and   {install_command(target)}")
     return 0
