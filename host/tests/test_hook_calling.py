@@ -278,3 +278,21 @@ def test_a_before_tool_call_raising_a_base_exception_blocks_and_the_run_goes_on(
 
     result, answers, received = run(Raises())
     assert received == [] and answers[0].is_error and result.stop_reason == "completed"
+
+
+def test_plugins_that_cannot_be_hashed_are_called_like_any_other():
+    from dataclasses import dataclass
+    from types import SimpleNamespace
+
+    @dataclass
+    class Guard:  # eq=True, so no __hash__
+        reason: str
+
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return Block(self.reason)
+
+    seen = []
+    observer = SimpleNamespace(agentkit_after_tool_call=hookimpl(lambda result: seen.append(result.is_error)))
+    _, answers, received = run(Guard("dataclass guard"), observer)
+    assert received == [] and "dataclass guard" in answers[0].text and seen == [True]

@@ -169,6 +169,7 @@ def test_plugin_names_are_unique_per_category_not_across_categories(site_dir):
     assert (tools.status, skills.status) == ("loaded", "loaded"), (tools.reason, skills.reason)
     assert (tools.distribution, skills.distribution) == ("agentkit-tools-x", "agentkit-skills-x")
     assert host.plugin_of("tool", "x_tool") == "x[tools]" and host.plugin_of("skill", "x_skill") == "x[skills]"
+    assert discover(AGENTKIT_DISABLE_PLUGINS="x[tools]").records["x[skills]"].status == "loaded"
     only_skills = discover(AGENTKIT_DISABLE_PLUGINS="agentkit-tools-x")
     assert only_skills.records["x[tools]"].status == "disabled" and "x_skill" in only_skills.skills
 

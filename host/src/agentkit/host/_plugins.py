@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import traceback
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -211,12 +212,7 @@ class PluginHost:
         return self._register(plugin, record)
 
     def _register(self, plugin: object, record: PluginRecord) -> PluginRecord:
-        try:
-            hash(plugin)
-        except TypeError:  # pluggy keeps plugins in sets
-            return self._finish(record, "failed", f"the plugin object (a {type(plugin).__name__}) is not hashable: "
-                                "register a module, a class or an instance that keeps object's __hash__ "
-                                "(a dataclass needs eq=False)")
+        plugin = _hashable(plugin, record.name)
         try:
             self.pm.register(plugin, name=record.name)
         except pluggy.PluginValidationError as exc:
@@ -343,6 +339,29 @@ _REFUSED_OPTIONS = {
     "hookwrapper": "agentkit calls each plugin's implementations on their own, so that no plugin can skip, "
                    "see or undo another's answer, and a wrapper around the others cannot be honoured",
 }
+
+
+def _hashable(plugin: object, name: str) -> object:
+    """``plugin``, or a module holding its hook implementations when it cannot be hashed.
+
+    pluggy's per-plugin callers keep plugins in sets; a ``SimpleNamespace``
+    or a dataclass instance defines ``__eq__`` without ``__hash__``.
+    """
+    try:
+        hash(plugin)
+        return plugin
+    except TypeError:
+        pass
+    holder = types.ModuleType(f"agentkit-plugin-{name}", f"The hook implementations of {plugin!r}.")
+    marker = f"{PROJECT_NAME}_impl"
+    for attr in dir(plugin):
+        try:
+            value = getattr(plugin, attr)
+        except Exception:
+            continue
+        if getattr(value, marker, None) is not None:
+            setattr(holder, attr, value)
+    return holder
 
 
 def _check_markers(pm: pluggy.PluginManager, plugin: object) -> tuple[str | None, list[str], list[str]]:

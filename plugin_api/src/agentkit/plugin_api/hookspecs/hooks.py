@@ -20,16 +20,17 @@ def agentkit_before_tool_call(
     """Object to a tool call the embedder has already allowed.
 
     :param call: the call as the model made it (id, name, argument text).
-    :param arguments: the validated arguments; do not modify them.
+    :param arguments: the validated arguments, as a deep read-only copy
+        (changing it raises ``TypeError``).
     :param session: the run the call belongs to.
     :returns: ``None`` for no objection, or a :class:`~agentkit.plugin_api.Block`
-        to refuse the call. There is no "allow": returning anything but a
-        ``Block`` changes nothing.
+        to refuse the call. There is no "allow": any other value is reported
+        and blocks the call (fails closed).
 
     Stops at the first ``Block``: later plugins are not consulted. Runs only
     for calls the embedder allowed, so a hook can never turn a block into an
     allow. An exception blocks the call (fails closed) and is reported; the
-    run goes on.
+    run goes on. ``wrapper``/``hookwrapper`` implementations are refused.
 
     .. versionadded:: 0.1
     """
@@ -42,9 +43,10 @@ def agentkit_after_tool_call(
     """Observe a tool call's result before it enters the transcript.
 
     :param call: the call as the model made it.
-    :param result: the result message, including error and blocked results.
+    :param result: a copy of the result message, including error and blocked
+        results; changing it does not change the one in the history.
     :param session: the run the call belongs to.
-    :returns: nothing; the return value is ignored.
+    :returns: nothing; a returned value is ignored and reported.
 
     Called for every call, in call order, once the batch's handlers are
     done. An exception is reported and does not change the result or stop

@@ -17,10 +17,11 @@ def agentkit_register_providers(register: Callable[[Provider], None]) -> None:
         models it serves.
     :returns: nothing; the return value is ignored.
 
-    Called once per plugin when the host builds its registry. A second
-    provider with an ``api`` or model already registered is reported as a
-    collision and not registered. An exception marks this plugin failed,
-    with the reason, and the host goes on without it.
+    Called once per plugin when the host builds its registry. An ``api`` or
+    model another plugin registers too is a collision: neither plugin serves
+    it, both are told, and their other contributions are served. An
+    exception marks this plugin failed, with the reason, and the host goes
+    on without it.
 
     .. versionadded:: 0.1
     """

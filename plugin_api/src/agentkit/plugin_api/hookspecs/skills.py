@@ -15,10 +15,10 @@ def agentkit_register_skills(register: Callable[[Skill], None]) -> None:
     :param register: call once per :class:`~agentkit.plugin_api.Skill`.
     :returns: nothing; the return value is ignored.
 
-    Called once per plugin when the host builds its registry. A skill whose
-    name is already registered is reported as a collision and not
-    registered. An exception marks this plugin failed, with the reason, and
-    the host goes on without it.
+    Called once per plugin when the host builds its registry. A skill name
+    another plugin registers too is a collision: neither plugin serves it,
+    and both are told. An exception marks this plugin failed, with the
+    reason, and the host goes on without it.
 
     .. versionadded:: 0.1
     """

@@ -17,10 +17,11 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
         plugin.
     :returns: nothing; the return value is ignored.
 
-    Called once per plugin when the host builds its registry. A tool whose
-    name is already registered by another plugin is reported as a collision
-    and not registered (never silently renamed). An exception marks this
-    plugin failed, with the reason, and the host goes on without it.
+    Called once per plugin when the host builds its registry. A tool name
+    another plugin registers too is a collision: neither plugin serves it
+    (whichever loaded first), both are told, and it is never renamed. An
+    exception marks this plugin failed, with the reason, and the host goes
+    on without it.
 
     .. versionadded:: 0.1
     """
