@@ -132,7 +132,7 @@ class Registry:
                 del served["model"][key], owners[f"model:{key}"]
         for kind, target in zip(KINDS, (self.tools, self.providers, self.skills, self.models), strict=True):
             target.clear()
-            target.update(sorted(served[kind].items()))
+            target.update(served[kind])  # in the order plugins registered them
         self.owners.clear()
         self.owners.update(owners)
 
