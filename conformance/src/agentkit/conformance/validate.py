@@ -60,7 +60,9 @@ def installed_targets(names: Sequence[str] = (), env: Mapping[str, str] | None =
         if dist is not None:
             target.distribution, target.version = dist.metadata["Name"], dist.version
     targets = sorted(found.values(), key=lambda target: target.name)
-    keys = {t.name: {canonicalize_name(t.name), canonicalize_name(t.distribution or t.name)} for t in targets}
+    # x[skills] answers to its entry-point name x as well, as the host's switches do
+    keys = {t.name: {canonicalize_name(t.name), canonicalize_name(t.name.split("[")[0]),
+                     canonicalize_name(t.distribution or t.name)} for t in targets}
     if names:
         wanted = {canonicalize_name(name) for name in names}
         missing = sorted(wanted - set().union(*keys.values())) if keys else sorted(wanted)
