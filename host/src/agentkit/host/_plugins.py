@@ -5,8 +5,9 @@ only when asked (:meth:`PluginHost.discover`), never as an import side
 effect, and can also be registered in code. Every plugin gets a
 :class:`PluginRecord`: loaded, failed (with the reason) or disabled. A plugin
 that raises on import, implements an unknown hook, breaks a hook signature,
-declares an incompatible ``agentkit-plugin-api`` range or collides with
-another plugin is reported and skipped; the others still load.
+uses a marker option the host does not honour or declares an incompatible
+``agentkit-plugin-api`` range is reported and skipped; the others still load.
+A name two plugins register is served by neither (see ``_registry``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import logging
 import os
 import traceback
-import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -28,6 +28,7 @@ from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Provider, Skill, Tool
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
+from ._hookimpls import check_markers, hashable
 from ._registry import RegistrationError, Registry
 from .errors import ModelNotFound
 
@@ -212,14 +213,14 @@ class PluginHost:
         return self._register(plugin, record)
 
     def _register(self, plugin: object, record: PluginRecord) -> PluginRecord:
-        plugin = _hashable(plugin, record.name)
+        plugin = hashable(plugin, record.name)
         try:
             self.pm.register(plugin, name=record.name)
         except pluggy.PluginValidationError as exc:
             return self._finish(record, "failed", f"invalid hook implementation: {exc}")
         except ValueError as exc:
             return self._finish(record, "failed", str(exc))
-        problem, record.hooks, optional = _check_markers(self.pm, plugin)
+        problem, record.hooks, optional = check_markers(self.pm, plugin)
         record.warnings += optional
         if problem:
             self.pm.unregister(plugin)
@@ -329,68 +330,6 @@ class PluginHost:
         base = next((row for row in rows if row.default), rows[0])
         log.warning("model %s is not in the catalog; using the limits and prices of %s", spec, base.key)
         return replace(base, id=model_id, default=False)
-
-
-#: Why each pluggy marker option agentkit does not honour is refused (the others are:
-#: tryfirst/trylast order the plugins, specname names the hook, optionalhook is below).
-_REFUSED_OPTIONS = {
-    "wrapper": "agentkit calls each plugin's implementations on their own, so that no plugin can skip, "
-               "see or undo another's answer, and a wrapper around the others cannot be honoured",
-    "hookwrapper": "agentkit calls each plugin's implementations on their own, so that no plugin can skip, "
-                   "see or undo another's answer, and a wrapper around the others cannot be honoured",
-}
-
-
-def _hashable(plugin: object, name: str) -> object:
-    """``plugin``, or a module holding its hook implementations when it cannot be hashed.
-
-    pluggy's per-plugin callers keep plugins in sets; a ``SimpleNamespace``
-    or a dataclass instance defines ``__eq__`` without ``__hash__``.
-    """
-    try:
-        hash(plugin)
-        return plugin
-    except TypeError:
-        pass
-    holder = types.ModuleType(f"agentkit-plugin-{name}", f"The hook implementations of {plugin!r}.")
-    marker = f"{PROJECT_NAME}_impl"
-    for attr in dir(plugin):
-        try:
-            value = getattr(plugin, attr)
-        except Exception:
-            continue
-        if getattr(value, marker, None) is not None:
-            setattr(holder, attr, value)
-    return holder
-
-
-def _check_markers(pm: pluggy.PluginManager, plugin: object) -> tuple[str | None, list[str], list[str]]:
-    """``(why the plugin is refused or None, the hooks it implements, warnings)``.
-
-    An implementation of a hook nobody declared fails the plugin, unless it
-    is marked ``optionalhook=True`` (written for a later agentkit): then it
-    is only never called.
-    """
-    hooks, unknown, warnings, refused = [], [], [], []
-    for caller in pm.get_hookcallers(plugin) or []:
-        impls = [impl for impl in caller.get_hookimpls() if impl.plugin is plugin]
-        if caller.spec is None:
-            if all(impl.optionalhook for impl in impls):
-                warnings.append(f"implements {caller.name}, which this agentkit does not declare; it is marked "
-                                "optionalhook=True, so it is never called")
-            else:
-                unknown.append(caller.name)
-            continue
-        hooks.append(caller.name)
-        for impl in impls:
-            refused += [f"{caller.name} is declared with {option}=True, which is not supported: {why}; implement it "
-                        "as a plain function (return a Block to object)"
-                        for option, why in _REFUSED_OPTIONS.items() if impl.opts.get(option)]
-    if unknown:
-        known = sorted(name for module in CATEGORIES.values() for name in vars(module) if name.startswith("agentkit_"))
-        return (f"implements unknown hook(s) {', '.join(sorted(unknown))}; known hooks are: {', '.join(known)}",
-                sorted(hooks), warnings)
-    return ("; ".join(refused) or None), sorted(hooks), warnings
 
 
 def _plugin_api_requirement(dist: importlib_metadata.Distribution) -> Requirement | None:
