@@ -8,6 +8,7 @@ rather than raising.
 from ._runtime import PreparedRequest, ProviderRuntime
 from .credentials import CredentialStore
 from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
+from .limits import ResponseLimits
 from .retry import RetryPolicy
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "ProviderConnectionError",
     "ProviderHTTPError",
     "ProviderRuntime",
+    "ResponseLimits",
     "RetryAbandoned",
     "RetryPolicy",
 ]

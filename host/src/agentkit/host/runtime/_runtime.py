@@ -49,6 +49,7 @@ from .credentials import (
 from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned, error_detail
 from .framing import make_framer
 from .headers import attribution_headers, merge_headers, redact_headers
+from .limits import ResponseLimits
 from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
 
 __all__ = ["PreparedRequest", "ProviderRuntime"]
@@ -129,6 +130,8 @@ class ProviderRuntime:
     :param timeout: httpx timeout for each request.
     :param attribution: send ``User-Agent: agentkit/<version>``; default on
         unless ``AGENTKIT_TELEMETRY=0``.
+    :param response_limits: the most of one response accepted
+        (:class:`ResponseLimits`; default: the model's catalog defaults).
     :param sleep: how the runtime waits between retries (injectable for tests).
     :param clock: POSIX time, for ``Retry-After`` dates and token expiry.
     :param rand: a uniform [0, 1) source for backoff jitter.
@@ -149,6 +152,7 @@ class ProviderRuntime:
         clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
         max_error_body: int = DEFAULT_MAX_ERROR_BODY,
+        response_limits: ResponseLimits | None = None,
     ) -> None:
         self._transport = transport
         self._client = client
@@ -163,6 +167,7 @@ class ProviderRuntime:
         self._clock = clock
         self._rand = rand
         self._max_error_body = max_error_body
+        self.response_limits = response_limits or ResponseLimits()
 
     # -- building the request -------------------------------------------------
 
@@ -370,7 +375,7 @@ class ProviderRuntime:
             ):
                 yield event
             return
-        out = Output(decoder, request.model, api)
+        out = Output(decoder, request.model, api, limits=self.response_limits)
         watch = AbortWatch(abort)
         try:
             async for event in self._exchange(provider, request, credential, out, watch, api):
