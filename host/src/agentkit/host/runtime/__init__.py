@@ -5,7 +5,7 @@ stream of canonical events; failures end the stream as an error message
 rather than raising.
 """
 
-from ._runtime import PreparedRequest, ProviderRuntime
+from ._runtime import PreparedRequest, ProviderRuntime, http_timeouts
 from .credentials import CredentialStore
 from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
 from .limits import ResponseLimits
@@ -21,4 +21,5 @@ __all__ = [
     "ResponseLimits",
     "RetryAbandoned",
     "RetryPolicy",
+    "http_timeouts",
 ]
