@@ -26,16 +26,8 @@ from agentkit.plugin_api import (
 )
 
 from ._police import ProviderDefect, ResponseTooLarge, StreamPolice
-from .headers import redact_secret
+from ._redact import scrub
 from .limits import ResponseLimits
-
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret replaced by its redacted form."""
-    for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, redact_secret(secret))
-    return text
 
 
 def priced(usage: Usage, model: ModelInfo) -> Usage:

@@ -40,7 +40,8 @@ from agentkit.plugin_api.errors import ProviderError
 from ._abort import Aborted as Aborted
 from ._abort import AbortWatch as AbortWatch
 from ._abort import Expired
-from ._output import DecoderBroke, Output, scrub
+from ._output import DecoderBroke, Output
+from ._redact import install_log_filter, scrub
 from .credentials import (
     DEFAULT_VALIDITY_FLOOR,
     CredentialMissing,
@@ -61,6 +62,7 @@ from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
 __all__ = ["PreparedRequest", "ProviderRuntime", "http_timeouts"]
 
 logger = logging.getLogger("agentkit.host.runtime")
+install_log_filter()
 
 #: Model responses can pause for minutes (long thinking): the read timeout is
 #: per chunk, and generous; the request deadline bounds the whole response.
@@ -345,7 +347,7 @@ class ProviderRuntime:
                     await response.aclose()
                 failure = ProviderHTTPError(
                     f"HTTP {status} {response.reason_phrase} from {host} ({api!r}): "
-                    f"{error_detail(body) or 'no error message in the body'}",
+                    f"{error_detail(body, built.secrets) or 'no error message in the body'}",
                     status=status,
                 )
             if attempt >= self.retry.max_retries or not should_retry(status, headers):
