@@ -71,7 +71,10 @@ class SSEFramer(Framer):
         return events
 
     def feed(self, chunk: bytes) -> list[WireEvent]:
-        return self._events(self._sse.feed(chunk))
+        events = self._events(self._sse.feed(chunk))
+        if self._sse.error is not None and not self.done:
+            self.error, self.done = self._sse.error, True
+        return events
 
     def close(self) -> list[WireEvent]:
         return self._events(self._sse.close())
@@ -83,18 +86,9 @@ class NDJSONFramer(Framer):
         self.done = False
 
     def feed(self, chunk: bytes) -> list[WireEvent]:
-        # Line by line, so the good lines before a bad one are kept.
-        events: list[WireEvent] = []
-        pieces = chunk.split(b"\n")
-        last = len(pieces) - 1
-        for number, piece in enumerate(pieces):
-            try:
-                values = self._ndjson.feed(piece if number == last else piece + b"\n")
-            except WireError as exc:
-                self.error = exc
-                self.done = True
-                break
-            events.extend(WireEvent(value) for value in values)
+        events = [WireEvent(value) for value in self._ndjson.feed(chunk)]
+        if self._ndjson.error is not None:
+            self.error, self.done = self._ndjson.error, True
         return events
 
     def close(self) -> list[WireEvent]:
