@@ -76,7 +76,10 @@ _NDJSON_BAD = {
 
 @settings(max_examples=300, deadline=None)
 @given(
-    before=st.lists(st.one_of(_WORDS, st.integers(), st.dictionaries(st.sampled_from("ab"), st.integers())), max_size=6),
+    before=st.lists(
+        st.one_of(_WORDS, st.integers(-999, 999), st.dictionaries(st.sampled_from("ab"), st.integers(-999, 999))),
+        max_size=6,
+    ),
     after=st.lists(_WORDS, min_size=1, max_size=3),
     bad=st.sampled_from(sorted(_NDJSON_BAD)),
     cuts=st.lists(st.integers(min_value=0, max_value=2000), max_size=12),
