@@ -16,6 +16,13 @@ English, 32 is far above anything a tokenizer produces), and never less than
 :data:`MIN_RESPONSE_BYTES`. For a model with ``max_output=128_000`` that is
 4 MiB of each kind.
 
+Memory: while a response streams, the runtime holds at most its limits' bytes
+twice (the decoder's parts, then the final message they are joined into) plus
+the framing buffers, :data:`FRAMING_BYTES` (an SSE line is at most 1 MiB and an
+event's data 8 MiB; an NDJSON line 8 MiB). For the 4 MiB default above that is
+at most 2 x 12 MiB + 16 MiB, whatever the server sends; a test streams 1 GB of
+valid deltas and of keep-alive traffic against this bound.
+
 Time is bounded by the request deadline (``request_timeout``): from the moment
 the request is built to the end of its response, retries included. It is a
 total, not an idle timeout, so keep-alive comments cannot extend it.
@@ -33,6 +40,7 @@ __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_REQUEST_TIMEOUT",
+    "FRAMING_BYTES",
     "MIN_RESPONSE_BYTES",
     "ResponseLimits",
 ]
@@ -41,6 +49,9 @@ __all__ = [
 BYTES_PER_TOKEN = 32
 #: The smallest default limit of each kind, whatever the model's ``max_output``.
 MIN_RESPONSE_BYTES = 1024 * 1024
+#: The most the framing buffers of one response hold (SSE: a 1 MiB line and
+#: an 8 MiB event, with their decoded copies).
+FRAMING_BYTES = 16 * 1024 * 1024
 #: Seconds one request may take from start to ``message_end``, retries included.
 #: Fifteen minutes fits 64k output tokens at a slow 70 tokens a second.
 DEFAULT_REQUEST_TIMEOUT = 900.0
