@@ -15,6 +15,7 @@ import httpx
 import pytest
 from _runtime_fakes import model, request, sse
 
+from agentkit.host import Agent, AgentConfig, PluginHost
 from agentkit.host.runtime import ProviderRuntime, ResponseLimits
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -29,6 +30,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
     WireRequest,
+    hookimpl,
 )
 
 
@@ -181,3 +183,28 @@ def test_the_default_limits_come_from_the_model_catalog() -> None:
     assert ResponseLimits().resolve(small).text_bytes < ResponseLimits().resolve(large).text_bytes
     assert ResponseLimits(text_bytes=5).resolve(large).text_bytes == 5
     assert ResponseLimits().resolve(large).argument_bytes >= 1024 * 1024
+
+
+class _ScriptedPlugin:
+    def __init__(self, provider: ScriptedProvider) -> None:
+        self.provider = provider
+
+    @hookimpl
+    def agentkit_register_providers(self, register: Any) -> None:
+        register(self.provider)
+
+
+def test_an_agent_run_on_a_provider_yielding_none_ends_as_an_error_not_an_assertion() -> None:
+    body = b"".join(sse({"n": n}) for n in range(3))
+    transport = httpx.MockTransport(
+        lambda req: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+    )
+    host = PluginHost()
+    host.register(_ScriptedPlugin(ScriptedProvider([[MessageStart()], [None]])), name="scripted")
+    agent = Agent(AgentConfig(model="fakevendor/fake-1", transport=transport), host=host)
+    seen: list[Any] = []
+    agent.subscribe(seen.append)
+    result = agent.run_sync("go")
+    assert result.stop_reason == "error"
+    assert "'scripted' provider" in (result.error or "") and "None" in (result.error or "")
+    assert None not in seen
