@@ -179,5 +179,8 @@ def test_chunking_never_changes_the_events(lines: list[str], end: str, cuts: lis
 
 def test_an_overlong_unfinished_tail_after_a_line_end_is_refused() -> None:
     decoder = SSEDecoder(max_line_bytes=100)
+    # The event before the bad tail is delivered; the error comes with the next call.
+    assert decoder.feed(b"data: a\n\n" + b"x" * 200) == [SSEMessage(None, "a")]
+    assert isinstance(decoder.error, FrameTooLarge)
     with pytest.raises(FrameTooLarge):
-        decoder.feed(b"data: a\n\n" + b"x" * 200)
+        decoder.feed(b"\n")

@@ -4,7 +4,10 @@
 (``AgentConfig(transport=script)``) and every request the loop sends is
 answered with the next turn, through the host's real HTTP, framing and
 decoding path. When the script runs out it answers with an empty turn that
-stops. ``script.requests`` holds what the loop sent, decoded.
+stops. ``script.requests`` holds what the loop sent, decoded: the most recent
+``keep_requests`` requests (each carries the whole transcript, so keeping all
+of a long run's would grow with the square of its length), and
+``script.request_count`` counts them all.
 """
 
 from __future__ import annotations
@@ -138,11 +141,26 @@ class ScriptedRequest:
 
 
 class Script(httpx.AsyncBaseTransport):
-    """Plays scripted turns in order; see the module docstring."""
+    """Plays scripted turns in order; see the module docstring.
 
-    def __init__(self, turns: Iterable[Turn | dict[str, Any]]) -> None:
+    :param keep_requests: how many of the most recent requests
+        ``script.requests`` keeps; ``None`` keeps every one (a short test that
+        wants them all).
+    """
+
+    #: The default of ``keep_requests``.
+    KEEP_REQUESTS = 16
+
+    def __init__(
+        self, turns: Iterable[Turn | dict[str, Any]], *, keep_requests: int | None = KEEP_REQUESTS
+    ) -> None:
+        if keep_requests is not None and keep_requests < 1:
+            raise ValueError(f"keep_requests must be 1 or more, or None to keep all, not {keep_requests!r}")
         self.turns = [turn if isinstance(turn, Turn) else Turn.from_dict(turn) for turn in turns]
         self.requests: list[ScriptedRequest] = []
+        self.keep_requests = keep_requests
+        #: Every request received, including those no longer kept.
+        self.request_count = 0
         self._next = 0
 
     @property
@@ -151,6 +169,9 @@ class Script(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(ScriptedRequest(await request.aread()))
+        self.request_count += 1
+        if self.keep_requests is not None and len(self.requests) > self.keep_requests:
+            del self.requests[: -self.keep_requests]
         number = self._next
         turn = self.turns[number] if number < len(self.turns) else Turn()
         self._next += 1

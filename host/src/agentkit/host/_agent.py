@@ -57,7 +57,7 @@ from ._repair import TranscriptRepair
 from ._request import build_request
 from ._stop import StopContext, any_of, as_policy, max_turns
 from .errors import AgentBusy, ConfigError
-from .runtime import ProviderRuntime
+from .runtime import ProviderRuntime, http_timeouts
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
 
@@ -99,7 +99,9 @@ class Agent:
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
         self.runtime = ProviderRuntime(
-            transport=config.transport, retry=config.retry, credential_store=config.credential_store
+            transport=config.transport, retry=config.retry, credential_store=config.credential_store,
+            request_timeout=config.request_timeout, response_limits=config.response_limits,
+            timeout=http_timeouts(connect=config.connect_timeout, read=config.read_timeout),
         )
         self._tool_specs: dict[str, ToolSpec] = {}
         # Kept across turns so that each turn repairs and estimates only new messages.

@@ -10,6 +10,7 @@ from typing import Any, TypeAlias
 from agentkit.plugin_api import AssistantMessage, Block, Message, ToolUseBlock, Usage
 
 from ._stop import StopContext, StopPolicy
+from .runtime.limits import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,17 @@ class AgentConfig:
     :param credential_store: the application's credential store
         (``agentkit.host.runtime.CredentialStore``), consulted before the
         environment; OAuth tokens it holds are refreshed once per vendor.
+    :param request_timeout: seconds one model request may take in total, from
+        sending it to the end of its response, retries included (keep-alive
+        traffic does not extend it); past it the turn ends as an error.
+        Default 900; ``None`` removes the deadline.
+    :param connect_timeout: seconds to open a connection to the provider (default 10).
+    :param read_timeout: seconds the provider may stay silent in the middle of
+        a response (default 300: some models think silently for minutes).
+    :param response_limits: the most text, thinking and tool-call argument
+        bytes one response may hold (``agentkit.host.runtime.ResponseLimits``);
+        ``None`` uses the model's defaults, derived from its catalog
+        ``max_output``. Past a limit the turn ends as an error.
     """
 
     model: str
@@ -79,6 +91,10 @@ class AgentConfig:
     session_id: str | None = None
     retry: Any = None
     credential_store: Any = None
+    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    response_limits: Any = None
 
 
 @dataclass

@@ -5,9 +5,10 @@ stream of canonical events; failures end the stream as an error message
 rather than raising.
 """
 
-from ._runtime import PreparedRequest, ProviderRuntime
+from ._runtime import PreparedRequest, ProviderRuntime, http_timeouts
 from .credentials import CredentialStore
 from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
+from .limits import ResponseLimits
 from .retry import RetryPolicy
 
 __all__ = [
@@ -17,6 +18,8 @@ __all__ = [
     "ProviderConnectionError",
     "ProviderHTTPError",
     "ProviderRuntime",
+    "ResponseLimits",
     "RetryAbandoned",
     "RetryPolicy",
+    "http_timeouts",
 ]

@@ -1,4 +1,4 @@
-"""Racing a stream's awaits against the caller's abort event."""
+"""Racing a stream's awaits against the caller's abort event and the request deadline."""
 
 from __future__ import annotations
 
@@ -15,81 +15,130 @@ class Aborted(Exception):
     """The caller's abort came before the awaited thing finished."""
 
 
+class Expired(Exception):
+    """The request deadline passed before the awaited thing finished."""
+
+
 class AbortWatch:
-    """Races awaits against the caller's abort event, with one waiter per stream.
+    """Races awaits against the caller's abort event and a deadline, with one waiter per stream.
 
     A waiter per await would cost two tasks per received chunk; one waiter
-    shared by every await of a stream costs one.
+    shared by every await of a stream costs one, and one timer handles the
+    deadline. The deadline is a total: it is set once, when the watch is made,
+    and nothing that arrives moves it.
+
+    :param event: the caller's abort event, or ``None``.
+    :param timeout: seconds from now until the deadline, or ``None`` for none.
     """
 
-    def __init__(self, event: asyncio.Event | None) -> None:
+    def __init__(self, event: asyncio.Event | None, timeout: float | None = None) -> None:
         self.event = event
+        self.timeout = timeout
         self._waiter: asyncio.Future[Any] | None = None
         self._watching = False
         self._reader: asyncio.Task[Any] | None = None
-        self._interrupted = False
+        self._interrupted: type[Exception] | None = None
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self.expired = False
+        if timeout is not None:
+            loop = asyncio.get_running_loop()
+            self._deadline = loop.time() + timeout
+            self._timer = loop.call_at(self._deadline, self._expire)
 
-    async def race(self, awaitable: Awaitable[T]) -> T:
-        """Await ``awaitable`` unless the abort comes first (then raise ``Aborted``)."""
-        if self.event is None:
-            return await awaitable
-        if self.event.is_set():
+    def _check(self, awaitable: Awaitable[Any]) -> None:
+        stop: type[Exception] | None = None
+        if self.expired:
+            stop = Expired
+        elif self.event is not None and self.event.is_set():
+            stop = Aborted
+        if stop is not None:
             if asyncio.iscoroutine(awaitable):
                 awaitable.close()
-            raise Aborted
-        if self._waiter is None:
+            raise stop
+
+    def _remaining(self) -> float | None:
+        if self._deadline is None:
+            return None
+        return max(0.0, self._deadline - asyncio.get_running_loop().time())
+
+    async def race(self, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable`` unless the abort or the deadline comes first.
+
+        :raises Aborted: the abort came first.
+        :raises Expired: the deadline came first.
+        """
+        if self.event is None and self._deadline is None:
+            return await awaitable
+        self._check(awaitable)
+        if self.event is not None and self._waiter is None:
             self._waiter = asyncio.ensure_future(self.event.wait())
         task = asyncio.ensure_future(awaitable)
+        waiting: set[asyncio.Future[Any]] = {task}
+        if self._waiter is not None:
+            waiting.add(self._waiter)
         try:
-            await asyncio.wait({task, self._waiter}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waiting, timeout=self._remaining(), return_when=asyncio.FIRST_COMPLETED)
         finally:
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})
-        if not self.event.is_set():
-            return task.result()
-        if task.done() and not task.cancelled() and task.exception() is None:
-            result = task.result()
-            if isinstance(result, httpx.Response):
-                await result.aclose()
-        raise Aborted
+        if self.event is not None and self.event.is_set():
+            if task.done() and not task.cancelled() and task.exception() is None:
+                result = task.result()
+                if isinstance(result, httpx.Response):
+                    await result.aclose()
+            raise Aborted
+        if task.done() and not task.cancelled():
+            return task.result()  # or raises the task's own exception
+        self.expired = True
+        raise Expired
 
     async def read(self, awaitable: Awaitable[T]) -> T:
         """Like :meth:`race`, for the many small awaits of reading a body.
 
-        Instead of a task per await, the waiter's callback cancels this task
-        if the abort comes while it waits here; the cancellation is turned
-        back into ``Aborted``.
+        Instead of a task per await, the waiter's callback (or the deadline's
+        timer) cancels this task if it comes while the task waits here; the
+        cancellation is turned back into ``Aborted`` or ``Expired``.
         """
-        if self.event is None:
+        if self.event is None and self._deadline is None:
             return await awaitable
-        if self.event.is_set():
-            if asyncio.iscoroutine(awaitable):
-                awaitable.close()
-            raise Aborted
-        if self._waiter is None:
-            self._waiter = asyncio.ensure_future(self.event.wait())
-        if not self._watching:
-            self._waiter.add_done_callback(self._interrupt)
-            self._watching = True
+        self._check(awaitable)
+        if self.event is not None:
+            if self._waiter is None:
+                self._waiter = asyncio.ensure_future(self.event.wait())
+            if not self._watching:
+                self._waiter.add_done_callback(self._interrupt)
+                self._watching = True
         self._reader = asyncio.current_task()
         try:
             return await awaitable
         except asyncio.CancelledError:
-            if not self._interrupted:
+            reason = self._interrupted
+            if reason is None:
                 raise
-            self._interrupted = False
+            self._interrupted = None
             if self._reader is not None:
                 self._reader.uncancel()
-            raise Aborted from None
+            raise reason from None
         finally:
             self._reader = None
 
     def _interrupt(self, waiter: asyncio.Future[Any]) -> None:
-        if not waiter.cancelled() and self._reader is not None and not self._interrupted:
-            self._interrupted = True
+        if not waiter.cancelled():
+            self._cancel_reader(Aborted)
+
+    def _expire(self) -> None:
+        self.expired = True
+        self._cancel_reader(Expired)
+
+    def _cancel_reader(self, reason: type[Exception]) -> None:
+        if self._reader is not None and self._interrupted is None:
+            self._interrupted = reason
             self._reader.cancel()
 
     def close(self) -> None:
         if self._waiter is not None:
             self._waiter.cancel()
+        if self._timer is not None:
+            self._timer.cancel()

@@ -2,9 +2,10 @@
 
 Whatever the decoder or the network does, the caller gets exactly one
 :class:`MessageEnd`, last, preceded by a :class:`MessageStart`. A decoder that
-raises, forgets to end the message, or keeps talking after the end is
-contained here, and the cost of the message is filled in from the model's
-prices when the decoder left it at zero.
+raises, forgets to end the message, keeps talking after the end, or produces
+events no correct decoder produces (see :mod:`._police`) is contained here; a
+response past its size limits is ended here; and the cost of the message is
+filled in from the model's prices when the decoder left it at zero.
 """
 
 from __future__ import annotations
@@ -24,15 +25,9 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
-from .headers import redact_secret
-
-
-def scrub(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret replaced by its redacted form."""
-    for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, redact_secret(secret))
-    return text
+from ._police import ProviderDefect, ResponseTooLarge, StreamPolice
+from ._redact import scrub
+from .limits import ResponseLimits
 
 
 def priced(usage: Usage, model: ModelInfo) -> Usage:
@@ -60,21 +55,41 @@ class Output:
     """Wraps one response's decoder; every method returns the events to yield."""
 
     def __init__(
-        self, decoder: StreamDecoder | None, model: ModelInfo, api: str, secrets: Sequence[str] = ()
+        self,
+        decoder: StreamDecoder | None,
+        model: ModelInfo,
+        api: str,
+        secrets: Sequence[str] = (),
+        limits: ResponseLimits | None = None,
     ) -> None:
         self.decoder = decoder
         self.model = model
         self.api = api
         self.secrets: Sequence[str] = secrets
+        self.police = StreamPolice(api, (limits or ResponseLimits()).resolve(model))
         self.started = False
         self.ended = False
-        self.yielded = 0
 
-    def _pass(self, events: Sequence[ProviderEvent]) -> list[ProviderEvent]:
+    def _pass(self, events: Sequence[ProviderEvent], *, closing: bool = False) -> list[ProviderEvent]:
+        """The events that may reach the caller; ``closing``: the decoder's last words after a failure."""
         out: list[ProviderEvent] = []
+        try:
+            self.police.check_batch(events)
+        except ProviderDefect as exc:
+            return [] if closing else self._broken(str(exc))
         for event in events:
             if self.ended:
                 break  # nothing may follow the end of the message
+            try:
+                self.police.check(event, count=not closing)
+            except ProviderDefect as exc:
+                if closing:
+                    continue  # the decoder already failed once: keep only what passes
+                out += self._broken(str(exc))
+                break
+            except ResponseTooLarge as exc:
+                out += self._too_large(str(exc))
+                break
             if isinstance(event, MessageStart):
                 if self.started:
                     continue
@@ -86,7 +101,6 @@ class Output:
                 event = self._finalize(event)
                 self.ended = True
             out.append(event)
-        self.yielded += len(out)
         return out
 
     def _finalize(self, event: MessageEnd) -> MessageEnd:
@@ -135,17 +149,38 @@ class Output:
         events: list[ProviderEvent] = []
         if self.decoder is not None:
             try:
-                events = self._pass(self.decoder.fail(reason, message))
+                events = self._pass(self.decoder.fail(reason, message), closing=True)
             except Exception:
                 events = []  # a decoder that cannot even fail: end the message here
         if not self.ended:
             events += self._synthesize(reason, message)
         return events
 
-    def _synthesize(self, reason: StopReason, message: str) -> list[ProviderEvent]:
+    def _broken(self, message: str) -> list[ProviderEvent]:
+        """End here for a decoder defect, with the blocks that ended properly.
+
+        The decoder is not asked to fail: it just proved it cannot be trusted.
+        """
+        return self._synthesize(StopReason.ERROR, message, list(self.police.blocks))
+
+    def _too_large(self, message: str) -> list[ProviderEvent]:
+        """End here for a response past its limits; the decoder closes what it holds."""
+        events: list[ProviderEvent] = []
+        if self.decoder is not None:
+            try:
+                events = self._pass(self.decoder.fail(StopReason.ERROR, message), closing=True)
+            except Exception:
+                events = []
+        if not self.ended:
+            events += self._synthesize(StopReason.ERROR, message, list(self.police.blocks))
+        return events
+
+    def _synthesize(
+        self, reason: StopReason, message: str, content: list | None = None
+    ) -> list[ProviderEvent]:
         end = MessageEnd(
             AssistantMessage(
-                [],
+                content or [],
                 reason,
                 provider=self.model.vendor,
                 api=self.api,

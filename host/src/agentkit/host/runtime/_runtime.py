@@ -39,7 +39,9 @@ from agentkit.plugin_api.errors import ProviderError
 
 from ._abort import Aborted as Aborted
 from ._abort import AbortWatch as AbortWatch
-from ._output import DecoderBroke, Output, scrub
+from ._abort import Expired
+from ._output import DecoderBroke, Output
+from ._redact import install_log_filter, scrub
 from .credentials import (
     DEFAULT_VALIDITY_FLOOR,
     CredentialMissing,
@@ -49,15 +51,32 @@ from .credentials import (
 from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned, error_detail
 from .framing import make_framer
 from .headers import attribution_headers, merge_headers, redact_headers
+from .limits import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    ResponseLimits,
+)
 from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
 
-__all__ = ["PreparedRequest", "ProviderRuntime"]
+__all__ = ["PreparedRequest", "ProviderRuntime", "http_timeouts"]
 
 logger = logging.getLogger("agentkit.host.runtime")
+install_log_filter()
 
 #: Model responses can pause for minutes (long thinking): the read timeout is
-#: per chunk, and generous.
-DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=30.0, read=600.0)
+#: per chunk, and generous; the request deadline bounds the whole response.
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=DEFAULT_CONNECT_TIMEOUT, read=DEFAULT_READ_TIMEOUT)
+
+
+def http_timeouts(
+    *, connect: float = DEFAULT_CONNECT_TIMEOUT, read: float = DEFAULT_READ_TIMEOUT
+) -> httpx.Timeout:
+    """httpx timeouts with these connect and read (per chunk) values; writes and the pool get 60 s."""
+    for name, value in (("connect_timeout", connect), ("read_timeout", read)):
+        if not value > 0:
+            raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
+    return httpx.Timeout(60.0, connect=connect, read=read)
 #: The most of an error response's body that is read, to find its message.
 DEFAULT_MAX_ERROR_BODY = 64 * 1024
 
@@ -126,9 +145,14 @@ class ProviderRuntime:
     :param retry: the transport retry policy (default: no retries).
     :param credential_store: the app's credentials, consulted before the environment.
     :param env: where credential variables are read (default ``os.environ``).
-    :param timeout: httpx timeout for each request.
+    :param timeout: httpx timeouts (connect, read per chunk, write, pool).
+    :param request_timeout: seconds one request may take in total, from
+        building it to the end of its response, retries included; keep-alive
+        traffic does not extend it. ``None`` removes the deadline.
     :param attribution: send ``User-Agent: agentkit/<version>``; default on
         unless ``AGENTKIT_TELEMETRY=0``.
+    :param response_limits: the most of one response accepted
+        (:class:`ResponseLimits`; default: the model's catalog defaults).
     :param sleep: how the runtime waits between retries (injectable for tests).
     :param clock: POSIX time, for ``Retry-After`` dates and token expiry.
     :param rand: a uniform [0, 1) source for backoff jitter.
@@ -149,7 +173,13 @@ class ProviderRuntime:
         clock: Callable[[], float] = time.time,
         rand: Callable[[], float] = random.random,
         max_error_body: int = DEFAULT_MAX_ERROR_BODY,
+        response_limits: ResponseLimits | None = None,
+        request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
     ) -> None:
+        if request_timeout is not None and not request_timeout > 0:
+            raise ValueError(
+                f"request_timeout must be a positive number of seconds or None, not {request_timeout!r}"
+            )
         self._transport = transport
         self._client = client
         self.retry = retry or RetryPolicy()
@@ -163,6 +193,8 @@ class ProviderRuntime:
         self._clock = clock
         self._rand = rand
         self._max_error_body = max_error_body
+        self.response_limits = response_limits or ResponseLimits()
+        self.request_timeout = request_timeout
 
     # -- building the request -------------------------------------------------
 
@@ -315,7 +347,7 @@ class ProviderRuntime:
                     await response.aclose()
                 failure = ProviderHTTPError(
                     f"HTTP {status} {response.reason_phrase} from {host} ({api!r}): "
-                    f"{error_detail(body) or 'no error message in the body'}",
+                    f"{error_detail(body, built.secrets) or 'no error message in the body'}",
                     status=status,
                 )
             if attempt >= self.retry.max_retries or not should_retry(status, headers):
@@ -370,8 +402,8 @@ class ProviderRuntime:
             ):
                 yield event
             return
-        out = Output(decoder, request.model, api)
-        watch = AbortWatch(abort)
+        out = Output(decoder, request.model, api, limits=self.response_limits)
+        watch = AbortWatch(abort, self.request_timeout)
         try:
             async for event in self._exchange(provider, request, credential, out, watch, api):
                 yield event
@@ -391,6 +423,10 @@ class ProviderRuntime:
             built = await abort.race(self._build(provider, request, credential))
         except Aborted:
             for event in out.fail(StopReason.ABORTED, "aborted"):
+                yield event
+            return
+        except Expired:
+            for event in out.fail(StopReason.ERROR, self._expired(request.model.base_url)):
                 yield event
             return
         except Exception as exc:
@@ -425,6 +461,9 @@ class ProviderRuntime:
             except Aborted:
                 for event in out.fail(StopReason.ABORTED, "aborted"):
                     yield event
+            except Expired:
+                for event in out.fail(StopReason.ERROR, self._expired(built.url)):
+                    yield event
             except httpx.HTTPError as exc:
                 host = httpx.URL(built.url).host
                 for event in out.fail(
@@ -452,6 +491,12 @@ class ProviderRuntime:
             finally:
                 if response is not None:
                     await response.aclose()
+
+    def _expired(self, url: str) -> str:
+        return (
+            f"no complete response from {httpx.URL(url).host} within the request deadline of "
+            f"{self.request_timeout:g} s (request_timeout in AgentConfig); what arrived is kept"
+        )
 
     async def complete(
         self,

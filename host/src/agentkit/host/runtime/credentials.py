@@ -17,6 +17,13 @@ A provider whose ``credential_env`` is empty needs no credential. One that
 needs one and has none fails with :class:`CredentialMissing`, naming the
 variables to set.
 
+Every credential is checked when it is loaded, whatever its source: a
+trailing line ending or surrounding spaces (a ``.env`` file with Windows line
+endings) are removed with a warning, and any other control or non-ASCII
+character refuses the credential with :class:`CredentialInvalid`, whose message
+says where it came from and never shows it. Such a value would otherwise go
+out in a header, where httpx refuses it with an error that quotes it.
+
 OAuth refresh is double-checked inside a per-vendor lock: N concurrent turns
 that find the same token expiring wait on one lock, the first refreshes, the
 others re-read the store and find the fresh token. Without the second check
@@ -29,6 +36,8 @@ turns. ``expires_at=None`` means never expires.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,9 +45,12 @@ from typing import Protocol, runtime_checkable
 
 from agentkit.plugin_api import Credential, CredentialKind, ModelInfo, Provider
 
-from .errors import CredentialMissing
+from ._redact import remember, scrub
+from .errors import CredentialInvalid, CredentialMissing
 
 __all__ = ["CredentialResolver", "CredentialStore"]
+
+logger = logging.getLogger("agentkit.host.runtime")
 
 #: Refresh a token when it has less than this many seconds left.
 DEFAULT_VALIDITY_FLOOR = 60.0
@@ -56,6 +68,42 @@ def credential_table(provider: Provider, model: ModelInfo | None = None) -> Sequ
     if model is not None and "credential_env" in model.options:
         return tuple((str(name), kind) for name, kind in model.options["credential_env"])
     return tuple(provider.credential_env)
+
+
+_TRIMMED = {"\r": "CR", "\n": "LF", " ": "space"}
+_WHITESPACE = "".join(_TRIMMED)
+
+
+def checked(credential: Credential, source: str) -> Credential:
+    """``credential`` fit for a header: trailing line endings and spaces removed, nothing else odd.
+
+    :param source: where it came from, for the messages (never the value).
+    :raises CredentialInvalid: it holds a control or non-ASCII character.
+    """
+    value = credential.value
+    if not isinstance(value, str):
+        raise CredentialInvalid(f"the credential from {source} is a {type(value).__name__}, not a str")
+    trimmed = value.strip(_WHITESPACE)
+    if trimmed != value:
+        ends = value[: len(value) - len(value.lstrip(_WHITESPACE))] + value[len(value.rstrip(_WHITESPACE)) :]
+        logger.warning(
+            "the credential from %s had surrounding whitespace (%s); it was removed. "
+            "Check the line endings of the file it came from",
+            source,
+            " ".join(_TRIMMED[c] for c in ends),
+        )
+    for position, char in enumerate(trimmed):
+        if not " " <= char <= "~":
+            kind = "a control character" if char.isascii() or not char.isprintable() else "a non-ASCII character"
+            raise CredentialInvalid(
+                f"the credential from {source} contains {kind} (U+{ord(char):04X} at position "
+                f"{position}), which no HTTP header can carry; it was not used. Set it again "
+                "without that character"
+            )
+    if not trimmed:
+        raise CredentialInvalid(f"the credential from {source} is empty once its whitespace is removed")
+    remember(trimmed)
+    return credential if trimmed == value else dataclasses.replace(credential, value=trimmed)
 
 
 @runtime_checkable
@@ -128,7 +176,7 @@ class CredentialResolver:
         for name, kind in credential_table(provider, model):
             value = env.get(name)
             if value:
-                return Credential(kind, value)
+                return checked(Credential(kind, value), f"the environment variable {name}")
         return None
 
     async def resolve(
@@ -143,10 +191,11 @@ class CredentialResolver:
         :raises CredentialMissing: the provider needs one and none was found.
         """
         if explicit is not None:
-            return explicit
+            return checked(explicit, "the call (credential=)")
         if self.store is not None:
             credential = await self.store.get(vendor)
             if credential is not None:
+                credential = checked(credential, f"the credential store for {vendor!r}")
                 if self._fresh(credential):
                     return credential
                 return await self._refresh(vendor)
@@ -171,10 +220,11 @@ class CredentialResolver:
                 raise CredentialMissing(
                     f"the credential store dropped the credential for {vendor!r}"
                 )
+            current = checked(current, f"the credential store for {vendor!r}")
             if self._fresh(current):
                 return current
             try:
-                return await asyncio.wait_for(
+                fresh = await asyncio.wait_for(
                     self.store.refresh(vendor, current), timeout=self.refresh_timeout
                 )
             except TimeoutError:
@@ -183,6 +233,10 @@ class CredentialResolver:
                     f"{self.refresh_timeout:g} s"
                 ) from None
             except Exception as exc:
+                # The store's error may quote the token it tried to refresh; the
+                # original exception is not chained, since a traceback would show it.
+                detail = scrub(f"{type(exc).__name__}: {exc}", (current.value,))
                 raise CredentialMissing(
-                    f"refreshing the credential for {vendor!r} failed: {type(exc).__name__}: {exc}"
-                ) from exc
+                    f"refreshing the credential for {vendor!r} failed: {detail}"
+                ) from None
+            return checked(fresh, f"the credential store's refresh for {vendor!r}")

@@ -5,6 +5,7 @@
     ProviderError                 (agentkit.plugin_api.errors)
     ├── WireError ...             (agentkit.host.wire: the response bytes were bad)
     ├── CredentialMissing         no credential for a provider that needs one
+    │   └── CredentialInvalid     the credential found holds characters no header can carry
     ├── ProviderHTTPError         the server answered with an error status
     ├── ProviderConnectionError   the server could not be reached, or the connection broke
     └── RetryAbandoned            the server asked to wait longer than the retry policy allows
@@ -17,9 +18,12 @@ for logging, and for tests.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agentkit.plugin_api.errors import ProviderError
 
 from ..wire import WireError, loads
+from ._redact import scrub
 
 
 class CredentialMissing(ProviderError):
@@ -31,6 +35,10 @@ class CredentialMissing(ProviderError):
     def __init__(self, message: str, *, env: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.env = env
+
+
+class CredentialInvalid(CredentialMissing):
+    """A credential holds a control or non-ASCII character; it was refused, and never echoed."""
 
 
 class ProviderHTTPError(ProviderError):
@@ -62,8 +70,12 @@ class RetryAbandoned(ProviderError):
         self.status = status
 
 
-def error_detail(body: bytes) -> str:
-    """The human part of an error body: JSON ``error.message`` when there is one."""
+def error_detail(body: bytes, secrets: Sequence[str] = ()) -> str:
+    """The human part of an error body: JSON ``error.message`` when there is one.
+
+    ``secrets`` are scrubbed before the text is shortened: cutting first could
+    leave the beginning of a secret that no longer matches it whole.
+    """
     try:
         data = loads(body)
     except WireError:
@@ -80,5 +92,5 @@ def error_detail(body: bytes) -> str:
         message = data.get("message")
         if isinstance(message, str) and message:
             return message
-    text = body.decode("utf-8", "replace").strip()
+    text = scrub(body.decode("utf-8", "replace").strip(), secrets)
     return text[:500] + ("..." if len(text) > 500 else "")

@@ -9,6 +9,11 @@ One framer per response, chosen by :attr:`WireRequest.framing`:
 * ``ndjson``: one strict JSON text per line.
 * ``json``: the whole body is one JSON text (a non-streaming response),
   bounded like any other.
+
+An SSE body is sniffed first: one whose first significant byte opens a JSON
+object or array is not an event stream, whatever its content type says (a
+gateway's JSON error with a 200 status, labelled ``text/event-stream``), and
+is read as one JSON document, so the vendor's message survives.
 """
 
 from __future__ import annotations
@@ -66,7 +71,10 @@ class SSEFramer(Framer):
         return events
 
     def feed(self, chunk: bytes) -> list[WireEvent]:
-        return self._events(self._sse.feed(chunk))
+        events = self._events(self._sse.feed(chunk))
+        if self._sse.error is not None and not self.done:
+            self.error, self.done = self._sse.error, True
+        return events
 
     def close(self) -> list[WireEvent]:
         return self._events(self._sse.close())
@@ -78,18 +86,9 @@ class NDJSONFramer(Framer):
         self.done = False
 
     def feed(self, chunk: bytes) -> list[WireEvent]:
-        # Line by line, so the good lines before a bad one are kept.
-        events: list[WireEvent] = []
-        pieces = chunk.split(b"\n")
-        last = len(pieces) - 1
-        for number, piece in enumerate(pieces):
-            try:
-                values = self._ndjson.feed(piece if number == last else piece + b"\n")
-            except WireError as exc:
-                self.error = exc
-                self.done = True
-                break
-            events.extend(WireEvent(value) for value in values)
+        events = [WireEvent(value) for value in self._ndjson.feed(chunk)]
+        if self._ndjson.error is not None:
+            self.error, self.done = self._ndjson.error, True
         return events
 
     def close(self) -> list[WireEvent]:
@@ -120,10 +119,62 @@ class JSONFramer(Framer):
         return [WireEvent(data)]
 
 
+_BOM = b"\xef\xbb\xbf"
+_BLANK = b" \t\r\n"
+
+
+class SniffingFramer(Framer):
+    """An SSE framer that turns into a JSON one if the body turns out to be a JSON document."""
+
+    def __init__(self) -> None:
+        self._head = b""
+        self._inner: Framer | None = None
+
+    @property  # type: ignore[override]
+    def done(self) -> bool:
+        return self._inner is not None and self._inner.done
+
+    @property  # type: ignore[override]
+    def error(self) -> WireError | None:
+        return self._inner.error if self._inner is not None else None
+
+    def feed(self, chunk: bytes) -> list[WireEvent]:
+        if self._inner is not None:
+            return self._inner.feed(chunk)
+        self._head += chunk
+        significant = self._head.lstrip(_BLANK)
+        if significant.startswith(_BOM):
+            significant = significant[len(_BOM) :].lstrip(_BLANK)
+        elif _BOM.startswith(significant) and significant:
+            return []  # perhaps the start of a byte order mark
+        if not significant:
+            if len(self._head) > 64 * 1024:
+                self._inner = SSEFramer()  # only blank lines so far: an event stream's keep-alive
+                return self._inner.feed(self._take())
+            return []
+        if significant[:1] in (b"{", b"["):
+            self._inner = JSONFramer()
+            self._head = significant
+        else:
+            self._inner = SSEFramer()
+        return self._inner.feed(self._take())
+
+    def _take(self) -> bytes:
+        head, self._head = self._head, b""
+        return head
+
+    def close(self) -> list[WireEvent]:
+        if self._inner is None:
+            self._inner = SSEFramer()
+            events = self._inner.feed(self._take())
+            return events + self._inner.close()
+        return self._inner.close()
+
+
 def make_framer(framing: str) -> Framer:
     """The framer for ``framing`` (``sse``, ``ndjson`` or ``json``)."""
     if framing == "sse":
-        return SSEFramer()
+        return SniffingFramer()
     if framing == "ndjson":
         return NDJSONFramer()
     if framing == "json":

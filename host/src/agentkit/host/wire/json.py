@@ -8,8 +8,15 @@ scanner for speed and closes those holes around it:
 
 * the size is checked before anything is parsed;
 * nesting depth is measured by a pre-scan that skips string contents, so a
-  hundred thousand ``[`` cost a clean error, never a recursion;
-* duplicate keys are rejected at every depth, key order is preserved;
+  hundred thousand ``[`` cost a clean error, never a recursion; and when the
+  C scanner still runs out of recursion (a caller deep in its own stack), the
+  text is parsed again by an iterative parser (:mod:`._iterative`), so
+  ``RecursionError`` never escapes;
+* duplicate keys are rejected at every depth, key order is preserved; the
+  error names the repeated key and the byte where it repeats, found by a few
+  C-speed passes over the bytes (:mod:`._duplicates`, never a second, slower
+  parse) so that refusing a duplicate costs about what accepting the
+  document would;
 * ``NaN``, ``Infinity``, ``-Infinity`` and numbers that overflow a float are
   rejected; integers stay exact Python ints;
 * bytes must be UTF-8 (no BOM), and escaped lone surrogates are rejected,
@@ -25,9 +32,11 @@ import json as _json
 import math
 import re
 import sys
+import threading
 from itertools import accumulate
 from typing import Any
 
+from . import _duplicates, _iterative
 from .errors import WireDecodeError
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "loads"]
@@ -57,15 +66,49 @@ class _Duplicate(Exception):
         self.key = key
 
 
+# The first duplicate key met by the current thread's parse. Recording it
+# (rather than raising from inside the C scanner) keeps the refusal of a
+# duplicate as cheap as the acceptance of the same document: the parse runs
+# to its end either way, and no exception unwinds through the scanner.
+_state = threading.local()
+
+
+def _repeated(pairs: list[tuple[str, Any]]) -> str:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return ""  # pragma: no cover - only called when there is a repeat
+
+
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
+    if len(result) != len(pairs) and getattr(_state, "duplicate", None) is None:
+        _state.duplicate = _repeated(pairs)
     return result
+
+
+def _raising_pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Duplicate(_repeated(pairs))
+    return result
+
+
+def _refuse_duplicate(text: str, raw: bytes | None) -> None:
+    """Raise for the duplicate key the parse just recorded, if any (and forget it)."""
+    key = getattr(_state, "duplicate", None)
+    if key is None:
+        return
+    _state.duplicate = None
+    data = raw if raw is not None else text.encode("utf-8", "surrogatepass")
+    offset = _duplicates.locate(data, key)
+    if offset is None:
+        offset = _byte_offset(text, _locate_iteratively(text))
+    raise WireDecodeError(
+        f"duplicate key {key!r} in a JSON object at byte {offset}", offset=offset
+    ) from None
 
 
 def _reject_constant(name: str) -> Any:
@@ -133,51 +176,38 @@ def _check_depth(text: str, max_depth: int) -> None:
             depth -= 1
 
 
-def _locate_duplicate(text: str) -> tuple[str, int]:
-    """Re-parse with the pure-Python scanner to find where the duplicate key is.
-
-    Only runs on the error path; the object's opening brace is tracked on a
-    stack because the pairs hook itself is not told any position.
-    """
-    starts: list[int] = []
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        try:
-            return _pairs_hook(pairs)
-        except _Duplicate as exc:
-            raise _Located(exc.key, starts[-1]) from None
-
-    decoder = _json.JSONDecoder(object_pairs_hook=hook, parse_constant=_reject_constant)
-
-    def parse_object(s_and_end: tuple[str, int], *args: Any) -> Any:
-        starts.append(s_and_end[1] - 1)
-        try:
-            return _json.decoder.JSONObject(s_and_end, *args)
-        finally:
-            starts.pop()
-
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.scan_once = _json.scanner.py_make_scanner(decoder)
+def _locate_iteratively(text: str) -> int:
+    """Where the first object with a repeated key repeats it, by an exact (slower) parse."""
     try:
-        decoder.decode(text)
-    except _Located as exc:
-        return exc.key, exc.pos
-    return "", 0  # pragma: no cover - the fast path found a duplicate
-
-
-class _Located(Exception):
-    def __init__(self, key: str, pos: int) -> None:
-        self.key = key
-        self.pos = pos
+        _iterative.decode(
+            text, pairs_hook=_raising_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
+        )
+    except _iterative.HookFailed as exc:
+        if isinstance(exc.error, _Duplicate):
+            seen: set[str] = set()
+            for offset in exc.key_offsets:
+                name, _ = _json.decoder.scanstring(text, offset + 1, True)
+                if name in seen:
+                    return offset
+                seen.add(name)
+    except (ValueError, _BadLiteral, _Duplicate):  # pragma: no cover - the fast path saw the duplicate
+        pass
+    return 0  # pragma: no cover
 
 
 def _contains_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return _SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_contains_surrogate(k) or _contains_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_contains_surrogate(item) for item in value)
+    # A list as the stack, not recursion: the value may be as deep as max_depth.
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
     return False
 
 
@@ -199,6 +229,7 @@ def loads(
         JSON, has a duplicate key, a NaN/Infinity, an out-of-range number, a
         lone surrogate, or anything after the value.
     """
+    raw: bytes | None = None
     if isinstance(data, str):
         text = data
         # A character is at most four UTF-8 bytes: only encode when in doubt.
@@ -228,24 +259,28 @@ def loads(
             ) from None
 
     _check_depth(text, max_depth)
+    _state.duplicate = None  # whatever an interrupted parse of this thread left
     try:
-        value = _DECODER.decode(text)
-    except _Duplicate as exc:
-        key, pos = _locate_duplicate(text)
-        offset = _byte_offset(text, pos)
-        raise WireDecodeError(
-            f"duplicate key {key or exc.key!r} in the JSON object at byte {offset}",
-            offset=offset,
-        ) from None
+        try:
+            value = _DECODER.decode(text)
+        except RecursionError:
+            # The caller's own stack was deep: parse again without recursing.
+            _state.duplicate = None
+            value = _iterative.decode(
+                text, pairs_hook=_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
+            )
     except _json.JSONDecodeError as exc:
+        _refuse_duplicate(text, raw)  # a duplicate met before the error came first
         offset = _byte_offset(text, exc.pos)
         raise WireDecodeError(f"invalid JSON at byte {offset}: {exc.msg}", offset=offset) from None
     except _BadLiteral as exc:
+        _refuse_duplicate(text, raw)
         offset = _literal_offset(text, exc.literal)
         raise WireDecodeError(
             f"invalid JSON at byte {offset}: {exc.problem}", offset=offset
         ) from None
     except ValueError as exc:
+        _refuse_duplicate(text, raw)
         # int() refuses more digits than sys.get_int_max_str_digits() (a
         # guard against quadratic conversion); the scanner does not say where.
         limit = sys.get_int_max_str_digits()
@@ -256,6 +291,8 @@ def loads(
                 offset=offset,
             ) from None
         raise WireDecodeError(f"invalid JSON: {exc}") from None
+    if getattr(_state, "duplicate", None) is not None:
+        _refuse_duplicate(text, raw)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
     return value

@@ -6,13 +6,18 @@ blank lines are skipped; a CR before the LF is whitespace to JSON and needs no
 special case. Lines are bounded by ``max_line_bytes``; a stream that ends
 without the LF of its last line is reported as :class:`TruncatedStream`,
 because a cut-off JSON text can still parse (``12`` of ``123``).
+
+Every value before a bad line is delivered, however the bytes were chunked:
+when one chunk completes lines and then meets a bad one, :meth:`feed` returns
+the values before it, keeps the error in :attr:`NDJSONDecoder.error`, and
+raises it at the next call. After a bad line the decoder takes no more input.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .errors import FrameTooLarge, TruncatedStream
+from .errors import FrameTooLarge, TruncatedStream, WireError
 from .json import DEFAULT_MAX_DEPTH, loads
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "NDJSONDecoder"]
@@ -34,33 +39,53 @@ class NDJSONDecoder:
         self.max_depth = max_depth
         self._partial = bytearray()
         self._broken: str | None = None
+        self._pending_error: WireError | None = None
+
+    @property
+    def error(self) -> WireError | None:
+        """The error found after the values the last :meth:`feed` returned, not yet raised."""
+        return self._pending_error
 
     def feed(self, chunk: bytes) -> list[Any]:
         """Decode more bytes; returns the values of the lines they completed.
 
+        If values came before a bad line in this chunk, they are returned and
+        the error is raised by the next call instead.
+
         :raises FrameTooLarge: a line went past ``max_line_bytes``.
         :raises WireDecodeError: a line is not one strict JSON text.
         """
+        error, self._pending_error = self._pending_error, None
+        if error is not None:
+            raise error
         if self._broken is not None:
             raise FrameTooLarge(
                 f"the NDJSON decoder stopped after an earlier error: {self._broken}"
             )
+        values: list[Any] = []
+        try:
+            self._feed(chunk, values)
+        except WireError as exc:
+            self._broken = str(exc)
+            self._partial = bytearray()
+            if not values:
+                raise
+            self._pending_error = exc
+        return values
+
+    def _feed(self, chunk: bytes, values: list[Any]) -> None:
         if b"\n" not in chunk:
             self._partial += chunk
             if len(self._partial) > self.max_line_bytes:
                 self._fail(
                     f"an NDJSON line is longer than {self.max_line_bytes} bytes and has not ended"
                 )
-            return []
+            return
         lines = chunk.split(b"\n")
         if self._partial:
             lines[0] = bytes(self._partial) + lines[0]
-        self._partial = bytearray(lines.pop())
-        if len(self._partial) > self.max_line_bytes:
-            self._fail(
-                f"an NDJSON line is longer than {self.max_line_bytes} bytes and has not ended"
-            )
-        values: list[Any] = []
+        tail = lines.pop()
+        self._partial = bytearray()
         for line in lines:
             if len(line) > self.max_line_bytes:
                 self._fail(
@@ -70,13 +95,22 @@ class NDJSONDecoder:
                 values.append(
                     loads(line, max_bytes=self.max_line_bytes + 1, max_depth=self.max_depth)
                 )
-        return values
+        # The unterminated tail is checked last, so the values before it are kept.
+        self._partial = bytearray(tail)
+        if len(self._partial) > self.max_line_bytes:
+            self._fail(
+                f"an NDJSON line is longer than {self.max_line_bytes} bytes and has not ended"
+            )
 
     def close(self) -> list[Any]:
         """End of the stream.
 
         :raises TruncatedStream: the last line has no LF; it was discarded.
+        :raises WireError: the error kept by the last :meth:`feed`.
         """
+        error, self._pending_error = self._pending_error, None
+        if error is not None:
+            raise error
         partial, self._partial = self._partial, bytearray()
         if partial.strip(b" \t\r"):
             raise TruncatedStream(

@@ -17,13 +17,18 @@ interpretation":
 The decoder is bounded: a line longer than ``max_line_bytes`` or an event
 whose data grows past ``max_event_bytes`` raises :class:`FrameTooLarge`, and
 the decoder then refuses further input, because its framing is lost.
+
+Every complete event before a bad frame is delivered, however the bytes were
+chunked: when one chunk completes events and then hits a bad frame,
+:meth:`SSEDecoder.feed` returns those events, keeps the error in
+:attr:`SSEDecoder.error`, and raises it at the next call.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import FrameTooLarge, TruncatedStream
+from .errors import FrameTooLarge, TruncatedStream, WireError
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "DEFAULT_MAX_LINE_BYTES", "SSEDecoder", "SSEMessage"]
 
@@ -69,6 +74,7 @@ class SSEDecoder:
         self._at_start = True  # a BOM may still arrive
         self._skip_lf = False  # the last chunk ended in CR: a leading LF completes a CRLF
         self._broken: str | None = None
+        self._pending_error: WireError | None = None
         # The event being built.
         self._data: list[str] = []
         self._data_bytes = 0
@@ -82,20 +88,43 @@ class SSEDecoder:
         """The last ``id`` the stream set (what a reconnection would send)."""
         return self._last_id
 
+    @property
+    def error(self) -> WireError | None:
+        """The error found after the events the last :meth:`feed` returned, not yet raised."""
+        return self._pending_error
+
+    def _raise_pending(self) -> None:
+        error, self._pending_error = self._pending_error, None
+        if error is not None:
+            raise error
+        if self._broken is not None:
+            raise FrameTooLarge(f"the SSE decoder stopped after an earlier error: {self._broken}")
+
     def feed(self, chunk: bytes) -> list[SSEMessage]:
         """Decode more bytes; returns the events they completed, in order.
 
-        :raises FrameTooLarge: a line or an event went past its bound.
+        :raises FrameTooLarge: a line or an event went past its bound (if
+            events came before it in this chunk, they are returned and the
+            error is raised by the next call instead).
         """
-        if self._broken is not None:
-            raise FrameTooLarge(f"the SSE decoder stopped after an earlier error: {self._broken}")
+        self._raise_pending()
+        out: list[SSEMessage] = []
+        try:
+            self._feed(chunk, out)
+        except WireError as exc:
+            if not out:
+                raise
+            self._pending_error = exc
+        return out
+
+    def _feed(self, chunk: bytes, out: list[SSEMessage]) -> None:
         if not chunk:
-            return []
+            return
         if self._at_start:
             head = bytes(self._partial) + bytes(chunk)
             if len(head) < len(_BOM) and _BOM.startswith(head):
                 self._partial = bytearray(head)
-                return []
+                return
             self._at_start = False
             self._partial = bytearray()
             chunk = head[len(_BOM) :] if head.startswith(_BOM) else head
@@ -111,7 +140,7 @@ class SSEDecoder:
                 self._fail(
                     f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
                 )
-            return []
+            return
         if has_cr:
             # Normalize every line end to LF. A CR at the very end may be the
             # first half of a CRLF whose LF comes with the next chunk.
@@ -124,13 +153,6 @@ class SSEDecoder:
             lines[0] = bytes(partial)
             partial.clear()
         tail = lines.pop()
-        if tail:
-            partial += tail
-            if len(partial) > self.max_line_bytes:
-                self._fail(
-                    f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
-                )
-        out: list[SSEMessage] = []
         max_line = self.max_line_bytes
         # The per-line work is inlined: this loop is the decoder's hot path.
         for line in lines:
@@ -164,7 +186,13 @@ class SSEDecoder:
                     self._last_id = value.decode("utf-8", "replace")
             elif name == b"retry" and value.isdigit():
                 self._retry = int(value)
-        return out
+        # The unterminated tail is checked last, so the events before it are kept.
+        if tail:
+            partial += tail
+            if len(partial) > self.max_line_bytes:
+                self._fail(
+                    f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
+                )
 
     def close(self) -> list[SSEMessage]:
         """End of the stream.
@@ -172,7 +200,13 @@ class SSEDecoder:
         :returns: nothing more (an event needs its blank line to be dispatched).
         :raises TruncatedStream: the stream ended in the middle of an event;
             that event was discarded.
+        :raises FrameTooLarge: the error kept by the last :meth:`feed`.
         """
+        error, self._pending_error = self._pending_error, None
+        if error is not None:
+            raise error
+        if self._broken is not None:
+            return []  # the error was raised already
         truncated = bool(self._partial) and not (self._at_start and _BOM.startswith(self._partial))
         truncated = truncated or self._pending
         self._partial = bytearray()

@@ -1,0 +1,121 @@
+"""The strict JSON decoder never raises RecursionError, whatever the input or the caller's stack.
+
+The C scanner recurses per nesting level and shares the interpreter's
+recursion limit with the caller: a caller already deep in its own stack
+would see ``RecursionError`` for input well within ``max_depth``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentkit.host.wire import WireDecodeError, loads
+
+
+def at_depth(frames: int, call):
+    """Run ``call()`` with about ``frames`` frames already on the stack (leave loads a dozen of its own)."""
+    if frames <= 0:
+        return call()
+    return at_depth(frames - 1, call)
+
+
+def headroom() -> int:
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return sys.getrecursionlimit() - depth
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + '{"k": "\\u00e9"}' + "]" * depth
+
+
+@pytest.mark.parametrize("spare", [15, 30, 60, 200])
+def test_a_caller_deep_in_its_stack_gets_the_value_not_a_recursion_error(spare: int) -> None:
+    text = nested(250)
+    value = at_depth(headroom() - spare, lambda: loads(text))
+    for _ in range(250):
+        [value] = value
+    assert value == {"k": "é"}
+
+
+@pytest.mark.parametrize("spare", [15, 60])
+def test_errors_deep_in_the_stack_are_still_wire_errors(spare: int) -> None:
+    duplicate = "[" * 200 + '{"a": 1, "b": {"c": 2}, "a": 3}' + "]" * 200
+    with pytest.raises(WireDecodeError, match="duplicate key 'a'") as info:
+        at_depth(headroom() - spare, lambda: loads(duplicate))
+    assert info.value.offset == duplicate.index('"a": 3')
+    for bad in ("[" * 200 + "NaN" + "]" * 200, "[" * 200 + "1,]" + "]" * 199, "[" * 200 + '"\\ud800"' + "]" * 200):
+        with pytest.raises(WireDecodeError):
+            at_depth(headroom() - spare, lambda bad=bad: loads(bad))
+
+
+def test_a_generous_max_depth_is_parsed_without_recursion() -> None:
+    depth = 20_000
+    value = loads("[" * depth + "1" + "]" * depth, max_depth=depth)
+    for _ in range(depth):
+        [value] = value
+    assert value == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "repeat"),
+    [
+        ('{"a": 1, "a": 2}', "a", 9),
+        ('[{"a": 1}, {"a": 2, "b": {"a": 3}, "a": 4}]', "a", 35),
+        ('{"a": {"a": 1, "a": 2}, "a": 3}', "a", 15),
+        ('{"s": "{\\"a\\": 1, \\"a\\": 2}", "a": 1, "a": 2}', "a", 38),
+        ('{"\\u0061": 1, "a": 2}', "a", 14),
+        ('{"é": 1, "\\u00e9": 2}', "é", 9),
+    ],
+)
+def test_a_duplicate_is_reported_where_the_key_repeats(text: str, key: str, repeat: int) -> None:
+    with pytest.raises(WireDecodeError) as info:
+        loads(text)
+    assert repr(key) in str(info.value)
+    assert info.value.offset == len(text[:repeat].encode())
+    assert text[repeat] == '"'
+
+
+_KEYS = st.sampled_from(["a", "b", "é", "x y"])
+_LEAF = st.one_of(st.integers(), st.text("ab\"\\{}[]:,", max_size=4))
+_DOC = st.recursive(
+    _LEAF,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.lists(st.tuples(_KEYS, inner), max_size=3)),
+    max_leaves=12,
+)
+
+
+def _render(value) -> str:
+    import json
+
+    if isinstance(value, list) and value and all(isinstance(item, tuple) for item in value):
+        return "{" + ", ".join(json.dumps(k) + ": " + _render(v) for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_render(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOC)
+def test_the_reported_offset_is_always_a_repeated_key_of_one_object(doc) -> None:
+    text = _render(doc)
+    try:
+        loads(text)
+    except WireDecodeError as exc:
+        if "duplicate key" not in str(exc):
+            raise
+        # The offset is the start of a key that an earlier key of the same object repeats.
+        pos = len(text.encode()[: exc.offset].decode())
+        assert text[pos] == '"'
+        import json
+
+        decoder = json.JSONDecoder()
+        key, _ = decoder.raw_decode(text, pos)
+        assert repr(key) in str(exc)
