@@ -12,24 +12,25 @@ leaves a line unchanged, so untouched lines keep their bytes. If any edit is
 still unmatched the whole batch is rejected.
 
 The BOM and CRLF line endings are taken off before matching and put back on
-writing. The read-modify-write runs under the file's lock (see :mod:`.locks`).
+writing. The read-modify-write runs under the file's locks, the in-process one
+and an OS lock that other processes honour (see :mod:`.locks`).
 """
 
 from __future__ import annotations
 
 import difflib
 import itertools
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
 
+from .beneath import locate
 from .content import BOM, decode_text, is_binary
 from .envelope import enveloped
 from .fold import fold_line
-from .locks import path_locks
-from .paths import display_path, resolve_inside
-from .write import atomic_write
+from .locks import locked_file
 
 __all__ = ["EDIT_FILE"]
 
@@ -172,15 +173,15 @@ def _apply(text: str, spans: list[_Span]) -> str:
 
 @enveloped
 def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    resolved = resolve_inside(context.root, arguments["path"])
-    shown = display_path(context.root, resolved)
     edits = arguments["edits"]
-    with path_locks.hold(resolved):
-        if not resolved.is_file():
-            if resolved.is_dir():
-                raise ToolError("is_a_directory", f"{shown} is a directory; give a file path.")
-            raise ToolError("not_found", f"{shown} does not exist; create it with write_file.")
-        data = resolved.read_bytes()
+    with (
+        locate(context.root, arguments["path"]) as target,
+        locked_file(target, must_exist=True) as (fd, lock),
+    ):
+        assert fd is not None  # must_exist
+        shown = target.shown
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read()
         if is_binary(data):
             raise ToolError(
                 "binary_file", f"{shown} is a binary file; edit_file changes text only."
@@ -214,8 +215,8 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
                 f"{shown} is {encoding} text and the new text holds {exc.object[exc.start]!r}, "
                 "which it cannot store; use characters that encoding has.",
             ) from None
-        atomic_write(resolved, encoded)
-    return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown)
+        target.directory.replace(target.name, encoded, os.fstat(fd).st_mode & 0o7777)  # type: ignore[arg-type]
+    return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown, lock=lock)
 
 
 EDIT_FILE = Tool(
