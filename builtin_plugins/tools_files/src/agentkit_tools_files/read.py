@@ -10,7 +10,7 @@ from typing import Any
 from agentkit.plugin_api import ImageBlock, Tool, ToolContext, ToolError, ToolResult
 
 from .beneath import locate
-from .content import BOM, decode_text, detect_image, is_binary, split_editor_lines
+from .content import BOM, decode_text, detect_image, is_binary, printable, split_editor_lines
 from .envelope import enveloped
 from .limits import LONG_LINE_WORKAROUND, READ_LIMITS, Accumulator
 
@@ -50,6 +50,7 @@ def read_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             f"{shown} is a binary file ({len(data)} bytes); it has no text to show.",
         )
     text, encoding = decode_text(data)
+    text = printable(text)
     if text.startswith(BOM):
         text, encoding = text[1:], "utf-8-sig"
     lines = split_editor_lines(text)
