@@ -38,9 +38,11 @@ if exchange is not None:
     if exchange(AT_FDCWD, inside.encode(), AT_FDCWD, link.encode(), RENAME_EXCHANGE) != 0:
         exchange = None  # the file system or kernel cannot exchange: rename in a loop instead
 print("ready", flush=True)
+swaps = 0
 for n in range(50_000_000):
     if n % 512 == 0 and os.path.exists(stop):
         break
+    swaps += 1
     if exchange is not None:
         exchange(AT_FDCWD, inside.encode(), AT_FDCWD, link.encode(), RENAME_EXCHANGE)
     else:
@@ -51,6 +53,7 @@ for n in range(50_000_000):
             os.rename(inside + ".real", inside)
         except OSError:
             pass
+print(swaps, flush=True)
 """
 
 
@@ -65,12 +68,20 @@ def _snapshot(directory: Path) -> dict[str, tuple[int, int, bytes | None]]:
 
 
 class Attacked:
-    """A workspace under attack and the directory outside it."""
+    """A workspace under attack, the directory outside it, and the attacker."""
 
-    def __init__(self, root: Path, outside: Path) -> None:
+    def __init__(self, root: Path, outside: Path, swapper: subprocess.Popen[str], stop: Path):
         self.root = root
         self.outside = outside
         self.before = _snapshot(outside)
+        self.swapper = swapper
+        self._stop = stop
+
+    def stop(self) -> int:
+        """Stop the attacker; returns how many swaps it made."""
+        self._stop.touch()
+        out, _ = self.swapper.communicate(timeout=60)
+        return int(out.split()[-1])
 
     def untouched(self) -> bool:
         return _snapshot(self.outside) == self.before
@@ -95,14 +106,14 @@ def attacked(tmp_path: Path) -> Iterator[Attacked]:
     )
     try:
         assert swapper.stdout is not None and swapper.stdout.readline() == "ready\n"
-        yield Attacked(root, outside)
+        yield Attacked(root, outside, swapper, stop)
     finally:
         stop.touch()
         try:
-            swapper.wait(timeout=30)
+            swapper.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             swapper.kill()
-            swapper.wait()
+            swapper.communicate()
 
 
 def _tools() -> dict[str, Any]:
@@ -129,16 +140,16 @@ Call = Callable[[int], dict[str, Any]]
 
 # Each case: the tool, how many attempts, and the arguments of attempt n.
 CASES: dict[str, tuple[str, int, Call, dict[str, Any]]] = {
-    "read_file": ("read_file", 2000, lambda n: {"path": "sub/file.txt"}, {}),
+    "read_file": ("read_file", 5000, lambda n: {"path": "sub/file.txt"}, {}),
     "write_file": (
         "write_file",
-        1500,
+        3000,
         lambda n: {"path": ("sub/file.txt", "sub/made/new.txt")[n % 2], "content": "w\n"},
         {},
     ),
     "edit_file": (
         "edit_file",
-        1500,
+        3000,
         lambda n: {
             "path": "sub/file.txt",
             "edits": [{"old_string": "state a", "new_string": "state b"}]
@@ -147,17 +158,17 @@ CASES: dict[str, tuple[str, int, Call, dict[str, Any]]] = {
         },
         {},
     ),
-    "list_files": ("list_files", 2000, lambda n: {"path": ("sub", "sub/deep")[n % 2]}, {}),
-    "find_files": ("find_files", 1000, lambda n: {"pattern": "**", "path": "."}, {}),
+    "list_files": ("list_files", 4000, lambda n: {"path": ("sub", "sub/deep")[n % 2]}, {}),
+    "find_files": ("find_files", 3000, lambda n: {"pattern": "**", "path": "."}, {}),
     "search_files": (
         "search_files",
-        800,
+        3000,
         lambda n: {"pattern": "SECRET|inside", "path": ("sub", ".")[n % 2]},
         {"backend": "native"},
     ),
     "search_files_rg": (
         "search_files",
-        150,
+        400,
         lambda n: {"pattern": "SECRET|inside", "path": ("sub", ".")[n % 2]},
         {"backend": "rg"},
     ),
@@ -184,6 +195,7 @@ def test_a_swapped_directory_never_leads_a_tool_outside(attacked: Attacked, case
         assert "secret-" not in shown, f"attempt {n} listed outside the root: {shown[:300]}"
         key = "ok" if result.ok else str(result.error)
         outcomes[key] = outcomes.get(key, 0) + 1
+    swaps = attacked.stop()
     assert attacked.untouched(), "something outside the root was created or modified"
-    # The race really ran: some attempts met the directory, some the link.
-    assert outcomes.get("ok", 0) > 0, outcomes
+    # The race really ran: the attacker swapped, and attempts met the directory.
+    assert swaps > 0 and outcomes.get("ok", 0) > 0, (swaps, outcomes)

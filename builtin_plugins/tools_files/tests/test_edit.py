@@ -283,7 +283,9 @@ def test_utf8_with_a_stray_byte_is_not_reencoded_as_latin1(workspace):
     path = workspace.write("u.txt", original)
     read = workspace.call("read_file", path="u.txt")
     assert read.ok and "caf\u00e9 = 1" in read.data["content"]
-    result = _edit(workspace, "u.txt", ("caf\u00e9 = 1", "caf\u00e9 = 2"), ("other", "autre \u00e0"))
+    result = _edit(
+        workspace, "u.txt", ("caf\u00e9 = 1", "caf\u00e9 = 2"), ("other", "autre \u00e0")
+    )
     assert result.ok, result.detail
     # The stray byte round-trips as it was; the new text is UTF-8 like the rest of the file.
     assert path.read_bytes() == b"caf\xc3\xa9 = 2\nbad \xff byte\nautre \xc3\xa0\n"

@@ -15,7 +15,8 @@ ripgrep opens the paths it is given itself, and the kernel follows every link
 on the way: a directory swapped for a link to the outside between our walk and
 its open would be searched. So where descriptors are available each file is
 opened here, through :class:`WalkedFiles` (never through a link), and ripgrep
-is handed ``/dev/fd/N``, which reopens exactly that file. Chunks are sized to
+is handed ``/proc/self/fd/N`` (or ``/dev/fd/N``), which reopens exactly that
+file. Chunks are sized to
 stay well below the process's descriptor limit.
 """
 
@@ -152,12 +153,16 @@ def _file_matches(path: str, lines: dict[int, str], hits: list[int], context: in
 
 def search_rg(query: Query, rg: str) -> Outcome:
     """Scan ``query.files`` with ripgrep; same contract as :func:`search_native`."""
-    by_descriptor = DESCRIPTORS and os.path.isdir("/dev/fd")
+    # /proc/self/fd saves ripgrep a link per stat it makes (five per file) where it exists.
+    fd_directory = next((d for d in ("/proc/self/fd", "/dev/fd") if os.path.isdir(d)), None)
+    by_descriptor = DESCRIPTORS and fd_directory is not None
     with WalkedFiles(query.root) if by_descriptor else contextlib.nullcontext() as opener:
-        return _search_rg(query, rg, opener, _chunk_size(by_descriptor))
+        return _search_rg(query, rg, opener, fd_directory, _chunk_size(by_descriptor))
 
 
-def _search_rg(query: Query, rg: str, opener: WalkedFiles | None, size: int) -> Outcome:
+def _search_rg(
+    query: Query, rg: str, opener: WalkedFiles | None, fd_directory: str | None, size: int
+) -> Outcome:
     outcome = Outcome(backend="rg")
     position = {path: index for index, path in enumerate(query.files)}
     binary = 0
@@ -176,7 +181,7 @@ def _search_rg(query: Query, rg: str, opener: WalkedFiles | None, size: int) -> 
                 unopened.append(index)
                 continue
             descriptors.append(fd)
-            named[f"/dev/fd/{fd}"] = relative
+            named[f"{fd_directory}/{fd}"] = relative
         lines: dict[int, str] = {}
         hits: list[int] = []
         is_binary = False
