@@ -200,6 +200,16 @@ def _parts_below(absolute: str, roots: tuple[Path, ...]) -> list[str] | None:
     return None
 
 
+def _absolute_parts(absolute: str, roots: tuple[Path, ...]) -> list[str] | None:
+    """The components below the root of an absolute path, or None if it is elsewhere."""
+    parts = _parts_below(absolute, roots)
+    if parts is None:
+        # Another spelling of a place inside (through a link to the root, say). The string
+        # resolution only decides where the walk starts: what it finds is walked again below.
+        parts = _parts_below(os.path.realpath(absolute), roots)
+    return parts
+
+
 @dataclass
 class Located:
     """Where a path lands: an open directory inside the root and an entry name in it.
@@ -330,11 +340,7 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
     spellings = (real_root, Path(os.path.abspath(root)))
     normalized = normalize(raw.strip() if raw.strip() else ".")
     if os.path.isabs(normalized):
-        parts = _parts_below(normalized, spellings)
-        if parts is None:
-            # Another spelling of a place inside (a link to the root, say): only the part of
-            # the path outside the root is resolved by string; the rest is walked below.
-            parts = _parts_below(os.path.realpath(normalized), spellings)
+        parts = _absolute_parts(normalized, spellings)
         if parts is None:
             raise _outside(raw, real_root)
     else:
@@ -351,7 +357,7 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
             raise ToolError("too_many_links", f"{raw!r} goes through more than {MAX_LINKS} links.")
         target = top.readlink(link_name)
         if os.path.isabs(target):
-            below = _parts_below(target, spellings)
+            below = _absolute_parts(target, spellings)
             if below is None:
                 raise _outside(raw, real_root, target)
             while len(stack) > 1:
@@ -379,8 +385,7 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
                 if info is not None and stat.S_ISLNK(info.st_mode):
                     follow(part, top)
                     continue
-                located = Located(real_root, list(names), stack.pop(), part)
-                return located
+                return Located(real_root, list(names), stack.pop(), part)
             try:
                 child = top.child(part)
             except FileNotFoundError:

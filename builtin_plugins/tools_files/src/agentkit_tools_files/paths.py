@@ -1,14 +1,11 @@
-"""Path containment: every path a file tool touches stays inside the workspace root.
+"""Path spelling: normalizing what the model wrote, a string-only check, and display.
 
-A path is normalized (``file://`` URIs, ``~``) and fully resolved, symlinks
-included, *before* any I/O. The check is made on the resolved path, and the
-tools then do their I/O on that resolved path, so a symlink that points out of
-the root (dangling or not) is refused rather than followed.
-
-:func:`resolve_inside` checks a path *string*: a directory swapped for a link
-after the check would redirect I/O done on that string later. The tools do
-their I/O through :mod:`.beneath`, which opens relative to directory
-descriptors and cannot be redirected that way.
+:func:`normalize` turns ``file://`` URIs and ``~`` into plain paths.
+:func:`resolve_inside` resolves a path *string*, symlinks included, and checks
+that it stays inside the root; it is a check only. I/O done later on that
+string can be redirected by a directory swapped for a link in between, so the
+tools open paths through :mod:`.beneath`, which resolves and opens relative to
+directory descriptors in one walk and cannot be redirected that way.
 """
 
 from __future__ import annotations
