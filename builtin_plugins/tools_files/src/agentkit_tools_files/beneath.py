@@ -57,11 +57,12 @@ DESCRIPTORS: bool = (
 )
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# Every open: not inherited by children, and binary (Windows would translate newlines).
+_ALWAYS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _ALWAYS
 #: Flags to open a file for reading: no link, and a FIFO cannot block the open.
-READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC
+READ_FLAGS = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _ALWAYS
 #: Links resolved in one path before giving up, as the kernel's limit.
 MAX_LINKS = 40
 
@@ -87,7 +88,7 @@ class Directory:
         """Open the workspace root itself (chosen by the embedder, so it may be reached by links)."""
         if not DESCRIPTORS:
             return cls(None, root)
-        return cls(os.open(root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC), root)
+        return cls(os.open(root, os.O_RDONLY | os.O_DIRECTORY | _ALWAYS), root)
 
     def _at(self, name: str) -> tuple[str, dict[str, int]]:
         if self.fd is None:
@@ -107,7 +108,7 @@ class Directory:
     def open(self, name: str, flags: int, mode: int = 0o666) -> int:
         """``os.open`` of the entry ``name``, never following a link."""
         target, where = self._at(name)
-        return os.open(target, flags | _NOFOLLOW | _CLOEXEC, mode, **where)
+        return os.open(target, flags | _NOFOLLOW | _ALWAYS, mode, **where)
 
     def lstat(self, name: str) -> os.stat_result:
         target, where = self._at(name)
@@ -367,13 +368,29 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
             below = target.split("/")
         todo.extendleft(reversed([part for part in below if part not in ("", ".")]))
 
+    def reenter(part: str) -> None:
+        # Above the root is the embedder's, not the workspace's: a path that climbs out and
+        # comes back ("../ws/a" in a root named ws) is resolved there by string, and what it
+        # names inside is walked again from the root.
+        nonlocal links
+        links += 1
+        if links > MAX_LINKS:
+            raise ToolError("too_many_links", f"{raw!r} goes through more than {MAX_LINKS} links.")
+        rest = os.path.realpath(os.path.join(real_root, part, *todo))
+        below = _parts_below(rest, spellings)
+        if below is None:
+            raise _outside(raw, real_root)
+        todo.clear()
+        todo.extend(part for part in below if part not in ("", "."))
+
     try:
         while todo:
             part = todo.popleft()
             top = stack[-1]
+            if part == ".." and not names:
+                reenter(part)
+                continue
             if part == "..":
-                if not names:
-                    raise _outside(raw, real_root)
                 stack.pop().close()
                 names.pop()
                 continue
