@@ -5,7 +5,7 @@ wrapper turns those, and operating-system errors, into ``ToolResult.failure``
 so a tool never returns a bare exception or a differently shaped value.
 
 Where the platform cannot open paths relative to directory descriptors
-without following links (see :mod:`.beneath`), every result says so in its
+without following links (see :mod:`.directory`), every result says so in its
 metadata: ``containment="best-effort"``.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from agentkit.plugin_api import ToolContext, ToolError, ToolResult
 
-from . import beneath
+from . import directory
 
 __all__ = ["enveloped"]
 
@@ -30,7 +30,7 @@ def enveloped(handler: Handler) -> Handler:
     @functools.wraps(handler)
     def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         result = _call(arguments, context)
-        if not beneath.DESCRIPTORS:
+        if not directory.DESCRIPTORS:
             result.metadata["containment"] = "best-effort"
         return result
 

@@ -23,7 +23,7 @@ root decides what is hidden; ``core.ignoreCase`` from the repository's
 config (or the user's) makes matching fold ASCII case; patterns and names
 are compared as bytes. Inside the root every directory, rule file and
 ``.git`` is reached through descriptors that never follow a link (see
-:mod:`.beneath`), so swapping a directory for a link while a walk runs
+:mod:`.directory`), so swapping a directory for a link while a walk runs
 cannot lead the walk, or its rules, outside.
 """
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._gitpattern import Pattern, parse_lines
-from .beneath import Directory, open_relative_directory
+from .directory import Directory, open_relative_directory
 from .gitconfig import global_excludes_file, ignore_case
 
 __all__ = ["Entry", "IgnoreEngine"]

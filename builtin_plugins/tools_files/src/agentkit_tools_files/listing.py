@@ -7,7 +7,8 @@ from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 
-from .beneath import Directory, locate
+from .beneath import locate
+from .directory import Directory
 from .envelope import enveloped
 from .glob import compile_glob
 from .ignore import IgnoreEngine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agentkit_tools_files.beneath import WalkedFiles
+from agentkit_tools_files.directory import WalkedFiles
 
 from .query import Match, Outcome, Query, line_text
 

@@ -33,7 +33,8 @@ from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
-from agentkit_tools_files.beneath import DESCRIPTORS, WalkedFiles
+from agentkit_tools_files import directory
+from agentkit_tools_files.directory import WalkedFiles
 
 from .query import Match, Outcome, Query, line_text
 
@@ -155,7 +156,7 @@ def search_rg(query: Query, rg: str) -> Outcome:
     """Scan ``query.files`` with ripgrep; same contract as :func:`search_native`."""
     # /proc/self/fd saves ripgrep a link per stat it makes (five per file) where it exists.
     fd_directory = next((d for d in ("/proc/self/fd", "/dev/fd") if os.path.isdir(d)), None)
-    by_descriptor = DESCRIPTORS and fd_directory is not None
+    by_descriptor = directory.DESCRIPTORS and fd_directory is not None
     with WalkedFiles(query.root) if by_descriptor else contextlib.nullcontext() as opener:
         return _search_rg(query, rg, opener, fd_directory, _chunk_size(by_descriptor))
 
