@@ -42,6 +42,8 @@ __all__ = ["RipgrepError", "find_rg", "search_rg"]
 
 #: Paths per ripgrep invocation, far below any argument-length limit.
 CHUNK = 2000
+#: Files opened for the first invocation when they are handed over as descriptors.
+FIRST_CHUNK = 250
 
 
 class RipgrepError(RuntimeError):
@@ -92,6 +94,16 @@ def _command(rg: str, query: Query, files: list[str]) -> list[str]:
     command.append("--ignore-case" if query.ignore_case else "--case-sensitive")
     command += ["-e", query.pattern, "-e", "\\x00", "--", *files]
     return command
+
+
+def _chunks(files: list[str], size: int, first: int) -> Iterator[tuple[int, list[str]]]:
+    """``files`` in pieces growing from ``first`` to ``size``: a search that stops early
+    (the page is full) has not opened thousands of files it never scans."""
+    start, step = 0, min(first, size)
+    while start < len(files):
+        yield start, files[start : start + step]
+        start += step
+        step = min(step * 2, size)
 
 
 def _chunk_size(by_descriptor: bool) -> int:
@@ -169,8 +181,7 @@ def _search_rg(
     binary = 0
     unopened: list[int] = []  # positions of files gone or swapped for a link since the walk
     last_done = -1
-    for start in range(0, len(query.files), size):
-        chunk = query.files[start : start + size]
+    for start, chunk in _chunks(query.files, size, first=FIRST_CHUNK if opener else size):
         descriptors: list[int] = []
         named: dict[str, str] = {}  # what ripgrep is given -> the file it stands for
         for index, relative in enumerate(chunk, start=start):
