@@ -86,3 +86,45 @@ def test_home_expansion_is_allowed_when_home_is_the_root(workspace, monkeypatch)
     monkeypatch.setenv("HOME", str(workspace.root))
     workspace.write("notes.txt", "inside\n")
     assert workspace.call("read_file", path="~/notes.txt").ok
+
+
+@pytest.fixture
+def without_descriptors(monkeypatch):
+    """The platform without dir_fd and O_NOFOLLOW (Windows): paths are walked as strings."""
+    from agentkit_tools_files import directory
+
+    monkeypatch.setattr(directory, "DESCRIPTORS", False)
+
+
+@pytest.mark.parametrize("path", ESCAPES)
+def test_without_descriptors_escapes_are_still_refused(escaping, without_descriptors, path):
+    workspace, tmp_path = escaping
+    before = _snapshot(tmp_path)
+    for tool, extra in [
+        ("read_file", {}),
+        ("write_file", {"content": "pwned"}),
+        ("list_files", {}),
+    ]:
+        result = workspace.call(tool, path=path, **extra)
+        assert result.error == "path_not_allowed", (tool, result.detail)
+        assert result.metadata["containment"] == "best-effort"
+    assert _snapshot(tmp_path) == before
+
+
+def test_without_descriptors_the_tools_work_and_say_containment_is_best_effort(
+    workspace, without_descriptors
+):
+    os.symlink("a", workspace.root / "link_in")
+    assert workspace.call("write_file", path="a/b.txt", content="hello\n").ok
+    assert workspace.call(
+        "edit_file", path="link_in/b.txt", edits=[{"old_string": "hello", "new_string": "hi"}]
+    ).ok
+    read = workspace.call("read_file", path="link_in/b.txt")
+    assert read.data["content"] == "     1\thi" and read.metadata["containment"] == "best-effort"
+    assert workspace.call("list_files", path="a").data["entries"] == ["b.txt"]
+    assert workspace.call("find_files", pattern="*.txt").data["files"] == ["a/b.txt"]
+
+
+def test_with_descriptors_results_carry_no_containment_note(workspace):
+    workspace.write("a.txt", "x\n")
+    assert "containment" not in workspace.call("read_file", path="a.txt").metadata

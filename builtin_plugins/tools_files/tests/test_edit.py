@@ -263,3 +263,37 @@ def test_tolerant_pass_folds_compatibility_forms_and_exotic_spaces(workspace):
     )
     assert result.ok, result.detail
     assert path.read_text() == 'title = "fileB"\nsep\u00a0=\u00a0"\u2026"\nend\n'
+
+
+def test_each_line_keeps_its_own_ending_in_a_mixed_file(workspace):
+    path = workspace.write("m.txt", b"one\r\ntwo\nthree\r\nfour\n")
+    # The model writes "\n" (read_file shows lines without their endings).
+    result = _edit(workspace, "m.txt", ("one\ntwo\nthree", "ONE\nTWO\nTHREE"))
+    assert result.ok, result.detail
+    assert path.read_bytes() == b"ONE\r\nTWO\nTHREE\r\nfour\n"
+    # A line added inside a CRLF stretch ends as its neighbours do; untouched lines keep theirs.
+    assert _edit(workspace, "m.txt", ("TWO\nTHREE\n", "TWO\nTHREE\n3b\n")).ok
+    assert path.read_bytes() == b"ONE\r\nTWO\nTHREE\r\n3b\r\nfour\n"
+    assert _edit(workspace, "m.txt", ("four", "4")).ok
+    assert path.read_bytes() == b"ONE\r\nTWO\nTHREE\r\n3b\r\n4\n"
+
+
+def test_utf8_with_a_stray_byte_is_not_reencoded_as_latin1(workspace):
+    original = "caf\u00e9 = 1\nbad \udcff byte\nother\n".encode("utf-8", "surrogateescape")
+    path = workspace.write("u.txt", original)
+    read = workspace.call("read_file", path="u.txt")
+    assert read.ok and "caf\u00e9 = 1" in read.data["content"]
+    result = _edit(
+        workspace, "u.txt", ("caf\u00e9 = 1", "caf\u00e9 = 2"), ("other", "autre \u00e0")
+    )
+    assert result.ok, result.detail
+    # The stray byte round-trips as it was; the new text is UTF-8 like the rest of the file.
+    assert path.read_bytes() == b"caf\xc3\xa9 = 2\nbad \xff byte\nautre \xc3\xa0\n"
+
+
+def test_a_nul_after_the_first_8000_bytes_still_makes_a_file_binary(workspace):
+    original = b"x" * 9000 + b"\x00\nold\n"
+    path = workspace.write("late.bin", original)
+    result = _edit(workspace, "late.bin", ("old", "new"))
+    assert result.error == "binary_file"
+    assert path.read_bytes() == original

@@ -10,6 +10,7 @@ repository with rules of its own.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import subprocess
@@ -219,3 +220,75 @@ def test_verdicts_and_walk_agree_with_git(tmp_path: Path, seed: int):
     assert outer_files - walked == dropped - {
         p for p in dropped if nested_prefix and p.startswith(nested_prefix)
     }
+
+
+# -- rule files git reads in its own way -------------------------------------------
+
+
+def _repo(tmp_path: Path) -> tuple[Path, dict]:
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, env, "init", "-q")
+    return root, env
+
+
+def _git_bytes(cwd: Path, env: dict, *args: str) -> set[bytes]:
+    completed = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, check=True)
+    return set(completed.stdout.split(b"\0")) - {b""}
+
+
+def _agree_with_git(root: Path, env: dict) -> set[bytes]:
+    """Assert the walk keeps exactly what ``git ls-files -o --exclude-standard`` lists."""
+    listed = _git_bytes(root, env, "ls-files", "-z", "-o", "--exclude-standard")
+    walked = {
+        os.fsencode(entry.path) for entry in IgnoreEngine(root, env=env).walk(include_dirs=False)
+    }
+    assert walked == listed, sorted(walked ^ listed)
+    return walked
+
+
+def test_a_gitignore_that_is_a_symlink_is_not_followed(tmp_path: Path):
+    root, env = _repo(tmp_path)
+    outside = tmp_path / "outside-rules"
+    outside.write_text("*\n")
+    (root / "sub").mkdir()
+    for name in ("a.txt", "b.log", "sub/c.txt", "sub/d.log"):
+        (root / name).write_text("x\n")
+    os.symlink(outside, root / ".gitignore")
+    os.symlink(outside, root / "sub" / ".gitignore")
+    (root / ".git" / "info" / "exclude").write_text("*.log\n")
+    walked = _agree_with_git(root, env)
+    assert b"a.txt" in walked and b"sub/c.txt" in walked
+    assert IgnoreEngine(root, env=env).is_ignored("a.txt") is False
+
+
+@pytest.mark.parametrize("where", ["repository", "global"])
+def test_core_ignorecase_true_is_honoured(tmp_path: Path, where: str):
+    root, env = _repo(tmp_path)
+    if where == "repository":
+        _git(root, env, "config", "core.ignorecase", "true")
+    else:
+        (Path(env["HOME"]) / ".gitconfig").write_text("[core]\n\tignoreCase = true\n")
+    (root / "Build").mkdir()
+    (root / "docs").mkdir()
+    for name in ("a.LOG", "b.log", "Build/x.txt", "Bx", "cx", "docs/README", "keep.txt"):
+        (root / name).write_text("x\n")
+    (root / ".gitignore").write_text("*.log\nbuild/\n[a-b]x\n/DOCS/readme\n")
+    walked = _agree_with_git(root, env)
+    assert walked == {b".gitignore", b"cx", b"keep.txt"}
+
+
+def test_patterns_match_bytes_that_are_not_utf8(tmp_path: Path):
+    root, env = _repo(tmp_path)
+    (root / "q").mkdir()
+    names = [b"caf\xe9", b"caf\xc3\xa9", b"x.\xff", b"keep", b"q/cafe", b"q/caf\xc3\xa9"]
+    for name in names:
+        (root / os.fsdecode(name)).write_bytes(b"x\n")
+    (root / ".gitignore").write_bytes(b"caf\xe9\n*.\xff\n")
+    # One "?" is one byte, as in git: it matches "cafe" and not the two-byte "caf\xc3\xa9".
+    (root / "q" / ".gitignore").write_bytes(b"caf?\n")
+    walked = _agree_with_git(root, env)
+    assert b"caf\xe9" not in walked and b"caf\xc3\xa9" in walked and b"q/caf\xc3\xa9" in walked

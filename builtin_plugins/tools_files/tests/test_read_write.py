@@ -132,6 +132,14 @@ def test_write_keeps_the_file_mode(workspace):
     assert script.stat().st_mode & 0o777 == 0o755
 
 
+def test_a_new_file_gets_the_mode_any_new_file_gets(workspace):
+    # Not the 0o600 of a temporary file: the usual 0o666 less the umask.
+    workspace.call("write_file", path="new.txt", content="x\n")
+    touched = workspace.write("touched.txt", "x\n")
+    assert (workspace.root / "new.txt").stat().st_mode & 0o777 == touched.stat().st_mode & 0o777
+    assert [p.name for p in sorted(workspace.root.iterdir())] == ["new.txt", "touched.txt"]
+
+
 def test_offset_zero_means_the_start(workspace):
     workspace.write("f.txt", "a\nb\n")
     assert _numbered(workspace.call("read_file", path="f.txt", offset=0).data["content"]) == {

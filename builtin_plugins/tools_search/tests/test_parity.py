@@ -76,8 +76,19 @@ def _tree(rng: random.Random, workspace, prefix: str, depth: int) -> None:
         _tree(rng, workspace, child, depth - 1)
 
 
+@pytest.fixture(params=["large", "tiny"])
+def chunks(request, monkeypatch) -> str:
+    """ripgrep's invocations as configured, or a few files each (so every tree spans many)."""
+    if request.param == "tiny":
+        from agentkit_tools_search import ripgrep
+
+        monkeypatch.setattr(ripgrep, "CHUNK", 3)
+        monkeypatch.setattr(ripgrep, "FIRST_CHUNK", 1)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", range(24))
-def test_both_backends_agree(workspace, rg, seed):
+def test_both_backends_agree(workspace, rg, seed, chunks):
     rng = random.Random(seed)
     (workspace.root / ".git").mkdir()
     _tree(rng, workspace, "", 3)

@@ -1,9 +1,11 @@
 """File tools for agentkit: read_file, write_file, edit_file, list_files, find_files.
 
 The shared machinery is public so other tool plugins can build on it:
-:mod:`.paths` (containment), :mod:`.limits` (the bounded accumulator),
+:mod:`.beneath` (containment that holds under a race) over
+:mod:`.directory` (I/O relative to directory descriptors), :mod:`.paths`
+(path spelling), :mod:`.limits` (the bounded accumulator),
 :mod:`.ignore` (the layered gitignore engine and the walker), :mod:`.glob`
-(the glob dialect) and :mod:`.locks` (per-file locks).
+(the glob dialect) and :mod:`.locks` (per-file locks, across processes too).
 """
 
 from __future__ import annotations

@@ -8,10 +8,16 @@ depth; ``**`` as a whole segment spans directories; ``[...]`` classes with
 ranges, ``!``/``^`` negation and ``[:alpha:]`` names; ``\\`` escapes. A
 malformed pattern (unclosed class, trailing backslash) matches nothing, as
 in git.
+
+Like git, matching is on bytes: a rule file need not be UTF-8, ``?`` and a
+class match one byte, and ``ignore_case`` (``core.ignoreCase``) folds ASCII
+letters only. The translation works on the line decoded as Latin-1 (one
+character per byte) and compiles the result back to a bytes expression.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -51,12 +57,14 @@ class Pattern:
     negated: bool
     dir_only: bool
     basename: bool
-    regex: re.Pattern[str] | None
+    regex: re.Pattern[bytes] | None
 
-    def matches(self, relative: str, name: str, is_dir: bool) -> bool:
+    def matches(self, relative: str | bytes, name: str | bytes, is_dir: bool) -> bool:
+        """Whether the rule matches; str arguments are file names as ``os`` gives them."""
         if self.regex is None or (self.dir_only and not is_dir):
             return False
-        return self.regex.fullmatch(name if self.basename else relative) is not None
+        subject = name if self.basename else relative
+        return self.regex.fullmatch(os.fsencode(subject)) is not None
 
 
 def trim_trailing_spaces(line: str) -> str:
@@ -176,14 +184,23 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-def parse_line(line: str) -> Pattern | None:
-    """Parse one line (without its newline); None for blanks and comments."""
+def _as_bytes(text: str | bytes) -> bytes:
+    return text if isinstance(text, bytes) else os.fsencode(text)
+
+
+def parse_line(line: str | bytes, ignore_case: bool = False) -> Pattern | None:
+    """Parse one line (without its newline); None for blanks and comments.
+
+    :param ignore_case: fold ASCII case, as git does with ``core.ignoreCase``.
+    """
+    # One character per byte, so the translation below works byte by byte.
+    line = _as_bytes(line).decode("latin-1")
     if line.endswith("\r"):
         line = line[:-1]
     if not line or line.startswith("#"):
         return None
     line = trim_trailing_spaces(line)
-    source = line
+    source = os.fsdecode(line.encode("latin-1"))
     negated = line.startswith("!")
     if negated:
         line = line[1:]
@@ -195,20 +212,22 @@ def parse_line(line: str) -> Pattern | None:
     basename = "/" not in line
     if line.startswith("/"):
         line = line[1:]
+    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     try:
-        regex: re.Pattern[str] | None = re.compile(_translate(line), re.DOTALL)
+        regex: re.Pattern[bytes] | None = re.compile(_translate(line).encode("latin-1"), flags)
     except _Abort:
         regex = None
     return Pattern(source, negated, dir_only, basename, regex)
 
 
-def parse_lines(text: str) -> list[Pattern]:
+def parse_lines(text: str | bytes, ignore_case: bool = False) -> list[Pattern]:
     """Parse a whole ignore file (a leading BOM is skipped, as git does)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    data = _as_bytes(text)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     patterns = []
-    for line in text.split("\n"):
-        pattern = parse_line(line)
+    for line in data.split(b"\n"):
+        pattern = parse_line(line, ignore_case)
         if pattern is not None:
             patterns.append(pattern)
     return patterns

@@ -12,24 +12,27 @@ leaves a line unchanged, so untouched lines keep their bytes. If any edit is
 still unmatched the whole batch is rejected.
 
 The BOM and CRLF line endings are taken off before matching and put back on
-writing. The read-modify-write runs under the file's lock (see :mod:`.locks`).
+writing, each line's own (a file may mix CRLF and LF; see :class:`_Endings`). The read-modify-write runs under the file's locks, the in-process one
+and an OS lock that other processes honour (see :mod:`.locks`).
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import itertools
+import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
 
-from .content import BOM, decode_text, is_binary
+from .beneath import locate
+from .content import BOM, decode_text, encode_text, is_binary
 from .envelope import enveloped
 from .fold import fold_line
-from .locks import path_locks
-from .paths import display_path, resolve_inside
-from .write import atomic_write
+from .locks import locked_file
 
 __all__ = ["EDIT_FILE"]
 
@@ -160,6 +163,61 @@ def _plan(text: str, edits: list[dict[str, str]]) -> tuple[list[_Span], str]:
     return [span for span, _ in ordered], mode
 
 
+class _Endings:
+    """The line endings of a file that has CRLF (all or some), taken off and put back per line.
+
+    Matching runs on the text with every CRLF made LF. Writing puts back each
+    line's own ending: text outside the edits is the original, byte for byte;
+    the k-th line break of a replacement takes the ending of the k-th break of
+    the text it replaces (the last one for any extra break), and a replacement
+    of text within one line takes the ending of that line.
+    """
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self.normalized = original.replace("\r\n", "\n")
+        # Where, in the normalized text, each break that was CRLF is.
+        self.crlf: list[int] = [
+            match.start() - index for index, match in enumerate(re.finditer("\r\n", original))
+        ]
+        self._crlf = set(self.crlf)
+
+    def _raw(self, position: int) -> int:
+        """The offset in the original of a normalized offset."""
+        return position + bisect.bisect_left(self.crlf, position)
+
+    def _ending(self, newline: int) -> str:
+        return "\r\n" if newline in self._crlf else "\n"
+
+    def _endings_for(self, span: _Span) -> tuple[list[str], str]:
+        text = self.normalized
+        inside, position = [], text.find("\n", span.start, span.end)
+        while position != -1:
+            inside.append(self._ending(position))
+            position = text.find("\n", position + 1, span.end)
+        if inside:
+            return inside, inside[-1]
+        after = text.find("\n", span.end)
+        before = text.rfind("\n", 0, span.start)
+        nearest = after if after != -1 else before
+        return [], self._ending(nearest) if nearest != -1 else "\r\n"
+
+    def apply(self, spans: list[_Span]) -> str:
+        """The edited file with every line's ending put back."""
+        pieces, cursor = [], 0
+        for span in spans:
+            pieces.append(self.original[self._raw(cursor) : self._raw(span.start)])
+            endings, extra = self._endings_for(span)
+            lines = span.replacement.split("\n")
+            for index, line in enumerate(lines):
+                pieces.append(line)
+                if index < len(lines) - 1:
+                    pieces.append(endings[index] if index < len(endings) else extra)
+            cursor = span.end
+        pieces.append(self.original[self._raw(cursor) :])
+        return "".join(pieces)
+
+
 def _apply(text: str, spans: list[_Span]) -> str:
     pieces, cursor = [], 0
     for span in spans:
@@ -172,15 +230,15 @@ def _apply(text: str, spans: list[_Span]) -> str:
 
 @enveloped
 def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    resolved = resolve_inside(context.root, arguments["path"])
-    shown = display_path(context.root, resolved)
     edits = arguments["edits"]
-    with path_locks.hold(resolved):
-        if not resolved.is_file():
-            if resolved.is_dir():
-                raise ToolError("is_a_directory", f"{shown} is a directory; give a file path.")
-            raise ToolError("not_found", f"{shown} does not exist; create it with write_file.")
-        data = resolved.read_bytes()
+    with (
+        locate(context.root, arguments["path"]) as target,
+        locked_file(target, must_exist=True) as (fd, lock),
+    ):
+        assert fd is not None  # must_exist
+        shown = target.shown
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read()
         if is_binary(data):
             raise ToolError(
                 "binary_file", f"{shown} is a binary file; edit_file changes text only."
@@ -189,9 +247,9 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         bom = text.startswith(BOM)
         if bom:
             text = text[1:]
-        crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
-        if crlf:
-            text = text.replace("\r\n", "\n")
+        endings = _Endings(text) if "\r\n" in text else None
+        if endings is not None:
+            text = endings.normalized
             edits = [
                 {key: value.replace("\r\n", "\n") for key, value in edit.items()} for edit in edits
             ]
@@ -202,20 +260,20 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
                 "no_change",
                 "The edits leave the file exactly as it was; nothing was written. Check new_string.",
             )
-        if crlf:
-            result = result.replace("\n", "\r\n")
+        if endings is not None:
+            result = endings.apply(spans)
         if bom:
             result = BOM + result
         try:
-            encoded = result.encode(encoding)
+            encoded = encode_text(result, encoding)
         except UnicodeEncodeError as exc:
             raise ToolError(
                 "unencodable",
                 f"{shown} is {encoding} text and the new text holds {exc.object[exc.start]!r}, "
                 "which it cannot store; use characters that encoding has.",
             ) from None
-        atomic_write(resolved, encoded)
-    return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown)
+        target.directory.replace(target.name, encoded, os.fstat(fd).st_mode & 0o7777)  # type: ignore[arg-type]
+    return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown, lock=lock)
 
 
 EDIT_FILE = Tool(

@@ -3,6 +3,10 @@
 Handlers raise :class:`ToolError` for failures the model can act on; the
 wrapper turns those, and operating-system errors, into ``ToolResult.failure``
 so a tool never returns a bare exception or a differently shaped value.
+
+Where the platform cannot open paths relative to directory descriptors
+without following links (see :mod:`.directory`), every result says so in its
+metadata: ``containment="best-effort"``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agentkit.plugin_api import ToolContext, ToolError, ToolResult
+
+from . import directory
 
 __all__ = ["enveloped"]
 
@@ -23,6 +29,12 @@ def enveloped(handler: Handler) -> Handler:
 
     @functools.wraps(handler)
     def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        result = _call(arguments, context)
+        if not directory.DESCRIPTORS:
+            result.metadata["containment"] = "best-effort"
+        return result
+
+    def _call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         try:
             return handler(arguments, context)
         except ToolError as exc:

@@ -1,9 +1,11 @@
-"""Where git's global excludes file is, read the way git resolves it.
+"""Where git's global excludes file is, and whether matching ignores case, read as git does.
 
 ``core.excludesFile`` from the config files (system, then global: the XDG
 ``git/config`` and ``~/.gitconfig`` or ``$GIT_CONFIG_GLOBAL``, then the
 repository's ``.git/config``; a later file wins); when unset,
 ``$XDG_CONFIG_HOME/git/ignore``, else ``~/.config/git/ignore``.
+
+``core.ignoreCase`` is read from the same files, in the same order.
 
 Everything is resolved from an explicit environment mapping so tests (and
 embedders) can point it at a temporary home without touching process state.
@@ -16,7 +18,12 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["global_excludes_file", "read_core_excludes_file"]
+__all__ = [
+    "global_excludes_file",
+    "ignore_case",
+    "read_core_excludes_file",
+    "read_core_settings",
+]
 
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]\s*(.*)$')
 _ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*?))?\s*$")
@@ -39,13 +46,12 @@ def _unquote(value: str) -> str:
     return "".join(out).strip()
 
 
-def read_core_excludes_file(config: Path) -> str | None:
-    """The ``core.excludesFile`` value set in one config file, or None."""
-    try:
-        text = config.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    section, found = "", None
+def read_core_settings(text: str) -> dict[str, str]:
+    """The ``[core]`` keys of one config file's text, lower-cased, the last value of each.
+
+    A key without ``=`` is a boolean set to true, as git reads it.
+    """
+    section, found = "", {}
     for line in text.splitlines():
         header = _SECTION.match(line)
         if header:
@@ -54,24 +60,26 @@ def read_core_excludes_file(config: Path) -> str | None:
             if not line.strip():
                 continue
         entry = _ENTRY.match(line)
-        if entry and section == "core" and entry.group(1).lower() == "excludesfile":
-            found = _unquote(entry.group(2) or "")
+        if entry and section == "core":
+            value = entry.group(2)
+            found[entry.group(1).lower()] = "true" if value is None else _unquote(value)
     return found
 
 
-def _expand_home(value: str, home: str | None) -> str:
-    if value == "~" or value.startswith("~/"):
-        return (home or "~") + value[1:]
-    return value
+def _read_settings(config: Path) -> dict[str, str]:
+    try:
+        return read_core_settings(config.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return {}
 
 
-def global_excludes_file(
-    env: Mapping[str, str] | None = None, repo_git_dir: Path | None = None
-) -> Path | None:
-    """The global excludes file git would read for a repository, or None."""
-    env = os.environ if env is None else env
-    home = env.get("HOME")
-    xdg = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+def read_core_excludes_file(config: Path) -> str | None:
+    """The ``core.excludesFile`` value set in one config file, or None."""
+    return _read_settings(config).get("excludesfile")
+
+
+def _user_configs(env: Mapping[str, str], home: str | None, xdg: str | None) -> list[Path]:
+    """The system and global config files, lowest precedence first."""
     configs: list[Path] = []
     if not env.get("GIT_CONFIG_NOSYSTEM"):
         configs.append(Path(env.get("GIT_CONFIG_SYSTEM", "/etc/gitconfig")))
@@ -82,13 +90,61 @@ def global_excludes_file(
             configs.append(Path(xdg) / "git" / "config")
         if home:
             configs.append(Path(home) / ".gitconfig")
-    if repo_git_dir is not None:
-        configs.append(repo_git_dir / "config")
+    return configs
+
+
+def _core_value(
+    env: Mapping[str, str], key: str, repo_git_dir: Path | None, repo_config: str | None
+) -> str | None:
+    home = env.get("HOME")
+    xdg = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+    layers = [_read_settings(config) for config in _user_configs(env, home, xdg)]
+    if repo_config is not None:
+        layers.append(read_core_settings(repo_config))
+    elif repo_git_dir is not None:
+        layers.append(_read_settings(repo_git_dir / "config"))
     value = None
-    for config in configs:
-        found = read_core_excludes_file(config)
-        if found is not None:
-            value = found
+    for settings in layers:
+        value = settings.get(key, value)
+    return value
+
+
+def ignore_case(
+    env: Mapping[str, str] | None = None,
+    repo_git_dir: Path | None = None,
+    *,
+    repo_config: str | None = None,
+) -> bool:
+    """Whether ``core.ignoreCase`` is true for a repository (git's default is false).
+
+    :param repo_config: the text of the repository's ``config``, when the caller
+        read it itself (through a descriptor); otherwise it is read from
+        ``repo_git_dir``.
+    """
+    value = _core_value(os.environ if env is None else env, "ignorecase", repo_git_dir, repo_config)
+    return value is not None and value.lower() in ("true", "yes", "on", "1")
+
+
+def _expand_home(value: str, home: str | None) -> str:
+    if value == "~" or value.startswith("~/"):
+        return (home or "~") + value[1:]
+    return value
+
+
+def global_excludes_file(
+    env: Mapping[str, str] | None = None,
+    repo_git_dir: Path | None = None,
+    *,
+    repo_config: str | None = None,
+) -> Path | None:
+    """The global excludes file git would read for a repository, or None.
+
+    :param repo_config: as for :func:`ignore_case`.
+    """
+    env = os.environ if env is None else env
+    home = env.get("HOME")
+    xdg = env.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else None)
+    value = _core_value(env, "excludesfile", repo_git_dir, repo_config)
     if value:
         return Path(_expand_home(value, home))
     if xdg:

@@ -16,19 +16,32 @@ as in git. ``.git`` itself is never listed.
 
 The workspace root may sit inside a repository; the rules of the directories
 above it then apply, as git would apply them.
+
+Rule files are read as git reads them: a ``.gitignore`` that is a symbolic
+link is not followed (git has refused to since 2.32), so nothing outside the
+root decides what is hidden; ``core.ignoreCase`` from the repository's
+config (or the user's) makes matching fold ASCII case; patterns and names
+are compared as bytes. Inside the root every directory, rule file and
+``.git`` is reached through descriptors that never follow a link (see
+:mod:`.directory`), so swapping a directory for a link while a walk runs
+cannot lead the walk, or its rules, outside.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._gitpattern import Pattern, parse_lines
-from .gitconfig import global_excludes_file
+from .directory import Directory, open_relative_directory
+from .gitconfig import global_excludes_file, ignore_case
 
 __all__ = ["Entry", "IgnoreEngine"]
+
+Layer = tuple[int, tuple[Pattern, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,33 +62,39 @@ class Entry:
 class _Frame:
     """The rules in force inside one directory."""
 
-    prefix: str  # this directory relative to its repository root, "" or ending in "/"
-    # (length of the rule file's directory prefix, its patterns), shallowest first
-    layers: tuple[tuple[int, tuple[Pattern, ...]], ...]
+    prefix: bytes  # this directory relative to its repository root, b"" or ending in b"/"
+    # (length in bytes of the rule file's directory prefix, its patterns), shallowest first
+    layers: tuple[Layer, ...]
+    ignore_case: bool
 
 
-def _read_patterns(path: Path) -> tuple[Pattern, ...]:
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return ()
-    return tuple(parse_lines(text))
+@dataclass(frozen=True, slots=True)
+class _Repo:
+    """What a repository adds below every directory of it: its global and info/exclude rules."""
+
+    layers: tuple[Layer, ...]
+    ignore_case: bool
 
 
-def _git_dir(directory: Path) -> Path | None:
-    """The git directory of a repository whose work tree is ``directory``, if it is one."""
-    dot_git = directory / ".git"
-    if dot_git.is_dir():
-        return dot_git
-    if dot_git.is_file():
+def _read_in(git: Path, handle: Directory | None, *parts: str) -> bytes | None:
+    """A file of a git directory: through ``handle`` (no links) when it is in the tree."""
+    if handle is None:
         try:
-            first = dot_git.read_text(encoding="utf-8", errors="replace").splitlines()[0]
-        except (OSError, IndexError):
+            return Path(git, *parts).read_bytes()
+        except OSError:
             return None
-        if first.startswith("gitdir:"):
-            target = Path(first[len("gitdir:") :].strip())
-            return target if target.is_absolute() else directory / target
-    return None
+    opened: list[Directory] = []
+    try:
+        directory = handle
+        for part in parts[:-1]:
+            directory = directory.child(part)
+            opened.append(directory)
+        return directory.read_file(parts[-1])
+    except OSError:
+        return None
+    finally:
+        for directory in opened:
+            directory.close()
 
 
 class IgnoreEngine:
@@ -93,80 +112,152 @@ class IgnoreEngine:
         self.root = Path(os.path.realpath(root))
         self._env = dict(os.environ if env is None else env)
         self._frames: dict[str, _Frame] = {}
-        self._globals: dict[Path | None, tuple[Pattern, ...]] = {}
+        self._repos: dict[Path | None, _Repo] = {}
         self._dirs: dict[str, bool] = {}  # directory -> its own verdict, for is_ignored
+
+    # -- repositories and rule files --------------------------------------------
+
+    def _repo(self, git: Path | None, handle: Directory | None = None) -> _Repo:
+        repo = self._repos.get(git)
+        if repo is not None:
+            return repo
+        config = None
+        if git is not None:
+            data = _read_in(git, handle, "config")
+            config = data.decode("utf-8", errors="replace") if data is not None else ""
+        folds = ignore_case(self._env, repo_config=config)
+        excludes = global_excludes_file(self._env, repo_config=config)
+        layers: list[Layer] = []
+        if excludes is not None:
+            try:
+                layers.append((0, tuple(parse_lines(excludes.read_bytes(), folds))))
+            except OSError:
+                layers.append((0, ()))
+        else:
+            layers.append((0, ()))
+        if git is not None:
+            exclude = _read_in(git, handle, "info", "exclude")
+            layers.append((0, tuple(parse_lines(exclude or b"", folds))))
+        repo = self._repos[git] = _Repo(tuple(layers), folds)
+        return repo
+
+    def _repo_at(self, path: Path, where: Directory) -> _Repo | None:
+        """The repository whose work tree is the directory ``where`` (at ``path``), if any."""
+        try:
+            info = where.lstat(".git")
+        except OSError:
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            git = path / ".git"
+            if git in self._repos:
+                return self._repos[git]
+            try:
+                handle = where.child(".git")
+            except OSError:
+                return None
+            try:
+                return self._repo(git, handle)
+            finally:
+                handle.close()
+        if stat.S_ISREG(info.st_mode):
+            # A submodule or a linked work tree: "gitdir: <path>", which git follows wherever it is.
+            data = where.read_file(".git", 4096) or b""
+            first = data.decode("utf-8", errors="replace").splitlines()[:1]
+            if first and first[0].startswith("gitdir:"):
+                target = Path(first[0][len("gitdir:") :].strip())
+                return self._repo(target if target.is_absolute() else path / target)
+        return None
+
+    @staticmethod
+    def _rules(where: Directory, folds: bool) -> tuple[Pattern, ...]:
+        # read_file opens without following a link: a linked .gitignore counts as absent.
+        data = where.read_file(".gitignore")
+        return tuple(parse_lines(data, folds)) if data else ()
 
     # -- frames -----------------------------------------------------------------
 
-    def _repo_layers(self, git_dir: Path | None) -> list[tuple[int, tuple[Pattern, ...]]]:
-        if git_dir not in self._globals:
-            excludes = global_excludes_file(self._env, git_dir)
-            self._globals[git_dir] = _read_patterns(excludes) if excludes else ()
-        layers = [(0, self._globals[git_dir])]
-        if git_dir is not None:
-            layers.append((0, _read_patterns(git_dir / "info" / "exclude")))
-        return layers
+    def _root_frame(self, handle: Directory) -> _Frame:
+        def at(directory: Path) -> Directory:
+            return handle if directory == self.root else Directory(None, directory)
 
-    def _root_frame(self) -> _Frame:
         # Find the repository the root belongs to, possibly above it.
         for candidate in (self.root, *self.root.parents):
-            git_dir = _git_dir(candidate)
-            if git_dir is not None:
+            repo = self._repo_at(candidate, at(candidate))
+            if repo is not None:
                 break
         else:
-            candidate, git_dir = self.root, None
-        layers = self._repo_layers(git_dir)
-        relative = self.root.relative_to(candidate)
-        directory, prefix = candidate, ""
-        layers.append((0, _read_patterns(directory / ".gitignore")))
-        for part in relative.parts:
-            if self._decide(_Frame(prefix, tuple(layers)), part, True):
+            candidate, repo = self.root, self._repo(None)
+        layers = [*repo.layers, (0, self._rules(at(candidate), repo.ignore_case))]
+        directory, prefix = candidate, b""
+        for part in self.root.relative_to(candidate).parts:
+            if self._decide(_Frame(prefix, tuple(layers), repo.ignore_case), part, True):
                 # The workspace lies inside a directory the enclosing repository ignores
                 # (a home directory tracked with "*" in its .gitignore, say). The embedder
                 # chose this root explicitly: it becomes its own ignore root.
-                return self._standalone_root()
-            directory, prefix = directory / part, f"{prefix}{part}/"
-            layers.append((len(prefix), _read_patterns(directory / ".gitignore")))
-        return _Frame(prefix, tuple(layers))
+                return self._standalone_root(handle)
+            directory, prefix = directory / part, prefix + os.fsencode(part) + b"/"
+            layers.append((len(prefix), self._rules(at(directory), repo.ignore_case)))
+        return _Frame(prefix, tuple(layers), repo.ignore_case)
 
-    def _standalone_root(self) -> _Frame:
-        layers = self._repo_layers(None)
-        layers.append((0, _read_patterns(self.root / ".gitignore")))
-        return _Frame("", tuple(layers))
+    def _standalone_root(self, handle: Directory) -> _Frame:
+        repo = self._repo(None)
+        layers = (*repo.layers, (0, self._rules(handle, repo.ignore_case)))
+        return _Frame(b"", layers, repo.ignore_case)
 
-    def _frame(self, directory: str) -> _Frame:
-        """The rules in force inside ``directory`` (relative to the root, "" for the root)."""
+    def _frame(self, directory: str, handle: Directory | None = None) -> _Frame:
+        """The rules in force inside ``directory`` (relative to the root, "" for the root).
+
+        :param handle: the directory, already open (a walk has it); otherwise it
+            is opened from the root, refusing links.
+        """
         frame = self._frames.get(directory)
         if frame is not None:
             return frame
-        if directory == "":
-            frame = self._root_frame()
-        else:
-            absolute = self.root / directory
-            git_dir = _git_dir(absolute)
-            if git_dir is not None:
-                layers = self._repo_layers(git_dir)
-                layers.append((0, _read_patterns(absolute / ".gitignore")))
-                frame = _Frame("", tuple(layers))
-            else:
-                parent, _, name = directory.rpartition("/")
-                outer = self._frame(parent)
-                prefix = f"{outer.prefix}{name}/"
-                own = _read_patterns(absolute / ".gitignore")
-                layers = (*outer.layers, (len(prefix), own)) if own else outer.layers
-                frame = _Frame(prefix, layers)
+        opened = None
+        if handle is None:
+            root = Directory.open_root(self.root)
+            try:
+                opened = handle = open_relative_directory(root, directory)
+            finally:
+                root.close()
+        try:
+            frame = self._build_frame(directory, handle)
+        finally:
+            if opened is not None:
+                opened.close()
         self._frames[directory] = frame
         return frame
+
+    def _build_frame(self, directory: str, handle: Directory | None) -> _Frame:
+        if directory == "":
+            assert handle is not None  # the root opens or nothing does
+            return self._root_frame(handle)
+        parent, _, name = directory.rpartition("/")
+        outer = self._frame(parent)
+        if handle is None:
+            # Gone, or swapped for a link: no rules of its own to read.
+            return _Frame(outer.prefix + os.fsencode(name) + b"/", outer.layers, outer.ignore_case)
+        repo = self._repo_at(self.root / directory, handle)
+        if repo is not None:
+            layers = (*repo.layers, (0, self._rules(handle, repo.ignore_case)))
+            return _Frame(b"", layers, repo.ignore_case)
+        prefix = outer.prefix + os.fsencode(name) + b"/"
+        own = self._rules(handle, outer.ignore_case)
+        layers = (*outer.layers, (len(prefix), own)) if own else outer.layers
+        return _Frame(prefix, layers, outer.ignore_case)
 
     # -- verdicts ---------------------------------------------------------------
 
     @staticmethod
     def _decide(frame: _Frame, name: str, is_dir: bool, subject: str | None = None) -> bool | None:
-        relative = frame.prefix + (name if subject is None else subject)
+        encoded = os.fsencode(name)
+        relative = frame.prefix + (encoded if subject is None else os.fsencode(subject))
         for base, layer in reversed(frame.layers):
             below = relative[base:]
             for pattern in reversed(layer):
-                if pattern.matches(below, name, is_dir):
+                if pattern.regex is None or (pattern.dir_only and not is_dir):
+                    continue
+                if pattern.regex.fullmatch(encoded if pattern.basename else below):
                     return not pattern.negated
         return None
 
@@ -185,7 +276,11 @@ class IgnoreEngine:
         if not parts:
             return False
         if is_dir is None:
-            is_dir = trailing_slash or (self.root / "/".join(parts)).is_dir()
+            try:
+                mode = os.lstat(self.root / "/".join(parts)).st_mode
+            except OSError:
+                mode = 0
+            is_dir = trailing_slash or stat.S_ISDIR(mode)
         directory = ""
         for part in parts[:-1]:
             child = f"{directory}/{part}" if directory else part
@@ -211,43 +306,63 @@ class IgnoreEngine:
 
         ``start`` itself is not filtered (an explicit request to look inside an
         ignored directory is honoured) but the rules still apply below it.
-        Symbolic links are yielded and never followed.
+        Symbolic links are yielded and never followed; every directory is
+        opened relative to its parent's descriptor, so one swapped for a link
+        during the walk is skipped, never entered.
         """
         start = start.strip("/")
         if start in (".",):
             start = ""
-        stack: list[Iterator[os.DirEntry[str]]] = []
+        root = Directory.open_root(self.root)
         try:
-            stack.append(iter(sorted(os.scandir(self.root / start), key=lambda e: e.name)))
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
+            top = open_relative_directory(root, start)
+        finally:
+            root.close()
+        if top is None:
             return
-        prefixes = [start]
-        while stack:
-            entry = next(stack[-1], None)
-            if entry is None:
-                stack.pop()
-                prefixes.pop()
-                continue
-            directory = prefixes[-1]
-            if entry.name == ".git":
-                continue  # repository metadata, never part of a listing
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                is_symlink = entry.is_symlink()
-                is_file = entry.is_file(follow_symlinks=False)
-            except OSError:
-                continue
-            if self.ignored_in(directory, entry.name, is_dir):
-                continue
-            path = f"{directory}/{entry.name}" if directory else entry.name
-            if is_dir:
+        stack: list[tuple[Iterator[os.DirEntry[str]], Directory, str]] = []
+        try:
+            entries = top.entries()
+            self._frame(start, top)
+            stack.append((iter(entries), top, start))
+        except OSError:
+            top.close()
+            return
+        try:
+            while stack:
+                iterator, directory, prefix = stack[-1]
+                entry = next(iterator, None)
+                if entry is None:
+                    stack.pop()
+                    directory.close()
+                    continue
+                if entry.name == ".git":
+                    continue  # repository metadata, never part of a listing
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_symlink = entry.is_symlink()
+                    is_file = entry.is_file(follow_symlinks=False)
+                except OSError:
+                    continue
+                if self.ignored_in(prefix, entry.name, is_dir):
+                    continue
+                path = f"{prefix}/{entry.name}" if prefix else entry.name
+                if not is_dir:
+                    yield Entry(path, False, is_symlink, is_file)
+                    continue
                 if include_dirs:
                     yield Entry(path, True, False, False)
                 try:
-                    children = sorted(os.scandir(entry.path), key=lambda e: e.name)
+                    child = directory.child(entry.name)
                 except OSError:
+                    continue  # gone, or swapped for a link since it was listed
+                try:
+                    children = child.entries()
+                    self._frame(path, child)
+                except OSError:
+                    child.close()
                     continue
-                stack.append(iter(children))
-                prefixes.append(path)
-            else:
-                yield Entry(path, False, is_symlink, is_file)
+                stack.append((iter(children), child, path))
+        finally:
+            for _, directory, _ in stack:
+                directory.close()

@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 
+from .beneath import locate
+from .directory import Directory
 from .envelope import enveloped
 from .glob import compile_glob
 from .ignore import IgnoreEngine
 from .limits import FIND_LIMITS, LIST_LIMITS, Accumulator, Limits
-from .paths import display_path, resolve_inside
 
 __all__ = ["FIND_FILES", "LIST_FILES", "page"]
 
 
-def _directory(context: ToolContext, raw: str) -> tuple[Path, str, str]:
-    """Resolve a directory argument: (absolute, relative to the real root, as shown)."""
-    resolved = resolve_inside(context.root, raw)
-    shown = display_path(context.root, resolved)
-    if not resolved.exists():
-        raise ToolError("not_found", f"{shown} does not exist.")
-    if not resolved.is_dir():
-        raise ToolError("not_a_directory", f"{shown} is a file; use read_file(path={shown!r}).")
-    relative = "" if shown == "." else shown
-    return resolved, relative, shown
+def _directory(context: ToolContext, raw: str) -> tuple[Directory, str]:
+    """Open a directory argument: the open directory and its path relative to the real root."""
+    with locate(context.root, raw) as target:
+        return target.open_directory(), target.relative
 
 
 def page(
@@ -72,13 +66,17 @@ def _check_offset(offset: int, total: int, noun: str) -> None:
 
 @enveloped
 def list_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    absolute, relative, _ = _directory(context, arguments.get("path", "."))
+    directory, relative = _directory(context, arguments.get("path", "."))
     engine = IgnoreEngine(context.root)
     names = []
-    for entry in sorted(absolute.iterdir(), key=lambda p: p.name):
+    try:
+        entries = directory.entries()
+    finally:
+        directory.close()
+    for entry in entries:
         if entry.name == ".git":
             continue
-        is_dir = entry.is_dir() and not entry.is_symlink()
+        is_dir = entry.is_dir(follow_symlinks=False)
         if engine.ignored_in(relative, entry.name, is_dir):
             continue
         names.append(entry.name + ("/" if is_dir else ""))
@@ -92,7 +90,8 @@ def list_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
 
 @enveloped
 def find_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    _, relative, _ = _directory(context, arguments.get("path", "."))
+    directory, relative = _directory(context, arguments.get("path", "."))
+    directory.close()  # the walk opens it again from the root, refusing any link on the way
     glob = compile_glob(arguments["pattern"])
     wanted = arguments.get("file_type", "file")
     engine = IgnoreEngine(context.root)

@@ -1,9 +1,11 @@
-"""Path containment: every path a file tool touches stays inside the workspace root.
+"""Path spelling: normalizing what the model wrote, a string-only check, and display.
 
-A path is normalized (``file://`` URIs, ``~``) and fully resolved, symlinks
-included, *before* any I/O. The check is made on the resolved path, and the
-tools then do their I/O on that resolved path, so a symlink that points out of
-the root (dangling or not) is refused rather than followed.
+:func:`normalize` turns ``file://`` URIs and ``~`` into plain paths.
+:func:`resolve_inside` resolves a path *string*, symlinks included, and checks
+that it stays inside the root; it is a check only. I/O done later on that
+string can be redirected by a directory swapped for a link in between, so the
+tools open paths through :mod:`.beneath`, which resolves and opens relative to
+directory descriptors in one walk and cannot be redirected that way.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from urllib.parse import unquote, urlsplit
 
 from agentkit.plugin_api import ToolError
 
-__all__ = ["PATH_NOT_ALLOWED", "display_path", "resolve_inside"]
+__all__ = ["PATH_NOT_ALLOWED", "display_path", "normalize", "resolve_inside"]
 
 PATH_NOT_ALLOWED = "path_not_allowed"
 
 
-def _normalize(raw: str) -> str:
+def normalize(raw: str) -> str:
+    """Turn a ``file://`` URI or a ``~`` path into a plain path (no resolution)."""
     if raw.startswith("file://"):
         parts = urlsplit(raw)
         if parts.netloc not in ("", "localhost"):
@@ -45,7 +48,7 @@ def resolve_inside(root: Path | str, raw: str) -> Path:
     if not isinstance(raw, str) or "\x00" in raw:
         raise ToolError(PATH_NOT_ALLOWED, "The path contains a NUL byte; give a plain path.")
     real_root = Path(os.path.realpath(root))
-    normalized = _normalize(raw.strip() if raw.strip() else ".")
+    normalized = normalize(raw.strip() if raw.strip() else ".")
     candidate = Path(normalized)
     if not candidate.is_absolute():
         candidate = real_root / candidate

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import base64
+import os
 import shlex
 from typing import Any
 
 from agentkit.plugin_api import ImageBlock, Tool, ToolContext, ToolError, ToolResult
 
-from .content import BOM, decode_text, detect_image, is_binary, split_editor_lines
+from .beneath import locate
+from .content import BOM, decode_text, detect_image, is_binary, printable, split_editor_lines
 from .envelope import enveloped
 from .limits import LONG_LINE_WORKAROUND, READ_LIMITS, Accumulator
-from .paths import display_path, resolve_inside
 
 __all__ = ["READ_FILE"]
 
@@ -25,36 +26,31 @@ def _number(line_number: int, text: str) -> str:
 
 @enveloped
 def read_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    resolved = resolve_inside(context.root, arguments["path"])
-    shown = display_path(context.root, resolved)
-    if resolved.is_dir():
-        raise ToolError(
-            "is_a_directory", f"{shown} is a directory; use list_files(path={shown!r})."
-        )
-    if resolved.exists() and not resolved.is_file():
-        raise ToolError(
-            "not_a_regular_file", f"{shown} is not a regular file (a FIFO, socket or device)."
-        )
-    with open(resolved, "rb") as handle:
-        head = handle.read(16)
-        mime = detect_image(head)
-        if mime is not None:
-            data = head + handle.read(MAX_IMAGE_BYTES)
-            if len(data) > MAX_IMAGE_BYTES:
-                raise ToolError("too_large", f"{shown} is an image over {MAX_IMAGE_BYTES} bytes.")
-            result = ToolResult.success(
-                {"content": f"[{mime} image, {len(data)} bytes]", "encoding": "base64"},
-                mime_type=mime,
-            )
-            result.images.append(ImageBlock(base64.b64encode(data).decode("ascii"), mime))
-            return result
-        data = head + handle.read()
+    with locate(context.root, arguments["path"]) as target:
+        shown = target.shown
+        with os.fdopen(target.open_file(), "rb") as handle:
+            head = handle.read(16)
+            mime = detect_image(head)
+            if mime is not None:
+                data = head + handle.read(MAX_IMAGE_BYTES)
+                if len(data) > MAX_IMAGE_BYTES:
+                    raise ToolError(
+                        "too_large", f"{shown} is an image over {MAX_IMAGE_BYTES} bytes."
+                    )
+                result = ToolResult.success(
+                    {"content": f"[{mime} image, {len(data)} bytes]", "encoding": "base64"},
+                    mime_type=mime,
+                )
+                result.images.append(ImageBlock(base64.b64encode(data).decode("ascii"), mime))
+                return result
+            data = head + handle.read()
     if is_binary(data):
         raise ToolError(
             "binary_file",
             f"{shown} is a binary file ({len(data)} bytes); it has no text to show.",
         )
     text, encoding = decode_text(data)
+    text = printable(text)
     if text.startswith(BOM):
         text, encoding = text[1:], "utf-8-sig"
     lines = split_editor_lines(text)

@@ -2,57 +2,32 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
 
+from .beneath import locate
 from .envelope import enveloped
-from .locks import path_locks
-from .paths import display_path, resolve_inside
+from .locks import locked_file
 
-__all__ = ["WRITE_FILE", "atomic_write"]
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so a reader sees the old or the new file, never half.
-
-    The file's permission bits survive the replacement.
-    """
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+__all__ = ["WRITE_FILE"]
 
 
 @enveloped
 def write_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    resolved = resolve_inside(context.root, arguments["path"])
-    shown = display_path(context.root, resolved)
-    if resolved.is_dir():
-        raise ToolError("is_a_directory", f"{shown} is a directory; give a file path.")
     data = arguments["content"].encode("utf-8")
-    with path_locks.hold(resolved):
-        created = not resolved.exists()
-        resolved.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(resolved, data)
-    return ToolResult.success({"written": shown, "bytes": len(data)}, created=created)
+    # The lock is taken on an existing file, so an edit in progress is never overwritten by
+    # a write that started after it (and the reverse).
+    with (
+        locate(context.root, arguments["path"], make_parents=True) as target,
+        locked_file(target, must_exist=False) as (fd, lock),
+    ):
+        mode = None if fd is None else os.fstat(fd).st_mode & 0o7777
+        target.directory.replace(target.name, data, mode)  # type: ignore[arg-type]
+    return ToolResult.success(
+        {"written": target.shown, "bytes": len(data)}, created=fd is None, lock=lock
+    )
 
 
 WRITE_FILE = Tool(

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from agentkit_tools_files.directory import WalkedFiles
+
 from .query import Match, Outcome, Query, line_text
 
 __all__ = ["search_native"]
@@ -12,37 +16,54 @@ _WHOLE_TEXT_ANCHORS = ("\\A", "\\Z", "\\z")
 
 
 def search_native(query: Query) -> Outcome:
-    """Scan ``query.files`` in order and return every matching line with its context."""
+    """Scan ``query.files`` in order and return every matching line with its context.
+
+    Files are opened through :class:`WalkedFiles`: a directory on the way that
+    was swapped for a link since the walk listed it leaves the file unread.
+    """
     regex = query.compile()
     prefilter = not any(anchor in query.pattern for anchor in _WHOLE_TEXT_ANCHORS)
     outcome = Outcome(backend="native")
-    context = query.context_lines
-    for relative in query.files:
-        try:
-            data = (query.root / relative).read_bytes()
-        except OSError:
-            continue
-        if b"\x00" in data:
-            continue
-        outcome.files_searched += 1
-        text = data.decode("utf-8", errors="replace")
-        if prefilter and regex.search(text) is None:
-            continue
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        for index, line in enumerate(lines):
-            if regex.search(line) is None:
+    with WalkedFiles(query.root) as files:
+        for relative in query.files:
+            try:
+                data = files.read(relative)
+            except OSError:
                 continue
-            outcome.matches.append(
-                Match(
-                    file=relative,
-                    line=index + 1,
-                    text=line_text(line),
-                    before=tuple(line_text(x) for x in lines[max(0, index - context) : index]),
-                    after=tuple(line_text(x) for x in lines[index + 1 : index + 1 + context]),
-                )
+            if data is None or b"\x00" in data:
+                continue
+            outcome.files_searched += 1
+            _scan(
+                relative, data.decode("utf-8", errors="replace"), query, regex, prefilter, outcome
             )
-        if len(outcome.matches) > query.needed:
-            break
+            if len(outcome.matches) > query.needed:
+                break
     return outcome
+
+
+def _scan(
+    relative: str,
+    text: str,
+    query: Query,
+    regex: re.Pattern[str],
+    prefilter: bool,
+    outcome: Outcome,
+) -> None:
+    if prefilter and regex.search(text) is None:
+        return
+    context = query.context_lines
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    for index, line in enumerate(lines):
+        if regex.search(line) is None:
+            continue
+        outcome.matches.append(
+            Match(
+                file=relative,
+                line=index + 1,
+                text=line_text(line),
+                before=tuple(line_text(x) for x in lines[max(0, index - context) : index]),
+                after=tuple(line_text(x) for x in lines[index + 1 : index + 1 + context]),
+            )
+        )

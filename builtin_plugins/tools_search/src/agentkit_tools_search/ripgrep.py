@@ -10,11 +10,21 @@ binary files that do not match are still seen and left out of
 ``files_searched``. Context lines are rebuilt per match from every line
 ripgrep printed, because it prints each line once: two matches a line apart
 would otherwise lose each other from their context.
+
+ripgrep opens the paths it is given itself, and the kernel follows every link
+on the way: a directory swapped for a link to the outside between our walk and
+its open would be searched. So where descriptors are available each file is
+opened here, through :class:`WalkedFiles` (never through a link), and ripgrep
+is handed ``/proc/self/fd/N`` (or ``/dev/fd/N``), which reopens exactly that
+file. Chunks are sized to
+stay well below the process's descriptor limit.
 """
 
 from __future__ import annotations
 
 import base64
+import bisect
+import contextlib
 import json
 import os
 import shutil
@@ -23,12 +33,17 @@ from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
+from agentkit_tools_files import directory
+from agentkit_tools_files.directory import WalkedFiles
+
 from .query import Match, Outcome, Query, line_text
 
 __all__ = ["RipgrepError", "find_rg", "search_rg"]
 
 #: Paths per ripgrep invocation, far below any argument-length limit.
 CHUNK = 2000
+#: Files opened for the first invocation when they are handed over as descriptors.
+FIRST_CHUNK = 250
 
 
 class RipgrepError(RuntimeError):
@@ -81,7 +96,32 @@ def _command(rg: str, query: Query, files: list[str]) -> list[str]:
     return command
 
 
-def _events(rg: str, query: Query, files: list[str]) -> Iterator[dict]:
+def _chunks(files: list[str], size: int, first: int) -> Iterator[tuple[int, list[str]]]:
+    """``files`` in pieces growing from ``first`` to ``size``: a search that stops early
+    (the page is full) has not opened thousands of files it never scans."""
+    start, step = 0, min(first, size)
+    while start < len(files):
+        yield start, files[start : start + step]
+        start += step
+        step = min(step * 2, size)
+
+
+def _chunk_size(by_descriptor: bool) -> int:
+    """Files per invocation: each is an open descriptor while ripgrep runs, when passed so."""
+    if not by_descriptor:
+        return CHUNK
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return 64
+    if soft == resource.RLIM_INFINITY:
+        return CHUNK
+    return max(16, min(CHUNK, (soft - 256) // 2))
+
+
+def _events(rg: str, query: Query, files: list[str], descriptors: list[int]) -> Iterator[dict]:
     try:
         process = subprocess.Popen(
             _command(rg, query, files),
@@ -89,6 +129,7 @@ def _events(rg: str, query: Query, files: list[str]) -> Iterator[dict]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
+            pass_fds=descriptors,
         )
     except OSError as exc:
         raise RipgrepError(f"could not run {rg}: {exc}") from exc
@@ -125,46 +166,76 @@ def _file_matches(path: str, lines: dict[int, str], hits: list[int], context: in
 
 def search_rg(query: Query, rg: str) -> Outcome:
     """Scan ``query.files`` with ripgrep; same contract as :func:`search_native`."""
+    # /proc/self/fd saves ripgrep a link per stat it makes (five per file) where it exists.
+    fd_directory = next((d for d in ("/proc/self/fd", "/dev/fd") if os.path.isdir(d)), None)
+    by_descriptor = directory.DESCRIPTORS and fd_directory is not None
+    with WalkedFiles(query.root) if by_descriptor else contextlib.nullcontext() as opener:
+        return _search_rg(query, rg, opener, fd_directory, _chunk_size(by_descriptor))
+
+
+def _search_rg(
+    query: Query, rg: str, opener: WalkedFiles | None, fd_directory: str | None, size: int
+) -> Outcome:
     outcome = Outcome(backend="rg")
     position = {path: index for index, path in enumerate(query.files)}
     binary = 0
+    unopened: list[int] = []  # positions of files gone or swapped for a link since the walk
     last_done = -1
-    for start in range(0, len(query.files), CHUNK):
-        chunk = query.files[start : start + CHUNK]
+    for start, chunk in _chunks(query.files, size, first=FIRST_CHUNK if opener else size):
+        descriptors: list[int] = []
+        named: dict[str, str] = {}  # what ripgrep is given -> the file it stands for
+        for index, relative in enumerate(chunk, start=start):
+            if opener is None:
+                named[relative] = relative
+                continue
+            fd = opener.open(relative)
+            if fd is None:
+                unopened.append(index)
+                continue
+            descriptors.append(fd)
+            named[f"{fd_directory}/{fd}"] = relative
         lines: dict[int, str] = {}
         hits: list[int] = []
         is_binary = False
         stop = False
-        events = closing(_events(rg, query, chunk))
-        with events as stream:
-            for event in stream:
-                kind, data = event["type"], event["data"]
-                if kind == "begin":
-                    lines, hits, is_binary = {}, [], False
-                elif kind in ("match", "context"):
-                    raw = _text(data["lines"])
-                    if "\x00" in raw:
-                        is_binary = True
-                        continue
-                    text = line_text(raw[:-1] if raw.endswith("\n") else raw)
-                    lines[data["line_number"]] = text
-                    if kind == "match":
-                        hits.append(data["line_number"])
-                elif kind == "end":
-                    path = _path(data["path"])
-                    if path not in position:
-                        raise RipgrepError(f"rg reported a file it was not given: {path!r}")
-                    last_done = position[path]
-                    if is_binary:
-                        binary += 1
-                        continue
-                    outcome.matches.extend(_file_matches(path, lines, hits, query.context_lines))
-                    if len(outcome.matches) > query.needed:
-                        stop = True
-                        break
+        try:
+            events = closing(_events(rg, query, list(named), descriptors)) if named else None
+            with events or contextlib.nullcontext(()) as stream:
+                for event in stream:
+                    kind, data = event["type"], event["data"]
+                    if kind == "begin":
+                        lines, hits, is_binary = {}, [], False
+                    elif kind in ("match", "context"):
+                        raw = _text(data["lines"])
+                        if "\x00" in raw:
+                            is_binary = True
+                            continue
+                        text = line_text(raw[:-1] if raw.endswith("\n") else raw)
+                        lines[data["line_number"]] = text
+                        if kind == "match":
+                            hits.append(data["line_number"])
+                    elif kind == "end":
+                        given = _path(data["path"])
+                        if given not in named:
+                            raise RipgrepError(f"rg reported a file it was not given: {given!r}")
+                        path = named[given]
+                        last_done = position[path]
+                        if is_binary:
+                            binary += 1
+                            continue
+                        outcome.matches.extend(
+                            _file_matches(path, lines, hits, query.context_lines)
+                        )
+                        if len(outcome.matches) > query.needed:
+                            stop = True
+                            break
+        finally:
+            for fd in descriptors:
+                os.close(fd)
         if stop:
             # Every text file up to this one was scanned (ripgrep goes in order).
-            outcome.files_searched = last_done + 1 - binary
+            skipped = bisect.bisect_right(unopened, last_done)
+            outcome.files_searched = last_done + 1 - binary - skipped
             return outcome
-    outcome.files_searched = len(query.files) - binary
+    outcome.files_searched = len(query.files) - binary - len(unopened)
     return outcome

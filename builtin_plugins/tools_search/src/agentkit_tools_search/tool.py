@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from typing import Any
 
+from agentkit_tools_files.beneath import locate
 from agentkit_tools_files.envelope import enveloped
 from agentkit_tools_files.glob import compile_glob
 from agentkit_tools_files.ignore import IgnoreEngine
 from agentkit_tools_files.limits import SEARCH_LIMITS, Accumulator, clip_line
-from agentkit_tools_files.paths import display_path, resolve_inside
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 
@@ -70,16 +71,19 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ToolError(
             "invalid_pattern", f"{pattern!r} is not a valid regular expression: {exc}."
         ) from None
-    resolved = resolve_inside(context.root, arguments.get("path", "."))
-    shown = display_path(context.root, resolved)
-    if not resolved.exists():
-        raise ToolError("not_found", f"{shown} does not exist.")
     glob = compile_glob(arguments["file_glob"]) if arguments.get("file_glob") else None
     engine = IgnoreEngine(context.root)
-    relative = "" if shown == "." else shown
-    if resolved.is_dir():
+    with locate(context.root, arguments.get("path", ".")) as target:
+        info = target.lstat()
+        relative = target.relative
+    if info is None:
+        raise ToolError("not_found", f"{relative or '.'} does not exist.")
+    # The walk and the backends open everything again from the root, refusing links.
+    if stat.S_ISDIR(info.st_mode):
         files = collect_files(engine, relative, glob)
-    elif not resolved.is_file() or (glob is not None and not glob.matches(resolved.name)):
+    elif not stat.S_ISREG(info.st_mode) or (
+        glob is not None and not glob.matches(relative.rsplit("/", 1)[-1])
+    ):
         files = []
     else:
         files = [relative]
