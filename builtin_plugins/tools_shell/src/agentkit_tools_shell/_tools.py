@@ -29,8 +29,9 @@ _TIMEOUT_SCHEMA = {
 
 _EXECUTE_GUIDELINES = (
     "execute runs a bash command line in the workspace root with standard input closed and a "
-    "reduced environment (credential-like variables removed). stdout and stderr are interleaved; "
-    "only the last 50 KB are shown, and the truncation marker names a file with the full output. "
+    "reduced environment (an allowlist: PATH, HOME, locale, terminal; no credentials). stdout and "
+    "stderr are interleaved; only the last 50 KB are shown, and the truncation marker names a file "
+    "with the full output. "
     "There is no default timeout: pass timeout_s for anything that might hang (servers, watchers, "
     "prompts)."
 )
