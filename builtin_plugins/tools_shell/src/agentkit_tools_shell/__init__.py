@@ -1,7 +1,8 @@
 """Process tools for agentkit: ``execute``, ``run_command`` and ``powershell``.
 
 Each runs in its own process group in the workspace root, with standard input
-closed and an allowlisted environment; a timeout or an abort kills the whole tree.
+closed and an allowlisted environment; a timeout or an abort kills the whole tree,
+and so does the command's exit unless it asks to keep its background processes.
 The tools start processes on the model's behalf, so an agent using them needs
 an embedder ``before_tool_call``: an explicit allow-all, or
 :data:`read_only_commands`, the restrictive example policy shipped here.

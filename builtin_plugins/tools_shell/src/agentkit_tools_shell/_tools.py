@@ -27,13 +27,23 @@ _TIMEOUT_SCHEMA = {
     "description": "Seconds before the whole process tree is killed. No timeout when omitted.",
 }
 
+_KEEP_BACKGROUND_SCHEMA = {
+    "type": "boolean",
+    "description": (
+        "Leave processes the command started in the background running after it exits (to "
+        "start a server on purpose); their pids are reported in left_running. By default "
+        "they are killed when the command exits."
+    ),
+}
+
 _EXECUTE_GUIDELINES = (
     "execute runs a bash command line in the workspace root with standard input closed and a "
     "reduced environment (an allowlist: PATH, HOME, locale, terminal; no credentials). stdout and "
     "stderr are interleaved; only the last 50 KB are shown, and the truncation marker names a file "
     "with the full output. "
     "There is no default timeout: pass timeout_s for anything that might hang (servers, watchers, "
-    "prompts)."
+    "prompts). Background processes (`cmd &`) are killed when the command exits; to start a "
+    "server that must keep running, pass keep_background: true and redirect its output to a file."
 )
 _RUN_COMMAND_GUIDELINES = (
     "run_command runs one program without a shell: argv is the program and its arguments, with no "
@@ -70,6 +80,7 @@ def make_tools() -> list[Tool]:
                         "description": "The bash command line.",
                     },
                     "timeout_s": _TIMEOUT_SCHEMA,
+                    "keep_background": _KEEP_BACKGROUND_SCHEMA,
                 },
                 "required": ["command"],
                 "additionalProperties": False,
@@ -93,6 +104,7 @@ def make_tools() -> list[Tool]:
                         "description": 'The program and its arguments, e.g. ["pytest", "-q"].',
                     },
                     "timeout_s": _TIMEOUT_SCHEMA,
+                    "keep_background": _KEEP_BACKGROUND_SCHEMA,
                 },
                 "required": ["argv"],
                 "additionalProperties": False,
@@ -116,6 +128,7 @@ def make_tools() -> list[Tool]:
                         "description": "The PowerShell command.",
                     },
                     "timeout_s": _TIMEOUT_SCHEMA,
+                    "keep_background": _KEEP_BACKGROUND_SCHEMA,
                 },
                 "required": ["command"],
                 "additionalProperties": False,
@@ -204,6 +217,8 @@ def _run(
         "aborted": outcome.aborted,
         "truncated": outcome.output.truncated,
     }
+    if limits.keep_background:
+        data["left_running"] = outcome.left_running
     metadata: dict[str, Any] = {
         "argv0": argv[0],
         "total_bytes": outcome.output.total_bytes,
@@ -260,6 +275,9 @@ def _positive_number(value: Any, what: str) -> float:
 
 def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
     timeout = arguments.get("timeout_s")
+    keep_background = arguments.get("keep_background", False)
+    if not isinstance(keep_background, bool):
+        raise ToolError("invalid_arguments", "keep_background must be true or false")
     spill = options.get("spill", True)
     if not isinstance(spill, bool):
         raise ToolError("invalid_tool_options", "tool option 'spill' must be true or false")
@@ -272,6 +290,7 @@ def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
         drain_max_s=_positive_number(
             options.get("drain_max_s", DEFAULT_DRAIN_MAX_S), "tool option 'drain_max_s'"
         ),
+        keep_background=keep_background,
     )
 
 
