@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentkit.plugin_api import Tool, hookimpl
+from agentkit.plugin_api import SessionInfo, Tool, hookimpl
 
 from ._env import (
     DEFAULT_PASSED_NAMES,
@@ -21,6 +21,7 @@ from ._env import (
     reduced_environment,
 )
 from ._policy import DEFAULT_READ_ONLY_PROGRAMS, RestrictedPolicy, read_only_commands
+from ._spill import SPILL_DIRECTORY, SPILLS
 from ._tools import SHELL_TOOL_NAMES, make_tools
 
 __all__ = [
@@ -28,8 +29,11 @@ __all__ = [
     "DEFAULT_PASSED_PREFIXES",
     "DEFAULT_READ_ONLY_PROGRAMS",
     "SHELL_TOOL_NAMES",
+    "SPILL_DIRECTORY",
     "RestrictedPolicy",
     "agentkit_register_tools",
+    "agentkit_session_end",
+    "agentkit_session_start",
     "make_tools",
     "passes_by_default",
     "read_only_commands",
@@ -42,3 +46,15 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     """Register execute, run_command and powershell, on every platform."""
     for tool in make_tools():
         register(tool)
+
+
+@hookimpl
+def agentkit_session_start(session: SessionInfo) -> None:
+    """A run began on ``session.root``: its spill files go inside that root."""
+    SPILLS.run_started(session.root)
+
+
+@hookimpl
+def agentkit_session_end(session: SessionInfo) -> None:
+    """A run ended: remove the spill files of ``session.root`` once no run on it is left."""
+    SPILLS.run_ended(session.root)

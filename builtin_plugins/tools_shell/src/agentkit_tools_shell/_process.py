@@ -61,6 +61,7 @@ class RunLimits:
     drain_idle_s: float = DEFAULT_DRAIN_IDLE_S
     drain_max_s: float = DEFAULT_DRAIN_MAX_S
     keep_background: bool = False
+    spill_dir: Path | None = None
 
 
 def run_process(
@@ -72,7 +73,9 @@ def run_process(
     limits: RunLimits,
 ) -> ProcessOutcome:
     """Run ``argv`` to completion, timeout or abort. Raises ``OSError`` if it cannot start."""
-    accumulator = TailAccumulator(limits.output_cap, spill=limits.spill)
+    accumulator = TailAccumulator(
+        limits.output_cap, spill=limits.spill, spill_dir=limits.spill_dir, root=cwd
+    )
     tree = ProcessTree(argv, cwd=cwd, env=env, keep_background=limits.keep_background)
     assert tree.process.stdout is not None
     reader = _PipeReader(tree.process.stdout, accumulator)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -12,6 +13,7 @@ from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, Too
 from ._env import reduced_environment
 from ._process import DEFAULT_DRAIN_IDLE_S, DEFAULT_DRAIN_MAX_S, RunLimits, run_process
 from ._shells import InterpreterNotFound, find_bash, find_powershell
+from ._spill import SPILLS
 
 SHELL_TOOL_NAMES: tuple[str, ...] = ("execute", "run_command", "powershell")
 """Every tool of this plugin that starts processes.
@@ -40,7 +42,7 @@ _EXECUTE_GUIDELINES = (
     "execute runs a bash command line in the workspace root with standard input closed and a "
     "reduced environment (an allowlist: PATH, HOME, locale, terminal; no credentials). stdout and "
     "stderr are interleaved; only the last 50 KB are shown, and the truncation marker names a file "
-    "with the full output. "
+    "with the full output (read it with read_file; it is removed when the run ends). "
     "There is no default timeout: pass timeout_s for anything that might hang (servers, watchers, "
     "prompts). Background processes (`cmd &`) are killed when the command exits; to start a "
     "server that must keep running, pass keep_background: true and redirect its output to a file."
@@ -178,6 +180,8 @@ def _run(
     build_argv: Callable[[dict[str, str]], list[str]],
 ) -> ToolResult:
     limits = _limits(arguments, context.options)
+    if limits.spill:
+        limits = dataclasses.replace(limits, spill_dir=SPILLS.directory_for(context.root))
     env = reduced_environment(
         os.environ,
         pass_env=_string_list(context.options, "pass_env"),
