@@ -97,9 +97,8 @@ def run_process(
         tree.terminate()
     try:
         exit_code, left_running = tree.finish()
-    except OSError:
+    except OSError:  # the supervised command could not start
         reader.stop()
-        accumulator.finish()  # nothing ran: no spill file is left behind
         raise
 
     drain_cut = _drain(reader, tree, cancel, limits)
