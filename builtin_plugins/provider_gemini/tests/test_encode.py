@@ -141,11 +141,41 @@ class TestModelTurns:
         (_, model) = _contents(kit, [UserMessage.text("q"), message])
         assert model["parts"] == [{"text": "reasoned elsewhere"}, {"text": "answer"}]
 
-    def test_an_assistant_turn_with_nothing_to_send_is_left_out(self, kit) -> None:
+    def test_an_empty_model_turn_is_left_out_and_the_user_turns_around_it_join(self, kit) -> None:
+        """Two user turns in a row would read as if the model had never been asked."""
         contents = _contents(
             kit, [UserMessage.text("a"), _ours(TextBlock("")), UserMessage.text("b")]
         )
-        assert [c["role"] for c in contents] == ["user", "user"]
+        assert contents == [{"role": "user", "parts": [{"text": "a"}, {"text": "b"}]}]
+
+    def test_a_result_batch_after_an_empty_model_turn_joins_the_user_turn_too(self, kit) -> None:
+        call = ToolUseBlock("gemini_1", "read", "{}")
+        contents = _contents(
+            kit,
+            [
+                UserMessage.text("go"),
+                _ours(call),
+                ToolResultMessage(call.id, call.name, [TextBlock("r")]),
+                _ours(TextBlock("")),
+                UserMessage.text("well?"),
+            ],
+        )
+        assert [c["role"] for c in contents] == ["user", "model", "user"]
+        assert contents[2]["parts"] == [
+            {"functionResponse": {"name": "read", "response": {"output": "r"}}},
+            {"text": "well?"},
+        ]
+
+    def test_an_empty_user_prompt_is_still_a_user_turn(self, kit) -> None:
+        """``contents: []`` is refused by the API: the prompt is sent as one blank."""
+        blank = {"role": "user", "parts": [{"text": " "}]}
+        assert _contents(kit, [UserMessage.text("")]) == [blank]
+        assert _contents(kit, [UserMessage([])]) == [blank]
+        contents = _contents(
+            kit, [UserMessage.text(""), _ours(TextBlock("hello?")), UserMessage.text("hi")]
+        )
+        assert [c["role"] for c in contents] == ["user", "model", "user"]
+        assert contents[0] == blank
 
     def test_argument_text_goes_back_as_the_object_with_its_key_order(self, kit) -> None:
         call = ToolUseBlock("gemini_1", "edit", '{"z":1,"a":{"y":[1,2.5,"é"],"b":null}}')
@@ -324,6 +354,15 @@ class TestIncrementalEncoding:
                 history.append(UserMessage.text("steer"))
             request = kit.request_for(messages=history)
             assert provider.encode(request).body == GeminiGenerateContent().encode(request).body
+
+    def test_a_user_turn_after_an_empty_model_turn_joins_across_requests(self, kit) -> None:
+        provider = GeminiGenerateContent()
+        head = [UserMessage.text("a"), _ours(TextBlock(""))]
+        for messages in ([UserMessage.text("")], head, [*head, UserMessage.text("b")]):
+            request = kit.request_for(messages=messages)
+            assert provider.encode(request).body == GeminiGenerateContent().encode(request).body
+        contents = kit.body_of(kit.request_for(messages=[*head, UserMessage.text("b")]), provider)
+        assert contents["contents"] == [{"role": "user", "parts": [{"text": "a"}, {"text": "b"}]}]
 
     def test_a_branch_and_a_result_batch_split_across_requests(self, kit) -> None:
         provider = GeminiGenerateContent()

@@ -16,6 +16,7 @@ other spelling the API accepts for the same field.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -227,3 +228,19 @@ def test_the_streaming_request_matches_the_sdk_url_and_body(kit) -> None:
 
 def test_a_bare_request_matches_the_sdk(kit) -> None:
     _compare(kit, kit.request_for(stream=False), stream=False)
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [UserMessage.text("")],
+        [UserMessage.text("a"), _assistant(TextBlock("")), UserMessage.text("b")],
+    ],
+    ids=["empty_prompt", "empty_model_turn"],
+)
+def test_transcripts_with_empty_turns_are_sent_as_the_sdk_sends_them(kit, messages) -> None:
+    """The SDK refuses ``contents: []`` ("contents are required") and keeps turns alternating."""
+    body = _compare(kit, kit.request_for(messages=messages, stream=False), stream=False)
+    roles = [content["role"] for content in body["contents"]]
+    assert roles and roles[0] == "user"
+    assert all(a != b for a, b in itertools.pairwise(roles))

@@ -13,9 +13,11 @@ import itertools
 import json
 from typing import Any
 
+import pytest
 from agentkit_provider_openai import OpenAICompletions
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openai.types.chat import ChatCompletionMessageParam
 
 from agentkit.plugin_api import StopReason, TextBlock, ToolResultMessage, UserMessage, WireEvent
 
@@ -141,7 +143,10 @@ def test_a_replayed_assistant_message_sends_exactly_the_argument_text() -> None:
     # The serialized body, read back: the argument strings are untouched.
     sent = json.loads(provider.encode(_request(messages=transcript)).body)
     replayed = sent["messages"][1]["tool_calls"]
-    assert [call["function"]["arguments"] for call in replayed] == ARGUMENT_TEXTS
+    # Empty text is no JSON object: it goes back as "{}" (see below); the rest byte for byte.
+    assert [call["function"]["arguments"] for call in replayed] == [
+        text or "{}" for text in ARGUMENT_TEXTS
+    ]
     assert [call["id"] for call in replayed] == [call_id for call_id, _, _ in calls]
     assert [message["tool_call_id"] for message in sent["messages"][2:]] == [
         call_id for call_id, _, _ in calls
@@ -210,3 +215,30 @@ def _final(provider: OpenAICompletions, request: Any, events: list[WireEvent]) -
     message = out[-1].message
     assert message.stop_reason is StopReason.TOOL_USE
     return message
+
+
+def _null_arguments_response() -> WireEvent:
+    """A whole response whose tool call has ``"arguments": null``, as some servers send."""
+    event = _whole([("call_0", "list_files", "")])
+    event.data["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = None
+    return event
+
+
+@pytest.mark.parametrize("arrived", ["null", "empty", "whitespace"])
+def test_a_call_without_argument_text_is_replayed_as_an_empty_object(arrived: str, kit) -> None:
+    """Empty ``arguments`` is not JSON: the vendor rejects the replayed turn."""
+    provider = OpenAICompletions()
+    if arrived == "null":
+        events = [_null_arguments_response()]
+    else:
+        events = [_whole([("call_0", "list_files", "" if arrived == "empty" else "  ")])]
+    decoded = _final(provider, _request(), events)
+    transcript = [
+        UserMessage.text("go"),
+        decoded,
+        ToolResultMessage("call_0", "list_files", [TextBlock("ok")]),
+    ]
+    sent = json.loads(provider.encode(_request(messages=transcript)).body)
+    (call,) = sent["messages"][1]["tool_calls"]
+    assert call["function"]["arguments"] == "{}"
+    assert kit.shape_problems(sent["messages"], list[ChatCompletionMessageParam]) == []

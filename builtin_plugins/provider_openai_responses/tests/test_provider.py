@@ -25,6 +25,7 @@ def test_the_catalog_has_one_default_row_and_prices() -> None:
         assert row.base_url == "https://api.openai.com/v1"
         assert row.input_price > 0 and row.output_price > row.input_price
         assert 0 < row.cache_read_price < row.input_price
+        assert row.cache_write_price == row.input_price  # writes are billed as input
     assert {row.id: row.reasoning_levels for row in rows}["gpt-5"] == (
         "minimal",
         "low",

@@ -18,6 +18,7 @@ import httpx
 import pytest
 import yaml
 from agentkit_provider_openai_responses import OpenAIResponses
+from openai.types.responses import ResponseUsage
 
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import MessageEnd, StopReason, ThinkingBlock
@@ -95,3 +96,21 @@ def test_a_recorded_whole_response_through_the_runtime(kit, testdata) -> None:
     assert json.loads(thinking.signature)["id"].startswith("rs_")
     assert text.text.startswith("I'm happy to help.")
     assert (message.usage.output, message.usage.reasoning) == (1915, 1600)
+
+
+def test_cache_writes_are_priced_into_the_turns_cost(kit) -> None:
+    """OpenAI bills tokens written to the prompt cache as input: none of them is free."""
+    usage = kit.usage(5000, cached=1000, output=10)
+    usage["input_tokens_details"]["cache_write_tokens"] = 3000
+    ResponseUsage.model_validate(usage)  # the shape the vendor's SDK declares
+    recorded = {"parsed_body": kit.response_object([kit.message_item("Hi.")], usage=usage)}
+    message, _ = _run(kit, recorded, stream=False)
+    row = kit.model_row()
+    assert (message.usage.input, message.usage.cache_read, message.usage.cache_write) == (
+        1000,
+        1000,
+        3000,
+    )
+    billed_as_input = (1000 + 3000) * row.input_price
+    expected = (billed_as_input + 1000 * row.cache_read_price + 10 * row.output_price) / 1e6
+    assert message.usage.cost == pytest.approx(expected)

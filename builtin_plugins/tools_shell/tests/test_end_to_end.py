@@ -57,9 +57,16 @@ def test_a_failing_test_is_read_fixed_and_passes(plugin_host, tmp_path):
             Turn([text("Fixed: add now adds.")]),
         ]
     )
+    no_bytecode = {"env": {"PYTHONDONTWRITEBYTECODE": "1"}}
     agent = Agent(
         AgentConfig(
-            model="faux/scripted", root=tmp_path, before_tool_call=allow_all, transport=script
+            model="faux/scripted",
+            root=tmp_path,
+            before_tool_call=allow_all,
+            transport=script,
+            # The fix keeps calc.py's size and may land in the second its
+            # bytecode was cached: Python would run the stale .pyc.
+            tool_options={name: no_bytecode for name in ("execute", "run_command")},
         ),
         host=plugin_host,
     )
@@ -73,7 +80,7 @@ def test_a_failing_test_is_read_fixed_and_passes(plugin_host, tmp_path):
     assert "a - b" in json.dumps(results["read"])
     assert results["edit"]["ok"], results["edit"]
     passing = results["run-2"]
-    assert passing["ok"] and passing["data"]["exit_code"] == 0
+    assert passing["ok"] and passing["data"]["exit_code"] == 0, passing
     assert passing["data"]["output"] == "all good\n"
     assert (tmp_path / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from agentkit_tools_shell import _process
+from agentkit_tools_shell import _tree
 from agentkit_tools_shell._shells import InterpreterNotFound, find_powershell
 
 IMPORT_AS = """
@@ -37,9 +37,9 @@ def test_the_plugin_imports_and_registers_the_same_tools_on_every_platform(platf
 
 def test_windows_kills_the_tree_with_the_system_taskkill(monkeypatch):
     calls = []
-    monkeypatch.setattr(_process, "IS_WINDOWS", True)
+    monkeypatch.setattr(_tree, "IS_WINDOWS", True)
     monkeypatch.setenv("SYSTEMROOT", r"D:\Win")
-    monkeypatch.setattr(_process.subprocess, "run", lambda argv, **kw: calls.append(argv))
+    monkeypatch.setattr(_tree.subprocess, "run", lambda argv, **kw: calls.append(argv))
 
     class Process:
         pid = 4242
@@ -49,7 +49,7 @@ def test_windows_kills_the_tree_with_the_system_taskkill(monkeypatch):
             self.killed = True
 
     process = Process()
-    _process.kill_tree(process)  # type: ignore[arg-type]
+    _tree.kill_tree(process)  # type: ignore[arg-type]
     assert calls == [[r"D:\Win\System32\taskkill.exe", "/F", "/T", "/PID", "4242"]]
     assert process.killed
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -26,11 +29,20 @@ def _grandchild_then_hang(marker: Path) -> str:
 
 
 def test_the_marker_test_can_see_a_surviving_grandchild(run, tmp_path):
-    """Control: without a kill the grandchild does write its marker."""
+    """Control: with its background kept, the grandchild does write its marker."""
+    marker = tmp_path / "marker"
+    command = f"(sleep 0.2; touch '{marker}') >/dev/null 2>&1 &"
+    result = run("execute", {"command": command, "keep_background": True})
+    assert result.ok
+    assert _wait_for(marker, 10)
+
+
+def test_a_background_grandchild_is_killed_when_the_command_exits(run, tmp_path):
     marker = tmp_path / "marker"
     result = run("execute", {"command": f"(sleep 0.2; touch '{marker}') >/dev/null 2>&1 &"})
     assert result.ok
-    assert _wait_for(marker, 10)
+    assert "left_running" not in result.data
+    assert not _wait_for(marker, 1.5)
 
 
 def test_a_timeout_kills_the_grandchild_too(run, tmp_path):
@@ -101,7 +113,11 @@ def test_an_abort_before_the_start_runs_nothing(run, tmp_path):
 def test_a_detached_descendants_output_is_drained_while_it_keeps_coming(run):
     """The idle timer re-arms on each chunk: the ticks span longer than one idle period."""
     command = "(for i in 1 2 3 4 5 6; do sleep 0.3; echo tick$i; done) & echo started"
-    result = run("execute", {"command": command}, options={"drain_idle_s": 1.0, "drain_max_s": 60})
+    result = run(
+        "execute",
+        {"command": command, "keep_background": True},
+        options={"drain_idle_s": 1.0, "drain_max_s": 60},
+    )
     assert result.ok
     assert result.data["output"].split() == ["started"] + [f"tick{i}" for i in range(1, 7)]
     assert not result.metadata["drain_cut"]
@@ -109,7 +125,14 @@ def test_a_detached_descendants_output_is_drained_while_it_keeps_coming(run):
 
 def test_a_descendant_holding_the_pipe_is_cut_after_the_drain_bound(run):
     command = "(sleep 30; echo late) & echo early"
-    result = run("execute", {"command": command}, options={"drain_idle_s": 0.3, "drain_max_s": 0.5})
+    result = run(
+        "execute",
+        {"command": command, "keep_background": True},
+        options={"drain_idle_s": 0.3, "drain_max_s": 0.5},
+    )
+    for pid in result.data["left_running"] or ():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     assert result.ok
     output = result.data["output"]
     assert output.startswith("early\n")

@@ -22,7 +22,11 @@ The wire rules:
   Thinking from another wire is sent as text; its signature is meaningless
   here and is never sent.
 * Empty text parts are rejected by the API and dropped, except an empty part
-  that carries a signature; a content left with no parts is dropped.
+  that carries a signature. A model turn left with no parts is dropped, and
+  the user contents on either side of it are joined into one (two user turns
+  in a row would read as if the model had never been asked). A user message
+  with no parts is still a user turn: it is sent as one blank text part, so an
+  empty prompt never makes ``contents: []``, which the API refuses.
 
 Cost per turn stays nearly flat with depth: each message's parts are
 serialized once (keyed by object identity; the host reuses history messages
@@ -108,12 +112,46 @@ class _Parts:
 
 
 @dataclass(frozen=True, slots=True)
+class _Content:
+    """One ``contents`` entry: its role and its parts joined by commas."""
+
+    role: bytes
+    parts: bytes
+
+    def wire(self) -> bytes:
+        return b'{"role":"' + self.role + b'","parts":[' + self.parts + b"]}"
+
+
+@dataclass(frozen=True, slots=True)
 class _State:
-    """A transcript as far as it was encoded: closed contents serialized, the open batch."""
+    """A transcript as far as it was encoded: the closed contents serialized (the
+    last one also unserialized, for a join), the open batch, and whether a
+    dropped model turn lets the next content join the last one."""
 
     messages: tuple[Message, ...]
     contents: tuple[bytes, ...]
+    last: _Content | None
     batch: tuple[_Parts, ...]
+    joins: bool
+
+
+_BLANK_PROMPT = b'{"text":" "}'
+
+
+class _Contents:
+    """The ``contents`` being built: serialized entries and the last one's parts."""
+
+    def __init__(self, wire: list[bytes], last: _Content | None) -> None:
+        self.wire = wire
+        self.last = last
+
+    def add(self, content: _Content, *, joins: bool) -> None:
+        """Append ``content``, or join it to the last one across a dropped model turn."""
+        if joins and self.last is not None and self.last.role == content.role:
+            content = _Content(content.role, self.last.parts + b"," + content.parts)
+            self.wire.pop()
+        self.wire.append(content.wire())
+        self.last = content
 
 
 class TranscriptEncoder:
@@ -135,38 +173,42 @@ class TranscriptEncoder:
             and len(kept.messages) <= len(current)
             and all(map(operator.is_, kept.messages, current))
         ):
-            done, contents, batch = len(kept.messages), list(kept.contents), list(kept.batch)
+            done, batch, joins = len(kept.messages), list(kept.batch), kept.joins
+            contents = _Contents(list(kept.contents), kept.last)
         else:
-            done, contents, batch = 0, [], []
+            done, batch, joins = 0, [], False
+            contents = _Contents([], None)
         for message in current[done:]:
             parts = self._parts.get(message, _parts)
             if isinstance(message, ToolResultMessage):
                 batch.append(parts)
                 continue
             if batch:
-                contents.append(_batch_content(batch))
-                batch = []
-            if parts.main:
-                role = b"model" if isinstance(message, AssistantMessage) else b"user"
-                contents.append(_content(role, parts.main))
-        self._states.put(current[0], _State(current, tuple(contents), tuple(batch)))
+                contents.add(_batch_content(batch), joins=joins)
+                batch, joins = [], False
+            if isinstance(message, AssistantMessage):
+                if not parts.main:
+                    joins = True
+                    continue
+                contents.add(_Content(b"model", parts.main), joins=joins)
+            else:
+                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=joins)
+            joins = False
+        state = _State(current, tuple(contents.wire), contents.last, tuple(batch), joins)
+        self._states.put(current[0], state)
         if batch:
-            contents.append(_batch_content(batch))
-        if not contents:
+            contents.add(_batch_content(batch), joins=joins)
+        if not contents.wire:
             return [b"[]"]
-        pieces = [b","] * (2 * len(contents) + 1)
-        pieces[1::2] = contents
+        pieces = [b","] * (2 * len(contents.wire) + 1)
+        pieces[1::2] = contents.wire
         pieces[0], pieces[-1] = b"[", b"]"
         return pieces
 
 
-def _content(role: bytes, parts: bytes) -> bytes:
-    return b'{"role":"' + role + b'","parts":[' + parts + b"]}"
-
-
-def _batch_content(batch: Sequence[_Parts]) -> bytes:
+def _batch_content(batch: Sequence[_Parts]) -> _Content:
     parts = [item.main for item in batch] + [item.images for item in batch if item.images]
-    return _content(b"user", b",".join(parts))
+    return _Content(b"user", b",".join(parts))
 
 
 def _parts(message: Message) -> _Parts:

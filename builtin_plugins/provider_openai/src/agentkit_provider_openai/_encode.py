@@ -12,7 +12,10 @@ Wire decisions (documented in ``docs/providers.md``):
   message between two tool messages would orphan the later ones).
 * Assistant tool calls replay ``ToolUseBlock.arguments`` byte for byte as the
   ``function.arguments`` string: re-encoding would change the text the model
-  is conditioned on and shift the provider's prompt-cache prefix.
+  is conditioned on and shift the provider's prompt-cache prefix. The one
+  exception is a call without argument text (``null`` or ``""`` on the wire,
+  or blank from another wire): it is sent as ``"{}"``, because empty text is
+  not a JSON object and the vendor refuses the replayed turn.
 * Thinking blocks are not sent. Chat Completions has no field for reasoning
   in a request, and DeepSeek answers 400 when ``reasoning_content`` is
   echoed back.
@@ -309,11 +312,15 @@ def _assistant(message: AssistantMessage, id_limit: int | None) -> dict[str, Any
             {
                 "id": wire_tool_call_id(call.id, id_limit),
                 "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments},
+                "function": {"name": call.name, "arguments": _replayed_arguments(call)},
             }
             for call in calls
         ]
     return wire
+
+
+def _replayed_arguments(call: ToolUseBlock) -> str:
+    return call.arguments if call.arguments.strip() else "{}"
 
 
 def _tool_result(

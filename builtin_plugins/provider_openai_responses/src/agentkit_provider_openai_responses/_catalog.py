@@ -4,6 +4,10 @@ The vendor name differs from the Chat Completions rows (vendor ``openai``) so
 that ``openai-responses/<model>`` picks this wire and ``openai/<model>`` the
 other; both read ``OPENAI_API_KEY``. Prices are US dollars per million tokens
 from OpenAI's pricing page; ``cache_read_price`` is the cached-input price.
+OpenAI bills tokens written to the prompt cache (``cache_write_tokens``, which
+the decoder moves out of ``input`` into ``cache_write``) as ordinary input, so
+``cache_write_price`` is the input price: left at zero, about half the cost of
+a turn that fills the cache went missing.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ CATALOG: tuple[ModelInfo, ...] = tuple(
         input_price=input_price,
         output_price=output_price,
         cache_read_price=cached_price,
+        cache_write_price=input_price,
         image_input=True,
         reasoning_levels=levels,
         default=default,

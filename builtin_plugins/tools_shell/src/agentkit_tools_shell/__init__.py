@@ -1,7 +1,8 @@
 """Process tools for agentkit: ``execute``, ``run_command`` and ``powershell``.
 
 Each runs in its own process group in the workspace root, with standard input
-closed and a reduced environment; a timeout or an abort kills the whole tree.
+closed and an allowlisted environment; a timeout or an abort kills the whole tree,
+and so does the command's exit unless it asks to keep its background processes.
 The tools start processes on the model's behalf, so an agent using them needs
 an embedder ``before_tool_call``: an explicit allow-all, or
 :data:`read_only_commands`, the restrictive example policy shipped here.
@@ -11,19 +12,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentkit.plugin_api import Tool, hookimpl
+from agentkit.plugin_api import SessionInfo, Tool, hookimpl
 
-from ._env import looks_like_credential, reduced_environment
+from ._env import (
+    DEFAULT_PASSED_NAMES,
+    DEFAULT_PASSED_PREFIXES,
+    passes_by_default,
+    reduced_environment,
+)
 from ._policy import DEFAULT_READ_ONLY_PROGRAMS, RestrictedPolicy, read_only_commands
+from ._spill import SPILL_DIRECTORY, SPILLS
 from ._tools import SHELL_TOOL_NAMES, make_tools
 
 __all__ = [
+    "DEFAULT_PASSED_NAMES",
+    "DEFAULT_PASSED_PREFIXES",
     "DEFAULT_READ_ONLY_PROGRAMS",
     "SHELL_TOOL_NAMES",
+    "SPILL_DIRECTORY",
     "RestrictedPolicy",
     "agentkit_register_tools",
-    "looks_like_credential",
+    "agentkit_session_end",
+    "agentkit_session_start",
     "make_tools",
+    "passes_by_default",
     "read_only_commands",
     "reduced_environment",
 ]
@@ -34,3 +46,15 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     """Register execute, run_command and powershell, on every platform."""
     for tool in make_tools():
         register(tool)
+
+
+@hookimpl
+def agentkit_session_start(session: SessionInfo) -> None:
+    """A run began on ``session.root``: its spill files go inside that root."""
+    SPILLS.run_started(session.root)
+
+
+@hookimpl
+def agentkit_session_end(session: SessionInfo) -> None:
+    """A run ended: remove the spill files of ``session.root`` once no run on it is left."""
+    SPILLS.run_ended(session.root)

@@ -1,62 +1,68 @@
-"""The reduced environment a subprocess starts with.
+"""The reduced environment a subprocess starts with: an allowlist.
 
 A model-driven command can print its environment as easily as anything else,
-so variables that look like credentials are removed unless the embedder
-names them. The rule is by name, not by value: it is cheap, predictable and
-easy to widen per tool with ``pass_env``.
+and secrets hide under any name (``PGPASSWORD``, ``GH_PAT``, a ``REDIS_URL``
+with a password in it), so no rule about names can tell them apart. The child
+therefore gets only the variables a command needs to behave as it does in the
+user's terminal (where programs are, who the user is, the locale, the
+terminal, where temporary files go) plus whatever the embedder names with
+``pass_env`` or sets with ``env``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 
-# Generic suffixes: API_KEY, GITHUB_TOKEN, CLIENT_SECRET, DB_PASSWORD, ...
-_CREDENTIAL_SUFFIXES = (
-    "_KEY",
-    "_TOKEN",
-    "_SECRET",
-    "_PASSWORD",
-    "_PASSWD",
-    "_CREDENTIAL",
-    "_CREDENTIALS",
-    "_APIKEY",
-    "_CONNECTION_STRING",
-)
-
-# Names that hold or point at cloud credentials but do not end in a generic
-# suffix, and a few bare names that are credentials on their own.
-_CREDENTIAL_NAMES = frozenset(
+DEFAULT_PASSED_NAMES: frozenset[str] = frozenset(
     {
-        "KEY",
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_SECURITY_TOKEN",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-        "GOOGLE_APPLICATION_CREDENTIALS",
-        "CLOUDSDK_AUTH_ACCESS_TOKEN_FILE",
-        "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE",
-        "AZURE_CLIENT_CERTIFICATE_PATH",
-        "AZURE_FEDERATED_TOKEN_FILE",
-        "ARM_CLIENT_CERTIFICATE_PATH",
-        "DATABASE_URL",
-        # The agent socket signs with the user's SSH keys: access to it is
-        # access to the keys.
-        "SSH_AUTH_SOCK",
+        # POSIX: programs, user, locale, terminal, temporary files
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "COLORTERM",
+        "NO_COLOR",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        # Windows: without these many programs cannot start or find the user
+        "SYSTEMROOT",
+        "SYSTEMDRIVE",
+        "WINDIR",
+        "COMSPEC",
+        "PATHEXT",
+        "USERNAME",
+        "USERPROFILE",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "PROGRAMDATA",
+        "PROGRAMFILES",
+        "PROGRAMFILES(X86)",
+        "PROGRAMW6432",
+        "COMMONPROGRAMFILES",
+        "COMMONPROGRAMFILES(X86)",
+        "NUMBER_OF_PROCESSORS",
+        "PROCESSOR_ARCHITECTURE",
     }
 )
+"""Variables a subprocess receives from the parent without being named."""
+
+DEFAULT_PASSED_PREFIXES: tuple[str, ...] = ("LC_",)
+"""Name prefixes passed the same way (``LC_ALL``, ``LC_TIME``, ...)."""
 
 
-def looks_like_credential(name: str) -> bool:
-    """True when ``name`` is stripped from a subprocess environment by default."""
-    upper = name.upper()  # Windows names are case-insensitive
-    return upper in _CREDENTIAL_NAMES or upper.endswith(_CREDENTIAL_SUFFIXES)
+def passes_by_default(name: str) -> bool:
+    """True when ``name`` reaches a subprocess without the embedder naming it."""
+    key = name.upper() if sys.platform == "win32" else name
+    return key in DEFAULT_PASSED_NAMES or key.startswith(DEFAULT_PASSED_PREFIXES)
 
 
 def reduced_environment(
@@ -68,15 +74,17 @@ def reduced_environment(
     """The environment for a subprocess.
 
     :param parent: the environment to start from (normally ``os.environ``).
-    :param pass_env: credential-looking names the embedder lets through.
-    :param extra: variables the embedder sets explicitly; they are never
-        stripped, whatever their names.
+    :param pass_env: further names the embedder lets through from ``parent``
+        (matched case-insensitively on Windows, exactly elsewhere).
+    :param extra: variables the embedder sets explicitly, whatever their names.
+    :returns: the allowlisted and passed variables of ``parent``, then ``extra``.
     """
-    allowed = {name.upper() for name in pass_env}
+    fold = str.upper if sys.platform == "win32" else str
+    passed = {fold(name) for name in pass_env}
     env = {
         name: value
         for name, value in parent.items()
-        if not looks_like_credential(name) or name.upper() in allowed
+        if passes_by_default(name) or fold(name) in passed
     }
     if extra:
         env.update({str(name): str(value) for name, value in extra.items()})

@@ -4,7 +4,7 @@ The end of a build log is what matters, so the model sees the last
 ``cap`` bytes. Memory stays near twice the cap however much the process
 writes; once the output exceeds the cap, every byte (including what was
 already buffered) also goes to a spill file, and the truncation marker names
-that file and a command that reads it.
+that file and how to read it (``_spill`` decides where the file lives).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import tempfile
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO
 
 DEFAULT_OUTPUT_CAP = 50 * 1024
@@ -31,11 +32,27 @@ class CapturedOutput:
 class TailAccumulator:
     """Collects output chunks from a reader thread; thread-safe."""
 
-    def __init__(self, cap: int = DEFAULT_OUTPUT_CAP, *, spill: bool = True) -> None:
+    def __init__(
+        self,
+        cap: int = DEFAULT_OUTPUT_CAP,
+        *,
+        spill: bool = True,
+        spill_dir: Path | None = None,
+        root: Path | None = None,
+    ) -> None:
+        """
+        :param spill: write the whole output to a file once it exceeds ``cap``.
+        :param spill_dir: where that file goes; the system temporary directory
+            when ``None``.
+        :param root: the workspace root: a spill file inside it is named in the
+            marker by its path relative to the root, the way ``read_file`` takes it.
+        """
         if cap <= 0:
             raise ValueError(f"output cap must be positive, got {cap}")
         self._cap = cap
         self._spill_enabled = spill
+        self._spill_dir = spill_dir
+        self._root = root
         self._buffer = bytearray()
         self._total = 0
         self._spill: BinaryIO | None = None
@@ -60,7 +77,7 @@ class TailAccumulator:
                 del self._buffer[: len(self._buffer) - self._cap]
 
     def _open_spill(self) -> None:
-        fd, path = tempfile.mkstemp(prefix="agentkit-output-", suffix=".log")
+        fd, path = tempfile.mkstemp(prefix="agentkit-output-", suffix=".log", dir=self._spill_dir)
         self._spill = os.fdopen(fd, "wb")
         self._spill_path = path
         self._spill.write(self._buffer)
@@ -78,19 +95,39 @@ class TailAccumulator:
                 text = self._marker(len(tail)) + text
             return CapturedOutput(text, self._total, truncated, self._spill_path)
 
+    def _shown_spill_path(self) -> str | None:
+        """The spill file as the marker names it: relative to the root when inside it."""
+        if self._spill_path is None or self._root is None:
+            return self._spill_path
+        return _relative_inside(self._spill_path, self._root) or self._spill_path
+
     def _marker(self, shown: int) -> str:
         hidden = self._total - shown
-        if self._spill_path is None:
+        shown = self._shown_spill_path()
+        if shown is None:
             where = "The earlier output was not kept (spill disabled)."
+        elif shown != self._spill_path:
+            where = (
+                f"The full output is in {shown}; page through it with read_file (offset, limit) "
+                f"or read its start with: head -c {self._cap} {shown}. It is removed when the "
+                "run ends."
+            )
         else:
             where = (
-                f"The full output is in {self._spill_path}; read its start with: "
-                f"head -c {self._cap} {self._spill_path}"
+                f"The full output is in {shown}; read its start with: head -c {self._cap} {shown}"
             )
         return (
             f"[Output truncated: showing the last {shown} of {self._total} bytes; "
             f"{hidden} earlier bytes omitted. {where}]\n"
         )
+
+
+def _relative_inside(path: str, root: Path) -> str | None:
+    real_root = Path(os.path.realpath(root))
+    real_path = Path(os.path.realpath(path))
+    if not real_path.is_relative_to(real_root):
+        return None
+    return real_path.relative_to(real_root).as_posix()
 
 
 def _decode_tail(data: bytes, *, cut: bool) -> str:

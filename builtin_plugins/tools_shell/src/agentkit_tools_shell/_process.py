@@ -1,10 +1,9 @@
 """Run one process tree under a timeout, a cancel token and an output cap.
 
-Every process starts in its own process group (a new session on POSIX, a new
-process group on Windows) so that a timeout or an abort can kill the whole
-tree, including grandchildren the command started in the background. Its
-stdout and stderr share one pipe so the output is interleaved exactly as it
-was produced.
+How the tree is started and ended is ``_tree``'s business: its own process
+group, killed on timeout, abort and (unless the caller keeps background
+processes) after a normal exit. Stdout and stderr share one pipe so the
+output is interleaved exactly as it was produced.
 
 Outcome precedence is abort > timeout > exit status: a run that was aborted
 reports ``aborted`` even if its timeout also expired.
@@ -12,13 +11,8 @@ reports ``aborted`` even if its timeout also expired.
 
 from __future__ import annotations
 
-import contextlib
-import ntpath
 import os
 import selectors
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -29,8 +23,7 @@ from typing import BinaryIO
 from agentkit.plugin_api import CancelToken
 
 from ._output import DEFAULT_OUTPUT_CAP, CapturedOutput, TailAccumulator
-
-IS_WINDOWS = sys.platform == "win32"
+from ._tree import IS_WINDOWS, ProcessTree, kill_tree
 
 # After the command exits, a background descendant may still hold the pipe.
 # Its output is drained while it keeps coming (the idle timer re-arms on every
@@ -55,6 +48,7 @@ class ProcessOutcome:
     timed_out: bool
     aborted: bool
     drain_cut: bool
+    left_running: list[int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +60,8 @@ class RunLimits:
     spill: bool = True
     drain_idle_s: float = DEFAULT_DRAIN_IDLE_S
     drain_max_s: float = DEFAULT_DRAIN_MAX_S
+    keep_background: bool = False
+    spill_dir: Path | None = None
 
 
 def run_process(
@@ -77,25 +73,18 @@ def run_process(
     limits: RunLimits,
 ) -> ProcessOutcome:
     """Run ``argv`` to completion, timeout or abort. Raises ``OSError`` if it cannot start."""
-    accumulator = TailAccumulator(limits.output_cap, spill=limits.spill)
-    process = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=str(cwd),
-        env=dict(env),
-        bufsize=0,
-        **_new_group_arguments(),
+    accumulator = TailAccumulator(
+        limits.output_cap, spill=limits.spill, spill_dir=limits.spill_dir, root=cwd
     )
-    assert process.stdout is not None
-    reader = _PipeReader(process.stdout, accumulator)
+    tree = ProcessTree(argv, cwd=cwd, env=env, keep_background=limits.keep_background)
+    assert tree.process.stdout is not None
+    reader = _PipeReader(tree.process.stdout, accumulator)
     reader.start()
 
     killed = False
     timed_out_at_kill = False
     deadline = None if limits.timeout_s is None else time.monotonic() + limits.timeout_s
-    while process.poll() is None:
+    while not tree.has_exited():
         if cancel.cancelled:
             killed = True
             break
@@ -105,30 +94,33 @@ def run_process(
             break
         cancel.wait(_POLL_S if deadline is None else min(_POLL_S, deadline - now))
     if killed:
-        kill_tree(process)
-    returncode = process.wait()
+        tree.terminate()
+    try:
+        exit_code, left_running = tree.finish()
+    except OSError:  # the supervised command could not start
+        reader.stop()
+        raise
 
-    drain_cut = _drain(reader, process, cancel, limits)
+    drain_cut = _drain(reader, tree, cancel, limits)
     output = accumulator.finish()
     aborted = killed and cancel.cancelled
     return ProcessOutcome(
-        exit_code=_exit_code(returncode),
+        exit_code=exit_code,
         output=output,
         timed_out=timed_out_at_kill and not aborted,
         aborted=aborted,
         drain_cut=drain_cut,
+        left_running=left_running,
     )
 
 
-def _drain(
-    reader: _PipeReader, process: subprocess.Popen[bytes], cancel: CancelToken, limits: RunLimits
-) -> bool:
+def _drain(reader: _PipeReader, tree: ProcessTree, cancel: CancelToken, limits: RunLimits) -> bool:
     """Wait for the pipe to close; true when it had to be cut."""
     exited_at = time.monotonic()
     hard_deadline = exited_at + limits.drain_max_s
     while reader.is_alive():
         if cancel.cancelled:
-            kill_tree(process)  # an abort also ends the stragglers
+            kill_tree(tree.process)  # an abort also ends the stragglers
         idle_deadline = max(reader.last_output, exited_at) + limits.drain_idle_s
         remaining = min(idle_deadline, hard_deadline) - time.monotonic()
         if remaining <= 0:
@@ -136,56 +128,6 @@ def _drain(
             return True
         reader.join(min(remaining, _POLL_S))
     return False
-
-
-def _exit_code(returncode: int) -> int:
-    # Popen reports death by signal N as -N; shells report it as 128 + N.
-    return 128 - returncode if returncode < 0 else returncode
-
-
-def _new_group_arguments() -> dict[str, object]:
-    if IS_WINDOWS:
-        flags = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW  # type: ignore[attr-defined]
-        return {"creationflags": flags}
-    # A new session is also a new process group whose id is the child's pid,
-    # and it detaches the tree from our controlling terminal.
-    return {"start_new_session": True}
-
-
-def kill_tree(process: subprocess.Popen[bytes]) -> None:
-    """Kill ``process`` and every descendant that stayed in its group."""
-    if IS_WINDOWS:
-        _kill_tree_windows(process)
-        return
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # the group is already gone
-    except PermissionError:
-        # macOS answers EPERM for a group whose leader is a zombie.
-        _kill_quietly(process)
-
-
-def _kill_tree_windows(process: subprocess.Popen[bytes]) -> None:
-    # The absolute path: a taskkill.exe planted in the working directory or
-    # on PATH must not be the one that runs.
-    system_root = os.environ.get("SYSTEMROOT", r"C:\Windows")
-    taskkill = ntpath.join(system_root, "System32", "taskkill.exe")
-    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-        subprocess.run(
-            [taskkill, "/F", "/T", "/PID", str(process.pid)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=30,
-            check=False,
-        )
-    _kill_quietly(process)
-
-
-def _kill_quietly(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        process.kill()
 
 
 class _PipeReader(threading.Thread):

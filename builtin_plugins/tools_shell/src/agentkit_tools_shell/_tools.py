@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -12,6 +13,7 @@ from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, Too
 from ._env import reduced_environment
 from ._process import DEFAULT_DRAIN_IDLE_S, DEFAULT_DRAIN_MAX_S, RunLimits, run_process
 from ._shells import InterpreterNotFound, find_bash, find_powershell
+from ._spill import SPILLS
 
 SHELL_TOOL_NAMES: tuple[str, ...] = ("execute", "run_command", "powershell")
 """Every tool of this plugin that starts processes.
@@ -27,12 +29,23 @@ _TIMEOUT_SCHEMA = {
     "description": "Seconds before the whole process tree is killed. No timeout when omitted.",
 }
 
+_KEEP_BACKGROUND_SCHEMA = {
+    "type": "boolean",
+    "description": (
+        "Leave processes the command started in the background running after it exits (to "
+        "start a server on purpose); their pids are reported in left_running. By default "
+        "they are killed when the command exits."
+    ),
+}
+
 _EXECUTE_GUIDELINES = (
     "execute runs a bash command line in the workspace root with standard input closed and a "
-    "reduced environment (credential-like variables removed). stdout and stderr are interleaved; "
-    "only the last 50 KB are shown, and the truncation marker names a file with the full output. "
+    "reduced environment (an allowlist: PATH, HOME, locale, terminal; no credentials). stdout and "
+    "stderr are interleaved; only the last 50 KB are shown, and the truncation marker names a file "
+    "with the full output (read it with read_file; it is removed when the run ends). "
     "There is no default timeout: pass timeout_s for anything that might hang (servers, watchers, "
-    "prompts)."
+    "prompts). Background processes (`cmd &`) are killed when the command exits; to start a "
+    "server that must keep running, pass keep_background: true and redirect its output to a file."
 )
 _RUN_COMMAND_GUIDELINES = (
     "run_command runs one program without a shell: argv is the program and its arguments, with no "
@@ -69,6 +82,7 @@ def make_tools() -> list[Tool]:
                         "description": "The bash command line.",
                     },
                     "timeout_s": _TIMEOUT_SCHEMA,
+                    "keep_background": _KEEP_BACKGROUND_SCHEMA,
                 },
                 "required": ["command"],
                 "additionalProperties": False,
@@ -92,6 +106,7 @@ def make_tools() -> list[Tool]:
                         "description": 'The program and its arguments, e.g. ["pytest", "-q"].',
                     },
                     "timeout_s": _TIMEOUT_SCHEMA,
+                    "keep_background": _KEEP_BACKGROUND_SCHEMA,
                 },
                 "required": ["argv"],
                 "additionalProperties": False,
@@ -115,6 +130,7 @@ def make_tools() -> list[Tool]:
                         "description": "The PowerShell command.",
                     },
                     "timeout_s": _TIMEOUT_SCHEMA,
+                    "keep_background": _KEEP_BACKGROUND_SCHEMA,
                 },
                 "required": ["command"],
                 "additionalProperties": False,
@@ -164,6 +180,8 @@ def _run(
     build_argv: Callable[[dict[str, str]], list[str]],
 ) -> ToolResult:
     limits = _limits(arguments, context.options)
+    if limits.spill:
+        limits = dataclasses.replace(limits, spill_dir=SPILLS.directory_for(context.root))
     env = reduced_environment(
         os.environ,
         pass_env=_string_list(context.options, "pass_env"),
@@ -203,6 +221,8 @@ def _run(
         "aborted": outcome.aborted,
         "truncated": outcome.output.truncated,
     }
+    if limits.keep_background:
+        data["left_running"] = outcome.left_running
     metadata: dict[str, Any] = {
         "argv0": argv[0],
         "total_bytes": outcome.output.total_bytes,
@@ -259,6 +279,9 @@ def _positive_number(value: Any, what: str) -> float:
 
 def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
     timeout = arguments.get("timeout_s")
+    keep_background = arguments.get("keep_background", False)
+    if not isinstance(keep_background, bool):
+        raise ToolError("invalid_arguments", "keep_background must be true or false")
     spill = options.get("spill", True)
     if not isinstance(spill, bool):
         raise ToolError("invalid_tool_options", "tool option 'spill' must be true or false")
@@ -271,6 +294,7 @@ def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
         drain_max_s=_positive_number(
             options.get("drain_max_s", DEFAULT_DRAIN_MAX_S), "tool option 'drain_max_s'"
         ),
+        keep_background=keep_background,
     )
 
 
