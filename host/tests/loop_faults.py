@@ -126,11 +126,14 @@ def returning_tool(name: str, value: Any) -> Tool:
     return Tool(name, "returns what it was given", {"type": "object"}, lambda arguments, context: value())
 
 
-def stuck_tool(name: str, *, is_async: bool = False, cooperative: bool = False, **kwargs: Any) -> Tool:
-    """Never returns (a cooperative one returns when the run is aborted)."""
+def stuck_tool(name: str, *, is_async: bool = False, cooperative: bool = False, on_start: Any = None,
+               **kwargs: Any) -> Tool:
+    """Never returns (a cooperative one returns when the run is aborted); calls ``on_start()`` first."""
     if is_async:
 
         async def handler(arguments: dict, context: Any) -> Any:
+            if on_start is not None:
+                on_start()
             while True:
                 try:
                     await asyncio.sleep(3600)
@@ -141,6 +144,8 @@ def stuck_tool(name: str, *, is_async: bool = False, cooperative: bool = False, 
     else:
 
         def handler(arguments: dict, context: Any) -> Any:  # type: ignore[misc]
+            if on_start is not None:
+                on_start()
             if cooperative:
                 context.cancel.wait()
                 return "stopped"

@@ -55,7 +55,7 @@ from agentkit.plugin_api import (
 from ._batch import ToolBatch
 from ._catalog import PromptEstimator, with_served_cost
 from ._config import AgentConfig, RunResult
-from ._guard import Abandoned, RunStop, TimedOut, guarded_call
+from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
@@ -349,7 +349,7 @@ class Agent:
                 append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
                                         model=self.model.id, error_message=state.error))
             try:
-                await self._hook(hooks, stop, "agentkit_session_end", session=session,
+                await self._hook(hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
                                  outcome=state.stop_reason, error=state.error)
             except asyncio.CancelledError:
                 cancelled = True
@@ -428,17 +428,21 @@ class Agent:
             hooks.report(f"the stop policy raised {type(exc).__name__}: {exc}")
         return _POLICY_FAILED
 
-    async def _hook(self, hooks: HookRunner, stop: RunStop, hook: str, **kwargs: Any) -> None:
-        """An observing hook, off the loop, within ``hook_timeout`` (less once the run was stopped)."""
+    async def _hook(self, hooks: HookRunner, stop: RunStop, hook: str, *, abandon_on_stop: bool = True,
+                    **kwargs: Any) -> None:
+        """An observing hook, off the loop, within ``hook_timeout``; once the run was stopped, within its budget."""
         timeout = self.config.hook_timeout
         end = stop.budget_end()
-        if end is not None:
-            left = max(0.0, end - asyncio.get_running_loop().time())
+        if end is not None:  # still called, with a floor: the end of a run is always reported
+            left = max(_SESSION_END_FLOOR, end - asyncio.get_running_loop().time())
             timeout = left if timeout is None else min(timeout, left)
         try:
-            await guarded_call(functools.partial(hooks.notify, hook, **kwargs), timeout=timeout, name=hook)
+            await guarded_call(functools.partial(hooks.notify, hook, **kwargs), timeout=timeout,
+                               stop=stop if abandon_on_stop else None, grace=STOP_BUDGET, name=hook)
         except TimedOut:
             hooks.report(f"{hook} did not return within {timeout:.3g}s; it was abandoned")
+        except Abandoned:
+            hooks.report(f"{hook} did not return before the run was stopped; it was abandoned")
         except Exception as exc:
             hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
 
@@ -470,6 +474,9 @@ class _RunState:
     stop_reason: str = "completed"
     error: str | None = None
 
+
+#: Seconds the session-end hooks get even when the run's stop budget is spent.
+_SESSION_END_FLOOR = 0.2
 
 #: A stop policy that raised or hung: the run ends as an error.
 _POLICY_FAILED = object()

@@ -33,7 +33,7 @@ from agentkit.plugin_api import CancelToken
 
 #: Seconds a run may go on after it was stopped: handlers get this long to
 #: notice ``context.cancel`` and return, hooks and bookkeeping share it.
-STOP_BUDGET = 0.8
+STOP_BUDGET = 0.7
 
 
 class TimedOut(Exception):

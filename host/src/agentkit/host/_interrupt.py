@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 #: Seconds leftover tasks get to finish after the main coroutine returned.
-LEFTOVER_BUDGET = 1.0
+LEFTOVER_BUDGET = 0.5
 #: Presses of Ctrl-C that ask the work to stop; the next one raises.
 GENTLE_PRESSES = 2
 
