@@ -329,6 +329,7 @@ class Agent:
                 tool_timeout=self.config.tool_timeout,
                 hook_timeout=self.config.hook_timeout,
                 max_result_chars=self.config.max_tool_result_chars,
+                hookimpls=self.host.hookimpls,
             )
             await self._turns(state, batch, hooks, stop, emit, append)
         except asyncio.CancelledError:
@@ -431,6 +432,8 @@ class Agent:
     async def _hook(self, hooks: HookRunner, stop: RunStop, hook: str, *, abandon_on_stop: bool = True,
                     **kwargs: Any) -> None:
         """An observing hook, off the loop, within ``hook_timeout``; once the run was stopped, within its budget."""
+        if not self.host.hookimpls(hook):
+            return
         timeout = self.config.hook_timeout
         end = stop.budget_end()
         if end is not None:  # still called, with a floor: the end of a run is always reported

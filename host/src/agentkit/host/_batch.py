@@ -100,6 +100,8 @@ class ToolBatch:
         reported).
     :param max_result_chars: the longest result text; longer ones are cut
         with a note saying how much was cut.
+    :param hookimpls: the host's ``hookimpls(name)``; when given, a hook no
+        plugin implements is not called at all (no thread is started for it).
     """
 
     def __init__(
@@ -116,6 +118,7 @@ class ToolBatch:
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT,
         max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
+        hookimpls: Callable[[str], Sequence[Any]] | None = None,
     ) -> None:
         self.tools = tools
         self.hooks = hooks
@@ -128,6 +131,7 @@ class ToolBatch:
         self.tool_timeout = tool_timeout
         self.hook_timeout = hook_timeout
         self.max_result_chars = max_result_chars
+        self.hookimpls = hookimpls
         self.validators: dict[str, jsonschema.Draft202012Validator] = {}
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
@@ -258,7 +262,12 @@ class ToolBatch:
         self.hooks.report(f"before_tool_call returned {decision!r}; only None, Block or Terminate are understood")
         return Block("Authorization returned an unknown decision")
 
+    def _implemented(self, hook: str) -> bool:
+        return self.hookimpls is None or bool(self.hookimpls(hook))
+
     async def _ask_plugins(self, item: _Call) -> Block | None:
+        if not self._implemented("agentkit_before_tool_call"):
+            return None
         try:
             return await guarded_call(  # type: ignore[no-any-return]
                 self.hooks.before_tool_call, item.call, item.arguments, self.session,
@@ -317,6 +326,8 @@ class ToolBatch:
     async def _finalize(self, item: _Call) -> ToolResultMessage:
         result = item.result or ToolResult.failure("aborted", "Operation aborted")
         message = self.answer(item.call, result, item.rendered)
+        if not self._implemented("agentkit_after_tool_call"):
+            return message
         try:
             await guarded_call(
                 self.hooks.after_tool_call, item.call, message, self.session,

@@ -5,7 +5,7 @@ policies may block, never return, or raise anything, ``BaseException``
 included. :func:`guarded_call` runs one such call so that none of that can
 reach the run:
 
-* a sync callable runs in a new *daemon* thread, so a blocking one never
+* a sync callable runs in a *daemon* thread (reused, see :class:`_DaemonWorkers`), so a blocking one never
   freezes the event loop (and every other agent on it), and a stuck one is
   abandoned rather than joined when the interpreter exits (a
   ``ThreadPoolExecutor`` worker would be joined, and Ctrl-C would print a
@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import queue
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -133,13 +134,48 @@ async def guarded_call(
         with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
             loop.call_soon_threadsafe(_resolve, future, outcome)
 
-    threading.Thread(target=work, name=f"agentkit-{name}", daemon=True).start()
+    _WORKERS.submit(work, f"agentkit-{name}")
     ok, value = await _settle(future, deadline, stop, grace)
     value = _unwrap(ok, value)
     if inspect.isawaitable(value):  # a sync function that handed back a coroutine
         remaining = None if deadline is None else max(0.0, deadline - loop.time())
         return await guarded_call(_awaiting(value), timeout=remaining, stop=stop, grace=grace, name=name)
     return value
+
+
+class _DaemonWorkers:
+    """Daemon threads reused from call to call: starting a thread per call costs milliseconds.
+
+    A worker goes back to the idle list when its call returns; one whose call
+    never returns is simply never back. Idle workers wait forever, and as
+    daemons they never hold up the interpreter's exit.
+    """
+
+    def __init__(self, max_idle: int = 32) -> None:
+        self.max_idle = max_idle
+        self._idle: list[queue.SimpleQueue[Any]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None], name: str) -> None:
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs,), name=name, daemon=True).start()
+        jobs.put((job, name))
+
+    def _serve(self, jobs: queue.SimpleQueue[Any]) -> None:
+        while True:
+            job, name = jobs.get()
+            threading.current_thread().name = name  # what a thread dump shows is the call it serves
+            job()
+            with self._lock:
+                if len(self._idle) >= self.max_idle:
+                    return
+                self._idle.append(jobs)
+
+
+_WORKERS = _DaemonWorkers()
 
 
 def _is_async(function: Callable[..., Any]) -> bool:
