@@ -25,7 +25,7 @@ import functools
 import threading
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,19 +42,23 @@ from agentkit.plugin_api import (
     StopReason,
     TextBlock,
     Tool,
-    ToolCallStart,
-    ToolResult,
-    ToolResultMessage,
     ToolSpec,
     TurnEnd,
     TurnStart,
-    Usage,
     UserMessage,
 )
 
 from ._batch import ToolBatch
 from ._catalog import PromptEstimator, with_served_cost
 from ._config import AgentConfig, RunResult
+from ._ending import (
+    POLICY_FAILED,
+    SESSION_END_FLOOR,
+    RunState,
+    aborted_message,
+    answer_pending,
+    check_limits,
+)
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
@@ -105,7 +109,7 @@ class Agent:
         self.history: list[Message] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
-        _check_limits(config)
+        check_limits(config)
         self.runtime = ProviderRuntime(
             transport=config.transport, retry=config.retry, credential_store=config.credential_store
         )
@@ -289,7 +293,7 @@ class Agent:
     async def _run(self, new: list[Message], put: Any, stop: RunStop) -> None:
         hooks = HookRunner(self.host.hookimpls)
         session = SessionInfo(self.session_id, self.model.key, self.root)
-        state = _RunState()
+        state = RunState()
         batch: ToolBatch | None = None
         cancelled = failed = False
         timer = None
@@ -343,7 +347,7 @@ class Agent:
                 timer.cancel()
             # Every call gets its one result first, before anything else can fail or be cancelled.
             try:
-                _answer_pending(state, batch, append, emit)
+                answer_pending(state, batch, append, emit)
             except Exception as exc:  # never seen; the end of the run must still be reported
                 hooks.report(f"answering the pending tool calls failed: {type(exc).__name__}: {exc}")
             if failed:
@@ -361,7 +365,7 @@ class Agent:
         if cancelled:
             raise asyncio.CancelledError
 
-    async def _turns(self, state: _RunState, batch: ToolBatch, hooks: HookRunner, stop: RunStop,
+    async def _turns(self, state: RunState, batch: ToolBatch, hooks: HookRunner, stop: RunStop,
                      emit: Any, append: Any) -> None:
         """The turns of one run; the outcome is left in ``state``."""
         while True:
@@ -400,16 +404,16 @@ class Agent:
             if self._policy is not None:
                 context = StopContext(state.turn, message, results, self.history, state.added, state.usage)
                 fired = await self._check_policy(context, hooks, stop)
-                if fired is _POLICY_FAILED:
+                if fired is POLICY_FAILED:
                     state.stop_reason, state.error = "error", hooks.problems[-1]
                     return
                 if fired:
                     state.stop_reason = fired
                     return
 
-    def _end_stopped(self, state: _RunState, stop: RunStop, append: Any) -> None:
+    def _end_stopped(self, state: RunState, stop: RunStop, append: Any) -> None:
         reason = stop.reason or "aborted"
-        message = _aborted_message(self.model)
+        message = aborted_message(self.model)
         if stop.detail:
             message.error_message = stop.detail
         append(message)
@@ -417,7 +421,7 @@ class Agent:
         state.error = stop.detail if reason != "aborted" else None
 
     async def _check_policy(self, context: StopContext, hooks: HookRunner, stop: RunStop) -> Any:
-        """The policy's stop reason, ``None``, or ``_POLICY_FAILED`` (reported) when it raised or hung."""
+        """The policy's stop reason, ``None``, or ``POLICY_FAILED`` (reported) when it raised or hung."""
         try:
             return await guarded_call(self._policy.check, context, timeout=self.config.hook_timeout,
                                       stop=stop, name="stop_policy")
@@ -427,7 +431,7 @@ class Agent:
             hooks.report(f"the stop policy did not answer within hook_timeout={self.config.hook_timeout}s")
         except Exception as exc:
             hooks.report(f"the stop policy raised {type(exc).__name__}: {exc}")
-        return _POLICY_FAILED
+        return POLICY_FAILED
 
     async def _hook(self, hooks: HookRunner, stop: RunStop, hook: str, *, abandon_on_stop: bool = True,
                     **kwargs: Any) -> None:
@@ -437,7 +441,7 @@ class Agent:
         timeout = self.config.hook_timeout
         end = stop.budget_end()
         if end is not None:  # still called, with a floor: the end of a run is always reported
-            left = max(_SESSION_END_FLOOR, end - asyncio.get_running_loop().time())
+            left = max(SESSION_END_FLOOR, end - asyncio.get_running_loop().time())
             timeout = left if timeout is None else min(timeout, left)
         try:
             await guarded_call(functools.partial(hooks.notify, hook, **kwargs), timeout=timeout,
@@ -465,67 +469,6 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
-
-
-@dataclass
-class _RunState:
-    """What a run has done so far, and how it ends."""
-
-    added: list[Message] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    turn: int = 0
-    stop_reason: str = "completed"
-    error: str | None = None
-
-
-#: Seconds the session-end hooks get even when the run's stop budget is spent.
-_SESSION_END_FLOOR = 0.2
-
-#: A stop policy that raised or hung: the run ends as an error.
-_POLICY_FAILED = object()
-
-#: How a call left unanswered is answered, by the run's outcome.
-_PENDING_DETAIL = {
-    "cancelled": "The run was cancelled before this call finished.",
-    "timeout": "The run's deadline passed before this call finished.",
-    "error": "The run failed before this call finished.",
-}
-
-
-def _answer_pending(state: _RunState, batch: ToolBatch | None, append: Any, emit: Any) -> None:
-    """Give every tool call of the run one result: the one the batch had, or an error saying why not."""
-    if batch is None:
-        return
-    answered = {message.tool_use_id for message in state.added if isinstance(message, ToolResultMessage)}
-    for message in list(state.added):
-        if not isinstance(message, AssistantMessage) or message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
-            continue  # a failed response's calls are never run nor sent again
-        for call in message.tool_calls:
-            if call.id in answered:
-                continue
-            answered.add(call.id)
-            settled = batch.settled.get(call.id)
-            if settled is None:
-                if call.id not in batch.started:
-                    emit(ToolCallStart(call))
-                reason = state.stop_reason if state.stop_reason in _PENDING_DETAIL else "aborted"
-                detail = _PENDING_DETAIL.get(reason, "Operation aborted")
-                settled = batch.answer(call, ToolResult.failure(reason, detail))
-            append(settled)
-
-
-def _check_limits(config: AgentConfig) -> None:
-    for name in ("tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars"):
-        value = getattr(config, name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
-            raise ConfigError(f"AgentConfig.{name} must be a positive number or None, got {value!r}")
-
-
-def _aborted_message(model: ModelInfo) -> AssistantMessage:
-    return AssistantMessage(
-        [], StopReason.ABORTED, provider=model.vendor, api=model.api, model=model.id,
-        error_message="aborted by the caller",
-    )
 
 
 def _as_messages(prompt: Prompt | None) -> list[Message]:
