@@ -248,3 +248,20 @@ def test_a_deadline_on_the_caller_side_reports_the_run_as_cancelled():
     asyncio.run(scenario())
     assert_well_formed(agent, recorder, "cancelled")
     assert envelope(results(agent)[0])["error"] in ("cancelled", "aborted")
+
+
+def test_a_consumer_that_stops_reading_mid_batch_leaves_a_well_formed_aborted_run():
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck"), tool_call("echo")]), Turn([text("never")])]),
+                                     tools(stuck_tool("stuck"), echo()), tool_timeout=None)
+
+    async def read_until_a_call_starts():
+        stream = agent.stream("go")
+        async for event in stream:
+            if event.type == "tool_call_start":
+                break
+        await stream.aclose()
+
+    started = time.monotonic()
+    asyncio.run(read_until_a_call_starts())
+    assert time.monotonic() - started < GENEROUS
+    assert_well_formed(agent, recorder, "aborted")
