@@ -359,7 +359,7 @@ class Agent:
             except asyncio.CancelledError:
                 cancelled = True
             self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
-                                          hooks.problems)
+                                          list(hooks.problems))  # a copy: abandoned threads may still report
             emit(AgentEnd(state.stop_reason, list(state.added), state.error))
             put(None)
         if cancelled:
