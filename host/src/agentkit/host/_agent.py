@@ -12,13 +12,16 @@ The loop, in order, each turn:
 5. one result message per call is appended, in call order;
 6. the stop policies are consulted, now that the results are in history.
 
-Session start and end hooks fire on every exit.
+Session start and end hooks fire on every exit, once, and so does
+``agent_end``. Whatever ends the run (an exception of any kind, an abort, a
+cancellation, a deadline), every tool call in the history has exactly one
+result when it returns, and the outcome says what happened.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import functools
 import threading
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -30,7 +33,6 @@ from agentkit.plugin_api import (
     AgentEnd,
     AgentStart,
     AssistantMessage,
-    CancelToken,
     Event,
     ImageBlock,
     Message,
@@ -43,14 +45,23 @@ from agentkit.plugin_api import (
     ToolSpec,
     TurnEnd,
     TurnStart,
-    Usage,
     UserMessage,
 )
 
 from ._batch import ToolBatch
 from ._catalog import PromptEstimator, with_served_cost
 from ._config import AgentConfig, RunResult
+from ._ending import (
+    POLICY_FAILED,
+    SESSION_END_FLOOR,
+    RunState,
+    aborted_message,
+    answer_pending,
+    check_limits,
+)
+from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
+from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
@@ -98,6 +109,7 @@ class Agent:
         self.history: list[Message] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
+        check_limits(config)
         self.runtime = ProviderRuntime(
             transport=config.transport, retry=config.retry, credential_store=config.credential_store,
             request_timeout=config.request_timeout, response_limits=config.response_limits,
@@ -109,10 +121,7 @@ class Agent:
         self.prompt_estimator = PromptEstimator()
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
-        self._abort_lock = threading.Lock()
-        self._abort_event: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._cancel = CancelToken()
+        self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._listeners: list[Any] = []
         self._last_result: RunResult | None = None
 
@@ -205,29 +214,45 @@ class Agent:
 
         An in-flight response is cut and recorded with what had arrived; a
         batch whose handlers had not started runs none of them, and running
-        handlers see ``context.cancel`` set.
+        handlers see ``context.cancel`` set. The run ends within a second
+        whatever handlers and hooks do: one still running then is abandoned
+        (its call answered ``aborted``) and reported in the run's ``problems``.
         """
-        with self._abort_lock:
-            self._cancel.cancel()
-            loop, event = self._loop, self._abort_event
-        if loop is not None and event is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already closed: the run is over
-                loop.call_soon_threadsafe(event.set)
+        self._stop.request("aborted", "aborted by the caller")
+
+    @property
+    def last_result(self) -> RunResult | None:
+        """The result of the last run that ended, also when its caller was cancelled."""
+        return self._last_result
 
     # -- running ---------------------------------------------------------------------
 
     async def run(self, prompt: Prompt | None = None) -> RunResult:
-        """Run until the model answers without tool calls, a stop policy fires, or the run fails."""
-        result = None
-        async for event in self.stream(prompt):
-            if isinstance(event, AgentEnd):
-                result = self._last_result
-        assert result is not None
+        """Run until the model answers without tool calls, a stop policy fires, or the run fails.
+
+        Failures inside the run end it with a result (``error``, ``aborted``,
+        ``timeout``...), never an exception. Cancelling the task that awaits
+        it stops the run, answers every pending tool call, records the outcome
+        ``cancelled`` (see :attr:`last_result`) and re-raises ``CancelledError``.
+        """
+        async for _ in self.stream(prompt):
+            pass
+        result = self._last_result
+        if result is None:  # _run always records one; this would be a host defect
+            raise RuntimeError("the run ended without a result")
         return result
 
     def run_sync(self, prompt: Prompt | None = None) -> RunResult:
-        """``run`` for code that is not async."""
-        return asyncio.run(self.run(prompt))
+        """``run`` for code that is not async.
+
+        Ctrl-C aborts the run (a second press too): it ends within a second
+        with a well-formed history and outcome ``aborted``, then
+        ``KeyboardInterrupt`` is raised. A third press raises at once.
+        """
+        result, interrupted = run_interruptibly(self.run(prompt), self.abort)
+        if interrupted:
+            raise KeyboardInterrupt
+        return result
 
     async def stream(self, prompt: Prompt | None = None) -> AsyncIterator[Event]:
         """Run and yield every event as it happens; the last one is ``agent_end``."""
@@ -235,50 +260,66 @@ class Agent:
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         try:
-            with self._abort_lock:
-                self._loop = asyncio.get_running_loop()
-                self._abort_event = asyncio.Event()
-                self._cancel = CancelToken()
-            task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait))
+            stop = RunStop()
+            stop.bind(asyncio.get_running_loop())
+            self._stop = stop
+            task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait, stop))
+            cancelled = False
             try:
                 while True:
                     event = await queue.get()
                     if event is None:
                         break
                     yield event
+            except asyncio.CancelledError:
+                cancelled = True
+                stop.request("cancelled", "the task awaiting the run was cancelled", on_loop=True)
+                raise
             finally:
                 if not task.done():  # the consumer stopped listening: stop the run too
-                    self.abort()
-                await task
+                    stop.request("aborted", "the consumer stopped reading the run's events", on_loop=True)
+                # The run finishes its bookkeeping (every call answered, agent_end)
+                # whatever further cancellations arrive; it ends within the stop budget.
+                while not task.done():
+                    try:
+                        await asyncio.wait({task})
+                    except asyncio.CancelledError:
+                        cancelled = True
+                if not task.cancelled():
+                    task.exception()  # _run records its failures; nothing is left to raise
+                if cancelled:
+                    raise asyncio.CancelledError
         finally:
-            with self._abort_lock:
-                self._loop = None
-                self._abort_event = None
             self._busy.release()
 
-    async def _run(self, new: list[Message], put: Any) -> None:
+    async def _run(self, new: list[Message], put: Any, stop: RunStop) -> None:
         hooks = HookRunner(self.host.hook_callers)
         session = SessionInfo(self.session_id, self.model.key, self.root)
-        added: list[Message] = []
-        usage = Usage()
-        turn = 0
-        stop_reason, error = "completed", None
+        state = RunState()
         batch: ToolBatch | None = None
+        cancelled = failed = False
+        timer = None
+        loop = asyncio.get_running_loop()
 
         def emit(event: Event) -> None:
             put(event)
             for listener in list(self._listeners):
                 try:
                     listener(event)
-                except Exception as exc:
+                except BaseException as exc:  # embedder code never takes the run down
                     hooks.report(f"event listener {listener!r} raised {type(exc).__name__}: {exc}")
 
         def append(message: Message) -> None:
             self.history.append(message)
-            added.append(message)
+            state.added.append(message)
 
         try:
-            hooks.notify("agentkit_session_start", session=session)
+            if self.config.run_timeout is not None:
+                timer = loop.call_later(
+                    self.config.run_timeout, stop.request, "timeout",
+                    f"the run took longer than run_timeout={self.config.run_timeout}s",
+                )
+            await self._hook(hooks, stop, "agentkit_session_start", session=session)
             for message in new:
                 append(message)
             emit(AgentStart(list(new)))
@@ -288,68 +329,140 @@ class Agent:
                 session=session,
                 before_tool_call=self.config.before_tool_call,
                 tool_options=dict(self.config.tool_options),
-                cancel=self._cancel,
+                cancel=stop.cancel,
                 emit=emit,
+                stop=stop,
+                tool_timeout=self.config.tool_timeout,
+                hook_timeout=self.config.hook_timeout,
+                max_result_chars=self.config.max_tool_result_chars,
+                hook_callers=self.host.hook_callers,
             )
-            while True:
-                if self._cancel.cancelled:
-                    append(_aborted_message(self.model))
-                    stop_reason = "aborted"
-                    break
-                turn += 1
-                emit(TurnStart(turn))
-                message = await self._request(emit)
-                append(message)
-                usage = usage + message.usage
-                if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
-                    emit(TurnEnd(turn, message, []))
-                    stop_reason = message.stop_reason.value
-                    error = message.error_message
-                    break
-                calls = message.tool_calls
-                if not calls:
-                    emit(TurnEnd(turn, message, []))
-                    break
-                if message.stop_reason is StopReason.LENGTH:
-                    results, terminate = batch.not_executed(calls), False
-                else:
-                    results, terminate = await batch.run(calls)
-                for result in results:
-                    append(result)
-                emit(TurnEnd(turn, message, results))
-                if self._cancel.cancelled:
-                    append(_aborted_message(self.model))
-                    stop_reason = "aborted"
-                    break
-                if terminate:
-                    stop_reason = "terminated"
-                    break
-                if self._policy is not None:
-                    context = StopContext(turn, message, results, self.history, added, usage)
-                    fired = self._policy.check(context)
-                    if fired:
-                        stop_reason = fired
-                        break
-        except Exception as exc:  # a defect in the host or a provider codec: end as an error
-            stop_reason, error = "error", f"{type(exc).__name__}: {exc}"
-            append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
-                                    model=self.model.id, error_message=error))
+            await self._turns(state, batch, hooks, stop, emit, append)
+        except asyncio.CancelledError:
+            cancelled = True
+            state.stop_reason, state.error = "cancelled", "the run's task was cancelled"
+        except BaseException as exc:  # a defect in the host, a provider or a plugin: end as an error
+            state.stop_reason, state.error = "error", f"{type(exc).__name__}: {exc}"
+            failed = True
         finally:
-            if batch is not None:
-                batch.close()
-            hooks.notify("agentkit_session_end", session=session, outcome=stop_reason, error=error)
-            self._last_result = RunResult(stop_reason, added, usage, turn, error, hooks.problems)
-            put(AgentEnd(stop_reason, list(added), error))
+            if timer is not None:
+                timer.cancel()
+            # Every call gets its one result first, before anything else can fail or be cancelled.
+            try:
+                answer_pending(state, batch, append, emit)
+            except Exception as exc:  # never seen; the end of the run must still be reported
+                hooks.report(f"answering the pending tool calls failed: {type(exc).__name__}: {exc}")
+            if failed:
+                append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
+                                        model=self.model.id, error_message=state.error))
+            try:
+                await self._hook(hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
+                                 outcome=state.stop_reason, error=state.error)
+            except asyncio.CancelledError:
+                cancelled = True
+            self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
+                                          list(hooks.problems))  # a copy: abandoned threads may still report
+            emit(AgentEnd(state.stop_reason, list(state.added), state.error))
             put(None)
+        if cancelled:
+            raise asyncio.CancelledError
 
-    async def _request(self, emit: Any) -> AssistantMessage:
+    async def _turns(self, state: RunState, batch: ToolBatch, hooks: HookRunner, stop: RunStop,
+                     emit: Any, append: Any) -> None:
+        """The turns of one run; the outcome is left in ``state``."""
+        while True:
+            if stop.requested:
+                self._end_stopped(state, stop, append)
+                return
+            state.turn += 1
+            emit(TurnStart(state.turn))
+            message = await self._request(emit, stop)
+            append(message)
+            state.usage = state.usage + message.usage
+            if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+                emit(TurnEnd(state.turn, message, []))
+                state.stop_reason = message.stop_reason.value
+                state.error = message.error_message
+                if message.stop_reason is StopReason.ABORTED and stop.reason is not None:
+                    state.stop_reason, state.error = stop.reason, stop.detail
+                return
+            calls = message.tool_calls
+            if not calls:
+                emit(TurnEnd(state.turn, message, []))
+                return
+            if message.stop_reason is StopReason.LENGTH:
+                results, terminate = batch.not_executed(calls), False
+            else:
+                results, terminate = await batch.run(calls)
+            for result in results:
+                append(result)
+            emit(TurnEnd(state.turn, message, results))
+            if stop.requested:
+                self._end_stopped(state, stop, append)
+                return
+            if terminate:
+                state.stop_reason = "terminated"
+                return
+            if self._policy is not None:
+                context = StopContext(state.turn, message, results, self.history, state.added, state.usage)
+                fired = await self._check_policy(context, hooks, stop)
+                if fired is POLICY_FAILED:
+                    state.stop_reason, state.error = "error", hooks.problems[-1]
+                    return
+                if fired:
+                    state.stop_reason = fired
+                    return
+
+    def _end_stopped(self, state: RunState, stop: RunStop, append: Any) -> None:
+        reason = stop.reason or "aborted"
+        message = aborted_message(self.model)
+        if stop.detail:
+            message.error_message = stop.detail
+        append(message)
+        state.stop_reason = reason
+        state.error = stop.detail if reason != "aborted" else None
+
+    async def _check_policy(self, context: StopContext, hooks: HookRunner, stop: RunStop) -> Any:
+        """The policy's stop reason, ``None``, or ``POLICY_FAILED`` (reported) when it raised or hung."""
+        try:
+            return await guarded_call(self._policy.check, context, timeout=self.config.hook_timeout,
+                                      stop=stop, name="stop_policy")
+        except Abandoned:
+            return None  # the stop itself ends the run on the next turn
+        except TimedOut:
+            hooks.report(f"the stop policy did not answer within hook_timeout={self.config.hook_timeout}s")
+        except Exception as exc:
+            hooks.report(f"the stop policy raised {type(exc).__name__}: {exc}")
+        return POLICY_FAILED
+
+    async def _hook(self, hooks: HookRunner, stop: RunStop, hook: str, *, abandon_on_stop: bool = True,
+                    **kwargs: Any) -> None:
+        """An observing hook, off the loop, within ``hook_timeout``; once the run was stopped, within its budget."""
+        if not self.host.hook_callers(hook):
+            return
+        timeout = self.config.hook_timeout
+        end = stop.budget_end()
+        if end is not None:  # still called, with a floor: the end of a run is always reported
+            left = max(SESSION_END_FLOOR, end - asyncio.get_running_loop().time())
+            timeout = left if timeout is None else min(timeout, left)
+        try:
+            await guarded_call(functools.partial(hooks.notify, hook, **kwargs), timeout=timeout,
+                               stop=stop if abandon_on_stop else None, grace=STOP_BUDGET, name=hook)
+        except TimedOut:
+            hooks.report(f"{hook} did not return within {timeout:.3g}s; it was abandoned")
+        except Abandoned:
+            hooks.report(f"{hook} did not return before the run was stopped; it was abandoned")
+        except Exception as exc:
+            hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
+
+    async def _request(self, emit: Any, stop: RunStop) -> AssistantMessage:
         # The wire gets a repaired view of the history (failed turns and their
         # results left out, foreign thinking and ids adapted, every call
         # answered) and limits that fit the model; the history stays as it happened.
         request = build_request(self, self.history)
         self.stats.requests += 1
         message: AssistantMessage | None = None
-        async for event in self.runtime.stream(self.provider, request, abort=self._abort_event):
+        async for event in self.runtime.stream(self.provider, request, abort=stop.event):
             if isinstance(event, MessageEnd):
                 # Priced at the model that answered (a fallback may be dearer or cheaper).
                 event = MessageEnd(with_served_cost(event.message, self.model, self.host.models))
@@ -358,13 +471,6 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
-
-
-def _aborted_message(model: ModelInfo) -> AssistantMessage:
-    return AssistantMessage(
-        [], StopReason.ABORTED, provider=model.vendor, api=model.api, model=model.id,
-        error_message="aborted by the caller",
-    )
 
 
 def _as_messages(prompt: Prompt | None) -> list[Message]:

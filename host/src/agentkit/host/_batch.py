@@ -2,27 +2,34 @@
 
 Three phases:
 
-1. prepare, in call order: announce the call, parse and validate its
-   arguments, ask the embedder's ``before_tool_call``, then the plugins'
-   ``agentkit_before_tool_call`` hooks (only for calls the embedder allowed);
+1. prepare, in call order: announce the call, parse (with the strict wire
+   decoder) and validate its arguments, ask the embedder's
+   ``before_tool_call``, then the plugins' ``agentkit_before_tool_call``
+   hooks (only for calls the embedder allowed);
 2. execute: the abort decision is taken once, here, before any handler
    starts; then every runnable handler runs, concurrently unless one tool of
-   the batch is sequential (sync handlers in threads, async ones as tasks).
-   Each call is awaited on its own, so a failing call never cancels its
-   siblings: no fail-fast group is used;
-3. finalize, in call order: the result message, ``agentkit_after_tool_call``,
-   the end event.
+   the batch is sequential (sync handlers in daemon threads, async ones as
+   tasks). Each call is awaited on its own, so a failing call never cancels
+   its siblings: no fail-fast group is used;
+3. finalize, in call order: the result message (made JSON-safe and cut to
+   ``max_result_chars``), ``agentkit_after_tool_call``, the end event.
 
-Every call yields exactly one result, whatever happened to it.
+Every call yields exactly one result, whatever happened to it: each phase
+of a call runs inside that call's own guard (:mod:`._guard`), so anything a
+handler, hook or policy raises (``BaseException`` included), a deadline or
+an abort becomes that call's error result and never reaches a sibling.
+If the batch itself is cancelled, :attr:`ToolBatch.settled` keeps the
+results it already had, for the loop to answer the rest.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import inspect
 import json
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,13 +51,25 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
-from ._config import BeforeToolCall, Terminate
+from ._config import (
+    DEFAULT_HOOK_TIMEOUT,
+    DEFAULT_MAX_TOOL_RESULT_CHARS,
+    DEFAULT_TOOL_TIMEOUT,
+    BeforeToolCall,
+    Terminate,
+)
+from ._guard import Abandoned, Escaped, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
+from .wire import json as strict_json
 
 LENGTH_NOT_EXECUTED = (
     'Tool call "{name}" was not executed: the response hit the output token limit, '
     "so its arguments may be truncated. Re-issue the tool call with complete arguments."
 )
+
+
+#: Nesting deeper than this in tool arguments is refused (no schema needs more).
+MAX_ARGUMENT_DEPTH = 64
 
 
 @dataclass
@@ -59,11 +78,32 @@ class _Call:
     tool: Tool | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
     result: ToolResult | None = None  # set when the call is settled before execution
+    rendered: tuple[str, bool] | None = None  # text and ok, when rendered in the handler's own thread
     terminate: bool = False
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    result: ToolResult
+    rendered: tuple[str, bool]
+
+
 class ToolBatch:
-    """Runs the tool calls of one assistant message; see the module docstring."""
+    """Runs the tool calls of one assistant message; see the module docstring.
+
+    :param stop: the run's stop (abort, cancellation, run deadline); without
+        one, the ``cancel`` token alone decides, and running calls are never
+        given up on except at their deadline.
+    :param tool_timeout: seconds a call may run, unless its tool sets
+        ``Tool.timeout``; ``None``: no deadline.
+    :param hook_timeout: seconds a hook or the embedder's ``before_tool_call``
+        may take; past it, the call is blocked (or, after the call, the hook is
+        reported).
+    :param max_result_chars: the longest result text; longer ones are cut
+        with a note saying how much was cut.
+    :param hook_callers: the host's ``hook_callers(name)``; when given, a hook no
+        plugin implements is not called at all (no thread is started for it).
+    """
 
     def __init__(
         self,
@@ -75,48 +115,59 @@ class ToolBatch:
         tool_options: dict[str, Any],
         cancel: CancelToken,
         emit: Callable[[Any], None],
+        stop: RunStop | None = None,
+        tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT,
+        max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
+        hook_callers: Callable[[str], Sequence[Any]] | None = None,
     ) -> None:
         self.tools = tools
         self.hooks = hooks
         self.session = session
         self.before_tool_call = before_tool_call
         self.tool_options = tool_options
-        self.cancel = cancel
+        self.cancel = stop.cancel if stop is not None else cancel
+        self.stop = stop
         self.emit = emit
+        self.tool_timeout = tool_timeout
+        self.hook_timeout = hook_timeout
+        self.max_result_chars = max_result_chars
+        self.hook_callers = hook_callers
         self.validators: dict[str, jsonschema.Draft202012Validator] = {}
-        self._threads: ThreadPoolExecutor | None = None
-        self._thread_count = 0
-
-    def _pool(self, size: int) -> ThreadPoolExecutor:
-        """Threads for sync handlers: at least one per call, so a batch truly overlaps."""
-        if self._threads is None or self._thread_count < size:
-            if self._threads is not None:
-                self._threads.shutdown(wait=False)
-            self._thread_count = max(size, 8)
-            self._threads = ThreadPoolExecutor(max_workers=self._thread_count, thread_name_prefix="agentkit-tool")
-        return self._threads
+        #: The results of the current batch so far, by call id: what the loop
+        #: keeps when the batch is cancelled before it returns.
+        self.settled: dict[str, ToolResultMessage] = {}
+        #: The calls of the current batch whose start was announced.
+        self.started: set[str] = set()
 
     def close(self) -> None:
-        if self._threads is not None:
-            self._threads.shutdown(wait=False)
-            self._threads = None
+        """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
 
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
-        prepared = [await self._prepare(call) for call in calls]
+        self.settled, self.started = {}, set()
+        prepared = []
+        for call in calls:
+            prepared.append(await self._prepare(call))
         runnable = [item for item in prepared if item.result is None]
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
         elif any(item.tool.execution_mode is ExecutionMode.SEQUENTIAL for item in runnable):  # type: ignore[union-attr]
             for item in runnable:
-                item.result = await self._execute(item, None)
+                item.result = await self._execute(item)
         elif runnable:
-            pool = self._pool(len(runnable))
-            tasks = [asyncio.ensure_future(self._execute(item, pool)) for item in runnable]
+            tasks = [asyncio.ensure_future(self._execute(item)) for item in runnable]
+            try:
+                await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
+            finally:
+                for task in tasks:
+                    task.cancel()  # only when this batch itself was cancelled
             for item, task in zip(runnable, tasks, strict=True):
-                item.result = await task
-        results = [self._finalize(item) for item in prepared]
+                item.result = task.result()
+        results = []
+        for item in prepared:
+            results.append(await self._finalize(item))
         terminate = bool(prepared) and all(item.terminate for item in prepared)
         return results, terminate
 
@@ -124,34 +175,58 @@ class ToolBatch:
         """Answer calls of a response cut by the output limit without running them."""
         results = []
         for call in calls:
+            self.started.add(call.id)
             self.emit(ToolCallStart(call))
-            item = _Call(call, result=ToolResult.failure("not_executed", LENGTH_NOT_EXECUTED.format(name=call.name)))
-            results.append(self._finalize(item))
+            result = ToolResult.failure("not_executed", LENGTH_NOT_EXECUTED.format(name=call.name))
+            results.append(self.answer(call, result))
         return results
 
+    def answer(self, call: ToolUseBlock, result: ToolResult, rendered: tuple[str, bool] | None = None) -> ToolResultMessage:
+        """The result message of ``call``, without hooks: JSON-safe, capped, announced."""
+        text, ok = rendered if rendered is not None else self._render(result)
+        message = ToolResultMessage(
+            tool_use_id=call.id,
+            tool_name=call.name,
+            content=[TextBlock(text), *(_images(result) if ok else [])],
+            is_error=not ok,
+        )
+        self.settled[call.id] = message
+        self.emit(ToolCallEnd(message))
+        return message
+
+    # -- phase 1 ---------------------------------------------------------------------
+
     async def _prepare(self, call: ToolUseBlock) -> _Call:
+        self.started.add(call.id)
         self.emit(ToolCallStart(call))
         item = _Call(call, self.tools.get(call.name))
         if item.tool is None:
             available = ", ".join(sorted(self.tools)) or "none"
             item.result = ToolResult.failure("unknown_tool", f"No tool named {call.name!r}. Available tools: {available}.")
             return item
-        problem = self._parse_arguments(item)
+        try:
+            problem = self._parse_arguments(item)
+        except Exception as exc:  # a schema the validator chokes on, a decoder defect
+            problem = f"The arguments could not be checked ({type(exc).__name__}: {exc})."
         if problem:
             item.result = ToolResult.failure("invalid_arguments", problem)
             return item
         decision = await self._ask_embedder(item)
         if decision is None:
-            decision = self.hooks.before_tool_call(call, item.arguments, self.session)
+            decision = await self._ask_plugins(item)
         if decision is not None:
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = isinstance(decision, Terminate) or getattr(decision, "terminate", False)
         return item
 
     def _parse_arguments(self, item: _Call) -> str | None:
+        raw = item.call.arguments
+        if not isinstance(raw, str):
+            return (f"The arguments arrived as {type(raw).__name__}, not as JSON text "
+                    "(a provider defect). Send the call again.")
         try:
-            arguments = item.call.parsed_arguments()
-        except ValueError as exc:
+            arguments = strict_json.loads(raw, max_depth=MAX_ARGUMENT_DEPTH) if raw.strip() else {}
+        except Exception as exc:  # WireDecodeError, and whatever a decoder defect raises
             return f"The arguments are not valid JSON ({exc}). Send a JSON object matching the tool's schema."
         if not isinstance(arguments, dict):
             return f"The arguments must be a JSON object, got {type(arguments).__name__}."
@@ -163,7 +238,7 @@ class ToolBatch:
         errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
         if errors:
             lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
-            return "The arguments do not match the tool's schema: " + "; ".join(lines) + f". Arguments received: {json.dumps(arguments)}"
+            return "The arguments do not match the tool's schema: " + "; ".join(lines) + f". Arguments received: {raw[:2000]}"
         item.arguments = arguments
         return None
 
@@ -171,9 +246,15 @@ class ToolBatch:
         if self.before_tool_call is None:
             return None
         try:
-            decision = self.before_tool_call(item.call, dict(item.arguments))
-            if inspect.isawaitable(decision):
-                decision = await decision
+            decision = await guarded_call(
+                self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
+                timeout=self.hook_timeout, stop=self.stop, name="before_tool_call",
+            )
+        except TimedOut:
+            self.hooks.report(f"before_tool_call did not answer within hook_timeout={self.hook_timeout}s; the call was blocked")
+            return Block(f"Authorization did not answer within {self.hook_timeout} seconds.")
+        except Abandoned:
+            return Block("Operation aborted")
         except Exception as exc:  # the boundary itself failed: refuse, never allow
             self.hooks.report(f"before_tool_call raised {type(exc).__name__}: {exc}")
             return Block(f"Authorization failed: {type(exc).__name__}: {exc}")
@@ -182,7 +263,31 @@ class ToolBatch:
         self.hooks.report(f"before_tool_call returned {decision!r}; only None, Block or Terminate are understood")
         return Block("Authorization returned an unknown decision")
 
-    async def _execute(self, item: _Call, pool: ThreadPoolExecutor | None) -> ToolResult:
+    def _implemented(self, hook: str) -> bool:
+        return self.hook_callers is None or bool(self.hook_callers(hook))
+
+    async def _ask_plugins(self, item: _Call) -> Block | None:
+        if not self._implemented("agentkit_before_tool_call"):
+            return None
+        try:
+            return await guarded_call(  # type: ignore[no-any-return]
+                self.hooks.before_tool_call, item.call, item.arguments, self.session,
+                timeout=self.hook_timeout, stop=self.stop, name="agentkit_before_tool_call",
+            )
+        except TimedOut:
+            self.hooks.report(
+                f"agentkit_before_tool_call did not answer within hook_timeout={self.hook_timeout}s; the call was blocked"
+            )
+            return Block(f"Blocked: a plugin's check did not answer within {self.hook_timeout} seconds.")
+        except Abandoned:
+            return Block("Operation aborted")
+        except Exception as exc:  # fail closed, as the hook runner does for an Exception
+            self.hooks.report(f"agentkit_before_tool_call raised {type(exc).__name__}: {exc}")
+            return Block(f"Blocked: a plugin's check failed ({type(exc).__name__}).")
+
+    # -- phase 2 ---------------------------------------------------------------------
+
+    async def _execute(self, item: _Call) -> ToolResult:
         tool = item.tool
         assert tool is not None
         context = ToolContext(
@@ -191,28 +296,97 @@ class ToolBatch:
             cancel=self.cancel,
             options=self.tool_options.get(tool.name, {}),
         )
+        timeout = tool_timeout_of(tool, self.tool_timeout)
+        # A sync handler's result is rendered in its own thread too: data
+        # that is slow or impossible to serialize stays inside the call's guard.
+        handler = tool.handler if tool.is_async else functools.partial(_call_and_render, tool.handler, self._render)
         try:
-            if tool.is_async:
-                value = await tool.handler(item.arguments, context)
-            else:
-                loop = asyncio.get_running_loop()
-                value = await loop.run_in_executor(pool, tool.handler, item.arguments, context)
-                if inspect.isawaitable(value):
-                    value = await value
+            value = await guarded_call(
+                handler, item.arguments, context,
+                timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
+            )
         except ToolError as exc:
             return ToolResult.failure(exc.error, exc.detail)
+        except TimedOut:
+            self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) ran past its {timeout}s deadline and was abandoned")
+            return ToolResult.failure("timeout", f"The tool did not finish within {timeout} seconds and was stopped.")
+        except Abandoned:
+            self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) did not stop after the abort and was abandoned")
+            return ToolResult.failure("aborted", "Operation aborted")
+        except Escaped as exc:
+            return ToolResult.failure("tool_failed", str(exc))
         except Exception as exc:
             return ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
-        return value if isinstance(value, ToolResult) else ToolResult.success(value)
+        if isinstance(value, _Rendered):
+            item.rendered = value.rendered
+            return value.result
+        return _as_result(value)
 
-    def _finalize(self, item: _Call) -> ToolResultMessage:
+    # -- phase 3 ---------------------------------------------------------------------
+
+    async def _finalize(self, item: _Call) -> ToolResultMessage:
         result = item.result or ToolResult.failure("aborted", "Operation aborted")
-        message = ToolResultMessage(
-            tool_use_id=item.call.id,
-            tool_name=item.call.name,
-            content=[TextBlock(result.to_text()), *result.images],
-            is_error=not result.ok,
-        )
-        self.hooks.after_tool_call(item.call, message, self.session)
-        self.emit(ToolCallEnd(message))
+        message = self.answer(item.call, result, item.rendered)
+        if not self._implemented("agentkit_after_tool_call"):
+            return message
+        try:
+            await guarded_call(
+                self.hooks.after_tool_call, item.call, message, self.session,
+                timeout=self._hook_timeout_now(), name="agentkit_after_tool_call",
+            )
+        except TimedOut:
+            self.hooks.report(f"agentkit_after_tool_call did not return in time for call {item.call.id}; it was abandoned")
+        except Exception as exc:
+            self.hooks.report(f"agentkit_after_tool_call raised {type(exc).__name__}: {exc}")
         return message
+
+    def _hook_timeout_now(self) -> float | None:
+        """The hook deadline, shortened to what is left of the stop budget once the run was stopped."""
+        if self.stop is None or self.stop.at is None:
+            return self.hook_timeout
+        left = max(0.0, self.stop.budget_end() - asyncio.get_running_loop().time())  # type: ignore[operator]
+        return left if self.hook_timeout is None else min(left, self.hook_timeout)
+
+    def _render(self, result: ToolResult) -> tuple[str, bool]:
+        """The envelope as JSON text cut to ``max_result_chars``, and whether it is a success."""
+        try:
+            text, ok = result.to_text(), bool(result.ok)
+        except BaseException as exc:  # circular data, non-string keys, a hostile __str__...
+            fallback = ToolResult.failure(
+                "invalid_result", f"The tool returned data that cannot be written as JSON ({type(exc).__name__})."
+            )
+            text, ok = fallback.to_text(), False
+        limit = self.max_result_chars
+        if limit is None or len(text) <= limit:
+            return text, ok
+        note = (f"The result was {len(text)} characters; only the first {limit} are shown, "
+                f"{len(text) - limit} were cut (max_tool_result_chars).")
+        envelope: dict[str, Any] = {"ok": ok, "data": text[:limit], "note": note}
+        return json.dumps(envelope, ensure_ascii=False), ok
+
+
+#: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.
+_HANDLER_GRACE = 0.5
+
+
+def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
+    """The tool's own deadline when it sets one, else the agent's."""
+    own = getattr(tool, "timeout", None)
+    return own if own is not None else default
+
+
+def _as_result(value: Any) -> ToolResult:
+    return value if isinstance(value, ToolResult) else ToolResult.success(value)
+
+
+def _call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult], tuple[str, bool]], *args: Any) -> Any:
+    value = handler(*args)
+    if inspect.isawaitable(value):  # a sync function handing back a coroutine: awaited on the loop
+        return value
+    result = _as_result(value)
+    return _Rendered(result, render(result))
+
+
+def _images(result: ToolResult) -> list[Any]:
+    images = result.images
+    return list(images) if isinstance(images, (list, tuple)) else []

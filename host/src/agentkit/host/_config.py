@@ -12,6 +12,13 @@ from agentkit.plugin_api import AssistantMessage, Block, Message, ToolUseBlock, 
 from ._stop import StopContext, StopPolicy
 from .runtime.limits import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
 
+#: Seconds one tool call may run (``AgentConfig.tool_timeout``).
+DEFAULT_TOOL_TIMEOUT = 600.0
+#: Seconds a hook, the embedder's ``before_tool_call`` or a stop policy may take.
+DEFAULT_HOOK_TIMEOUT = 30.0
+#: Characters of one tool result's text the model is shown.
+DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000
+
 
 @dataclass(frozen=True, slots=True)
 class Terminate:
@@ -71,6 +78,20 @@ class AgentConfig:
         bytes one response may hold (``agentkit.host.runtime.ResponseLimits``);
         ``None`` uses the model's defaults, derived from its catalog
         ``max_output``. Past a limit the turn ends as an error.
+    :param tool_timeout: seconds one tool call may run before it is answered
+        with a ``timeout`` error (its thread abandoned, its task cancelled);
+        a tool's own ``Tool.timeout`` overrides it. Default 600; ``None``:
+        no deadline.
+    :param hook_timeout: seconds a plugin hook, the embedder's
+        ``before_tool_call`` or a stop policy may take. Past it a
+        ``before_tool_call`` decision is a block, an observing hook is
+        reported in the run's ``problems``, a stop policy ends the run as
+        ``error``. Default 30; ``None``: no deadline.
+    :param run_timeout: seconds the whole run may take; past it the run ends
+        with stop reason ``timeout``. Default ``None``: no deadline.
+    :param max_tool_result_chars: the longest tool result text the model is
+        shown; a longer one is cut, with a note saying how much was cut.
+        Default 100,000; ``None``: no cap.
     """
 
     model: str
@@ -95,6 +116,10 @@ class AgentConfig:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
     response_limits: Any = None
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
+    hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
+    run_timeout: float | None = None
+    max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
 
 
 @dataclass
@@ -103,8 +128,9 @@ class RunResult:
 
     :param stop_reason: ``completed`` (the model answered without tool calls),
         ``max_turns``, ``stop_policy`` (or the name of the policy that fired),
-        ``terminated`` (a tool or authorization asked to end), ``error`` or
-        ``aborted``.
+        ``terminated`` (a tool or authorization asked to end), ``error``,
+        ``aborted`` (``Agent.abort``, Ctrl-C), ``cancelled`` (the task awaiting
+        the run was cancelled) or ``timeout`` (``AgentConfig.run_timeout``).
     :param problems: plugin hooks and listeners that raised, as one line each;
         they never stop a run, but they are not hidden either.
     """

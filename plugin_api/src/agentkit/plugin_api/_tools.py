@@ -140,6 +140,10 @@ class Tool:
     :param requires_authorization: true for tools that run arbitrary commands
         (shells); the host refuses to build an agent that has one unless the
         embedder set a ``before_tool_call`` policy.
+    :param timeout: seconds one call may run before the host answers it with
+        a ``timeout`` error; ``None`` (the default) leaves it to the agent's
+        ``AgentConfig.tool_timeout``. A sync handler past it is abandoned in
+        its thread, an async one cancelled.
     """
 
     name: str
@@ -150,6 +154,11 @@ class Tool:
     prompt_guidelines: str | None = None
     default_enabled: bool = True
     requires_authorization: bool = False
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not self.timeout > 0:
+            raise ValueError(f"tool {self.name!r}: timeout must be a positive number of seconds or None, got {self.timeout!r}")
 
     @property
     def is_async(self) -> bool:
@@ -166,6 +175,7 @@ class Tool:
         prompt_guidelines: str | None = None,
         default_enabled: bool = True,
         requires_authorization: bool = False,
+        timeout: float | None = None,
     ) -> Tool:
         """Build a tool from a typed function; its docstring describes it.
 
@@ -184,6 +194,7 @@ class Tool:
             prompt_guidelines=prompt_guidelines,
             default_enabled=default_enabled,
             requires_authorization=requires_authorization,
+            timeout=timeout,
         )
 
 

@@ -9,7 +9,9 @@ body as sent) and sends nothing.
 Exit codes: 0 the run completed (the model answered without tool calls);
 1 it ended otherwise (``error``, ``aborted``, ``max_turns``, ``terminated``
 or a stop policy), and stderr says which; 2 a usage or configuration error,
-a missing credential included (checked before anything is sent).
+a missing credential included (checked before anything is sent); 130 Ctrl-C:
+the run is aborted (within a second, whatever its tools do) and stderr says
+``agentkit: aborted``.
 
 Tools: every installed tool that is enabled by default, except those that run
 arbitrary commands (shell tools), which need ``--allow-all-tools``: with it,
@@ -28,6 +30,7 @@ import asyncio
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,6 +50,7 @@ from agentkit.plugin_api.errors import UsageError
 
 from .._agent import Agent
 from .._config import AgentConfig, allow_all
+from .._interrupt import run_interruptibly
 from .._plugins import PluginHost
 from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
 from .._request import build_request
@@ -150,7 +154,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.dry_run:
         return _dry_run(agent, args.task)
-    return asyncio.run(_stream(agent, args.task, as_json=args.json, out=sys.stdout))
+    interrupted = threading.Event()
+
+    def on_interrupt() -> None:
+        interrupted.set()
+        agent.abort()
+
+    code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout, interrupted=interrupted),
+                                on_interrupt)
+    return code
 
 
 def _dry_run(agent: Agent, task: str) -> int:
@@ -171,7 +183,8 @@ def _dry_run(agent: Agent, task: str) -> int:
     return 0
 
 
-async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO) -> int:
+async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
+                  interrupted: threading.Event | None = None) -> int:
     text_blocks: set[int] = set()
     wrote_text = False
     end: AgentEnd | None = None
@@ -199,6 +212,11 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO) -> int
             print(f"[tool] {event.result.tool_name} failed", file=sys.stderr)
         if isinstance(event, AgentEnd):
             end = event
+    if interrupted is not None and interrupted.is_set():
+        if wrote_text:
+            out.write("\n")
+        print("agentkit: aborted", file=sys.stderr)
+        return 130
     if end is None or end.stop_reason != "completed":
         reason = end.stop_reason if end else "no end event"
         detail = f": {end.error}" if end and end.error else ""

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from pathlib import Path
 
-from agentkit.plugin_api import CancelToken, SessionInfo, ToolUseBlock
+from agentkit.plugin_api import SessionInfo, ToolResultMessage, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
 
 from .._batch import ToolBatch
+from .._guard import RunStop
 from .._hooks import HookRunner
+from .._interrupt import run_interruptibly
 from .._plugins import PluginHost
 
 
@@ -93,17 +96,27 @@ def run_tool(args: argparse.Namespace) -> int:
     if args.name not in host.tools:
         raise UsageError(_missing(host, args.name))
     hooks = HookRunner(host.hook_callers)
+    stop = RunStop()  # Ctrl-C stops the call through the batch's own abort path: exit 130, no traceback
     batch = ToolBatch(
         tools=host.tools,
         hooks=hooks,
         session=SessionInfo("cli", "none", root.resolve()),
         before_tool_call=None,  # the person at the terminal is the embedder, and asked for this call
         tool_options={},
-        cancel=CancelToken(),
+        cancel=stop.cancel,
         emit=lambda event: None,
+        stop=stop,
     )
     call = ToolUseBlock("cli-1", args.name, json.dumps(arguments))
-    [result], _ = asyncio.run(batch.run([call]))
+
+    async def run_call() -> list[ToolResultMessage]:
+        stop.bind(asyncio.get_running_loop())
+        return (await batch.run([call]))[0]
+
+    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request("aborted", "Ctrl-C", on_loop=True))
+    if interrupted:
+        print("agentkit: aborted", file=sys.stderr)
+        return 130
     print(json.dumps({"tool": args.name, "is_error": result.is_error, "result": json.loads(result.text)}, indent=2))
     for problem in hooks.problems:
         print(f"warning: {problem}")

@@ -1,0 +1,87 @@
+"""How a run ends: its running state, the answers to calls left pending, its outcome's messages.
+
+Whatever ended the run, :func:`answer_pending` gives every tool call of a
+usable response exactly one result (the one the batch had settled, or an
+error saying why there is none) before anything else of the run's end runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    Message,
+    ModelInfo,
+    StopReason,
+    ToolCallStart,
+    ToolResult,
+    ToolResultMessage,
+    Usage,
+)
+
+from ._batch import ToolBatch
+from ._config import AgentConfig
+from .errors import ConfigError
+
+
+@dataclass
+class RunState:
+    """What a run has done so far, and how it ends."""
+
+    added: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    turn: int = 0
+    stop_reason: str = "completed"
+    error: str | None = None
+
+
+#: Seconds the session-end hooks get even when the run's stop budget is spent.
+SESSION_END_FLOOR = 0.2
+
+#: A stop policy that raised or hung: the run ends as an error.
+POLICY_FAILED = object()
+
+#: How a call left unanswered is answered, by the run's outcome.
+_PENDING_DETAIL = {
+    "cancelled": "The run was cancelled before this call finished.",
+    "timeout": "The run's deadline passed before this call finished.",
+    "error": "The run failed before this call finished.",
+}
+
+
+def answer_pending(state: RunState, batch: ToolBatch | None, append: Any, emit: Any) -> None:
+    """Give every tool call of the run one result: the one the batch had, or an error saying why not."""
+    if batch is None:
+        return
+    answered = {message.tool_use_id for message in state.added if isinstance(message, ToolResultMessage)}
+    for message in list(state.added):
+        if not isinstance(message, AssistantMessage) or message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+            continue  # a failed response's calls are never run nor sent again
+        for call in message.tool_calls:
+            if call.id in answered:
+                continue
+            answered.add(call.id)
+            settled = batch.settled.get(call.id)
+            if settled is None:
+                if call.id not in batch.started:
+                    emit(ToolCallStart(call))
+                reason = state.stop_reason if state.stop_reason in _PENDING_DETAIL else "aborted"
+                detail = _PENDING_DETAIL.get(reason, "Operation aborted")
+                settled = batch.answer(call, ToolResult.failure(reason, detail))
+            append(settled)
+
+
+def check_limits(config: AgentConfig) -> None:
+    for name in ("tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars"):
+        value = getattr(config, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+            raise ConfigError(f"AgentConfig.{name} must be a positive number or None, got {value!r}")
+
+
+def aborted_message(model: ModelInfo) -> AssistantMessage:
+    return AssistantMessage(
+        [], StopReason.ABORTED, provider=model.vendor, api=model.api, model=model.id,
+        error_message="aborted by the caller",
+    )

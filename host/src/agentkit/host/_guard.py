@@ -1,0 +1,244 @@
+"""Calling code the host does not control: off the event loop, with a deadline, abandonable.
+
+Tool handlers, plugin hooks, the embedder's ``before_tool_call`` and stop
+policies may block, never return, or raise anything, ``BaseException``
+included. :func:`guarded_call` runs one such call so that none of that can
+reach the run:
+
+* a sync callable runs in a *daemon* thread (reused, see :class:`_DaemonWorkers`), so a blocking one never
+  freezes the event loop (and every other agent on it), and a stuck one is
+  abandoned rather than joined when the interpreter exits (a
+  ``ThreadPoolExecutor`` worker would be joined, and Ctrl-C would print a
+  traceback from ``threading._shutdown``);
+* an async callable runs as a task, cancelled when it is given up on;
+* past its deadline the call raises :class:`TimedOut`; once the run is
+  stopped (:class:`RunStop`) it gets ``grace`` seconds, then raises
+  :class:`Abandoned`;
+* whatever the callable raised is re-raised, a ``BaseException`` that is not
+  an ``Exception`` wrapped in :class:`Escaped`, so that callers handle every
+  failure with ``except Exception``. Only the cancellation of the *calling*
+  task propagates as ``CancelledError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import queue
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agentkit.plugin_api import CancelToken
+
+#: Seconds a run may go on after it was stopped: handlers get this long to
+#: notice ``context.cancel`` and return, hooks and bookkeeping share it.
+STOP_BUDGET = 0.7
+
+
+class TimedOut(Exception):
+    """The call did not finish before its deadline; it was abandoned."""
+
+
+class Abandoned(Exception):
+    """The run was stopped and the call did not finish within its grace."""
+
+
+class Escaped(Exception):
+    """The call raised a ``BaseException`` that is not an ``Exception`` (kept in ``original``)."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(f"{type(original).__name__}: {original}" if str(original) else type(original).__name__)
+        self.original = original
+
+
+class RunStop:
+    """How one run is asked to end early: abort, cancellation of its caller, or its deadline.
+
+    The first request wins and names the outcome. :meth:`request` is safe from
+    any thread (and from a signal handler); the asyncio side is set on the loop.
+    """
+
+    def __init__(self, cancel: CancelToken | None = None) -> None:
+        self.cancel = cancel if cancel is not None else CancelToken()
+        self.event = asyncio.Event()
+        self.reason: str | None = None
+        self.detail: str | None = None
+        self.at: float | None = None  # loop time when the stop reached the loop
+        self._lock = threading.RLock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def request(self, reason: str, detail: str, *, on_loop: bool = False) -> None:
+        """Ask the run to end as ``reason``; the first reason wins.
+
+        Safe from any thread and from a signal handler; ``on_loop=True`` (only
+        from a coroutine or callback of the run's loop) sets the event at once.
+        """
+        with self._lock:
+            if self.reason is None:
+                self.reason, self.detail = reason, detail
+            self.cancel.cancel()
+            loop = self._loop
+        if on_loop:
+            self._set()
+        elif loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already closed: the run is over
+                loop.call_soon_threadsafe(self._set)
+
+    def _set(self) -> None:
+        if self.at is None:
+            self.at = asyncio.get_running_loop().time()
+        self.event.set()
+
+    @property
+    def requested(self) -> bool:
+        return self.cancel.cancelled
+
+    def budget_end(self) -> float | None:
+        """The loop time by which the run must be over, once stopped."""
+        return None if self.at is None else self.at + STOP_BUDGET
+
+
+async def guarded_call(
+    function: Callable[..., Any],
+    *args: Any,
+    timeout: float | None,
+    stop: RunStop | None = None,
+    grace: float = 0.0,
+    name: str = "call",
+) -> Any:
+    """Call ``function(*args)`` as the module docstring says, and return its value.
+
+    :param timeout: seconds before :class:`TimedOut`; ``None`` waits forever.
+    :param stop: the run's stop; once requested, the call has ``grace`` more seconds.
+    :param name: names the thread, for whoever reads a thread dump.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    if _is_async(function):
+        # Captured inside the task: a task that raises KeyboardInterrupt or
+        # SystemExit would re-raise it out of the event loop itself.
+        ok, value = await _settle(asyncio.ensure_future(_capture(function, args)), deadline, stop, grace)
+        return _unwrap(ok, value)
+    future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+
+    def work() -> None:
+        try:
+            outcome: tuple[bool, Any] = (True, function(*args))
+        except BaseException as exc:  # everything is handed back to the loop
+            outcome = (False, exc)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            loop.call_soon_threadsafe(_resolve, future, outcome)
+
+    _WORKERS.submit(work, f"agentkit-{name}")
+    ok, value = await _settle(future, deadline, stop, grace)
+    value = _unwrap(ok, value)
+    if inspect.isawaitable(value):  # a sync function that handed back a coroutine
+        remaining = None if deadline is None else max(0.0, deadline - loop.time())
+        return await guarded_call(_awaiting(value), timeout=remaining, stop=stop, grace=grace, name=name)
+    return value
+
+
+class _DaemonWorkers:
+    """Daemon threads reused from call to call: starting a thread per call costs milliseconds.
+
+    A worker goes back to the idle list when its call returns; one whose call
+    never returns is simply never back. Idle workers wait forever, and as
+    daemons they never hold up the interpreter's exit.
+    """
+
+    def __init__(self, max_idle: int = 32) -> None:
+        self.max_idle = max_idle
+        self._idle: list[queue.SimpleQueue[Any]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, job: Callable[[], None], name: str) -> None:
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs,), name=name, daemon=True).start()
+        jobs.put((job, name))
+
+    def _serve(self, jobs: queue.SimpleQueue[Any]) -> None:
+        while True:
+            job, name = jobs.get()
+            threading.current_thread().name = name  # what a thread dump shows is the call it serves
+            job()
+            with self._lock:
+                if len(self._idle) >= self.max_idle:
+                    return
+                self._idle.append(jobs)
+
+
+_WORKERS = _DaemonWorkers()
+
+
+def _is_async(function: Callable[..., Any]) -> bool:
+    # An object whose __call__ is async counts too.
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(type(function).__call__)
+
+
+def _awaiting(awaitable: Awaitable[Any]) -> Callable[[], Any]:
+    async def wait() -> Any:
+        return await awaitable
+
+    return wait
+
+
+async def _capture(function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
+    try:
+        return True, await function(*args)
+    except BaseException as exc:  # a CancelledError the callable raised itself included
+        return False, exc
+
+
+def _unwrap(ok: bool, value: Any) -> Any:
+    if ok:
+        return value
+    if isinstance(value, Exception):
+        raise value
+    raise Escaped(value)
+
+
+def _resolve(future: asyncio.Future[Any], outcome: Any) -> None:
+    if not future.done():
+        future.set_result(outcome)
+
+
+async def _settle(
+    future: asyncio.Future[Any], deadline: float | None, stop: RunStop | None, grace: float
+) -> Any:
+    """Wait for ``future`` until the deadline or the stop's grace; give it up then."""
+    loop = asyncio.get_running_loop()
+    watcher: asyncio.Future[Any] | None = None
+    try:
+        while not future.done():
+            limit, stopping = deadline, stop is not None and stop.event.is_set()
+            if stopping:
+                assert stop is not None and stop.at is not None
+                stop_limit = min(stop.at + grace, stop.at + STOP_BUDGET)
+                limit = stop_limit if limit is None else min(limit, stop_limit)
+            waits: set[asyncio.Future[Any]] = {future}
+            if stop is not None and not stopping:
+                if watcher is None:
+                    watcher = asyncio.ensure_future(stop.event.wait())
+                waits.add(watcher)
+            timeout = None if limit is None else max(0.0, limit - loop.time())
+            if timeout == 0.0:
+                break
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not future.done():
+            if stop is not None and stop.event.is_set() and (deadline is None or loop.time() < deadline):
+                raise Abandoned("the run was stopped before the call returned")
+            raise TimedOut("the call did not return before its deadline")
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        if not future.done():
+            future.cancel()  # a task is cancelled; a thread's future is only forgotten
+    return future.result()

@@ -1,0 +1,82 @@
+"""Running a coroutine from sync code, where Ctrl-C asks the work to stop instead of tearing through it.
+
+``asyncio.run`` turns the first Ctrl-C into a cancellation of the main task
+and the second into a ``KeyboardInterrupt`` raised wherever the interpreter
+happens to be, in the middle of a tool batch or of asyncio itself; it then
+cancels every task and waits for all of them, a task that never ends
+included. :func:`run_interruptibly` instead calls ``on_interrupt`` (an abort)
+on the loop for the first two presses, so the run ends through its own path
+within a second, with a well-formed history. A third press raises
+``KeyboardInterrupt``: the way out when something still does not end. Tasks
+left over when the coroutine returns get a bounded time to finish, then are
+left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: Seconds leftover tasks get to finish after the main coroutine returned.
+LEFTOVER_BUDGET = 0.5
+#: Presses of Ctrl-C that ask the work to stop; the next one raises.
+GENTLE_PRESSES = 2
+
+
+def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], None]) -> tuple[T, bool]:
+    """Run ``main`` on a new loop; return its value and whether Ctrl-C was pressed.
+
+    Ctrl-C is only caught in the main thread (where Python delivers signals);
+    elsewhere this is a plain run on a new loop.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        main.close()
+        raise RuntimeError("run_sync() cannot be called from a running event loop; await run() instead")
+    loop = asyncio.new_event_loop()
+    presses = 0
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        nonlocal presses
+        presses += 1
+        if presses > GENTLE_PRESSES:
+            raise KeyboardInterrupt
+        with contextlib.suppress(RuntimeError):  # the loop is closing: the work is over anyway
+            loop.call_soon_threadsafe(on_interrupt)
+
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
+    try:
+        asyncio.set_event_loop(loop)
+        value = loop.run_until_complete(main)
+        return value, presses > 0
+    finally:
+        try:
+            _finish_leftovers(loop)
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
+            if in_main:
+                signal.signal(signal.SIGINT, previous)
+
+
+def _finish_leftovers(loop: asyncio.AbstractEventLoop) -> None:
+    leftovers = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in leftovers:
+        task.cancel()
+    if leftovers:
+        loop.run_until_complete(asyncio.wait(leftovers, timeout=LEFTOVER_BUDGET))
+    for task in leftovers:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved, so that it is not logged at garbage collection
+    with contextlib.suppress(Exception):
+        loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), LEFTOVER_BUDGET))

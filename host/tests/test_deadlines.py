@@ -1,0 +1,267 @@
+"""Deadlines, abort and cancellation: a run always ends, and ends well.
+
+Deadlines here are small configured values; the only elapsed-time assertions
+are generous upper bounds that a hang would blow through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+from agentkit_provider_faux import Script, Turn, text, tool_call
+from loop_faults import StuckHooks, assert_well_formed, echo, recorded_agent, stuck_tool, tools
+
+from agentkit.host import ConfigError
+from agentkit.plugin_api import Tool, ToolResultMessage
+
+GENEROUS = 10.0  # seconds; far above anything a healthy run here takes, far below a hang
+
+
+def results(agent) -> list[ToolResultMessage]:
+    return [message for message in agent.history if isinstance(message, ToolResultMessage)]
+
+
+def envelope(result: ToolResultMessage) -> dict:
+    return json.loads(result.text)
+
+
+def stuck_batch(name: str = "stuck") -> Script:
+    return Script([Turn([tool_call(name), tool_call("echo", {"value": "sibling"})]), Turn([text("done")])])
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_a_tool_past_tool_timeout_gets_a_timeout_result_and_the_run_goes_on(is_async):
+    agent, recorder = recorded_agent(stuck_batch(), tools(stuck_tool("stuck", is_async=is_async), echo()),
+                                     tool_timeout=0.2)
+    result = agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    stuck, sibling = results(agent)
+    assert envelope(stuck)["error"] == "timeout" and "0.2 seconds" in envelope(stuck)["detail"]
+    assert envelope(sibling) == {"ok": True, "data": "sibling"}
+    assert any("'stuck'" in problem and "abandoned" in problem for problem in result.problems)
+
+
+def test_a_tools_own_timeout_overrides_the_agents():
+    agent, recorder = recorded_agent(stuck_batch(), tools(stuck_tool("stuck", timeout=0.2), echo()), tool_timeout=None)
+    agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    assert envelope(results(agent)[0])["error"] == "timeout"
+
+
+def test_tool_from_function_takes_a_timeout_and_refuses_a_bad_one():
+    def slow() -> str:
+        """Sleeps."""
+        time.sleep(30)
+        return "late"
+
+    assert Tool.from_function(slow, timeout=1.5).timeout == 1.5
+    assert Tool.from_function(slow).timeout is None
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        Tool.from_function(slow, timeout=0)
+
+
+@pytest.mark.parametrize("field", ["tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars"])
+@pytest.mark.parametrize("value", [0, -1, "10", True])
+def test_limits_that_cannot_work_are_refused_when_the_agent_is_built(field, value):
+    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number or None"):
+        recorded_agent(Script([]), **{field: value})
+
+
+def test_a_plugin_hook_past_hook_timeout_blocks_the_call_and_is_reported():
+    hooks = StuckHooks()
+    try:
+        agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]),
+                                         tools(echo()), hooks, hook_timeout=0.2)
+        result = agent.run_sync("go")
+    finally:
+        hooks.release.set()
+    assert_well_formed(agent, recorder, "completed")
+    [answer] = results(agent)
+    assert envelope(answer)["error"] == "blocked" and "did not answer" in envelope(answer)["detail"]
+    assert len([p for p in result.problems if "hook_timeout" in p or "did not return" in p]) >= 3
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_an_embedder_policy_past_hook_timeout_blocks_the_call(is_async):
+    release = threading.Event()
+    if is_async:
+        async def policy(call, arguments):
+            await asyncio.sleep(3600)
+    else:
+        def policy(call, arguments):
+            release.wait()
+
+    try:
+        agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]), tools(echo()),
+                                         before_tool_call=policy, hook_timeout=0.2)
+        agent.run_sync("go")
+    finally:
+        release.set()
+    assert_well_formed(agent, recorder, "completed")
+    assert envelope(results(agent)[0])["error"] == "blocked"
+
+
+def test_a_stop_policy_past_hook_timeout_ends_the_run_as_an_error():
+    release = threading.Event()
+    try:
+        agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]), tools(echo()),
+                                         stop_policy=lambda context: release.wait(), hook_timeout=0.2)
+        result = agent.run_sync("go")
+    finally:
+        release.set()
+    assert_well_formed(agent, recorder, "error")
+    assert "hook_timeout" in result.error
+
+
+@pytest.mark.parametrize("where", ["tool", "stream"])
+def test_run_timeout_ends_the_run_with_the_outcome_timeout(where):
+    turns = [Turn([tool_call("stuck")]), Turn([text("never")])] if where == "tool" else [Turn([text("hm")], hang=True)]
+    agent, recorder = recorded_agent(Script(turns), tools(stuck_tool("stuck")), run_timeout=0.3, tool_timeout=None)
+    started = time.monotonic()
+    result = agent.run_sync("go")
+    assert time.monotonic() - started < GENEROUS
+    assert_well_formed(agent, recorder, "timeout")
+    assert "run_timeout=0.3" in result.error
+
+
+@pytest.mark.parametrize("kind", ["sync", "async", "hook", "policy"])
+def test_abort_ends_the_run_whatever_the_handler_or_hook_does(kind):
+    """A handler or hook that ignores the abort is abandoned; the run ends and says so."""
+    hooks = StuckHooks()
+    release = threading.Event()
+    extra: dict = {"tool_timeout": None, "hook_timeout": None}
+    aborter: list = []
+    plugins = [tools(stuck_tool("stuck", is_async=kind == "async", on_start=lambda: aborter[0].abort()), echo())]
+    turns = [Turn([tool_call("stuck" if kind in ("sync", "async") else "echo"), tool_call("echo", {"value": "sibling"})]),
+             Turn([text("never")])]
+    if kind == "hook":
+        plugins.append(hooks)
+    if kind == "policy":
+        extra["before_tool_call"] = lambda call, arguments: release.wait()
+    agent, recorder = recorded_agent(Script(turns), *plugins, **extra)
+    aborter.append(agent)
+    timer = threading.Timer(0.3, agent.abort)  # the stuck hook or policy was called by then
+    started = time.monotonic()
+    try:
+        if kind in ("hook", "policy"):
+            timer.start()
+        result = agent.run_sync("go")
+    finally:
+        hooks.release.set()
+        release.set()
+    assert time.monotonic() - started < GENEROUS
+    assert_well_formed(agent, recorder, "aborted")
+    assert all(answer.is_error for answer in results(agent)) or kind in ("sync", "async")
+    if kind in ("sync", "async"):
+        stuck, sibling = results(agent)
+        assert envelope(stuck)["error"] == "aborted"
+        assert envelope(sibling) == {"ok": True, "data": "sibling"}, "a finished sibling keeps its real result"
+    if kind == "sync":
+        assert any("abandoned" in problem for problem in result.problems)
+
+
+def test_a_cooperative_handler_returns_its_own_result_after_abort():
+    aborter: list = []
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck")]), Turn([text("never")])]),
+                                     tools(stuck_tool("stuck", cooperative=True, on_start=lambda: aborter[0].abort())),
+                                     tool_timeout=None)
+    aborter.append(agent)
+    result = agent.run_sync("go")
+    assert_well_formed(agent, recorder, "aborted")
+    assert envelope(results(agent)[0]) == {"ok": True, "data": "stopped"}
+    assert result.problems == []
+
+
+def test_a_tool_result_over_its_cap_is_cut_with_a_note():
+    big = Tool("big", "a lot of text", {"type": "object"}, lambda arguments, context: "x" * 5000)
+    agent, recorder = recorded_agent(Script([Turn([tool_call("big")]), Turn([text("done")])]), tools(big),
+                                     max_tool_result_chars=1000)
+    agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    [answer] = results(agent)
+    body = envelope(answer)
+    assert body["ok"] is True and len(body["data"]) == 1000
+    assert "1000" in body["note"] and f"{len(json.dumps({'ok': True, 'data': 'x' * 5000})) - 1000} were cut" in body["note"]
+
+
+def test_the_default_result_cap_leaves_ordinary_results_alone():
+    agent, recorder = recorded_agent(Script([Turn([tool_call("echo", {"value": "y" * 50_000})]), Turn([text("done")])]),
+                                     tools(echo()))
+    agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    assert envelope(results(agent)[0]) == {"ok": True, "data": "y" * 50_000}
+
+
+# -- cancellation of the task awaiting the run --------------------------------------------
+
+
+def cancel_on(agent, events: list[str], target: list) -> None:
+    """Cancel the task awaiting the run each time one of ``events`` is emitted (in order)."""
+    pending = list(events)
+
+    def listener(event):
+        if pending and event.type == pending[0]:
+            pending.pop(0)
+            target[0].cancel()
+
+    agent.subscribe(listener)
+
+
+@pytest.mark.parametrize("schedule", [
+    ["tool_call_start"],
+    ["tool_call_start", "tool_call_start"],
+    ["tool_call_start", "tool_call_end"],
+    ["block_delta", "tool_call_end", "agent_end"],
+    ["tool_call_start", "tool_call_start", "tool_call_end", "tool_call_end", "agent_end"],
+])
+def test_cancelling_the_runs_task_any_number_of_times_leaves_a_well_formed_history(schedule):
+    agent, recorder = recorded_agent(
+        Script([Turn([tool_call("stuck"), tool_call("echo"), tool_call("stuck")]), Turn([text("never")])]),
+        tools(stuck_tool("stuck", cooperative=True), echo()), tool_timeout=None,
+    )
+    task: list = [None]
+    cancel_on(agent, schedule, task)
+
+    async def scenario():
+        task[0] = asyncio.ensure_future(agent.run("go"))
+        with pytest.raises(asyncio.CancelledError):
+            await task[0]
+
+    asyncio.run(scenario())
+    assert_well_formed(agent, recorder, "cancelled")
+    assert agent.run_sync is not None and agent._busy.acquire(blocking=False), "the run slot was released"
+    agent._busy.release()
+
+
+def test_a_deadline_on_the_caller_side_reports_the_run_as_cancelled():
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck")]), Turn([text("never")])]),
+                                     tools(stuck_tool("stuck")), tool_timeout=None)
+
+    async def scenario():
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(agent.run("go"), 0.2)
+
+    asyncio.run(scenario())
+    assert_well_formed(agent, recorder, "cancelled")
+    assert envelope(results(agent)[0])["error"] in ("cancelled", "aborted")
+
+
+def test_a_consumer_that_stops_reading_mid_batch_leaves_a_well_formed_aborted_run():
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck"), tool_call("echo")]), Turn([text("never")])]),
+                                     tools(stuck_tool("stuck"), echo()), tool_timeout=None)
+
+    async def read_until_a_call_starts():
+        stream = agent.stream("go")
+        async for event in stream:
+            if event.type == "tool_call_start":
+                break
+        await stream.aclose()
+
+    started = time.monotonic()
+    asyncio.run(read_until_a_call_starts())
+    assert time.monotonic() - started < GENEROUS
+    assert_well_formed(agent, recorder, "aborted")
