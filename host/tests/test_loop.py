@@ -244,6 +244,26 @@ def test_abort_during_a_batch_is_all_or_nothing(attempt):
         assert all(answer.is_error for answer in answers) == (len(ran) == 0)
 
 
+def test_calls_an_abort_left_unprepared_are_answered_aborted_not_blocked():
+    """Nobody refused them: the run stopped while the batch was being prepared."""
+    holder = []
+
+    def abort_on_the_second_call(call, arguments):
+        if call.id.endswith("_2"):
+            holder[0].abort()  # as if Ctrl-C arrived while the batch was being authorized
+        return None
+
+    agent, _ = make_agent(
+        [Turn([tool_call("echo", {"value": str(n)}) for n in range(3)]), Turn([text("never sent")])],
+        ToolsPlugin(echo_tool()),
+        before_tool_call=abort_on_the_second_call,
+    )
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert result.stop_reason == "aborted"
+    assert [envelope(answer)["error"] for answer in results_of(result.messages)] == ["aborted"] * 3
+
+
 def test_a_raising_listener_neither_hangs_nor_leaks_the_run_slot():
     def bad_listener(event):
         raise ValueError("listener bug")

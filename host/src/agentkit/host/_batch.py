@@ -62,6 +62,9 @@ from ._guard import Abandoned, Escaped, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
 from .wire import json as strict_json
 
+#: The decision of an authorization the run's abort interrupted.
+ABORTED = Block("Operation aborted")
+
 LENGTH_NOT_EXECUTED = (
     'Tool call "{name}" was not executed: the response hit the output token limit, '
     "so its arguments may be truncated. Re-issue the tool call with complete arguments."
@@ -214,7 +217,9 @@ class ToolBatch:
         decision = await self._ask_embedder(item)
         if decision is None:
             decision = await self._ask_plugins(item)
-        if decision is not None:
+        if decision is ABORTED:  # the run is stopping: nobody refused this call
+            item.result = ToolResult.failure("aborted", "Operation aborted")
+        elif decision is not None:
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = isinstance(decision, Terminate) or getattr(decision, "terminate", False)
         return item
@@ -254,7 +259,7 @@ class ToolBatch:
             self.hooks.report(f"before_tool_call did not answer within hook_timeout={self.hook_timeout}s; the call was blocked")
             return Block(f"Authorization did not answer within {self.hook_timeout} seconds.")
         except Abandoned:
-            return Block("Operation aborted")
+            return ABORTED
         except Exception as exc:  # the boundary itself failed: refuse, never allow
             self.hooks.report(f"before_tool_call raised {type(exc).__name__}: {exc}")
             return Block(f"Authorization failed: {type(exc).__name__}: {exc}")
@@ -280,7 +285,7 @@ class ToolBatch:
             )
             return Block(f"Blocked: a plugin's check did not answer within {self.hook_timeout} seconds.")
         except Abandoned:
-            return Block("Operation aborted")
+            return ABORTED
         except Exception as exc:  # fail closed, as the hook runner does for an Exception
             self.hooks.report(f"agentkit_before_tool_call raised {type(exc).__name__}: {exc}")
             return Block(f"Blocked: a plugin's check failed ({type(exc).__name__}).")
