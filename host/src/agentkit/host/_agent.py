@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import threading
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -67,10 +68,14 @@ from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
 from ._stop import StopContext, any_of, as_policy, max_turns
-from .errors import AgentBusy, ConfigError
+from ._system_prompt import assemble_system_prompt
+from .errors import AgentBusy, ConfigError, SkillConflictError
 from .runtime import ProviderRuntime, http_timeouts
+from .skills import SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
+
+_log = logging.getLogger("agentkit.skills")
 
 
 @dataclass
@@ -105,7 +110,12 @@ class Agent:
         self.provider = provider
         self.root = Path(config.root).expanduser().resolve()
         self.tools = self._select_tools()
+        #: The skills this agent has (plugins, the user's folder, the trusted project's),
+        #: and in ``skills.problems`` what was refused or skipped, one line each.
+        self.skills: SkillSet = load_skills(self.host, self.root, trust_project=config.trust_project)
+        self._merge_skill_tools()
         self._require_authorization()
+        self._warn_about_skills()
         self.history: list[Message] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
@@ -151,6 +161,67 @@ class Agent:
                 f"unknown tool(s) {', '.join(unknown)} in AgentConfig.tools; installed: {', '.join(sorted(available)) or 'none'}"
             )
         return {name: available[name] for name in self.config.tools}
+
+    def _merge_skill_tools(self) -> None:
+        """Add what each skill needs: installed tools it names, and its own tools.
+
+        A skill's own tool may not take a name the agent already has unless
+        the skill lists it in ``overrides``; nor may two skills bring one name.
+        """
+        brought: dict[str, str] = {}
+        for name, entry in sorted(self.skills.entries.items()):
+            skill = entry.skill
+            for item in skill.tools:
+                if isinstance(item, str):
+                    if item not in self.tools:
+                        installed = self.host.tools.get(item)
+                        if installed is None:
+                            raise ConfigError(f"skill {name!r} ({entry.origin}) needs the tool {item!r}, which no "
+                                              "installed plugin serves; install it or remove the skill")
+                        self.tools[item] = installed
+                    continue
+                try:
+                    check_tool(item)
+                except RegistrationError as exc:
+                    raise ConfigError(f"skill {name!r}: {exc}") from exc
+                if item.name in brought:
+                    raise SkillConflictError(f"skills {brought[item.name]!r} and {name!r} both bring a tool named "
+                                             f"{item.name!r}; remove one of the skills")
+                if item.name in self.tools and item.name not in skill.overrides:
+                    raise SkillConflictError(
+                        f"skill {name!r} ({entry.origin}) brings a tool named {item.name!r}, which the agent already "
+                        f"has; rename the skill's tool, or declare overrides=({item.name!r},) in the skill"
+                    )
+                brought[item.name] = name
+                self.tools[item.name] = item
+
+    def _warn_about_skills(self) -> None:
+        if self.skills.invocable() and self._skill_reader() is None:
+            self.skills.problems.append(
+                "the agent has skills but no tool to read them with (read_file, or a shell tool); "
+                "the skills are left out of the system prompt: enable read_file"
+            )
+        for problem in self.skills.problems:
+            _log.warning("%s", problem)
+
+    def _skill_reader(self) -> str | None:
+        return read_tool(self.tools)
+
+    def skills_block(self) -> str | None:
+        """The ``<available_skills>`` block the model is shown, or ``None`` (no skill, or nothing to read one with)."""
+        shown, reader = self.skills.invocable(), self._skill_reader()
+        if not shown or reader is None:
+            return None
+        return render_skills_block(shown, reader)
+
+    def tool_options(self) -> dict[str, dict[str, Any]]:
+        """Per-tool options handed to handlers: the embedder's, plus the skill folders ``read_file`` may read."""
+        options = {name: dict(values) for name, values in self.config.tool_options.items()}
+        folders = sorted({str(entry.folder) for entry in self.skills.invocable()})
+        if folders and "read_file" in self.tools:
+            read = options.setdefault("read_file", {})
+            read["readable_paths"] = [*read.get("readable_paths", ()), *folders]
+        return options
 
     def _require_authorization(self) -> None:
         needing = sorted(name for name, tool in self.tools.items() if tool.requires_authorization)
@@ -203,9 +274,9 @@ class Agent:
         self._require_authorization()
 
     def system_prompt(self) -> str | None:
-        parts = [self.config.system_prompt] if self.config.system_prompt else []
-        parts += [tool.prompt_guidelines for tool in self.tools.values() if tool.prompt_guidelines]
-        return "\n\n".join(parts) or None
+        """The system prompt every request carries; its order is documented in :mod:`._system_prompt`."""
+        guidelines = [tool.prompt_guidelines for tool in self.tools.values() if tool.prompt_guidelines]
+        return assemble_system_prompt(self.config.system_prompt, [], self.skills_block(), guidelines)
 
     # -- control ---------------------------------------------------------------------
 
@@ -328,7 +399,7 @@ class Agent:
                 hooks=hooks,
                 session=session,
                 before_tool_call=self.config.before_tool_call,
-                tool_options=dict(self.config.tool_options),
+                tool_options=self.tool_options(),
                 cancel=stop.cancel,
                 emit=emit,
                 stop=stop,

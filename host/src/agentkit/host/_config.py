@@ -92,6 +92,10 @@ class AgentConfig:
     :param max_tool_result_chars: the longest tool result text the model is
         shown; a longer one is cut, with a note saying how much was cut.
         Default 100,000; ``None``: no cap.
+    :param trust_project: read what the project itself supplies to the prompt:
+        skills under ``<root>/.agentkit/skills/`` and the ``AGENTS.md`` context
+        files. Default false: a project you did not write cannot instruct the
+        model until you say you trust it.
     """
 
     model: str
@@ -120,6 +124,7 @@ class AgentConfig:
     hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
     run_timeout: float | None = None
     max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
+    trust_project: bool = False
 
 
 @dataclass
