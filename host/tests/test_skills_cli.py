@@ -92,3 +92,30 @@ def test_run_dry_run_shows_the_skills_block_and_trusts_the_project_only_when_ask
     body, _ = dry_run(root, home, "--trust-project")
     assert "<name>release</name>" in body["system"]
     assert f"<location>{(root / '.agentkit/skills/release/SKILL.md').resolve()}</location>" in body["system"]
+
+
+def test_a_skill_made_by_new_plugin_reaches_the_model(tmp_path, monkeypatch):
+    import importlib
+
+    import agentkit_tools_files
+    from agentkit_provider_faux import Turn, text, tool_call
+    from host_helpers import make_agent
+
+    project = tmp_path / "agentkit-skills-careful"
+    result = agentkit("new-plugin", "skills", "careful", "--dir", str(project), home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.syspath_prepend(str(project / "src"))
+    module = importlib.import_module("agentkit_skills_careful")
+    instructions = (project / "src/agentkit_skills_careful/instructions.md").resolve()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    agent, script = make_agent(
+        [Turn([tool_call("read_file", {"path": str(instructions)})]), Turn([text("done")])],
+        agentkit_tools_files, module, root=workspace,
+    )
+    run = agent.run_sync("be careful")
+    first = script.requests[0].system
+    assert "<name>careful</name>" in first and f"<location>{instructions}</location>" in first
+    [answer] = [m for m in run.messages if getattr(m, "role", "") == "tool_result"]
+    assert not answer.is_error and "The steps the model follows" in answer.text
