@@ -144,10 +144,44 @@ def test_inline_instructions_are_given_a_file_the_model_can_read(home, workspace
     assert f"<location>{path}</location>" in request.system
 
 
-def test_a_skill_tool_is_merged_with_the_agents_tools(home, workspace, tmp_path):
+def test_a_skill_tool_arrives_deferred_when_the_model_reads_the_instructions(home, workspace):
+    deploy_now = _tool("deploy_now")
+    deploy_now.prompt_guidelines = "Deploy only from a clean tree."  # would change the cached system prompt
+    plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(deploy_now,)))
+    agent, _ = make_agent([], agentkit_tools_files, plugin, root=workspace)
+    location = str(agent.skills.entries["deploy"].instructions_path)
+    agent, script = make_agent([Turn([tool_call("read_file", {"path": location})]), Turn([text("done")])],
+                               agentkit_tools_files, plugin, root=workspace)
+    result = agent.run_sync("deploy it")
+    first, second = script.requests
+    assert "deploy_now" not in first.tool_names
+    tools = {tool["name"]: tool.get("deferred", False) for tool in second.tools}
+    assert tools["deploy_now"] is True  # declared after the cached prefix
+    assert second.system == first.system  # the cached system prompt is untouched
+    assert second.tool_names[:len(first.tool_names)] == first.tool_names
+    assert result.skills == ["deploy"] and agent.active_skills == ["deploy"]
+
+
+def test_a_failed_read_activates_nothing(home, workspace):
     plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(_tool("deploy_now"),)))
-    _, request = run_once(plugin, root=workspace)
-    assert "deploy_now" in request.tool_names
+    agent, script = make_agent([Turn([tool_call("read_file", {"path": "/nonexistent/SKILL.md"})]),
+                                Turn([text("done")])], agentkit_tools_files, plugin, root=workspace)
+    assert agent.run_sync("deploy it").skills == []
+    assert "deploy_now" not in script.requests[-1].tool_names
+
+
+def test_the_embedder_may_activate_a_skill_between_runs(home, workspace):
+    plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(_tool("deploy_now"),),
+                                model_invocable=False))
+    agent, script = make_agent([Turn([text("a")]), Turn([text("b")])], agentkit_tools_files, plugin, root=workspace)
+    agent.run_sync("one")
+    agent.activate_skill("deploy")
+    agent.activate_skill("deploy")  # once only
+    agent.run_sync("two")
+    assert agent.active_skills == ["deploy"]
+    assert script.requests[-1].tool_names[-1] == "deploy_now"
+    with pytest.raises(ConfigError, match="no skill named 'nope'"):
+        agent.activate_skill("nope")
 
 
 def test_a_skill_tool_colliding_with_an_agent_tool_is_an_error(home, workspace):
@@ -163,12 +197,17 @@ def test_a_skill_may_override_an_agent_tool_when_it_says_so(home, workspace):
     assert agent.tools["list_files"] is replacement
 
 
-def test_a_skill_naming_an_opt_in_tool_enables_it(home, workspace):
+def test_a_skill_naming_an_opt_in_tool_enables_it_once_active(home, workspace):
     opt_in = _tool("fetch_it")
     opt_in.default_enabled = False
     plugin = SkillsPlugin(Skill("web", "Web.", "Steps.", tools=("fetch_it",)))
-    _, request = run_once(ToolsPlugin(opt_in), plugin, root=workspace)
-    assert "fetch_it" in request.tool_names
+    agent, script = make_agent([Turn([text("a")]), Turn([text("b")])], agentkit_tools_files, ToolsPlugin(opt_in),
+                               plugin, root=workspace)
+    agent.run_sync("one")
+    assert "fetch_it" not in script.requests[-1].tool_names
+    agent.activate_skill("web")
+    agent.run_sync("two")
+    assert "fetch_it" in script.requests[-1].tool_names
 
 
 def test_a_skill_naming_a_tool_nobody_serves_is_a_config_error(home, workspace):
@@ -329,3 +368,13 @@ def test_the_front_matter_reader_fails_only_with_its_own_error_on_any_input():
         assert isinstance(data, dict)
 
     check()
+
+
+def test_a_shell_command_naming_the_instructions_activates_the_skill(home, workspace):
+    write_skill_md(home / ".agentkit/skills/loud", "name: loud\ndescription: L.\n")
+    location = str((home / ".agentkit/skills/loud/SKILL.md").resolve())
+    agent, script = make_agent([Turn([tool_call("execute", {"command": f"cat {location}"})]), Turn([text("done")])],
+                               ToolsPlugin(_tool("execute")), root=workspace)
+    result = agent.run_sync("shout")
+    assert "print its file with the execute tool" in script.requests[0].system
+    assert result.skills == ["loud"]

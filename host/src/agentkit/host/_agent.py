@@ -71,7 +71,7 @@ from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError, SkillConflictError
 from .runtime import ProviderRuntime, http_timeouts
-from .skills import SkillSet, load_skills, read_tool, render_skills_block
+from .skills import READ_TOOLS, SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
 
@@ -117,6 +117,8 @@ class Agent:
         self._require_authorization()
         self._warn_about_skills()
         self.history: list[Message] = []
+        #: The skills activated in this session, in order (the audit of which instructions the model loaded).
+        self.active_skills: list[str] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
         check_limits(config)
@@ -163,22 +165,23 @@ class Agent:
         return {name: available[name] for name in self.config.tools}
 
     def _merge_skill_tools(self) -> None:
-        """Add what each skill needs: installed tools it names, and its own tools.
+        """Check every skill's tools now, so that a conflict fails the agent's construction.
 
         A skill's own tool may not take a name the agent already has unless
-        the skill lists it in ``overrides``; nor may two skills bring one name.
+        the skill lists it in ``overrides``; nor may two skills bring one name;
+        an installed tool a skill names must exist. Overrides replace the
+        agent's tool from the start, so a tool's definition never changes
+        under the provider's cached prefix; everything else a skill brings is
+        added when the skill is activated (:meth:`activate_skill`).
         """
         brought: dict[str, str] = {}
         for name, entry in sorted(self.skills.entries.items()):
             skill = entry.skill
             for item in skill.tools:
                 if isinstance(item, str):
-                    if item not in self.tools:
-                        installed = self.host.tools.get(item)
-                        if installed is None:
-                            raise ConfigError(f"skill {name!r} ({entry.origin}) needs the tool {item!r}, which no "
-                                              "installed plugin serves; install it or remove the skill")
-                        self.tools[item] = installed
+                    if item not in self.tools and item not in self.host.tools:
+                        raise ConfigError(f"skill {name!r} ({entry.origin}) needs the tool {item!r}, which no "
+                                          "installed plugin serves; install it or remove the skill")
                     continue
                 try:
                     check_tool(item)
@@ -193,7 +196,46 @@ class Agent:
                         f"has; rename the skill's tool, or declare overrides=({item.name!r},) in the skill"
                     )
                 brought[item.name] = name
-                self.tools[item.name] = item
+                if item.name in self.tools:
+                    self.tools[item.name] = item
+
+    def _skill_tools(self, name: str) -> list[Tool]:
+        tools = []
+        for item in self.skills.entries[name].skill.tools:
+            tool = item if isinstance(item, Tool) else self.tools.get(item) or self.host.tools[item]
+            if self.tools.get(tool.name) is not tool:
+                tools.append(tool)
+        return tools
+
+    def activate_skill(self, name: str) -> None:
+        """Load skill ``name``: add the tools it brings, and record it in :attr:`active_skills`.
+
+        The model activates a skill by reading its instructions (with
+        ``read_file``, or a shell command naming the file); an embedder may
+        call this between runs or from a tool handler. Tools added after the
+        session's first request are deferred (see :meth:`add_tools`), so the
+        provider's cached prefix survives. Activating an active skill does nothing.
+        """
+        if name not in self.skills.entries:
+            known = ", ".join(sorted(self.skills.entries)) or "none"
+            raise ConfigError(f"no skill named {name!r} (known: {known}); see 'agentkit skills list'")
+        if name in self.active_skills:
+            return
+        self.add_tools(*self._skill_tools(name))
+        self.active_skills.append(name)
+
+    def _activate_read_skills(self, calls: Sequence[Any], results: Sequence[Any], state: RunState) -> None:
+        """Activate the skills whose instructions a successful call of this batch read."""
+        by_path = {str(entry.instructions_path): name for name, entry in self.skills.entries.items()}
+        answered = {result.tool_use_id: result for result in results}
+        for call in calls:
+            result = answered.get(call.id)
+            if result is None or result.is_error:
+                continue
+            for name in _skills_read_by(call, by_path, self.root):
+                if name not in self.active_skills:
+                    self.activate_skill(name)
+                    state.skills.append(name)
 
     def _warn_about_skills(self) -> None:
         if self.skills.invocable() and self._skill_reader() is None:
@@ -274,9 +316,20 @@ class Agent:
         self._require_authorization()
 
     def system_prompt(self) -> str | None:
-        """The system prompt every request carries; its order is documented in :mod:`._system_prompt`."""
-        guidelines = [tool.prompt_guidelines for tool in self.tools.values() if tool.prompt_guidelines]
+        """The system prompt every request carries; its order is documented in :mod:`._system_prompt`.
+
+        A tool added after the first request is deferred and its guidelines are
+        not added: the system prompt stays the cached prefix it was.
+        """
+        guidelines = [tool.prompt_guidelines for name, tool in self.tools.items()
+                      if tool.prompt_guidelines and not self._is_deferred(name)]
         return assemble_system_prompt(self.config.system_prompt, [], self.skills_block(), guidelines)
+
+    def _is_deferred(self, name: str) -> bool:
+        if self.stats.requests == 0:
+            return False
+        spec = self._tool_specs.get(name)
+        return spec is None or spec.deferred
 
     # -- control ---------------------------------------------------------------------
 
@@ -432,7 +485,8 @@ class Agent:
             except asyncio.CancelledError:
                 cancelled = True
             self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
-                                          list(hooks.problems))  # a copy: abandoned threads may still report
+                                          list(hooks.problems),  # a copy: abandoned threads may still report
+                                          skills=list(state.skills))
             emit(AgentEnd(state.stop_reason, list(state.added), state.error))
             put(None)
         if cancelled:
@@ -467,6 +521,7 @@ class Agent:
                 results, terminate = await batch.run(calls)
             for result in results:
                 append(result)
+            self._activate_read_skills(calls, results, state)
             emit(TurnEnd(state.turn, message, results))
             if stop.requested:
                 self._end_stopped(state, stop, append)
@@ -542,6 +597,27 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
+
+
+def _skills_read_by(call: Any, by_path: dict[str, str], root: Path) -> list[str]:
+    """The skills whose instructions file ``call`` reads: a ``read_file`` path, or a shell command naming it."""
+    try:
+        arguments = call.parsed_arguments()
+    except ValueError:
+        return []
+    if not isinstance(arguments, dict):
+        return []
+    if call.name == "read_file":
+        raw = arguments.get("path")
+        if not isinstance(raw, str):
+            return []
+        path = Path(raw) if Path(raw).is_absolute() else root / raw
+        name = by_path.get(str(path.resolve()))
+        return [name] if name else []
+    command = arguments.get("command")
+    if call.name in READ_TOOLS and isinstance(command, str):
+        return [name for path, name in by_path.items() if path in command]
+    return []
 
 
 def _as_messages(prompt: Prompt | None) -> list[Message]:

@@ -138,6 +138,8 @@ class RunResult:
         the run was cancelled) or ``timeout`` (``AgentConfig.run_timeout``).
     :param problems: plugin hooks and listeners that raised, as one line each;
         they never stop a run, but they are not hidden either.
+    :param skills: the skills the model activated during the run (it read
+        their instructions), in order; ``Agent.active_skills`` holds the session's.
     """
 
     stop_reason: str
@@ -146,6 +148,7 @@ class RunResult:
     turns: int
     error: str | None = None
     problems: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
 
     @property
     def final_message(self) -> AssistantMessage | None:
