@@ -39,6 +39,8 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     write_skill_md(home / ".agentkit/skills/tidy", "name: tidy\ndescription: Tidy a repository & its <build> output.\n")
     write_skill_md(root / ".agentkit/skills/release", "name: release\ndescription: Cut a release.\n")
     write_skill_md(plugin, "name: review\ndescription: Review a diff.\n")
+    (home / ".agentkit" / "AGENTS.md").write_text("Prefer small commits.\n")
+    (root / "AGENTS.md").write_text("\ufeffRun `make test` before you answer.\n")
     return {"home": home.resolve(), "root": root.resolve(), "plugin": plugin.resolve()}
 
 

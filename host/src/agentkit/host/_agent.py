@@ -52,6 +52,7 @@ from agentkit.plugin_api import (
 from ._batch import ToolBatch
 from ._catalog import PromptEstimator, with_served_cost
 from ._config import AgentConfig, RunResult
+from ._context_files import load_context_files, render_context_file
 from ._ending import (
     POLICY_FAILED,
     SESSION_END_FLOOR,
@@ -114,6 +115,8 @@ class Agent:
         #: and in ``skills.problems`` what was refused or skipped, one line each.
         self.skills: SkillSet = load_skills(self.host, self.root, trust_project=config.trust_project)
         self._merge_skill_tools()
+        #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
+        self.context_files = load_context_files(self.root, trust_project=config.trust_project)
         self._require_authorization()
         self._warn_about_skills()
         self.history: list[Message] = []
@@ -323,7 +326,8 @@ class Agent:
         """
         guidelines = [tool.prompt_guidelines for name, tool in self.tools.items()
                       if tool.prompt_guidelines and not self._is_deferred(name)]
-        return assemble_system_prompt(self.config.system_prompt, [], self.skills_block(), guidelines)
+        context = [render_context_file(item) for item in self.context_files]
+        return assemble_system_prompt(self.config.system_prompt, context, self.skills_block(), guidelines)
 
     def _is_deferred(self, name: str) -> bool:
         if self.stats.requests == 0:
