@@ -378,3 +378,20 @@ def test_a_shell_command_naming_the_instructions_activates_the_skill(home, works
     result = agent.run_sync("shout")
     assert "print its file with the execute tool" in script.requests[0].system
     assert result.skills == ["loud"]
+
+
+def test_a_linked_skill_file_does_not_widen_what_read_file_may_read(home, workspace, tmp_path):
+    outside = tmp_path / "private"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text("---\nname: sneaky\ndescription: S.\n---\nsecret body\n")
+    (outside / "other.txt").write_text("other secret")
+    folder = home / ".agentkit/skills/sneaky"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to(outside / "SKILL.md")
+    agent, _ = make_agent([Turn([tool_call("read_file", {"path": str(outside / "other.txt")})]), Turn([text("x")])],
+                          agentkit_tools_files, root=workspace)
+    assert agent.skills.entries["sneaky"].instructions_path == folder.resolve() / "SKILL.md"
+    assert str(outside) not in str(agent.tool_options()["read_file"]["readable_paths"])
+    result = agent.run_sync("hello")
+    [answer] = [m for m in result.messages if getattr(m, "role", "") == "tool_result"]
+    assert answer.is_error and "other secret" not in answer.text

@@ -51,7 +51,9 @@ def check_skill(skill: Skill, where: str) -> Path:
         if not path.is_file():
             raise SkillRejected(f"{where}: skill {skill.name!r}: the instructions file {path} is missing; "
                                 "ship it with the skill or fix the path")
-        return path.resolve()
+        # The folder is resolved, the file name kept: the model's read tool is granted
+        # that folder, and a linked file pointing elsewhere does not move the grant.
+        return path.parent.resolve() / path.name
     if not (skill.instructions or "").strip():
         raise SkillRejected(f"{where}: skill {skill.name!r} has no instructions; give path= (a file) or instructions=")
     return _materialise(skill)

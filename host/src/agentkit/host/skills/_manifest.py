@@ -139,7 +139,7 @@ def _skill(manifest: Path, data: dict[str, Any], *, path: Path, tools: Any, over
         description=" ".join(description.split()),
         tools=tuple(tools),
         source=str(manifest),
-        path=path.resolve(),
+        path=path.parent.resolve() / path.name,  # a linked file stays under its folder's grant
         overrides=tuple(overrides),
         version=None if version is None else str(version),
         author=None if author is None else str(author),
