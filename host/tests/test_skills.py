@@ -395,3 +395,33 @@ def test_a_linked_skill_file_does_not_widen_what_read_file_may_read(home, worksp
     result = agent.run_sync("hello")
     [answer] = [m for m in result.messages if getattr(m, "role", "") == "tool_result"]
     assert answer.is_error and "other secret" not in answer.text
+
+
+def test_a_skill_bringing_a_command_tool_needs_a_policy_when_the_agent_is_built(home, workspace):
+    shell = _tool("run_it")
+    shell.requires_authorization = True
+    plugin = SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,)))
+    with pytest.raises(ConfigError, match="skill 'ops' brings the tool 'run_it', which runs arbitrary commands"):
+        make_agent([], plugin, root=workspace)
+
+
+def test_any_skill_text_renders_a_block_that_reads_back_unchanged():
+    import xml.etree.ElementTree as ElementTree
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from agentkit.host.skills import SkillEntry, render_skills_block
+
+    printable = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.tuples(printable, printable), min_size=1, max_size=4))
+    def check(pairs):
+        entries = [SkillEntry(Skill(f"s{index}", description), "user", "x", Path("/skills") / folder / "SKILL.md")
+                   for index, (description, folder) in enumerate(pairs)]
+        shown = ElementTree.fromstring(render_skills_block(entries, "read_file")).findall("skill")
+        assert [(s.findtext("name"), s.findtext("description"), s.findtext("location")) for s in shown] == [
+            (e.skill.name, e.skill.description, str(e.instructions_path)) for e in entries]
+
+    check()

@@ -185,7 +185,9 @@ class Agent:
                     if item not in self.tools and item not in self.host.tools:
                         raise ConfigError(f"skill {name!r} ({entry.origin}) needs the tool {item!r}, which no "
                                           "installed plugin serves; install it or remove the skill")
+                    self._require_authorization_for(name, self.tools.get(item) or self.host.tools[item])
                     continue
+                self._require_authorization_for(name, item)
                 try:
                     check_tool(item)
                 except RegistrationError as exc:
@@ -201,6 +203,14 @@ class Agent:
                 brought[item.name] = name
                 if item.name in self.tools:
                     self.tools[item.name] = item
+
+    def _require_authorization_for(self, skill: str, tool: Tool) -> None:
+        """Refuse now what activating the skill mid-run would otherwise refuse then."""
+        if tool.requires_authorization and self.config.before_tool_call is None:
+            raise ConfigError(
+                f"skill {skill!r} brings the tool {tool.name!r}, which runs arbitrary commands, and "
+                "AgentConfig.before_tool_call is not set: set a policy (or agentkit.host.allow_all), or remove the skill"
+            )
 
     def _skill_tools(self, name: str) -> list[Tool]:
         tools = []
