@@ -68,11 +68,12 @@ from ._plugins import PluginHost
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
+from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
-from .errors import AgentBusy, ConfigError, SkillConflictError
+from .errors import AgentBusy, ConfigError
 from .runtime import ProviderRuntime, http_timeouts
-from .skills import READ_TOOLS, SkillSet, load_skills, read_tool, render_skills_block
+from .skills import SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
 
@@ -168,57 +169,7 @@ class Agent:
         return {name: available[name] for name in self.config.tools}
 
     def _merge_skill_tools(self) -> None:
-        """Check every skill's tools now, so that a conflict fails the agent's construction.
-
-        A skill's own tool may not take a name the agent already has unless
-        the skill lists it in ``overrides``; nor may two skills bring one name;
-        an installed tool a skill names must exist. Overrides replace the
-        agent's tool from the start, so a tool's definition never changes
-        under the provider's cached prefix; everything else a skill brings is
-        added when the skill is activated (:meth:`activate_skill`).
-        """
-        brought: dict[str, str] = {}
-        for name, entry in sorted(self.skills.entries.items()):
-            skill = entry.skill
-            for item in skill.tools:
-                if isinstance(item, str):
-                    if item not in self.tools and item not in self.host.tools:
-                        raise ConfigError(f"skill {name!r} ({entry.origin}) needs the tool {item!r}, which no "
-                                          "installed plugin serves; install it or remove the skill")
-                    self._require_authorization_for(name, self.tools.get(item) or self.host.tools[item])
-                    continue
-                self._require_authorization_for(name, item)
-                try:
-                    check_tool(item)
-                except RegistrationError as exc:
-                    raise ConfigError(f"skill {name!r}: {exc}") from exc
-                if item.name in brought:
-                    raise SkillConflictError(f"skills {brought[item.name]!r} and {name!r} both bring a tool named "
-                                             f"{item.name!r}; remove one of the skills")
-                if item.name in self.tools and item.name not in skill.overrides:
-                    raise SkillConflictError(
-                        f"skill {name!r} ({entry.origin}) brings a tool named {item.name!r}, which the agent already "
-                        f"has; rename the skill's tool, or declare overrides=({item.name!r},) in the skill"
-                    )
-                brought[item.name] = name
-                if item.name in self.tools:
-                    self.tools[item.name] = item
-
-    def _require_authorization_for(self, skill: str, tool: Tool) -> None:
-        """Refuse now what activating the skill mid-run would otherwise refuse then."""
-        if tool.requires_authorization and self.config.before_tool_call is None:
-            raise ConfigError(
-                f"skill {skill!r} brings the tool {tool.name!r}, which runs arbitrary commands, and "
-                "AgentConfig.before_tool_call is not set: set a policy (or agentkit.host.allow_all), or remove the skill"
-            )
-
-    def _skill_tools(self, name: str) -> list[Tool]:
-        tools = []
-        for item in self.skills.entries[name].skill.tools:
-            tool = item if isinstance(item, Tool) else self.tools.get(item) or self.host.tools[item]
-            if self.tools.get(tool.name) is not tool:
-                tools.append(tool)
-        return tools
+        check_skill_tools(self.skills, self.tools, self.host.tools, self.config.before_tool_call)
 
     def activate_skill(self, name: str) -> None:
         """Load skill ``name``: add the tools it brings, and record it in :attr:`active_skills`.
@@ -234,21 +185,15 @@ class Agent:
             raise ConfigError(f"no skill named {name!r} (known: {known}); see 'agentkit skills list'")
         if name in self.active_skills:
             return
-        self.add_tools(*self._skill_tools(name))
+        self.add_tools(*tools_to_add(self.skills.entries[name], self.tools, self.host.tools))
         self.active_skills.append(name)
 
     def _activate_read_skills(self, calls: Sequence[Any], results: Sequence[Any], state: RunState) -> None:
         """Activate the skills whose instructions a successful call of this batch read."""
-        by_path = {str(entry.instructions_path): name for name, entry in self.skills.entries.items()}
-        answered = {result.tool_use_id: result for result in results}
-        for call in calls:
-            result = answered.get(call.id)
-            if result is None or result.is_error:
-                continue
-            for name in _skills_read_by(call, by_path, self.root):
-                if name not in self.active_skills:
-                    self.activate_skill(name)
-                    state.skills.append(name)
+        for name in skills_read(calls, results, self.skills, self.root):
+            if name not in self.active_skills:
+                self.activate_skill(name)
+                state.skills.append(name)
 
     def _warn_about_skills(self) -> None:
         if self.skills.invocable() and self._skill_reader() is None:
@@ -611,27 +556,6 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
-
-
-def _skills_read_by(call: Any, by_path: dict[str, str], root: Path) -> list[str]:
-    """The skills whose instructions file ``call`` reads: a ``read_file`` path, or a shell command naming it."""
-    try:
-        arguments = call.parsed_arguments()
-    except ValueError:
-        return []
-    if not isinstance(arguments, dict):
-        return []
-    if call.name == "read_file":
-        raw = arguments.get("path")
-        if not isinstance(raw, str):
-            return []
-        path = Path(raw) if Path(raw).is_absolute() else root / raw
-        name = by_path.get(str(path.resolve()))
-        return [name] if name else []
-    command = arguments.get("command")
-    if call.name in READ_TOOLS and isinstance(command, str):
-        return [name for path, name in by_path.items() if path in command]
-    return []
 
 
 def _as_messages(prompt: Prompt | None) -> list[Message]:
