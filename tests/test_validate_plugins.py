@@ -98,11 +98,28 @@ BROKEN = {
     "future_api": (
         {"requires": ["agentkit-plugin-api>=9,<10"], "files": {"future_api.py": GOOD_TOOL.replace("shout", "shout4")}},
         "api-range", ["agentkit-plugin-api<10,>=9", "install a version of the plugin built for"]),
+    # Skills: what a model would be shown, or could not be.
+    "skill_collides_a": (
+        {"files": {"skill_collides_a.py": GOOD_SKILL.replace('"tidy"', '"clash"')}},
+        "collisions", ["skill 'clash'", "also registered by plugin 'skill_collides_b'"]),
+    "skill_collides_b": (
+        {"files": {"skill_collides_b.py": GOOD_SKILL.replace('"tidy"', '"clash"')}},
+        "collisions", ["skill 'clash'", "also registered by plugin 'skill_collides_a'"]),
+    "skill_no_description": (
+        {"files": {"skill_no_description.py": GOOD_SKILL.replace('"tidy", "Tidy a repository."', '"bare", ""')}},
+        "loads", ["skill 'bare' has no description", "say when the model should use it"]),
+    "skill_no_instructions": (
+        {"files": {"skill_no_instructions.py": "from agentkit.plugin_api import Skill, hookimpl\n\n@hookimpl\n"
+                   "def agentkit_register_skills(register):\n"
+                   "    register(Skill('ghost', 'A skill.', path='/nonexistent/ghost/instructions.md'))\n"}},
+        "skills.manifest", ["instructions file /nonexistent/ghost/instructions.md is missing"]),
     "exits_on_import": (
         {"files": {"exits_on_import.py": "import os\nos._exit(3)\n"}},
         "isolation", ["exit code 3"]),
 }
-CATEGORY = {"overturns_block": "hooks", "rewrites_args": "hooks", "misspelled_arg": "hooks"}
+CATEGORY = {"overturns_block": "hooks", "rewrites_args": "hooks", "misspelled_arg": "hooks",
+            "skill_collides_a": "skills", "skill_collides_b": "skills",
+            "skill_no_description": "skills", "skill_no_instructions": "skills"}
 GOOD = {
     "good_tool": ("tools", GOOD_TOOL),
     "good_hook": ("hooks", GOOD_HOOK),

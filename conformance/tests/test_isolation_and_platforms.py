@@ -75,5 +75,6 @@ def test_a_plugin_that_ends_the_interpreter_cannot_hide_its_neighbours(on_path):
     assert next(c.message for c in reports["aaa_exits"].failures if c.check == "isolation").startswith(
         "the checks process ended with exit code 7")
     # The neighbour's own verdict arrives, and the collision check still ran (no warning about it).
-    assert [c.message for c in reports["zzz_empty_skill"].failures] == ["empty instructions"]
+    assert [c.message for c in reports["zzz_empty_skill"].failures] == [
+        "plugin 'zzz_empty_skill': skill 'terse' has no instructions"]
     assert reports["zzz_empty_skill"].warnings == []

@@ -24,9 +24,25 @@ def _number(line_number: int, text: str) -> str:
     return f"{line_number:>6}\t{text}"
 
 
+def _root_for(raw: str, context: ToolContext) -> str:
+    """The workspace root, or the folder the embedder granted that holds the absolute path ``raw``.
+
+    ``options["readable_paths"]`` lists folders outside the workspace that
+    ``read_file`` may read (the host grants the folders of the agent's skills);
+    the path is still resolved beneath that folder, links included.
+    """
+    if os.path.isabs(raw):
+        wanted = os.path.normpath(raw)
+        for granted in context.options.get("readable_paths", ()):
+            folder = os.path.normpath(str(granted))
+            if wanted == folder or wanted.startswith(folder.rstrip(os.sep) + os.sep):
+                return folder
+    return str(context.root)
+
+
 @enveloped
 def read_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-    with locate(context.root, arguments["path"]) as target:
+    with locate(_root_for(arguments["path"], context), arguments["path"]) as target:
         shown = target.shown
         with os.fdopen(target.open_file(), "rb") as handle:
             head = handle.read(16)

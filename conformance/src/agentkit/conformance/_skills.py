@@ -1,19 +1,20 @@
-"""Checks of the ``skills`` category: each skill parses and has what the agent needs.
+"""Checks of the ``skills`` category: what the model would see of each skill.
 
-This grows with the skills issue (manifests on disk, tool overrides); today a
-skill must have a name, a description the model reads to choose it, and
-instructions it loads on demand, and list its tools by name.
+Each skill goes through the host's own skill checks (the ones an agent
+applies to plugin and folder skills alike), then the ``<available_skills>``
+block the agent would send is rendered and read back: the skill must appear
+in it exactly once, with its name, description and instructions path intact
+(escaped, not cut), and the path must hold instructions the model can read.
 """
 
 from __future__ import annotations
 
-import re
+import xml.etree.ElementTree as ElementTree
 
 from agentkit.host import PluginHost
+from agentkit.host.skills import SkillEntry, SkillRejected, check_skill, render_skills_block
 
 from ._report import Check, failed, passed
-
-SKILL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 def check_skills(host: PluginHost, plugin: str) -> list[Check]:
@@ -23,15 +24,37 @@ def check_skills(host: PluginHost, plugin: str) -> list[Check]:
                        "call register(Skill(...)) in agentkit_register_skills, or drop the agentkit.skills entry point")]
     checks = []
     for skill in skills:
-        missing = [f for f in ("name", "description", "instructions") if not str(getattr(skill, f) or "").strip()]
-        if missing:
-            checks.append(failed("skills.manifest", f"empty {', '.join(missing)}",
-                                 "give every skill a name, a description and instructions", skill.name))
-        elif not SKILL_NAME.match(skill.name):
-            checks.append(failed("skills.manifest", f"the name {skill.name!r} is not 1-64 letters, digits, '_', '.' or '-'",
-                                 "rename the skill", skill.name))
-        else:
-            checks.append(passed("skills.manifest", subject=skill.name))
-        if not isinstance(skill.tools, tuple) or not all(isinstance(t, str) for t in skill.tools):
-            checks.append(failed("skills.tools", "tools must be a tuple of tool names", "list tool names", skill.name))
+        try:
+            path = check_skill(skill, f"plugin {plugin!r}")
+        except SkillRejected as exc:
+            message, _, fix = str(exc).partition("; ")
+            checks.append(failed("skills.manifest", message, fix or "fix the skill", skill.name))
+            continue
+        checks.append(passed("skills.manifest", subject=skill.name))
+        checks.append(_check_block(SkillEntry(skill, "plugin", plugin, path)))
     return checks
+
+
+def _check_block(entry: SkillEntry) -> Check:
+    skill = entry.skill
+    if not skill.model_invocable:
+        return passed("skills.prompt", "not shown to the model (model_invocable=False)", skill.name)
+    block = render_skills_block([entry], "read_file")
+    try:
+        shown = ElementTree.fromstring(block).findall("skill")
+    except ElementTree.ParseError as exc:
+        return failed("skills.prompt", f"the rendered block is not well-formed ({exc})",
+                      "report this: the host escapes every field", skill.name)
+    seen = [(s.findtext("name"), s.findtext("description"), s.findtext("location")) for s in shown]
+    if seen != [(skill.name, skill.description, str(entry.instructions_path))]:
+        return failed("skills.prompt", f"the model would see {seen!r}", "report this: the block must carry the "
+                      "skill's name, description and instructions path unchanged", skill.name)
+    try:
+        text = entry.instructions_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return failed("skills.prompt", f"the instructions at {entry.instructions_path} cannot be read as UTF-8 "
+                      f"text ({exc})", "ship the instructions as a UTF-8 text file", skill.name)
+    if not text.strip():
+        return failed("skills.prompt", f"the instructions at {entry.instructions_path} are empty",
+                      "write the steps the model follows in that file", skill.name)
+    return passed("skills.prompt", subject=skill.name)

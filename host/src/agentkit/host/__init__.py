@@ -12,7 +12,7 @@ from ._agent import Agent, AgentStats
 from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, Terminate, allow_all
 from ._plugins import PluginHost, PluginRecord
 from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
-from .errors import AgentBusy, ConfigError, ModelNotFound
+from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
 
 # Embedders decide where the host's warnings go; unconfigured, they go nowhere.
 logging.getLogger("agentkit").addHandler(logging.NullHandler())
@@ -35,6 +35,7 @@ __all__ = [
     "PluginHost",
     "PluginRecord",
     "RunResult",
+    "SkillConflictError",
     "StopContext",
     "StopPolicy",
     "Terminate",

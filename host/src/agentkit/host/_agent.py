@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import threading
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -51,6 +52,7 @@ from agentkit.plugin_api import (
 from ._batch import ToolBatch
 from ._catalog import PromptEstimator, with_served_cost
 from ._config import AgentConfig, RunResult
+from ._context_files import load_context_files, render_context_file
 from ._ending import (
     POLICY_FAILED,
     SESSION_END_FLOOR,
@@ -66,11 +68,16 @@ from ._plugins import PluginHost
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
+from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
+from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError
 from .runtime import ProviderRuntime, http_timeouts
+from .skills import SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
+
+_log = logging.getLogger("agentkit.skills")
 
 
 @dataclass
@@ -105,8 +112,17 @@ class Agent:
         self.provider = provider
         self.root = Path(config.root).expanduser().resolve()
         self.tools = self._select_tools()
+        #: The skills this agent has (plugins, the user's folder, the trusted project's),
+        #: and in ``skills.problems`` what was refused or skipped, one line each.
+        self.skills: SkillSet = load_skills(self.host, self.root, trust_project=config.trust_project)
+        self._merge_skill_tools()
+        #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
+        self.context_files = load_context_files(self.root, trust_project=config.trust_project)
         self._require_authorization()
+        self._warn_about_skills()
         self.history: list[Message] = []
+        #: The skills activated in this session, in order (the audit of which instructions the model loaded).
+        self.active_skills: list[str] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
         check_limits(config)
@@ -151,6 +167,61 @@ class Agent:
                 f"unknown tool(s) {', '.join(unknown)} in AgentConfig.tools; installed: {', '.join(sorted(available)) or 'none'}"
             )
         return {name: available[name] for name in self.config.tools}
+
+    def _merge_skill_tools(self) -> None:
+        check_skill_tools(self.skills, self.tools, self.host.tools, self.config.before_tool_call)
+
+    def activate_skill(self, name: str) -> None:
+        """Load skill ``name``: add the tools it brings, and record it in :attr:`active_skills`.
+
+        The model activates a skill by reading its instructions (with
+        ``read_file``, or a shell command naming the file); an embedder may
+        call this between runs or from a tool handler. Tools added after the
+        session's first request are deferred (see :meth:`add_tools`), so the
+        provider's cached prefix survives. Activating an active skill does nothing.
+        """
+        if name not in self.skills.entries:
+            known = ", ".join(sorted(self.skills.entries)) or "none"
+            raise ConfigError(f"no skill named {name!r} (known: {known}); see 'agentkit skills list'")
+        if name in self.active_skills:
+            return
+        self.add_tools(*tools_to_add(self.skills.entries[name], self.tools, self.host.tools))
+        self.active_skills.append(name)
+
+    def _activate_read_skills(self, calls: Sequence[Any], results: Sequence[Any], state: RunState) -> None:
+        """Activate the skills whose instructions a successful call of this batch read."""
+        for name in skills_read(calls, results, self.skills, self.root):
+            if name not in self.active_skills:
+                self.activate_skill(name)
+                state.skills.append(name)
+
+    def _warn_about_skills(self) -> None:
+        if self.skills.invocable() and self._skill_reader() is None:
+            self.skills.problems.append(
+                "the agent has skills but no tool to read them with (read_file, or a shell tool); "
+                "the skills are left out of the system prompt: enable read_file"
+            )
+        for problem in self.skills.problems:
+            _log.warning("%s", problem)
+
+    def _skill_reader(self) -> str | None:
+        return read_tool(self.tools)
+
+    def skills_block(self) -> str | None:
+        """The ``<available_skills>`` block the model is shown, or ``None`` (no skill, or nothing to read one with)."""
+        shown, reader = self.skills.invocable(), self._skill_reader()
+        if not shown or reader is None:
+            return None
+        return render_skills_block(shown, reader)
+
+    def tool_options(self) -> dict[str, dict[str, Any]]:
+        """Per-tool options handed to handlers: the embedder's, plus the skill folders ``read_file`` may read."""
+        options = {name: dict(values) for name, values in self.config.tool_options.items()}
+        folders = sorted({str(entry.folder) for entry in self.skills.invocable()})
+        if folders and "read_file" in self.tools:
+            read = options.setdefault("read_file", {})
+            read["readable_paths"] = [*read.get("readable_paths", ()), *folders]
+        return options
 
     def _require_authorization(self) -> None:
         needing = sorted(name for name, tool in self.tools.items() if tool.requires_authorization)
@@ -203,9 +274,21 @@ class Agent:
         self._require_authorization()
 
     def system_prompt(self) -> str | None:
-        parts = [self.config.system_prompt] if self.config.system_prompt else []
-        parts += [tool.prompt_guidelines for tool in self.tools.values() if tool.prompt_guidelines]
-        return "\n\n".join(parts) or None
+        """The system prompt every request carries; its order is documented in :mod:`._system_prompt`.
+
+        A tool added after the first request is deferred and its guidelines are
+        not added: the system prompt stays the cached prefix it was.
+        """
+        guidelines = [tool.prompt_guidelines for name, tool in self.tools.items()
+                      if tool.prompt_guidelines and not self._is_deferred(name)]
+        context = [render_context_file(item) for item in self.context_files]
+        return assemble_system_prompt(self.config.system_prompt, context, self.skills_block(), guidelines)
+
+    def _is_deferred(self, name: str) -> bool:
+        if self.stats.requests == 0:
+            return False
+        spec = self._tool_specs.get(name)
+        return spec is None or spec.deferred
 
     # -- control ---------------------------------------------------------------------
 
@@ -328,7 +411,7 @@ class Agent:
                 hooks=hooks,
                 session=session,
                 before_tool_call=self.config.before_tool_call,
-                tool_options=dict(self.config.tool_options),
+                tool_options=self.tool_options(),
                 cancel=stop.cancel,
                 emit=emit,
                 stop=stop,
@@ -361,7 +444,8 @@ class Agent:
             except asyncio.CancelledError:
                 cancelled = True
             self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
-                                          list(hooks.problems))  # a copy: abandoned threads may still report
+                                          list(hooks.problems),  # a copy: abandoned threads may still report
+                                          skills=list(state.skills))
             emit(AgentEnd(state.stop_reason, list(state.added), state.error))
             put(None)
         if cancelled:
@@ -396,6 +480,7 @@ class Agent:
                 results, terminate = await batch.run(calls)
             for result in results:
                 append(result)
+            self._activate_read_skills(calls, results, state)
             emit(TurnEnd(state.turn, message, results))
             if stop.requested:
                 self._end_stopped(state, stop, append)

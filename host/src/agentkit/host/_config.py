@@ -92,6 +92,10 @@ class AgentConfig:
     :param max_tool_result_chars: the longest tool result text the model is
         shown; a longer one is cut, with a note saying how much was cut.
         Default 100,000; ``None``: no cap.
+    :param trust_project: read what the project itself supplies to the prompt:
+        skills under ``<root>/.agentkit/skills/`` and the ``AGENTS.md`` context
+        files. Default false: a project you did not write cannot instruct the
+        model until you say you trust it.
     """
 
     model: str
@@ -120,6 +124,7 @@ class AgentConfig:
     hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
     run_timeout: float | None = None
     max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
+    trust_project: bool = False
 
 
 @dataclass
@@ -133,6 +138,8 @@ class RunResult:
         the run was cancelled) or ``timeout`` (``AgentConfig.run_timeout``).
     :param problems: plugin hooks and listeners that raised, as one line each;
         they never stop a run, but they are not hidden either.
+    :param skills: the skills the model activated during the run (it read
+        their instructions), in order; ``Agent.active_skills`` holds the session's.
     """
 
     stop_reason: str
@@ -141,6 +148,7 @@ class RunResult:
     turns: int
     error: str | None = None
     problems: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
 
     @property
     def final_message(self) -> AssistantMessage | None:

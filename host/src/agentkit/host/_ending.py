@@ -35,6 +35,7 @@ class RunState:
     turn: int = 0
     stop_reason: str = "completed"
     error: str | None = None
+    skills: list[str] = field(default_factory=list)
 
 
 #: Seconds the session-end hooks get even when the run's stop budget is spent.

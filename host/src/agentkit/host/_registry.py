@@ -76,8 +76,10 @@ class Registry:
     def add_skill(self, plugin: str, skill: Any) -> None:
         if not isinstance(skill, Skill):
             raise RegistrationError(f"register() got {type(skill).__name__}, expected agentkit.plugin_api.Skill")
-        if not skill.name or not skill.description:
-            raise RegistrationError("a skill needs a name and a description")
+        if not skill.name or not isinstance(skill.name, str):
+            raise RegistrationError("a skill needs a name: give Skill(name=...)")
+        if not isinstance(skill.description, str) or not skill.description.strip():
+            raise RegistrationError(f"skill {skill.name!r} has no description: say when the model should use it")
         self._claim("skill", skill.name, plugin, skill)
 
     def owner(self, kind: str, name: str) -> str | None:

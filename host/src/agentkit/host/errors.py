@@ -5,6 +5,7 @@
     AgentkitError                      (agentkit.plugin_api.errors)
     ├── UsageError                     the caller asked for something invalid
     │   ├── ConfigError                an AgentConfig or environment setting is wrong
+    │   │   └── SkillConflictError     a skill's tool takes a name the agent already has
     │   ├── ModelNotFound              no installed provider serves the model
     │   └── AgentBusy                  run/stream called while a run is in progress
     ├── PluginError                    a plugin broke its contract (plugin, hook)
@@ -23,6 +24,10 @@ class ConfigError(UsageError):
     """An ``AgentConfig`` value or an environment setting is invalid."""
 
 
+class SkillConflictError(ConfigError):
+    """A skill brings a tool whose name the agent already has, and does not declare the override."""
+
+
 class ModelNotFound(UsageError):
     """No installed provider plugin serves the requested model."""
 
@@ -38,5 +43,6 @@ __all__ = [
     "ModelNotFound",
     "PluginError",
     "ProviderError",
+    "SkillConflictError",
     "UsageError",
 ]

@@ -28,7 +28,7 @@ DIST_WORD = {"providers": "provider", "tools": "tools", "skills": "skills", "hoo
 SUMMARIES = {
     "tools": "An agentkit tool plugin: a tool that repeats a text.",
     "hooks": "An agentkit hooks plugin: refuses tool calls that touch protected files.",
-    "skills": "An agentkit skills plugin: one skill.",
+    "skills": "An agentkit skills plugin: one skill whose instructions the model reads on demand.",
     "providers": "An agentkit provider plugin: a codec for one wire API.",
 }
 
@@ -110,6 +110,8 @@ def render(category: str, name: str) -> dict[str, str]:
     }
     if category == "providers":
         files[f"src/{package}/_responder.py"] = fill("providers_responder.py.tmpl")
+    if category == "skills":  # the model reads the instructions from a file, on demand
+        files[f"src/{package}/instructions.md"] = fill("skills_instructions.md.tmpl")
     return files
 
 

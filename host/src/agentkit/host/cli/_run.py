@@ -4,7 +4,10 @@ The answer's text is written to stdout as it streams; tool calls and notes go
 to stderr, one line each. ``--json`` writes every event as one JSON line
 instead (the ``agentkit.event/v1`` schema). ``--dry-run`` prints the request
 the first turn would send (method, URL, headers with credentials redacted,
-body as sent) and sends nothing.
+body as sent, the assembled system prompt included) and sends nothing.
+
+The project under ``--root`` may add to the system prompt (its skills under
+``.agentkit/skills/``, its ``AGENTS.md`` files) only with ``--trust-project``.
 
 Exit codes: 0 the run completed (the model answered without tool calls);
 1 it ended otherwise (``error``, ``aborted``, ``max_turns``, ``terminated``
@@ -74,6 +77,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--allow-all-tools", action="store_true",
         help="also enable tools that run commands (shell), and allow every call the model makes",
+    )
+    parser.add_argument(
+        "--trust-project", action="store_true",
+        help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
     )
     parser.add_argument("--script", default=None, help="for faux/scripted: a JSON file with the list of turns")
     parser.set_defaults(handler=run)
@@ -149,8 +156,11 @@ def run(args: argparse.Namespace) -> int:
         model=args.model, root=root, system_prompt=args.system, tools=tools,
         before_tool_call=allow_all if args.allow_all_tools else None,
         max_turns=args.max_turns, max_tokens=args.max_tokens, transport=transport,
+        trust_project=args.trust_project,
     )
     agent = Agent(config, host=host)  # a ConfigError is a usage error: exit 2
+    for problem in agent.skills.problems:
+        print(f"note: {problem}", file=sys.stderr)
 
     if args.dry_run:
         return _dry_run(agent, args.task)

@@ -1,0 +1,98 @@
+"""Project context files (``AGENTS.md`` and kin) for the system prompt.
+
+Per folder, the first of :data:`CANDIDATES` that is a file is used (a folder
+of that name falls through to the next candidate). Read in this order, least
+specific first, so that the most specific instructions come last:
+
+1. the user's: ``~/.agentkit/`` (skipped when HOME cannot be resolved);
+2. the project's, only when the project is trusted: every folder from the
+   repository root down to the agent's root. The repository root is the
+   nearest folder at or above the agent's root holding ``.git`` (a folder, or
+   the file a linked worktree has); without one, only the agent's root is read.
+   So a linked worktree nested inside its main repository stops at its own
+   root, and the main repository's copy of the same tracked file is not read
+   a second time.
+
+Each file is cut at :data:`MAX_CONTEXT_FILE_BYTES` with a note saying so, its
+BOM is stripped, and both its path and its body are XML-escaped in the prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from .skills import user_home
+
+__all__ = ["CANDIDATES", "MAX_CONTEXT_FILE_BYTES", "ContextFile", "load_context_files", "render_context_file"]
+
+#: The names tried in each folder, first match wins.
+CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "CLAUDE.md")
+#: The most of one file the model is shown.
+MAX_CONTEXT_FILE_BYTES = 32 * 1024
+#: The user's folder under HOME.
+USER_FOLDER = ".agentkit"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFile:
+    """One context file as the model is shown it.
+
+    :param tier: ``user`` or ``project``.
+    :param size: the file's size in bytes; more than the text shown when it was cut.
+    """
+
+    path: Path
+    text: str
+    tier: str
+    size: int
+    cut: bool
+
+
+def load_context_files(root: Path, *, trust_project: bool) -> list[ContextFile]:
+    """The context files for an agent rooted at ``root``, in prompt order."""
+    found = []
+    home = user_home()
+    if home is not None:
+        found += _read_folder(home / USER_FOLDER, "user")
+    if trust_project:
+        for folder in _project_folders(root):
+            found += _read_folder(folder, "project")
+    return found
+
+
+def _project_folders(root: Path) -> list[Path]:
+    """From the repository root down to ``root`` (just ``root`` outside a repository)."""
+    chain = [root, *root.parents]
+    for index, folder in enumerate(chain):
+        if (folder / ".git").exists():
+            return list(reversed(chain[: index + 1]))
+    return [root]
+
+
+def _read_folder(folder: Path, tier: str) -> list[ContextFile]:
+    for name in CANDIDATES:
+        path = folder / name
+        if not path.is_file():
+            continue  # absent, or a folder of that name: try the next candidate
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_CONTEXT_FILE_BYTES + 1)
+                size = max(len(data), path.stat().st_size)
+        except OSError:
+            continue
+        cut = len(data) > MAX_CONTEXT_FILE_BYTES
+        text = data[:MAX_CONTEXT_FILE_BYTES].decode("utf-8", errors="ignore" if cut else "replace")
+        return [ContextFile(path.resolve(), text.removeprefix("\ufeff"), tier, size, cut)]
+    return []
+
+
+def render_context_file(item: ContextFile) -> str:
+    """The file as a ``<context_file>`` element, path and body escaped."""
+    body = escape(item.text.rstrip("\n"))
+    if item.cut:
+        body += (f"\n[cut: {item.path.name} is {item.size} bytes; only the first {MAX_CONTEXT_FILE_BYTES} are "
+                 "shown. Read the file for the rest.]")
+    path = escape(str(item.path), {'"': "&quot;"})
+    return f'<context_file path="{path}">\n{body}\n</context_file>'

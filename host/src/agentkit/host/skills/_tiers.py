@@ -1,0 +1,143 @@
+"""Where skills come from: installed plugins, the user's skills folder, the project's.
+
+Precedence, highest first: user, project, plugin. A skill of a higher tier
+shadows one of the same name below it, and the shadowing is reported. Two
+skills of the same name within one folder tier are both refused (as two
+plugins claiming one name are). The project tier is read only when the
+embedder trusts the project (``AgentConfig.trust_project``); when HOME cannot
+be resolved to an absolute folder, the user tier is skipped, never looked for
+relative to the working directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentkit.plugin_api import Skill
+
+from ._check import check_skill
+from ._manifest import SkillRejected, read_skill_folder
+
+if TYPE_CHECKING:
+    from .._plugins import PluginHost
+
+__all__ = ["PROJECT_SKILLS", "TIERS", "SkillEntry", "SkillSet", "load_skills", "user_home"]
+
+#: Tiers from lowest to highest precedence.
+TIERS = ("plugin", "project", "user")
+#: The project's skills folder, under the workspace root.
+PROJECT_SKILLS = Path(".agentkit") / "skills"
+#: The user's skills folder, under HOME.
+USER_SKILLS = Path(".agentkit") / "skills"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEntry:
+    """A skill that passed the checks, with where it came from.
+
+    :param tier: ``plugin``, ``user`` or ``project``.
+    :param origin: the plugin's name, or the skill's folder.
+    :param instructions_path: the absolute path the model reads the instructions from.
+    """
+
+    skill: Skill
+    tier: str
+    origin: str
+    instructions_path: Path
+
+    @property
+    def folder(self) -> Path:
+        """The folder relative paths in the instructions are resolved against."""
+        return self.instructions_path.parent
+
+
+@dataclass
+class SkillSet:
+    """The skills an agent has, and what was refused or skipped on the way (one line each)."""
+
+    entries: dict[str, SkillEntry] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    trust_project: bool = False
+    user_folder: Path | None = None
+    project_folder: Path | None = None
+
+    def invocable(self) -> list[SkillEntry]:
+        """The skills the model may choose, in name order."""
+        return [entry for _, entry in sorted(self.entries.items()) if entry.skill.model_invocable]
+
+
+def user_home() -> Path | None:
+    """HOME as an absolute folder, or ``None`` when it cannot be resolved."""
+    raw = os.environ.get("HOME")
+    if raw is None:
+        try:
+            raw = os.path.expanduser("~")
+        except (KeyError, RuntimeError):  # no passwd entry
+            return None
+    if not raw or raw == "~" or not os.path.isabs(raw):
+        return None
+    return Path(raw)
+
+
+def load_skills(host: PluginHost | None, root: Path, *, trust_project: bool) -> SkillSet:
+    """Every skill from the three tiers, checked; refusals are in ``problems``, never raised."""
+    found = SkillSet(trust_project=trust_project)
+    tiers: dict[str, dict[str, SkillEntry]] = {tier: {} for tier in TIERS}
+    if host is not None:
+        for name, skill in host.skills.items():
+            plugin = host.plugin_of("skill", name) or "?"
+            try:
+                path = check_skill(skill, f"plugin {plugin!r}")
+            except SkillRejected as exc:
+                found.problems.append(str(exc))
+                continue
+            tiers["plugin"][name] = SkillEntry(skill, "plugin", plugin, path)
+    project = (root / PROJECT_SKILLS)
+    found.project_folder = project
+    if trust_project:
+        tiers["project"] = _read_tier(project, "project", found.problems)
+    elif project.is_dir():
+        found.problems.append(f"{project}: project skills not loaded: the project is not trusted "
+                              "(AgentConfig.trust_project, 'agentkit run --trust-project')")
+    home = user_home()
+    if home is None:
+        found.problems.append("HOME cannot be resolved: user skills skipped")
+    else:
+        found.user_folder = home / USER_SKILLS
+        tiers["user"] = _read_tier(found.user_folder, "user", found.problems)
+    for tier in TIERS:
+        for name, entry in tiers[tier].items():
+            shadowed = found.entries.get(name)
+            if shadowed is not None:
+                found.problems.append(f"{entry.tier} skill {name!r} ({entry.origin}) shadows the "
+                                      f"{shadowed.tier} skill of that name ({shadowed.origin})")
+            found.entries[name] = entry
+    return found
+
+
+def _read_tier(folder: Path, tier: str, problems: list[str]) -> dict[str, SkillEntry]:
+    if not folder.is_dir():
+        return {}
+    entries: dict[str, SkillEntry] = {}
+    claims: dict[str, list[Path]] = {}
+    for child in sorted(folder.iterdir()):
+        if not child.is_dir() or child.name.startswith("."):
+            continue
+        try:
+            skill, warnings = read_skill_folder(child)
+            problems.extend(warnings)
+            path = check_skill(skill, str(skill.source or child))
+        except SkillRejected as exc:
+            problems.append(str(exc))
+            continue
+        claims.setdefault(skill.name, []).append(child)
+        entries[skill.name] = SkillEntry(skill, tier, str(child.resolve()), path)
+    for name, folders in claims.items():
+        if len(folders) > 1:
+            del entries[name]
+            problems.append(f"{tier} skill {name!r} is declared by {', '.join(map(str, folders))}, so neither "
+                            "is loaded: rename one")
+    return entries
