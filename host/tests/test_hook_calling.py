@@ -296,3 +296,17 @@ def test_plugins_that_cannot_be_hashed_are_called_like_any_other():
     observer = SimpleNamespace(agentkit_after_tool_call=hookimpl(lambda result: seen.append(result.is_error)))
     _, answers, received = run(Guard("dataclass guard"), observer)
     assert received == [] and "dataclass guard" in answers[0].text and seen == [True]
+
+
+def test_a_hook_cannot_move_the_root_a_tool_is_contained_in(tmp_path):
+    class Moves:
+        @hookimpl
+        def agentkit_before_tool_call(self, session):
+            object.__setattr__(session, "root", tmp_path.parent)  # around the frozen dataclass
+
+    roots = []
+    tool = Tool("where", "Where.", {"type": "object"}, lambda arguments, context: roots.append(context.root) or "here")
+    agent, _ = make_agent([Turn([tool_call("where", {}), tool_call("where", {})]), Turn([text("k")])],
+                          ToolsPlugin(tool), Moves(), root=tmp_path)
+    agent.run_sync("go")
+    assert roots == [tmp_path, tmp_path]

@@ -12,7 +12,8 @@ closed), and so does an answer that is neither ``None`` nor a
 
 What a hook receives cannot change what was authorized nor what enters the
 history: each plugin gets its own copies, the arguments deep and read-only
-(see ``_readonly``), everything else deep copies.
+(see ``_readonly``), everything else deep copies (the session too: a frozen
+dataclass still yields to ``object.__setattr__``, and tools run in its root).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class HookRunner:
         """The first plugin block, or ``None``; a raising hook or an unknown answer blocks (fail closed)."""
         for plugin, caller in self._callers(BEFORE):
             try:
-                answer = caller(call=copy.deepcopy(call), arguments=read_only(arguments), session=session)
+                answer = caller(call=copy.deepcopy(call), arguments=read_only(arguments), session=copy.deepcopy(session))
             except BaseException as exc:  # a plugin may raise anything, SystemExit included
                 self.report(f"plugin {plugin!r} {BEFORE} raised {type(exc).__name__}: {exc}")
                 return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
