@@ -63,11 +63,27 @@ class HookRunner:
             if answer is None:
                 continue
             if isinstance(answer, Block):
-                return answer
+                return self._plain_block(plugin, answer)
             self.report(f"plugin {plugin!r} {BEFORE} returned {reprlib.repr(answer)}; only None (no objection) "
                         "or a Block is understood, so the call was blocked")
             return Block(f"Blocked: the check of plugin {plugin!r} answered neither None nor a Block.")
         return None
+
+    def _plain_block(self, plugin: str, answer: Block) -> Block:
+        """A plain ``Block`` of the host's, read from a plugin's here, where what it raises is contained.
+
+        A subclass (a ``reason`` property that raises, say) or a reason that
+        is not text would otherwise fail the run later, outside any guard.
+        """
+        try:
+            reason, terminate = answer.reason, answer.terminate
+        except BaseException as exc:  # a plugin may raise anything, SystemExit included
+            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose fields raised {type(exc).__name__}: {exc}")
+            return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
+        if type(reason) is not str:
+            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose reason is {reprlib.repr(reason)}, not text")
+            reason = f"Blocked by plugin {plugin!r}."
+        return Block(reason, terminate=terminate is True)
 
     def notify(self, hook: str, **kwargs: Any) -> None:
         """Call an observing hook on every plugin; what they raise or return is reported only."""
