@@ -194,3 +194,14 @@ def test_a_plugin_that_fails_frees_the_names_it_contested():
 def test_a_plugin_registering_one_name_twice_fails_itself():
     record = PluginHost().register(tools_plugin("twice", "twice"), name="double")
     assert record.status == "failed" and "registered twice by this plugin" in record.reason
+
+
+def test_among_three_plugins_the_way_out_names_every_other_one():
+    host = PluginHost()
+    for name in ("one", "two", "three"):
+        host.register(tools_plugin("shared", f"{name}_only"), name=name)
+    assert "shared" not in host.tools and {"one_only", "two_only", "three_only"} <= set(host.tools)
+    (collision,) = host.records["one"].collisions
+    assert "AGENTKIT_DISABLE_PLUGINS=three,two" in collision and "'three', 'two'" in collision
+    (collision,) = host.records["two"].collisions
+    assert "AGENTKIT_DISABLE_PLUGINS=one,three" in collision
