@@ -24,9 +24,12 @@ The wire rules:
 * Empty text parts are rejected by the API and dropped, except an empty part
   that carries a signature. A model turn left with no parts is dropped, and
   the user contents on either side of it are joined into one (two user turns
-  in a row would read as if the model had never been asked). A user message
-  with no parts is still a user turn: it is sent as one blank text part, so an
-  empty prompt never makes ``contents: []``, which the API refuses.
+  in a row would read as if the model had never been asked, and the API
+  refuses them); so are a prompt and the user turn it directly follows (a run
+  that failed before the model answered, or stopped after its tool results).
+  A user message with no parts is still a user turn: it is sent as one blank
+  text part, so an empty prompt never makes ``contents: []``, which the API
+  refuses.
 
 Cost per turn stays nearly flat with depth: each message's parts are
 serialized once (keyed by object identity; the host reuses history messages
@@ -184,7 +187,7 @@ class TranscriptEncoder:
                 batch.append(parts)
                 continue
             if batch:
-                contents.add(_batch_content(batch), joins=joins)
+                contents.add(_batch_content(batch), joins=True)
                 batch, joins = [], False
             if isinstance(message, AssistantMessage):
                 if not parts.main:
@@ -192,12 +195,14 @@ class TranscriptEncoder:
                     continue
                 contents.add(_Content(b"model", parts.main), joins=joins)
             else:
-                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=joins)
+                # A user turn always joins one before it: a run that failed before the model
+                # answered, or stopped after its tool results, leaves one last.
+                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=True)
             joins = False
         state = _State(current, tuple(contents.wire), contents.last, tuple(batch), joins)
         self._states.put(current[0], state)
         if batch:
-            contents.add(_batch_content(batch), joins=joins)
+            contents.add(_batch_content(batch), joins=True)
         if not contents.wire:
             return [b"[]"]
         pieces = [b","] * (2 * len(contents.wire) + 1)
