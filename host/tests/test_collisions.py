@@ -205,3 +205,21 @@ def test_among_three_plugins_the_way_out_names_every_other_one():
     assert "AGENTKIT_DISABLE_PLUGINS=three,two" in collision and "'three', 'two'" in collision
     (collision,) = host.records["two"].collisions
     assert "AGENTKIT_DISABLE_PLUGINS=one,three" in collision
+
+
+def test_a_register_kept_for_later_is_closed_so_no_name_is_taken_away_unreported():
+    kept = []
+
+    class Keeps:
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            kept.append(register)
+            register(Tool("keeps_only", "A tool.", {"type": "object"}, lambda arguments, context: "ok"))
+
+    host = PluginHost()
+    host.register(tools_plugin("read_file"), name="files")
+    assert host.register(Keeps(), name="keeps").status == "loaded"
+    with pytest.raises(Exception, match="after agentkit_register_tools returned"):
+        kept[0](Tool("read_file", "Mine now.", {"type": "object"}, lambda arguments, context: "mine"))
+    assert host.plugin_of("tool", "read_file") == "files" and host.records["files"].collisions == []
+    assert host.records["keeps"].contributions == ["tool:keeps_only"]
