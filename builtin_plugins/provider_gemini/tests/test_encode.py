@@ -48,13 +48,11 @@ class TestToolResults:
     def test_a_batch_is_one_user_content_with_a_response_per_call_in_order(self, kit) -> None:
         ids = [f"gemini_{n:024d}" for n in range(3)]
         contents = _contents(kit, self._batch(ids))
-        # The prompt after the batch joins its user content: turns alternate.
-        assert [c["role"] for c in contents] == ["user", "model", "user"]
+        assert [c["role"] for c in contents] == ["user", "model", "user", "user"]
         assert contents[2]["parts"] == [
             {"functionResponse": {"name": "tool_0", "response": {"output": "zero"}}},
             {"functionResponse": {"name": "tool_1", "response": {"error": "boom"}}},
             {"functionResponse": {"name": "tool_2", "response": {"output": "two"}}},
-            {"text": "and now?"},
         ]
         # Synthesized ids never reach the wire: pairing is by position.
         assert [part["functionCall"] for part in contents[1]["parts"]] == [
@@ -62,11 +60,12 @@ class TestToolResults:
             {"name": "tool_1", "args": {"n": 1}},
             {"name": "tool_2", "args": {"n": 2}},
         ]
+        assert contents[3] == {"role": "user", "parts": [{"text": "and now?"}]}
 
     def test_ids_the_wire_sent_go_back_on_the_call_and_its_response(self, kit) -> None:
         contents = _contents(kit, self._batch(["fc-1", "fc-2", "fc-3"]))
         assert [p["functionCall"]["id"] for p in contents[1]["parts"]] == ["fc-1", "fc-2", "fc-3"]
-        assert [p["functionResponse"]["id"] for p in contents[2]["parts"][:3]] == [
+        assert [p["functionResponse"]["id"] for p in contents[2]["parts"]] == [
             "fc-1",
             "fc-2",
             "fc-3",
@@ -167,9 +166,9 @@ class TestModelTurns:
             {"text": "well?"},
         ]
 
-    def test_a_prompt_after_a_run_that_ended_without_a_model_turn_joins_the_user_turn(self, kit) -> None:
-        """A run that failed before the model answered, or stopped after its tool results, leaves
-        a user turn last: the next prompt joins it, as the API refuses two user turns in a row."""
+    def test_a_prompt_after_a_run_that_failed_before_the_model_answered_joins_it(self, kit) -> None:
+        """The run's prompt is left last: the next one joins it, as the API refuses two user
+        turns in a row. Function responses stay a content of their own."""
         contents = _contents(kit, [UserMessage.text("a"), UserMessage.text("b")])
         assert contents == [{"role": "user", "parts": [{"text": "a"}, {"text": "b"}]}]
         call = ToolUseBlock("gemini_1", "read", "{}")
@@ -180,13 +179,12 @@ class TestModelTurns:
                 _ours(call),
                 ToolResultMessage(call.id, call.name, [TextBlock("r")]),
                 UserMessage.text("well?"),
+                UserMessage.text("still there?"),
             ],
         )
-        assert [c["role"] for c in contents] == ["user", "model", "user"]
-        assert contents[2]["parts"] == [
-            {"functionResponse": {"name": "read", "response": {"output": "r"}}},
-            {"text": "well?"},
-        ]
+        assert [c["role"] for c in contents] == ["user", "model", "user", "user"]
+        assert contents[2]["parts"] == [{"functionResponse": {"name": "read", "response": {"output": "r"}}}]
+        assert contents[3]["parts"] == [{"text": "well?"}, {"text": "still there?"}]
 
     def test_an_empty_user_prompt_is_still_a_user_turn(self, kit) -> None:
         """``contents: []`` is refused by the API: the prompt is sent as one blank."""

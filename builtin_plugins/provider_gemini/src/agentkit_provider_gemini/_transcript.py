@@ -25,8 +25,9 @@ The wire rules:
   that carries a signature. A model turn left with no parts is dropped, and
   the user contents on either side of it are joined into one (two user turns
   in a row would read as if the model had never been asked, and the API
-  refuses them); so are a prompt and the user turn it directly follows (a run
-  that failed before the model answered, or stopped after its tool results).
+  refuses them); so are two prompts in a row (a run that failed before the
+  model answered leaves its prompt last). The function responses that answer
+  a model turn stay a content of their own.
   A user message with no parts is still a user turn: it is sent as one blank
   text part, so an empty prompt never makes ``contents: []``, which the API
   refuses.
@@ -120,6 +121,8 @@ class _Content:
 
     role: bytes
     parts: bytes
+    #: It answers function calls: it stays a content of functionResponse parts (and their images).
+    answers: bool = False
 
     def wire(self) -> bytes:
         return b'{"role":"' + self.role + b'","parts":[' + self.parts + b"]}"
@@ -151,7 +154,7 @@ class _Contents:
     def add(self, content: _Content, *, joins: bool) -> None:
         """Append ``content``, or join it to the last one across a dropped model turn."""
         if joins and self.last is not None and self.last.role == content.role:
-            content = _Content(content.role, self.last.parts + b"," + content.parts)
+            content = _Content(content.role, self.last.parts + b"," + content.parts, self.last.answers)
             self.wire.pop()
         self.wire.append(content.wire())
         self.last = content
@@ -187,7 +190,7 @@ class TranscriptEncoder:
                 batch.append(parts)
                 continue
             if batch:
-                contents.add(_batch_content(batch), joins=True)
+                contents.add(_batch_content(batch), joins=joins)
                 batch, joins = [], False
             if isinstance(message, AssistantMessage):
                 if not parts.main:
@@ -195,14 +198,15 @@ class TranscriptEncoder:
                     continue
                 contents.add(_Content(b"model", parts.main), joins=joins)
             else:
-                # A user turn always joins one before it: a run that failed before the model
-                # answered, or stopped after its tool results, leaves one last.
-                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=True)
+                # A prompt joins a prompt before it (a run that failed before the model answered
+                # leaves one last), never a content of function responses, which stays whole.
+                after_prompt = contents.last is not None and not contents.last.answers
+                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=joins or after_prompt)
             joins = False
         state = _State(current, tuple(contents.wire), contents.last, tuple(batch), joins)
         self._states.put(current[0], state)
         if batch:
-            contents.add(_batch_content(batch), joins=True)
+            contents.add(_batch_content(batch), joins=joins)
         if not contents.wire:
             return [b"[]"]
         pieces = [b","] * (2 * len(contents.wire) + 1)
@@ -213,7 +217,7 @@ class TranscriptEncoder:
 
 def _batch_content(batch: Sequence[_Parts]) -> _Content:
     parts = [item.main for item in batch] + [item.images for item in batch if item.images]
-    return _Content(b"user", b",".join(parts))
+    return _Content(b"user", b",".join(parts), answers=True)
 
 
 def _parts(message: Message) -> _Parts:
