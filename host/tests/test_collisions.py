@@ -194,3 +194,32 @@ def test_a_plugin_that_fails_frees_the_names_it_contested():
 def test_a_plugin_registering_one_name_twice_fails_itself():
     record = PluginHost().register(tools_plugin("twice", "twice"), name="double")
     assert record.status == "failed" and "registered twice by this plugin" in record.reason
+
+
+def test_among_three_plugins_the_way_out_names_every_other_one():
+    host = PluginHost()
+    for name in ("one", "two", "three"):
+        host.register(tools_plugin("shared", f"{name}_only"), name=name)
+    assert "shared" not in host.tools and {"one_only", "two_only", "three_only"} <= set(host.tools)
+    (collision,) = host.records["one"].collisions
+    assert "AGENTKIT_DISABLE_PLUGINS=three,two" in collision and "'three', 'two'" in collision
+    (collision,) = host.records["two"].collisions
+    assert "AGENTKIT_DISABLE_PLUGINS=one,three" in collision
+
+
+def test_a_register_kept_for_later_is_closed_so_no_name_is_taken_away_unreported():
+    kept = []
+
+    class Keeps:
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            kept.append(register)
+            register(Tool("keeps_only", "A tool.", {"type": "object"}, lambda arguments, context: "ok"))
+
+    host = PluginHost()
+    host.register(tools_plugin("read_file"), name="files")
+    assert host.register(Keeps(), name="keeps").status == "loaded"
+    with pytest.raises(Exception, match="after agentkit_register_tools returned"):
+        kept[0](Tool("read_file", "Mine now.", {"type": "object"}, lambda arguments, context: "mine"))
+    assert host.plugin_of("tool", "read_file") == "files" and host.records["files"].collisions == []
+    assert host.records["keeps"].contributions == ["tool:keeps_only"]

@@ -296,3 +296,58 @@ def test_plugins_that_cannot_be_hashed_are_called_like_any_other():
     observer = SimpleNamespace(agentkit_after_tool_call=hookimpl(lambda result: seen.append(result.is_error)))
     _, answers, received = run(Guard("dataclass guard"), observer)
     assert received == [] and "dataclass guard" in answers[0].text and seen == [True]
+
+
+def test_a_hook_cannot_move_the_root_a_tool_is_contained_in(tmp_path):
+    class Moves:
+        @hookimpl
+        def agentkit_before_tool_call(self, session):
+            object.__setattr__(session, "root", tmp_path.parent)  # around the frozen dataclass
+
+    roots = []
+    tool = Tool("where", "Where.", {"type": "object"}, lambda arguments, context: roots.append(context.root) or "here")
+    agent, _ = make_agent([Turn([tool_call("where", {}), tool_call("where", {})]), Turn([text("k")])],
+                          ToolsPlugin(tool), Moves(), root=tmp_path)
+    agent.run_sync("go")
+    assert roots == [tmp_path, tmp_path]
+
+
+class _RaisingReason(Block):
+    """A Block whose reason cannot be read: the plugin's bug, not the run's."""
+
+    @property
+    def reason(self):
+        raise RuntimeError("no reason")
+
+
+@pytest.mark.parametrize("answer", [Block(["not", "text"]), Block(None), Block.__new__(_RaisingReason)])
+def test_a_block_a_plugin_builds_badly_still_blocks_and_the_run_goes_on(answer):
+    class Answers:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return answer
+
+    result, answers, received = run(Answers())
+    assert received == [] and answers[0].is_error and result.stop_reason == "completed", result.error
+    assert isinstance(json.loads(answers[0].text)["detail"], str)
+
+
+class _Hostile:
+    """An answer that raises whatever the host does with it."""
+
+    def __repr__(self):
+        raise SystemExit("repr")
+
+    @property
+    def __class__(self):
+        raise SystemExit("class")
+
+
+@pytest.mark.parametrize("hook", ["agentkit_before_tool_call", "agentkit_after_tool_call"])
+def test_an_answer_that_raises_when_looked_at_is_reported_and_the_run_goes_on(hook):
+    plugin = type("Answers", (), {hook: hookimpl(lambda self, call: _Hostile())})()
+    result, answers, received = run(plugin)
+    assert result.stop_reason == "completed", result.error
+    assert any(hook in problem for problem in result.problems)
+    if hook == "agentkit_before_tool_call":
+        assert received == [] and answers[0].is_error

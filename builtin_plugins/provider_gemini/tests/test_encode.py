@@ -166,6 +166,26 @@ class TestModelTurns:
             {"text": "well?"},
         ]
 
+    def test_a_prompt_after_a_run_that_failed_before_the_model_answered_joins_it(self, kit) -> None:
+        """The run's prompt is left last: the next one joins it, as the API refuses two user
+        turns in a row. Function responses stay a content of their own."""
+        contents = _contents(kit, [UserMessage.text("a"), UserMessage.text("b")])
+        assert contents == [{"role": "user", "parts": [{"text": "a"}, {"text": "b"}]}]
+        call = ToolUseBlock("gemini_1", "read", "{}")
+        contents = _contents(
+            kit,
+            [
+                UserMessage.text("go"),
+                _ours(call),
+                ToolResultMessage(call.id, call.name, [TextBlock("r")]),
+                UserMessage.text("well?"),
+                UserMessage.text("still there?"),
+            ],
+        )
+        assert [c["role"] for c in contents] == ["user", "model", "user", "user"]
+        assert contents[2]["parts"] == [{"functionResponse": {"name": "read", "response": {"output": "r"}}}]
+        assert contents[3]["parts"] == [{"text": "well?"}, {"text": "still there?"}]
+
     def test_an_empty_user_prompt_is_still_a_user_turn(self, kit) -> None:
         """``contents: []`` is refused by the API: the prompt is sent as one blank."""
         blank = {"role": "user", "parts": [{"text": " "}]}

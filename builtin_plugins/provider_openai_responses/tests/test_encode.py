@@ -163,6 +163,13 @@ class TestToolCallIdentity:
         wire = OpenAIResponses().encode(kit.request_for(messages=messages))
         assert _calls(json.loads(wire.body))[0]["arguments"] == odd
 
+    def test_a_call_with_blank_argument_text_is_replayed_as_an_empty_object(self, kit) -> None:
+        """Text that arrived as null or empty (or blank from another wire) is no JSON object."""
+        calls = [ToolUseBlock(f"c{n}|fc{n}", "list", text) for n, text in enumerate(["", "  "])]
+        messages = [UserMessage.text("go"), *_turn(*calls)]
+        wire = OpenAIResponses().encode(kit.request_for(messages=messages))
+        assert [call["arguments"] for call in _calls(json.loads(wire.body))] == ["{}", "{}"]
+
     def test_an_error_result_says_so(self, kit) -> None:
         call = ToolUseBlock("c|fc", "read_file", "{}")
         result = ToolResultMessage(call.id, call.name, [TextBlock("not found")], is_error=True)

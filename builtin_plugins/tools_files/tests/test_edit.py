@@ -297,3 +297,18 @@ def test_a_nul_after_the_first_8000_bytes_still_makes_a_file_binary(workspace):
     result = _edit(workspace, "late.bin", ("old", "new"))
     assert result.error == "binary_file"
     assert path.read_bytes() == original
+
+
+def test_a_line_with_a_stray_byte_is_edited_as_read_file_shows_it(workspace):
+    """read_file shows a byte that is not UTF-8 as U+FFFD: what the model copies must match."""
+    path = workspace.write("stray.txt", "café\n".encode() + b"a\xffb\nkeep\n")
+    shown = workspace.call("read_file", path="stray.txt").data["content"]
+    assert "a\ufffdb" in shown
+    result = workspace.call(
+        "edit_file", path="stray.txt", edits=[{"old_string": "a\ufffdb\nkeep", "new_string": "a\ufffdb\nkept"}]
+    )
+    assert result.ok, result
+    assert path.read_bytes() == "café\n".encode() + b"a\xffb\nkept\n"  # the line it left alone keeps its byte
+    result = workspace.call("edit_file", path="stray.txt", edits=[{"old_string": "a\ufffdb", "new_string": "ab"}])
+    assert result.ok, result
+    assert path.read_bytes() == "café\nab\nkept\n".encode()

@@ -6,6 +6,7 @@ import base64
 import re
 import subprocess
 
+import pytest
 from agentkit_tools_files.limits import READ_LIMITS
 
 PNG = base64.b64decode(
@@ -153,3 +154,12 @@ def test_a_fifo_is_refused_without_blocking(workspace):
 
     os.mkfifo(workspace.root / "pipe")
     assert workspace.call("read_file", path="pipe").error == "not_a_regular_file"
+
+
+@pytest.mark.parametrize("name", ["a" * 255, "é" * 127])
+def test_a_file_with_the_longest_name_the_system_allows_can_be_written_and_edited(workspace, name):
+    assert workspace.call("write_file", path=name, content="old\n").ok
+    edited = workspace.call("edit_file", path=name, edits=[{"old_string": "old", "new_string": "new"}])
+    assert edited.ok, edited
+    assert (workspace.root / name).read_text() == "new\n"
+    assert [entry.name for entry in workspace.root.iterdir()] == [name]

@@ -96,6 +96,28 @@ def test_a_daemon_that_double_forks_into_its_own_session_is_killed(run, kill_aft
 
 
 @linux_only
+@needs_setsid
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_command_that_kills_its_supervisor_still_loses_its_setsid_descendants(
+    run, kill_afterwards, tmp_path, keep
+):
+    """Without the subreaper the orphan goes to init; the call still finds it and ends or lists it."""
+    command = (
+        f"setsid {SLEEP} >/dev/null 2>&1 & echo $! > escaped.pid; "
+        "while [ ! -s escaped.pid ]; do sleep 0.01; done; kill -9 $PPID; sleep 1000.25"
+    )
+    result = run("execute", {"command": command, "keep_background": keep})
+    pid = int((tmp_path / "escaped.pid").read_text())
+    kill_afterwards.append(pid)
+    assert "killed its supervisor" in result.data["output"]
+    if keep:
+        kill_afterwards.extend(result.data["left_running"])  # the shell's own sleep too
+        assert pid in result.data["left_running"] and _alive(pid)
+    else:
+        assert _gone(pid)
+
+
+@linux_only
 def test_run_command_kills_the_background_of_the_program_it_ran(run, kill_afterwards):
     result = run("run_command", {"argv": ["sh", "-c", f"{SLEEP} >/dev/null 2>&1 & echo $!"]})
     pid = _pid(result.data["output"])

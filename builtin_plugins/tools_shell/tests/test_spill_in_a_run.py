@@ -96,3 +96,37 @@ def test_a_run_that_ends_in_an_error_removes_its_spill_files_too(plugin_host, tm
     named = MARKER.search(json.loads(spilled.text)["data"]["output"]).group(1)
     assert not (tmp_path / named).exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def _spill_then_look(plugin_host, root, outside):
+    """Run an overflowing command, then list ``outside`` while the run is still going."""
+    script = Script(
+        [
+            Turn([tool_call("execute", {"command": "seq 1 100000"}, id="run")]),
+            Turn([tool_call("execute", {"command": f"find {outside} | sort"}, id="look")]),
+            Turn([text("done")]),
+        ]
+    )
+    result = _agent(plugin_host, root, script).run_sync("count")
+    assert result.stop_reason == "completed", result.error
+    results = {m.tool_use_id: json.loads(m.text)["data"] for m in result.messages if isinstance(m, ToolResultMessage)}
+    assert results["run"]["truncated"]
+    return results["look"]["output"].split()
+
+
+def test_a_hostile_workspace_cannot_send_spill_files_out_of_the_root_by_a_symlink(plugin_host, tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / ".agentkit").symlink_to(outside)
+    assert _spill_then_look(plugin_host, root, outside) == [str(outside)]
+    assert list(outside.iterdir()) == []
+
+
+def test_a_planted_gitignore_symlink_is_never_written_through(plugin_host, tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / ".agentkit" / "shell-output").mkdir(parents=True)
+    outside.mkdir()
+    (root / ".agentkit" / "shell-output" / ".gitignore").symlink_to(outside / "planted")
+    assert _spill_then_look(plugin_host, root, outside) == [str(outside)]
+    assert list(outside.iterdir()) == []

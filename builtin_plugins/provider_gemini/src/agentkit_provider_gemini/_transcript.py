@@ -24,9 +24,13 @@ The wire rules:
 * Empty text parts are rejected by the API and dropped, except an empty part
   that carries a signature. A model turn left with no parts is dropped, and
   the user contents on either side of it are joined into one (two user turns
-  in a row would read as if the model had never been asked). A user message
-  with no parts is still a user turn: it is sent as one blank text part, so an
-  empty prompt never makes ``contents: []``, which the API refuses.
+  in a row would read as if the model had never been asked, and the API
+  refuses them); so are two prompts in a row (a run that failed before the
+  model answered leaves its prompt last). The function responses that answer
+  a model turn stay a content of their own.
+  A user message with no parts is still a user turn: it is sent as one blank
+  text part, so an empty prompt never makes ``contents: []``, which the API
+  refuses.
 
 Cost per turn stays nearly flat with depth: each message's parts are
 serialized once (keyed by object identity; the host reuses history messages
@@ -117,6 +121,8 @@ class _Content:
 
     role: bytes
     parts: bytes
+    #: It answers function calls: it stays a content of functionResponse parts (and their images).
+    answers: bool = False
 
     def wire(self) -> bytes:
         return b'{"role":"' + self.role + b'","parts":[' + self.parts + b"]}"
@@ -148,7 +154,7 @@ class _Contents:
     def add(self, content: _Content, *, joins: bool) -> None:
         """Append ``content``, or join it to the last one across a dropped model turn."""
         if joins and self.last is not None and self.last.role == content.role:
-            content = _Content(content.role, self.last.parts + b"," + content.parts)
+            content = _Content(content.role, self.last.parts + b"," + content.parts, self.last.answers)
             self.wire.pop()
         self.wire.append(content.wire())
         self.last = content
@@ -192,7 +198,10 @@ class TranscriptEncoder:
                     continue
                 contents.add(_Content(b"model", parts.main), joins=joins)
             else:
-                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=joins)
+                # A prompt joins a prompt before it (a run that failed before the model answered
+                # leaves one last), never a content of function responses, which stays whole.
+                after_prompt = contents.last is not None and not contents.last.answers
+                contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=joins or after_prompt)
             joins = False
         state = _State(current, tuple(contents.wire), contents.last, tuple(batch), joins)
         self._states.put(current[0], state)
@@ -208,7 +217,7 @@ class TranscriptEncoder:
 
 def _batch_content(batch: Sequence[_Parts]) -> _Content:
     parts = [item.main for item in batch] + [item.images for item in batch if item.images]
-    return _Content(b"user", b",".join(parts))
+    return _Content(b"user", b",".join(parts), answers=True)
 
 
 def _parts(message: Message) -> _Parts:

@@ -287,7 +287,8 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
                 "type": "function_call",
                 "call_id": call_id,
                 "name": block.name,
-                "arguments": block.arguments,
+                # Blank text (arguments that arrived as null or "") is no JSON object: send {}.
+                "arguments": block.arguments if block.arguments.strip() else "{}",
             }
             if item_id is not None and keep_item_ids:
                 call["id"] = item_id

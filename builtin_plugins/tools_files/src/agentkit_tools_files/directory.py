@@ -145,7 +145,8 @@ class Directory:
         and renamed over ``name``; ``mode`` (the old file's permission bits)
         is kept, a new file gets the usual 0o666 less the umask.
         """
-        temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+        # Not derived from ``name``: a name near the system's limit (255 bytes) must stay writable.
+        temporary = f".agentkit-write-{secrets.token_hex(8)}.tmp"
         fd = self.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             with os.fdopen(fd, "wb", closefd=False) as handle:

@@ -29,7 +29,7 @@ from typing import Any
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
 
 from .beneath import locate
-from .content import BOM, decode_text, encode_text, is_binary
+from .content import BOM, decode_text, encode_text, is_binary, printable
 from .envelope import enveloped
 from .fold import fold_line
 from .locks import locked_file
@@ -81,7 +81,8 @@ class _Folded:
         self.text = text
         self.starts = _line_starts(text)
         self.lines = text.split("\n")
-        self.keys = [fold_line(line) for line in self.lines]
+        # Keyed as read_file shows each line: a stray byte as U+FFFD, which is what the model copies.
+        self.keys = [fold_line(printable(line)) for line in self.lines]
 
     def hits(self, old: str) -> list[int]:
         """Indices of the first lines of every block whose keys equal old's."""

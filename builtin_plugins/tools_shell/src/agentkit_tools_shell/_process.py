@@ -49,6 +49,7 @@ class ProcessOutcome:
     aborted: bool
     drain_cut: bool
     left_running: list[int] | None = None
+    supervisor_lost: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +112,7 @@ def run_process(
         aborted=aborted,
         drain_cut=drain_cut,
         left_running=left_running,
+        supervisor_lost=tree.supervisor_lost,
     )
 
 

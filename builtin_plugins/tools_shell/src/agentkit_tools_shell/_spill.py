@@ -13,6 +13,10 @@ overlap on one root therefore keep each other's spill files until both
 have ended. Outside any run (a handler called directly, ``agentkit tool
 run``), the spill goes to the system temporary directory as before, and the
 caller owns it.
+
+The workspace is not trusted: its directories are walked by descriptor
+without following symlinks, and a symlink where ours should be sends the
+spill to the temporary directory instead of through it.
 """
 
 from __future__ import annotations
@@ -76,31 +80,74 @@ def _key(root: Path) -> Path:
     return Path(os.path.realpath(root))
 
 
-def _create(root: Path) -> Path | None:
-    parent = root / SPILL_DIRECTORY
+#: Directory descriptors never follow a symlink: a workspace is not trusted to point elsewhere.
+_DIRECTORY = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+#: Where a directory can be created and opened by descriptor (everywhere but Windows).
+_BY_DESCRIPTOR = {os.open, os.mkdir, os.rmdir, os.unlink} <= os.supports_dir_fd and shutil.rmtree.avoids_symlink_attacks
+
+
+def _open_spill_parent(root: Path, *, create: bool) -> int:
+    """A descriptor of ``<root>/.agentkit/shell-output``, walked without following a symlink.
+
+    A workspace may hold ``.agentkit`` (or ``shell-output``) as a symlink out
+    of the root: opening it then fails, and nothing is written through it.
+    """
+    fd = os.open(root, _DIRECTORY & ~getattr(os, "O_NOFOLLOW", 0))  # the root itself may be a symlink
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        ignore = parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Output of agentkit's shell tools, removed when the run ends.\n*\n")
-        # One directory per process and period of activity: another process
-        # (or a later run) never shares or removes it.
-        directory = parent / f"run-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        directory.mkdir()
+        for part in SPILL_DIRECTORY.parts:
+            if create:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, dir_fd=fd)
+            child = os.open(part, _DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _create(root: Path) -> Path | None:
+    if not _BY_DESCRIPTOR:
+        return None  # no descriptor-relative I/O: spill to the temporary directory
+    # One directory per process and period of activity: another process
+    # (or a later run) never shares or removes it.
+    name = f"run-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    try:
+        parent = _open_spill_parent(root, create=True)
+        try:
+            with contextlib.suppress(FileExistsError):  # whatever is there (even a symlink) is left as it is
+                ignore = os.open(".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
+                                 dir_fd=parent)
+                with os.fdopen(ignore, "w") as out:
+                    out.write("# Output of agentkit's shell tools, removed when the run ends.\n*\n")
+            os.mkdir(name, 0o700, dir_fd=parent)
+        finally:
+            os.close(parent)
     except OSError:
-        return None  # a read-only workspace: spill to the temporary directory instead
-    return directory
+        return None  # a read-only workspace, or one that points the directory elsewhere
+    return root / SPILL_DIRECTORY / name
 
 
 def _remove(directory: Path, root: Path) -> None:
-    shutil.rmtree(directory, ignore_errors=True)
-    parent = root / SPILL_DIRECTORY
-    # Leave no trace when nothing else is in there (another process's run may be).
+    try:
+        parent = _open_spill_parent(root, create=False)
+    except OSError:
+        return  # replaced by something that is not ours to remove
+    try:
+        shutil.rmtree(directory.name, dir_fd=parent, ignore_errors=True)
+        # Leave no trace when nothing else is in there (another process's run may be).
+        if sorted(os.listdir(parent)) == [".gitignore"]:
+            os.unlink(".gitignore", dir_fd=parent)
+        else:
+            return
+    except OSError:
+        return
+    finally:
+        os.close(parent)
     with contextlib.suppress(OSError):
-        if [entry.name for entry in parent.iterdir()] == [".gitignore"]:
-            (parent / ".gitignore").unlink()
-            parent.rmdir()
-            parent.parent.rmdir()  # .agentkit, only if empty
+        os.rmdir(root / SPILL_DIRECTORY)
+        os.rmdir(root / SPILL_DIRECTORY.parent)  # .agentkit, only if empty
 
 
 SPILLS = RunSpills()

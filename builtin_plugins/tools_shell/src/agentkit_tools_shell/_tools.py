@@ -14,6 +14,7 @@ from ._env import reduced_environment
 from ._process import DEFAULT_DRAIN_IDLE_S, DEFAULT_DRAIN_MAX_S, RunLimits, run_process
 from ._shells import InterpreterNotFound, find_bash, find_powershell
 from ._spill import SPILLS
+from ._tree import CALL_TOKEN
 
 SHELL_TOOL_NAMES: tuple[str, ...] = ("execute", "run_command", "powershell")
 """Every tool of this plugin that starts processes.
@@ -213,6 +214,13 @@ def _run(
         output += (
             "\n[Output cut: a background process still held the output pipe after the command "
             "exited. Redirect a background job's output to a file: `cmd > log 2>&1 &`.]"
+        )
+    if outcome.supervisor_lost:
+        done = "listed" if limits.keep_background else "killed"
+        output += (
+            "\n[The command killed its supervisor: the processes it left were found by the "
+            f"{CALL_TOKEN} variable of their environment and {done}. One that also replaced its "
+            "environment may still be running.]"
         )
     data = {
         "exit_code": outcome.exit_code,

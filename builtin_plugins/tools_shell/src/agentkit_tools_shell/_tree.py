@@ -8,8 +8,12 @@ background processes on purpose; then their pids are reported.
 A descendant can leave the group with ``setsid``. On Linux the command runs
 under a small supervisor process (``_supervise.py``) that is a child
 subreaper: such a descendant is re-parented to it once its parent exits, so
-the supervisor still finds and kills it. Elsewhere (macOS, Windows, or where
-no Python executable can be started) a process that left the group escapes.
+the supervisor still finds and kills it. A command can kill its supervisor
+(``kill -9 $PPID``); then its orphans go to init, and this process finds them
+by a token the supervisor's environment carries (:data:`CALL_TOKEN`), which
+every descendant inherits unless it replaces its environment on purpose.
+Elsewhere (macOS, Windows, or where no Python executable can be started) a
+process that left the group escapes.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,10 @@ _SUPERVISOR = Path(__file__).with_name("_supervise.py")
 # is killed without it.
 _SUPERVISOR_GRACE_S = 15.0
 _POLL_S = 0.01
+#: The variable naming one supervised call, so its processes are found even without the supervisor.
+CALL_TOKEN = "AGENTKIT_SHELL_CALL"
+# Killing a process hands its children to init: sweep until none is left, within a bound.
+_SWEEP_BOUND_S = 10.0
 
 
 def supervisor_available() -> bool:
@@ -58,7 +67,10 @@ class ProcessTree:
     ) -> None:
         self.keep_background = keep_background
         self.supervised = supervisor_available()
+        #: True when the command killed its supervisor before it could end or list the tree.
+        self.supervisor_lost = False
         self._report: int | None = None
+        self._token = f"{CALL_TOKEN}={uuid.uuid4().hex}"
         if self.supervised:
             try:
                 self.process = self._start(argv, cwd, env)
@@ -81,6 +93,7 @@ class ProcessTree:
             command = [sys.executable, "-I", "-S", str(_SUPERVISOR), str(report_write), mode, "--"]
             command += argv
             pass_fds = (report_write,)
+            env = {**env, CALL_TOKEN: self._token.partition("=")[2]}
         try:
             return subprocess.Popen(
                 command,
@@ -145,7 +158,22 @@ class ProcessTree:
             exit_code = report["exit_code"]
         if self.keep_background and self.supervised:
             left_running = report.get("left_running")
+        if self.supervised and not report:
+            self.supervisor_lost = True
+            left_running = self._sweep(kill=not self.keep_background)
         return exit_code, left_running
+
+    def _sweep(self, *, kill: bool) -> list[int]:
+        """The processes carrying this call's token, killed unless kept (the supervisor is gone)."""
+        deadline = time.monotonic() + _SWEEP_BOUND_S
+        found = _carrying(self._token.encode())
+        while kill and found and time.monotonic() < deadline:
+            for pid in found:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(_POLL_S)
+            found = _carrying(self._token.encode())
+        return found
 
     def _read_report(self) -> dict[str, Any]:
         if self._report is None:
@@ -165,6 +193,22 @@ class ProcessTree:
         if self._report is not None:
             os.close(self._report)
             self._report = None
+
+
+def _carrying(token: bytes) -> list[int]:
+    """Live processes whose environment holds ``token`` (``NAME=value``), from /proc."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            environ = Path("/proc", name, "environ").read_bytes()
+            stat = Path("/proc", name, "stat").read_bytes()
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        if token in environ.split(b"\0") and stat[stat.rindex(b")") + 2 :].split()[0] != b"Z":
+            found.append(int(name))
+    return sorted(found)
 
 
 def _exit_code(returncode: int) -> int:

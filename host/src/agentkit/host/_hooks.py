@@ -12,7 +12,8 @@ closed), and so does an answer that is neither ``None`` nor a
 
 What a hook receives cannot change what was authorized nor what enters the
 history: each plugin gets its own copies, the arguments deep and read-only
-(see ``_readonly``), everything else deep copies.
+(see ``_readonly``), everything else deep copies (the session too: a frozen
+dataclass still yields to ``object.__setattr__``, and tools run in its root).
 """
 
 from __future__ import annotations
@@ -55,18 +56,34 @@ class HookRunner:
         """The first plugin block, or ``None``; a raising hook or an unknown answer blocks (fail closed)."""
         for plugin, caller in self._callers(BEFORE):
             try:
-                answer = caller(call=copy.deepcopy(call), arguments=read_only(arguments), session=session)
+                answer = caller(call=copy.deepcopy(call), arguments=read_only(arguments), session=copy.deepcopy(session))
             except BaseException as exc:  # a plugin may raise anything, SystemExit included
                 self.report(f"plugin {plugin!r} {BEFORE} raised {type(exc).__name__}: {exc}")
                 return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
             if answer is None:
                 continue
             if isinstance(answer, Block):
-                return answer
+                return self._plain_block(plugin, answer)
             self.report(f"plugin {plugin!r} {BEFORE} returned {reprlib.repr(answer)}; only None (no objection) "
                         "or a Block is understood, so the call was blocked")
             return Block(f"Blocked: the check of plugin {plugin!r} answered neither None nor a Block.")
         return None
+
+    def _plain_block(self, plugin: str, answer: Block) -> Block:
+        """A plain ``Block`` of the host's, read from a plugin's here, where what it raises is contained.
+
+        A subclass (a ``reason`` property that raises, say) or a reason that
+        is not text would otherwise fail the run later, outside any guard.
+        """
+        try:
+            reason, terminate = answer.reason, answer.terminate
+        except BaseException as exc:  # a plugin may raise anything, SystemExit included
+            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose fields raised {type(exc).__name__}: {exc}")
+            return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
+        if type(reason) is not str:
+            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose reason is {reprlib.repr(reason)}, not text")
+            reason = f"Blocked by plugin {plugin!r}."
+        return Block(reason, terminate=terminate is True)
 
     def notify(self, hook: str, **kwargs: Any) -> None:
         """Call an observing hook on every plugin; what they raise or return is reported only."""

@@ -241,8 +241,14 @@ class PluginHost:
                 continue
             add = getattr(self.registry, method)
             kind = method.removeprefix("add_")
+            open_ = [True]
 
-            def register(obj: Any, add: Any = add, kind: str = kind) -> None:
+            def register(obj: Any, add: Any = add, kind: str = kind, hook: str = hook_name, open_: list[bool] = open_) -> None:
+                # Closed once the hook returns: a register kept for later could take a name from
+                # another plugin in the middle of a run, with nobody told.
+                if not open_[0]:
+                    raise RegistrationError(f"register was called after {hook} returned: register everything "
+                                            "inside the hook")
                 # noted first, so that a refused contribution still names the plugin that failed on it
                 record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
                 add(record.name, obj)
@@ -253,6 +259,8 @@ class PluginHost:
                 raise RegistrationError(f"{hook_name}: {exc}") from exc
             except BaseException as exc:  # a plugin may raise anything, SystemExit included
                 raise RegistrationError(f"{hook_name} raised {_describe(exc)}") from exc
+            finally:
+                open_[0] = False
 
     def _caller_of(self, hook_name: str, plugin: object) -> pluggy.HookCaller:
         """A pluggy caller of ``plugin``'s own implementations of ``hook_name``."""

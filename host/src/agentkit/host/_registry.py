@@ -99,10 +99,11 @@ class Registry:
                 continue
             kind, name = key.split(":", 1)
             others = [other for other in sorted(claims) if other != plugin]
+            other, them = ("the others", "them") if len(others) > 1 else ("the other", "it")
             found.append(
                 f"{kind} {name!r} is also registered by plugin {', '.join(map(repr, others))}, so no plugin serves "
-                f"it: keep the one you want by disabling the other (e.g. AGENTKIT_DISABLE_PLUGINS={others[0]}) "
-                "or uninstalling it; names are never renamed"
+                f"it: keep the one you want by disabling {other} (e.g. AGENTKIT_DISABLE_PLUGINS={','.join(others)}) "
+                f"or uninstalling {them}; names are never renamed"
             )
         return found
 
