@@ -29,7 +29,7 @@ from loop_faults import (
 )
 
 from agentkit.host import Block
-from agentkit.plugin_api import ToolResultMessage
+from agentkit.plugin_api import ImageBlock, ToolResult, ToolResultMessage
 
 
 def results(agent) -> list[ToolResultMessage]:
@@ -88,6 +88,35 @@ def test_an_async_tool_returning_unserializable_data_fails_only_its_call():
     agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
     assert_only_the_hostile_call_failed(agent, "invalid_result")
+
+
+BAD_IMAGES = {
+    "not_an_image_block": lambda: ["not an image"],
+    "circular_data": lambda: [ImageBlock(UNSERIALIZABLE["circular_list"](), "image/png")],
+    "bytes_data": lambda: [ImageBlock(b"\x89PNG", "image/png")],
+    "not_a_list": lambda: 42,
+}
+
+
+@pytest.mark.parametrize("images", list(BAD_IMAGES))
+def test_images_that_are_not_image_blocks_are_an_error_result_for_that_call(images):
+    # Attached as they were, they would enter the history and fail every later request.
+    value = lambda: ToolResult(True, data="an image", images=BAD_IMAGES[images]())  # noqa: E731
+    agent, recorder = recorded_agent(batch_with_sibling("bad"), tools(echo(), returning_tool("bad", value)))
+    result = agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    assert result.text == "done", result.error
+    assert_only_the_hostile_call_failed(agent, "invalid_result")
+    assert [block.type for block in results(agent)[1].content] == ["text"]
+
+
+def test_a_valid_image_is_attached_to_the_result():
+    image = ImageBlock("iVBORw0KGgo=", "image/png")
+    value = lambda: ToolResult(True, data="an image", images=[image])  # noqa: E731
+    agent, recorder = recorded_agent(batch_with_sibling("good"), tools(echo(), returning_tool("good", value)))
+    agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    assert results(agent)[1].content[1:] == [image]
 
 
 def test_a_tool_mutating_its_arguments_changes_nothing_the_loop_keeps():
