@@ -265,3 +265,24 @@ def test_a_consumer_that_stops_reading_mid_batch_leaves_a_well_formed_aborted_ru
     asyncio.run(read_until_a_call_starts())
     assert time.monotonic() - started < GENEROUS
     assert_well_formed(agent, recorder, "aborted")
+
+
+def test_breaking_out_of_the_stream_then_running_again_works_at_once():
+    # What a consumer usually writes: a bare break, no aclose(). The first run
+    # ends aborted (its generator is closed by the loop), and the next run
+    # waits for that end instead of failing with AgentBusy.
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck"), tool_call("echo")]), Turn([text("again")])]),
+                                     tools(stuck_tool("stuck"), echo()), tool_timeout=None)
+
+    async def break_then_run_again():
+        async for event in agent.stream("go"):
+            if event.type == "tool_call_start":
+                break
+        return await agent.run("once more")
+
+    result = asyncio.run(asyncio.wait_for(break_then_run_again(), GENEROUS))
+    assert [end.stop_reason for end in recorder.ends] == ["aborted", "completed"]
+    assert recorder.session_ends == ["aborted", "completed"]
+    assert result.stop_reason == "completed" and result.text == "again"
+    answered = [message.tool_use_id for message in agent.history if isinstance(message, ToolResultMessage)]
+    assert len(answered) == len(set(answered)) == 2

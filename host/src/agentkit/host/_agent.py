@@ -21,6 +21,7 @@ result when it returns, and the outcome says what happened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 import uuid
@@ -71,6 +72,9 @@ from .errors import AgentBusy, ConfigError
 from .runtime import ProviderRuntime, http_timeouts
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
+
+#: Loop turns the loop takes to close an async generator its consumer dropped.
+_CLOSE_TURNS = 5
 
 
 @dataclass
@@ -124,6 +128,7 @@ class Agent:
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._listeners: list[Any] = []
         self._last_result: RunResult | None = None
+        self._ended: asyncio.Future[None] | None = None  # done when the current run's stream let go
 
     def subscribe(self, listener: Any) -> Any:
         """Call ``listener(event)`` for every event of every run; returns an unsubscribe function.
@@ -255,10 +260,15 @@ class Agent:
         return result
 
     async def stream(self, prompt: Prompt | None = None) -> AsyncIterator[Event]:
-        """Run and yield every event as it happens; the last one is ``agent_end``."""
-        if not self._busy.acquire(blocking=False):
+        """Run and yield every event as it happens; the last one is ``agent_end``.
+
+        A consumer that stops reading (``break``, ``aclose()``) ends the run as
+        ``aborted``; a run started right after waits for that end.
+        """
+        if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        ended = self._ended = asyncio.get_running_loop().create_future()
         try:
             stop = RunStop()
             stop.bind(asyncio.get_running_loop())
@@ -291,6 +301,25 @@ class Agent:
                     raise asyncio.CancelledError
         finally:
             self._busy.release()
+            ended.set_result(None)
+
+    async def _previous_run_stopped(self) -> bool:
+        """Wait for the running run to end if it was stopped, and take the agent; ``False`` if it goes on.
+
+        A consumer's bare ``break`` leaves its stream to be closed by the loop a
+        few turns later, and that close stops the run: those turns are given
+        first. A run still going then is another caller's, and is left alone.
+        """
+        for _ in range(_CLOSE_TURNS):
+            if self._stop.requested:
+                break
+            await asyncio.sleep(0)
+        ended = self._ended
+        if not self._stop.requested or ended is None or ended.get_loop() is not asyncio.get_running_loop():
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(ended), STOP_BUDGET + SESSION_END_FLOOR + 1.0)
+        return self._busy.acquire(blocking=False)
 
     async def _run(self, new: list[Message], put: Any, stop: RunStop) -> None:
         hooks = HookRunner(self.host.hook_callers)
