@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         agent.abort()
 
     code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout, interrupted=interrupted),
-                                on_interrupt)
+                                on_interrupt, exiting=True)
     return code
 
 

@@ -113,7 +113,8 @@ def run_tool(args: argparse.Namespace) -> int:
         stop.bind(asyncio.get_running_loop())
         return (await batch.run([call]))[0]
 
-    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request("aborted", "Ctrl-C", on_loop=True))
+    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request("aborted", "Ctrl-C", on_loop=True),
+                                              exiting=True)
     if interrupted:
         print("agentkit: aborted", file=sys.stderr)
         return 130
