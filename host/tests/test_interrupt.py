@@ -182,3 +182,25 @@ def test_a_press_after_the_aborted_run_ended_changes_nothing(tmp_path: Path, com
     assert process.returncode == 130, err
     assert "Traceback" not in err and "Traceback" not in out, err
     assert [line for line in err.splitlines() if not line.startswith(("[tool]", "note:"))] == ["agentkit: aborted"]
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_agentkit_run_exits_130_with_one_line_while_a_response_streams(tmp_path: Path, presses: int) -> None:
+    turns = [{"content": [{"type": "text", "text": "Counting sheep, one, two, three"}], "hang": True}]
+    path = tmp_path / "turns.json"
+    path.write_text(json.dumps(turns), encoding="utf-8")
+    process, _ = start(tmp_path, CLI_DRIVER, "run", "go", "--model", "faux/scripted", "--script", str(path))
+    assert process.stdout is not None
+    first = os.read(process.stdout.fileno(), 1).decode()  # streaming now, and it will never end by itself
+    for _ in range(presses):
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    try:
+        out, err = process.communicate(timeout=GENEROUS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"still running {GENEROUS}s after Ctrl-C")
+    assert process.returncode == 130, err
+    assert "Counting sheep, one, two, three".startswith((first + out).strip())  # what arrived, then one newline
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if not line.startswith(("[tool]", "note:"))] == ["agentkit: aborted"]
