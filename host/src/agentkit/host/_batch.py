@@ -356,6 +356,8 @@ class ToolBatch:
         """The envelope as JSON text cut to ``max_result_chars``, whether it is a success, and its images."""
         try:
             text, ok = result.to_text(), bool(result.ok)
+            if not isinstance(text, str):  # a ToolResult subclass: the history holds text only
+                raise TypeError(f"ToolResult.to_text() returned {type(text).__name__}, not str")
             images = _images(result) if ok else []
         except BaseException as exc:  # circular data, non-string keys, a hostile __str__, a bad image...
             fallback = ToolResult.failure(
