@@ -16,7 +16,7 @@ from agentkit_provider_faux import Script, Turn, text, tool_call
 from loop_faults import StuckHooks, assert_well_formed, echo, recorded_agent, stuck_tool, tools
 
 from agentkit.host import ConfigError
-from agentkit.plugin_api import Tool, ToolResultMessage
+from agentkit.plugin_api import Tool, ToolResultMessage, hookimpl
 
 GENEROUS = 10.0  # seconds; far above anything a healthy run here takes, far below a hang
 
@@ -286,3 +286,64 @@ def test_breaking_out_of_the_stream_then_running_again_works_at_once():
     assert result.stop_reason == "completed" and result.text == "again"
     answered = [message.tool_use_id for message in agent.history if isinstance(message, ToolResultMessage)]
     assert len(answered) == len(set(answered)) == 2
+
+
+class StuckAfterToolCall:
+    """Only ``agentkit_after_tool_call``, and it blocks until released."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    @hookimpl
+    def agentkit_after_tool_call(self, call, result, session) -> None:
+        self.entered.set()
+        self.release.wait()
+
+
+def test_abort_while_an_after_tool_call_hook_is_stuck_ends_the_run():
+    # No hook deadline: only the abort can end this run.
+    hook = StuckAfterToolCall()
+    agent, recorder = recorded_agent(Script([Turn([tool_call("echo"), tool_call("echo")]), Turn([text("never")])]),
+                                     tools(echo()), hook, hook_timeout=None)
+    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
+    outcome: list = []
+    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
+    try:
+        runner.start()
+        runner.join(GENEROUS)
+        assert outcome, "the run did not end after abort() while an after_tool_call hook was stuck"
+    finally:
+        hook.release.set()
+        runner.join(GENEROUS)
+    assert_well_formed(agent, recorder, "aborted")
+    assert any("after_tool_call" in problem for problem in outcome[0].problems)
+
+
+class StuckSessionEnd:
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    @hookimpl
+    def agentkit_session_end(self, session, outcome, error) -> None:
+        self.entered.set()
+        self.release.wait()
+
+
+def test_abort_while_the_session_end_hook_is_stuck_ends_the_run_with_its_outcome():
+    hook = StuckSessionEnd()
+    agent, recorder = recorded_agent(Script([Turn([text("done")])]), hook, hook_timeout=None)
+    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
+    outcome: list = []
+    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
+    try:
+        runner.start()
+        runner.join(GENEROUS)
+        assert outcome, "the run did not end after abort() while the session_end hook was stuck"
+    finally:
+        hook.release.set()
+        runner.join(GENEROUS)
+    assert outcome[0].stop_reason == "completed", "the run had completed before the abort"
+    assert [end.stop_reason for end in recorder.ends] == ["completed"]
+    assert any("agentkit_session_end" in problem for problem in outcome[0].problems)

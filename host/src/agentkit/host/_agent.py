@@ -474,9 +474,12 @@ class Agent:
         if end is not None:  # still called, with a floor: the end of a run is always reported
             left = max(SESSION_END_FLOOR, end - asyncio.get_running_loop().time())
             timeout = left if timeout is None else min(timeout, left)
+        # A hook called once the run was stopped has its own floor (above); one
+        # the stop reaches while it runs is given up like any other call.
+        watch = abandon_on_stop or not stop.event.is_set()
         try:
             await guarded_call(functools.partial(hooks.notify, hook, **kwargs), timeout=timeout,
-                               stop=stop if abandon_on_stop else None, grace=STOP_BUDGET, name=hook)
+                               stop=stop if watch else None, grace=STOP_BUDGET, name=hook)
         except TimedOut:
             hooks.report(f"{hook} did not return within {timeout:.3g}s; it was abandoned")
         except Abandoned:

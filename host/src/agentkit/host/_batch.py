@@ -59,7 +59,7 @@ from ._config import (
     BeforeToolCall,
     Terminate,
 )
-from ._guard import Abandoned, Escaped, RunStop, TimedOut, guarded_call
+from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
 from .wire import json as strict_json
 
@@ -337,9 +337,9 @@ class ToolBatch:
         try:
             await guarded_call(
                 self.hooks.after_tool_call, item.call, message, self.session,
-                timeout=self._hook_timeout_now(), name="agentkit_after_tool_call",
+                timeout=self._hook_timeout_now(), stop=self.stop, grace=STOP_BUDGET, name="agentkit_after_tool_call",
             )
-        except TimedOut:
+        except (TimedOut, Abandoned):
             self.hooks.report(f"agentkit_after_tool_call did not return in time for call {item.call.id}; it was abandoned")
         except Exception as exc:
             self.hooks.report(f"agentkit_after_tool_call raised {type(exc).__name__}: {exc}")
