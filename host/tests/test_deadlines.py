@@ -71,6 +71,24 @@ def test_limits_that_cannot_work_are_refused_when_the_agent_is_built(field, valu
         recorded_agent(Script([]), **{field: value})
 
 
+@pytest.mark.parametrize("field", ["request_timeout", "connect_timeout", "read_timeout"])
+@pytest.mark.parametrize("value", [0, -1, "10", True, float("nan")])
+def test_request_deadlines_that_cannot_work_are_a_config_error_naming_the_field(field, value):
+    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number"):
+        recorded_agent(Script([]), **{field: value})
+
+
+@pytest.mark.parametrize("field", ["connect_timeout", "read_timeout"])
+def test_connect_and_read_timeouts_cannot_be_turned_off(field):
+    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number, got None"):
+        recorded_agent(Script([]), **{field: None})
+
+
+def test_response_limits_of_the_wrong_type_are_a_config_error():
+    with pytest.raises(ConfigError, match=r"AgentConfig\.response_limits must be a ResponseLimits or None"):
+        recorded_agent(Script([]), response_limits={"text_bytes": 10})
+
+
 def test_a_plugin_hook_past_hook_timeout_blocks_the_call_and_is_reported():
     hooks = StuckHooks()
     try:
