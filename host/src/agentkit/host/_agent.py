@@ -384,11 +384,21 @@ class Agent:
             if failed:
                 append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
                                         model=self.model.id, error_message=state.error))
-            try:
-                await self._hook(hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
-                                 outcome=state.stop_reason, error=state.error)
-            except asyncio.CancelledError:
-                cancelled = True
+            # Its own task, waited for through further cancellations: the hook is
+            # bounded by its deadline and the stop budget, and reports the end
+            # before agent_end does, never after the run has returned.
+            ending = asyncio.ensure_future(self._hook(
+                hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
+                outcome=state.stop_reason, error=state.error,
+            ))
+            while not ending.done():
+                try:
+                    await asyncio.wait({ending})
+                except asyncio.CancelledError:
+                    cancelled = True
+                    stop.request("cancelled", "the run's task was cancelled", on_loop=True)
+            if not ending.cancelled():
+                ending.exception()  # _hook reports its failures itself
             self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
                                           list(hooks.problems))  # a copy: abandoned threads may still report
             emit(AgentEnd(state.stop_reason, list(state.added), state.error))
