@@ -98,7 +98,7 @@ def _load_script(provider: Provider, path: str | None) -> Any:
         raise UsageError("the scripted model plays a script: pass --script FILE.json (a JSON list of turns)")
     try:
         turns = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nesting too deep for json
         raise UsageError(f"--script {path}: cannot read a JSON list of turns ({exc})") from exc
     if not isinstance(turns, list):
         raise UsageError(f"--script {path}: expected a JSON list of turns")
