@@ -24,6 +24,7 @@ from agentkit.plugin_api import (
     MessageEnd,
     StopReason,
     Tool,
+    ToolResult,
     ToolResultMessage,
     hookimpl,
 )
@@ -174,7 +175,15 @@ UNSERIALIZABLE = {
     "tuple_keys": lambda: {(1, 2): 3},
     "huge_int": lambda: 10**5000,
     "hostile_str": lambda: _HostileStr(),
+    "result_whose_text_is_not_text": lambda: _NotText(True, data="x"),
 }
+
+
+class _NotText(ToolResult):
+    """A ToolResult whose envelope text is a list: it would enter the history as a text block."""
+
+    def to_text(self) -> str:
+        return ["not", "text"]  # type: ignore[return-value]
 
 
 class _HostileStr:

@@ -104,6 +104,7 @@ def test_validate_plugins_fails_on_a_broken_plugin(plugins):
     [
         (["bogus"], "invalid choice: 'bogus'"),
         (["tool", "run", "shout", "--args", "{"], "--args is not valid JSON"),
+        (["tool", "run", "shout", "--args", "[" * 50_000 + "]" * 50_000], "--args is not valid JSON"),
         (["tool", "run", "nope"], "no tool named 'nope'"),
         (["tool", "run", "shout", "--root", "/no/such/dir"], "is not a directory"),
         (["validate-plugins", "not-installed"], "no installed plugin named not-installed"),

@@ -16,7 +16,7 @@ from agentkit_provider_faux import Script, Turn, text, tool_call
 from loop_faults import StuckHooks, assert_well_formed, echo, recorded_agent, stuck_tool, tools
 
 from agentkit.host import ConfigError
-from agentkit.plugin_api import Tool, ToolResultMessage
+from agentkit.plugin_api import Tool, ToolResultMessage, hookimpl
 
 GENEROUS = 10.0  # seconds; far above anything a healthy run here takes, far below a hang
 
@@ -69,6 +69,24 @@ def test_tool_from_function_takes_a_timeout_and_refuses_a_bad_one():
 def test_limits_that_cannot_work_are_refused_when_the_agent_is_built(field, value):
     with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number or None"):
         recorded_agent(Script([]), **{field: value})
+
+
+@pytest.mark.parametrize("field", ["request_timeout", "connect_timeout", "read_timeout"])
+@pytest.mark.parametrize("value", [0, -1, "10", True, float("nan")])
+def test_request_deadlines_that_cannot_work_are_a_config_error_naming_the_field(field, value):
+    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number"):
+        recorded_agent(Script([]), **{field: value})
+
+
+@pytest.mark.parametrize("field", ["connect_timeout", "read_timeout"])
+def test_connect_and_read_timeouts_cannot_be_turned_off(field):
+    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number, got None"):
+        recorded_agent(Script([]), **{field: None})
+
+
+def test_response_limits_of_the_wrong_type_are_a_config_error():
+    with pytest.raises(ConfigError, match=r"AgentConfig\.response_limits must be a ResponseLimits or None"):
+        recorded_agent(Script([]), response_limits={"text_bytes": 10})
 
 
 def test_a_plugin_hook_past_hook_timeout_blocks_the_call_and_is_reported():
@@ -265,3 +283,85 @@ def test_a_consumer_that_stops_reading_mid_batch_leaves_a_well_formed_aborted_ru
     asyncio.run(read_until_a_call_starts())
     assert time.monotonic() - started < GENEROUS
     assert_well_formed(agent, recorder, "aborted")
+
+
+def test_breaking_out_of_the_stream_then_running_again_works_at_once():
+    # What a consumer usually writes: a bare break, no aclose(). The first run
+    # ends aborted (its generator is closed by the loop), and the next run
+    # waits for that end instead of failing with AgentBusy.
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck"), tool_call("echo")]), Turn([text("again")])]),
+                                     tools(stuck_tool("stuck"), echo()), tool_timeout=None)
+
+    async def break_then_run_again():
+        async for event in agent.stream("go"):
+            if event.type == "tool_call_start":
+                break
+        return await agent.run("once more")
+
+    result = asyncio.run(asyncio.wait_for(break_then_run_again(), GENEROUS))
+    assert [end.stop_reason for end in recorder.ends] == ["aborted", "completed"]
+    assert recorder.session_ends == ["aborted", "completed"]
+    assert result.stop_reason == "completed" and result.text == "again"
+    answered = [message.tool_use_id for message in agent.history if isinstance(message, ToolResultMessage)]
+    assert len(answered) == len(set(answered)) == 2
+
+
+class StuckAfterToolCall:
+    """Only ``agentkit_after_tool_call``, and it blocks until released."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    @hookimpl
+    def agentkit_after_tool_call(self, call, result, session) -> None:
+        self.entered.set()
+        self.release.wait()
+
+
+def test_abort_while_an_after_tool_call_hook_is_stuck_ends_the_run():
+    # No hook deadline: only the abort can end this run.
+    hook = StuckAfterToolCall()
+    agent, recorder = recorded_agent(Script([Turn([tool_call("echo"), tool_call("echo")]), Turn([text("never")])]),
+                                     tools(echo()), hook, hook_timeout=None)
+    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
+    outcome: list = []
+    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
+    try:
+        runner.start()
+        runner.join(GENEROUS)
+        assert outcome, "the run did not end after abort() while an after_tool_call hook was stuck"
+    finally:
+        hook.release.set()
+        runner.join(GENEROUS)
+    assert_well_formed(agent, recorder, "aborted")
+    assert any("after_tool_call" in problem for problem in outcome[0].problems)
+
+
+class StuckSessionEnd:
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    @hookimpl
+    def agentkit_session_end(self, session, outcome, error) -> None:
+        self.entered.set()
+        self.release.wait()
+
+
+def test_abort_while_the_session_end_hook_is_stuck_ends_the_run_with_its_outcome():
+    hook = StuckSessionEnd()
+    agent, recorder = recorded_agent(Script([Turn([text("done")])]), hook, hook_timeout=None)
+    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
+    outcome: list = []
+    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
+    try:
+        runner.start()
+        runner.join(GENEROUS)
+        assert outcome, "the run did not end after abort() while the session_end hook was stuck"
+    finally:
+        hook.release.set()
+        runner.join(GENEROUS)
+    assert outcome[0].stop_reason == "completed", "the run had completed before the abort"
+    assert [end.stop_reason for end in recorder.ends] == ["completed"]
+    assert any("agentkit_session_end" in problem for problem in outcome[0].problems)

@@ -151,3 +151,56 @@ def test_run_sync_raises_keyboard_interrupt_after_a_well_formed_end(tmp_path: Pa
     assert report["raised"] is True
     assert report["ends"] == ["aborted"] and report["outcome"] == "aborted"
     assert report["calls"] == report["answered"] == ["call_1_1"]
+
+
+LINGERING_CLI_DRIVER = CLI_DRIVER.replace("sys.exit(main(sys.argv[1:]))", textwrap.dedent('''
+    import atexit, time
+
+    def linger():  # the interpreter takes a moment to exit: a press may land then
+        pathlib.Path(os.environ["STARTED_FILE"] + ".exiting").write_text("exiting")
+        time.sleep(1.5)
+
+    atexit.register(linger)
+    sys.exit(main(sys.argv[1:]))
+'''))
+
+
+@pytest.mark.parametrize("command", ["run", "tool"])
+def test_a_press_after_the_aborted_run_ended_changes_nothing(tmp_path: Path, command: str) -> None:
+    args = (["run", "go", "--model", "faux/scripted", "--script", str(script_file(tmp_path))] if command == "run"
+            else ["tool", "run", "stuck"])
+    process, started = start(tmp_path, LINGERING_CLI_DRIVER, *args)
+    exiting = Path(str(started) + ".exiting")
+    deadline = time.monotonic() + GENEROUS
+    while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    while not exiting.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)  # the run is over and the command returned: nothing left to stop
+    out, err = process.communicate(timeout=GENEROUS)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "Traceback" not in out, err
+    assert [line for line in err.splitlines() if not line.startswith(("[tool]", "note:"))] == ["agentkit: aborted"]
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+def test_agentkit_run_exits_130_with_one_line_while_a_response_streams(tmp_path: Path, presses: int) -> None:
+    turns = [{"content": [{"type": "text", "text": "Counting sheep, one, two, three"}], "hang": True}]
+    path = tmp_path / "turns.json"
+    path.write_text(json.dumps(turns), encoding="utf-8")
+    process, _ = start(tmp_path, CLI_DRIVER, "run", "go", "--model", "faux/scripted", "--script", str(path))
+    assert process.stdout is not None
+    first = os.read(process.stdout.fileno(), 1).decode()  # streaming now, and it will never end by itself
+    for _ in range(presses):
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    try:
+        out, err = process.communicate(timeout=GENEROUS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"still running {GENEROUS}s after Ctrl-C")
+    assert process.returncode == 130, err
+    assert "Counting sheep, one, two, three".startswith((first + out).strip())  # what arrived, then one newline
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if not line.startswith(("[tool]", "note:"))] == ["agentkit: aborted"]

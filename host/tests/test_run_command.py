@@ -254,3 +254,11 @@ def test_text_reaches_stdout_while_the_response_is_still_streaming(tmp_path: Pat
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_script_file_nested_too_deep_is_a_usage_error(tmp_path: Path) -> None:
+    file = tmp_path / "turns.json"
+    file.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+    result = agentkit("go", "--model", "faux/scripted", "--script", str(file))
+    assert result.returncode == 2, result.stderr
+    assert "cannot read a JSON list of turns" in result.stderr and "Traceback" not in result.stderr

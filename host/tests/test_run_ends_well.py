@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
@@ -29,7 +30,7 @@ from loop_faults import (
 )
 
 from agentkit.host import Block
-from agentkit.plugin_api import ToolResultMessage
+from agentkit.plugin_api import ImageBlock, ToolResult, ToolResultMessage, hookimpl
 
 
 def results(agent) -> list[ToolResultMessage]:
@@ -88,6 +89,35 @@ def test_an_async_tool_returning_unserializable_data_fails_only_its_call():
     agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
     assert_only_the_hostile_call_failed(agent, "invalid_result")
+
+
+BAD_IMAGES = {
+    "not_an_image_block": lambda: ["not an image"],
+    "circular_data": lambda: [ImageBlock(UNSERIALIZABLE["circular_list"](), "image/png")],
+    "bytes_data": lambda: [ImageBlock(b"\x89PNG", "image/png")],
+    "not_a_list": lambda: 42,
+}
+
+
+@pytest.mark.parametrize("images", list(BAD_IMAGES))
+def test_images_that_are_not_image_blocks_are_an_error_result_for_that_call(images):
+    # Attached as they were, they would enter the history and fail every later request.
+    value = lambda: ToolResult(True, data="an image", images=BAD_IMAGES[images]())  # noqa: E731
+    agent, recorder = recorded_agent(batch_with_sibling("bad"), tools(echo(), returning_tool("bad", value)))
+    result = agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    assert result.text == "done", result.error
+    assert_only_the_hostile_call_failed(agent, "invalid_result")
+    assert [block.type for block in results(agent)[1].content] == ["text"]
+
+
+def test_a_valid_image_is_attached_to_the_result():
+    image = ImageBlock("iVBORw0KGgo=", "image/png")
+    value = lambda: ToolResult(True, data="an image", images=[image])  # noqa: E731
+    agent, recorder = recorded_agent(batch_with_sibling("good"), tools(echo(), returning_tool("good", value)))
+    agent.run_sync("go")
+    assert_well_formed(agent, recorder, "completed")
+    assert results(agent)[1].content[1:] == [image]
 
 
 def test_a_tool_mutating_its_arguments_changes_nothing_the_loop_keeps():
@@ -252,3 +282,40 @@ def test_an_exception_inside_a_listener_thread_does_not_matter_to_block_decision
     assert_well_formed(agent, recorder, "completed")
     assert seen_threads == [False], "the sync policy ran off the event loop's thread"
     assert envelope(results(agent)[0])["error"] == "blocked"
+
+
+def test_cancelling_every_task_mid_run_still_reports_the_session_end_before_agent_end():
+    """What ``asyncio.run`` does when the application's main fails: every task is cancelled, the run's own too."""
+    order: list[str] = []
+
+    class SlowSessionEnd:
+        @hookimpl
+        def agentkit_session_end(self, session, outcome, error) -> None:
+            time.sleep(0.05)  # long enough for a run that did not wait for it to be gone
+            order.append(f"session_end:{outcome}")
+
+    agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]), tools(echo()),
+                                     SlowSessionEnd())
+    driver: list = []
+
+    def on_event(event) -> None:
+        if event.type == "tool_call_start":
+            # Aborted first, the batch runs no handler: the run reaches its end without
+            # waiting on anything, and the cancellation lands on the session-end hook.
+            agent.abort()
+            for task in asyncio.all_tasks():
+                if task is not driver[0]:
+                    task.cancel()
+        if event.type == "agent_end":
+            order.append(f"agent_end:{event.stop_reason}")
+
+    agent.subscribe(on_event)
+
+    async def scenario():
+        driver.append(asyncio.current_task())
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.ensure_future(agent.run("go"))
+
+    asyncio.run(scenario())
+    assert order == ["session_end:aborted", "agent_end:aborted"]
+    assert_well_formed(agent, recorder, "aborted")

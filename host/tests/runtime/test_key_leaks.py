@@ -74,6 +74,7 @@ SOURCES: dict[str, dict[str, Any]] = {
     "env-space": {"env": {"FAKE_API_KEY": KEY + " "}},
     "store": {"credential_store": Store(Credential("api_key", KEY))},
     "store-crlf": {"credential_store": Store(Credential("api_key", KEY + "\r\n"))},
+    "store-space": {"credential_store": Store(Credential("api_key", KEY + " "))},
     "refresh-error": {
         "credential_store": Store(
             Credential("api_key", KEY, expires_at=0.0),

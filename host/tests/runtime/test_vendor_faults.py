@@ -9,7 +9,8 @@ wires (the installed provider plugins, found by entry point), and must end
 with exactly one ``message_end`` whose error says what happened: never a
 hang, never an exception. Every server loop is bounded in count and in time,
 and the runtime runs with a small request deadline and one retry (so that
-the retry path meets every fault too).
+the retry path meets every fault too). Keep-alive traffic forever, which
+needs nothing of a wire's format, also runs against every other installed wire.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from agentkit.host.runtime import ProviderRuntime, ResponseLimits, RetryPolicy
 from agentkit.plugin_api import MessageEnd, MessageStart, ProviderRequest, StopReason, UserMessage
 
 DEADLINE = 2.0
-ENV = {"ANTHROPIC_API_KEY": "sk-ant-fault-0123456789", "OPENAI_API_KEY": "sk-fault-0123456789"}
+ENV = {"ANTHROPIC_API_KEY": "sk-ant-fault-0123456789", "OPENAI_API_KEY": "sk-fault-0123456789",
+       "GEMINI_API_KEY": "AIza-fault-0123456789"}
 HOST = PluginHost.discover()
 
 
@@ -298,3 +300,34 @@ def test_retry_after_is_honoured_then_the_answer_arrives(wire) -> None:
     assert events[-1].message.stop_reason is StopReason.STOP
     assert events[-1].message.text == "ok"
     assert len(server.requests) == 2
+
+
+class _Wire:
+    """Any installed wire, for faults that need nothing of its format."""
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+
+
+#: Each wire's keep-alive: a comment on SSE, an empty line on NDJSON (Ollama).
+OTHER_WIRES = sorted(set(HOST.providers) - {"faux"} - {wire.api for wire in WIRES})
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("api", OTHER_WIRES)
+def test_keep_alive_traffic_never_extends_the_request_deadline_on_any_wire(api: str) -> None:
+    ndjson = api == "ollama-chat"
+
+    async def serve(wire, req, writer):
+        writer.write(head(200, {"content-type": "application/x-ndjson" if ndjson else "text/event-stream",
+                                "connection": "close"}))
+        for _ in range(600):  # at most 30 s of keep-alive
+            writer.write(b"\n" if ndjson else b": ping\n\n")
+            await writer.drain()
+            await asyncio.sleep(0.05)
+
+    events, _ = play(_Wire(api), serve)
+    assert sum(isinstance(e, MessageEnd) for e in events) == 1
+    message = events[-1].message
+    assert message.stop_reason is StopReason.ERROR
+    assert "request_timeout" in message.error_message, message.error_message

@@ -202,7 +202,7 @@ def _blocks(message: Message) -> list[Wire]:
                     "type": "tool_use",
                     "id": part.id,
                     "name": part.name,
-                    "input": _arguments(part.arguments),
+                    "input": part.arguments_object(),
                 }
             )
         elif isinstance(part, ThinkingBlock):
@@ -233,12 +233,3 @@ def _content(part: object) -> Wire:
         }
     raise TypeError(f"{type(part).__name__} cannot appear in a user message or a tool result")
 
-
-def _arguments(text: str) -> Any:
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text)  # dicts keep the key order of the text
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

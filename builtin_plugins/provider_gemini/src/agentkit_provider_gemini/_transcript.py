@@ -282,7 +282,7 @@ def model_parts(message: AssistantMessage) -> list[Wire]:
             if call_id is not None:
                 call["id"] = call_id
             call["name"] = block.name
-            call["args"] = _arguments(block.arguments)
+            call["args"] = block.arguments_object()
             part = {"functionCall": call}
         elif isinstance(block, ThinkingBlock):
             if is_carrier(block):
@@ -314,12 +314,3 @@ def _empty_text(part: Wire) -> bool:
     """An empty text or thought part that carries no signature: the API rejects it."""
     return "text" in part and not part["text"] and set(part) <= {"text", "thought"}
 
-
-def _arguments(text: str) -> Any:
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text)  # dicts keep the key order of the text
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

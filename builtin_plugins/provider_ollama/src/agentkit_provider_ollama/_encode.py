@@ -247,7 +247,7 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
         wire["thinking"] = thinking
     if calls:
         wire["tool_calls"] = [
-            {"function": {"name": call.name, "arguments": wire_arguments(call.arguments)}}
+            {"function": {"name": call.name, "arguments": call.arguments_object()}}
             for call in calls
         ]
     return wire
@@ -257,17 +257,10 @@ def wire_arguments(text: str) -> dict[str, Any]:
     """The argument object to replay for a call's argument text, key order kept.
 
     Only a JSON object can go on this wire; anything else (empty, cut off by
-    the output limit, another type) is sent as ``{}``.
+    the output limit, another type, or text that could not be written back as
+    JSON) is sent as ``{}`` (see :meth:`ToolUseBlock.arguments_object`).
     """
-    try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    return ToolUseBlock("", "", text).arguments_object()
 
 
 def _tool_result(message: ToolResultMessage) -> dict[str, Any]:

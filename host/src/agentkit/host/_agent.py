@@ -21,6 +21,7 @@ result when it returns, and the outcome says what happened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import threading
@@ -78,6 +79,9 @@ from .skills import SkillSet, load_skills, read_tool, render_skills_block
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
 
 _log = logging.getLogger("agentkit.skills")
+
+#: Loop turns the loop takes to close an async generator its consumer dropped.
+_CLOSE_TURNS = 5
 
 
 @dataclass
@@ -140,6 +144,7 @@ class Agent:
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._listeners: list[Any] = []
         self._last_result: RunResult | None = None
+        self._ended: asyncio.Future[None] | None = None  # done when the current run's stream let go
 
     def subscribe(self, listener: Any) -> Any:
         """Call ``listener(event)`` for every event of every run; returns an unsubscribe function.
@@ -338,10 +343,15 @@ class Agent:
         return result
 
     async def stream(self, prompt: Prompt | None = None) -> AsyncIterator[Event]:
-        """Run and yield every event as it happens; the last one is ``agent_end``."""
-        if not self._busy.acquire(blocking=False):
+        """Run and yield every event as it happens; the last one is ``agent_end``.
+
+        A consumer that stops reading (``break``, ``aclose()``) ends the run as
+        ``aborted``; a run started right after waits for that end.
+        """
+        if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        ended = self._ended = asyncio.get_running_loop().create_future()
         try:
             stop = RunStop()
             stop.bind(asyncio.get_running_loop())
@@ -374,6 +384,25 @@ class Agent:
                     raise asyncio.CancelledError
         finally:
             self._busy.release()
+            ended.set_result(None)
+
+    async def _previous_run_stopped(self) -> bool:
+        """Wait for the running run to end if it was stopped, and take the agent; ``False`` if it goes on.
+
+        A consumer's bare ``break`` leaves its stream to be closed by the loop a
+        few turns later, and that close stops the run: those turns are given
+        first. A run still going then is another caller's, and is left alone.
+        """
+        for _ in range(_CLOSE_TURNS):
+            if self._stop.requested:
+                break
+            await asyncio.sleep(0)
+        ended = self._ended
+        if not self._stop.requested or ended is None or ended.get_loop() is not asyncio.get_running_loop():
+            return False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(ended), STOP_BUDGET + SESSION_END_FLOOR + 1.0)
+        return self._busy.acquire(blocking=False)
 
     async def _run(self, new: list[Message], put: Any, stop: RunStop) -> None:
         hooks = HookRunner(self.host.hook_callers)
@@ -438,11 +467,21 @@ class Agent:
             if failed:
                 append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
                                         model=self.model.id, error_message=state.error))
-            try:
-                await self._hook(hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
-                                 outcome=state.stop_reason, error=state.error)
-            except asyncio.CancelledError:
-                cancelled = True
+            # Its own task, waited for through further cancellations: the hook is
+            # bounded by its deadline and the stop budget, and reports the end
+            # before agent_end does, never after the run has returned.
+            ending = asyncio.ensure_future(self._hook(
+                hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
+                outcome=state.stop_reason, error=state.error,
+            ))
+            while not ending.done():
+                try:
+                    await asyncio.wait({ending})
+                except asyncio.CancelledError:
+                    cancelled = True
+                    stop.request("cancelled", "the run's task was cancelled", on_loop=True)
+            if not ending.cancelled():
+                ending.exception()  # _hook reports its failures itself
             self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
                                           list(hooks.problems),  # a copy: abandoned threads may still report
                                           skills=list(state.skills))
@@ -530,9 +569,12 @@ class Agent:
         if end is not None:  # still called, with a floor: the end of a run is always reported
             left = max(SESSION_END_FLOOR, end - asyncio.get_running_loop().time())
             timeout = left if timeout is None else min(timeout, left)
+        # A hook called once the run was stopped has its own floor (above); one
+        # the stop reaches while it runs is given up like any other call.
+        watch = abandon_on_stop or not stop.event.is_set()
         try:
             await guarded_call(functools.partial(hooks.notify, hook, **kwargs), timeout=timeout,
-                               stop=stop if abandon_on_stop else None, grace=STOP_BUDGET, name=hook)
+                               stop=stop if watch else None, grace=STOP_BUDGET, name=hook)
         except TimedOut:
             hooks.report(f"{hook} did not return within {timeout:.3g}s; it was abandoned")
         except Abandoned:

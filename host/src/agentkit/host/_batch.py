@@ -39,6 +39,7 @@ from agentkit.plugin_api import (
     Block,
     CancelToken,
     ExecutionMode,
+    ImageBlock,
     SessionInfo,
     TextBlock,
     Tool,
@@ -58,7 +59,7 @@ from ._config import (
     BeforeToolCall,
     Terminate,
 )
-from ._guard import Abandoned, Escaped, RunStop, TimedOut, guarded_call
+from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
 from .wire import json as strict_json
 
@@ -81,14 +82,18 @@ class _Call:
     tool: Tool | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
     result: ToolResult | None = None  # set when the call is settled before execution
-    rendered: tuple[str, bool] | None = None  # text and ok, when rendered in the handler's own thread
+    rendered: Rendering | None = None  # when rendered in the handler's own thread
     terminate: bool = False
+
+
+#: What a result message is made of: the envelope's text, whether it is a success, its images.
+Rendering = tuple[str, bool, list[ImageBlock]]
 
 
 @dataclass(frozen=True)
 class _Rendered:
     result: ToolResult
-    rendered: tuple[str, bool]
+    rendered: Rendering
 
 
 class ToolBatch:
@@ -184,13 +189,13 @@ class ToolBatch:
             results.append(self.answer(call, result))
         return results
 
-    def answer(self, call: ToolUseBlock, result: ToolResult, rendered: tuple[str, bool] | None = None) -> ToolResultMessage:
+    def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, capped, announced."""
-        text, ok = rendered if rendered is not None else self._render(result)
+        text, ok, images = rendered if rendered is not None else self._render(result)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,
-            content=[TextBlock(text), *(_images(result) if ok else [])],
+            content=[TextBlock(text), *images],
             is_error=not ok,
         )
         self.settled[call.id] = message
@@ -337,9 +342,9 @@ class ToolBatch:
         try:
             await guarded_call(
                 self.hooks.after_tool_call, item.call, message, self.session,
-                timeout=self._hook_timeout_now(), name="agentkit_after_tool_call",
+                timeout=self._hook_timeout_now(), stop=self.stop, grace=STOP_BUDGET, name="agentkit_after_tool_call",
             )
-        except TimedOut:
+        except (TimedOut, Abandoned):
             self.hooks.report(f"agentkit_after_tool_call did not return in time for call {item.call.id}; it was abandoned")
         except Exception as exc:
             self.hooks.report(f"agentkit_after_tool_call raised {type(exc).__name__}: {exc}")
@@ -352,22 +357,25 @@ class ToolBatch:
         left = max(0.0, self.stop.budget_end() - asyncio.get_running_loop().time())  # type: ignore[operator]
         return left if self.hook_timeout is None else min(left, self.hook_timeout)
 
-    def _render(self, result: ToolResult) -> tuple[str, bool]:
-        """The envelope as JSON text cut to ``max_result_chars``, and whether it is a success."""
+    def _render(self, result: ToolResult) -> Rendering:
+        """The envelope as JSON text cut to ``max_result_chars``, whether it is a success, and its images."""
         try:
             text, ok = result.to_text(), bool(result.ok)
-        except BaseException as exc:  # circular data, non-string keys, a hostile __str__...
+            if not isinstance(text, str):  # a ToolResult subclass: the history holds text only
+                raise TypeError(f"ToolResult.to_text() returned {type(text).__name__}, not str")
+            images = _images(result) if ok else []
+        except BaseException as exc:  # circular data, non-string keys, a hostile __str__, a bad image...
             fallback = ToolResult.failure(
-                "invalid_result", f"The tool returned data that cannot be written as JSON ({type(exc).__name__})."
+                "invalid_result", f"The tool returned data that cannot be written as JSON ({_describe(exc)})."
             )
-            text, ok = fallback.to_text(), False
+            text, ok, images = fallback.to_text(), False, []
         limit = self.max_result_chars
         if limit is None or len(text) <= limit:
-            return text, ok
+            return text, ok, images
         note = (f"The result was {len(text)} characters; only the first {limit} are shown, "
                 f"{len(text) - limit} were cut (max_tool_result_chars).")
         envelope: dict[str, Any] = {"ok": ok, "data": text[:limit], "note": note}
-        return json.dumps(envelope, ensure_ascii=False), ok
+        return json.dumps(envelope, ensure_ascii=False), ok, images
 
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.
@@ -384,7 +392,7 @@ def _as_result(value: Any) -> ToolResult:
     return value if isinstance(value, ToolResult) else ToolResult.success(value)
 
 
-def _call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult], tuple[str, bool]], *args: Any) -> Any:
+def _call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult], Rendering], *args: Any) -> Any:
     value = handler(*args)
     if inspect.isawaitable(value):  # a sync function handing back a coroutine: awaited on the loop
         return value
@@ -392,6 +400,19 @@ def _call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult],
     return _Rendered(result, render(result))
 
 
-def _images(result: ToolResult) -> list[Any]:
+def _describe(exc: BaseException) -> str:
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except BaseException:  # an exception whose own text fails
+        return type(exc).__name__
+
+
+def _images(result: ToolResult) -> list[ImageBlock]:
+    """The result's images; anything else there would enter the history and fail every later request."""
     images = result.images
-    return list(images) if isinstance(images, (list, tuple)) else []
+    if not isinstance(images, (list, tuple)):
+        raise TypeError(f"ToolResult.images must be a list of ImageBlock, not {type(images).__name__}")
+    for image in images:
+        if not (isinstance(image, ImageBlock) and isinstance(image.data, str) and isinstance(image.mime_type, str)):
+            raise TypeError("ToolResult.images must hold ImageBlock(data: str, mime_type: str) only")
+    return list(images)

@@ -133,11 +133,17 @@ class RunResult:
 
     :param stop_reason: ``completed`` (the model answered without tool calls),
         ``max_turns``, ``stop_policy`` (or the name of the policy that fired),
-        ``terminated`` (a tool or authorization asked to end), ``error``,
-        ``aborted`` (``Agent.abort``, Ctrl-C), ``cancelled`` (the task awaiting
-        the run was cancelled) or ``timeout`` (``AgentConfig.run_timeout``).
-    :param problems: plugin hooks and listeners that raised, as one line each;
-        they never stop a run, but they are not hidden either.
+        ``terminated`` (a tool or authorization asked to end), ``error`` (a
+        provider, plugin or host failure), ``aborted`` (``Agent.abort``,
+        Ctrl-C, or the consumer of ``Agent.stream`` stopped reading),
+        ``cancelled`` (the task awaiting the run was cancelled) or ``timeout``
+        (``AgentConfig.run_timeout``). Never ``completed`` after a failure.
+    :param messages: what the run added to the history: every tool call of it
+        has exactly one result, right after the message that made it.
+    :param error: what went wrong, for ``error``, ``cancelled`` and ``timeout``.
+    :param problems: one line each for plugin hooks and listeners that raised,
+        and for handlers or hooks that missed their deadline and were
+        abandoned; they never stop a run, but they are not hidden either.
     :param skills: the skills the model activated during the run (it read
         their instructions), in order; ``Agent.active_skills`` holds the session's.
     """

@@ -24,6 +24,7 @@ from agentkit.plugin_api import (
 from ._batch import ToolBatch
 from ._config import AgentConfig
 from .errors import ConfigError
+from .runtime import ResponseLimits
 
 
 @dataclass
@@ -75,10 +76,23 @@ def answer_pending(state: RunState, batch: ToolBatch | None, append: Any, emit: 
 
 
 def check_limits(config: AgentConfig) -> None:
-    for name in ("tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars"):
+    """Refuse deadlines and limits that cannot work, naming the field (before anything uses them)."""
+    for name in ("tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars", "request_timeout"):
         value = getattr(config, name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+        if value is not None and not _positive(value):
             raise ConfigError(f"AgentConfig.{name} must be a positive number or None, got {value!r}")
+    for name in ("connect_timeout", "read_timeout"):  # httpx's: they cannot be turned off
+        value = getattr(config, name)
+        if not _positive(value):
+            raise ConfigError(f"AgentConfig.{name} must be a positive number, got {value!r}")
+    if config.response_limits is not None and not isinstance(config.response_limits, ResponseLimits):
+        raise ConfigError(
+            f"AgentConfig.response_limits must be a ResponseLimits or None, got {type(config.response_limits).__name__}"
+        )
+
+
+def _positive(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0  # NaN is not > 0
 
 
 def aborted_message(model: ModelInfo) -> AssistantMessage:

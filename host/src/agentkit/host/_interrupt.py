@@ -29,11 +29,17 @@ LEFTOVER_BUDGET = 0.5
 GENTLE_PRESSES = 2
 
 
-def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], None]) -> tuple[T, bool]:
+def run_interruptibly(
+    main: Coroutine[Any, Any, T], on_interrupt: Callable[[], None], *, exiting: bool = False
+) -> tuple[T, bool]:
     """Run ``main`` on a new loop; return its value and whether Ctrl-C was pressed.
 
     Ctrl-C is only caught in the main thread (where Python delivers signals);
     elsewhere this is a plain run on a new loop.
+
+    :param exiting: the process ends once this returns (a command): after a
+        press, further presses are ignored rather than raising
+        ``KeyboardInterrupt`` wherever the interpreter is on its way out.
     """
     try:
         asyncio.get_running_loop()
@@ -66,7 +72,7 @@ def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], N
             asyncio.set_event_loop(None)
             loop.close()
             if in_main:
-                signal.signal(signal.SIGINT, previous)
+                signal.signal(signal.SIGINT, signal.SIG_IGN if exiting and presses else previous)
 
 
 def _finish_leftovers(loop: asyncio.AbstractEventLoop) -> None:

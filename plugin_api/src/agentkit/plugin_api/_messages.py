@@ -75,8 +75,45 @@ class ToolUseBlock:
         """The arguments as JSON values; raises ``ValueError`` when they are not JSON."""
         return json.loads(self.arguments) if self.arguments.strip() else {}
 
+    def arguments_object(self) -> dict[str, Any]:
+        """The arguments as the JSON object a wire that carries objects sends back, key order kept.
+
+        ``{}`` when the text is empty, not JSON, not an object, or could not be
+        written back as JSON: ``NaN``, ``Infinity``, a number past a float, or
+        nesting deeper than :data:`MAX_REPLAYED_DEPTH`. The loop answered such a
+        call with an error already; replaying its text as it is would make every
+        later request of the session fail to encode.
+        """
+        if not self.arguments.strip():
+            return {}
+        try:
+            value = json.loads(self.arguments)
+            if not isinstance(value, dict) or not _nested_within(value, MAX_REPLAYED_DEPTH):
+                return {}
+            json.dumps(value, allow_nan=False)
+        except (ValueError, RecursionError):
+            return {}
+        return value
+
     def to_dict(self) -> dict[str, Any]:
         return {"type": "tool_use", "id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+#: The deepest nesting of replayed arguments (no tool schema needs more; the
+#: recursion limit of ``json`` is about a thousand).
+MAX_REPLAYED_DEPTH = 256
+
+
+def _nested_within(value: Any, limit: int) -> bool:
+    """Whether no list or object in ``value`` is nested deeper than ``limit``, without recursion."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return False
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return True
 
 
 @dataclass(slots=True)

@@ -105,7 +105,7 @@ def _load_script(provider: Provider, path: str | None) -> Any:
         raise UsageError("the scripted model plays a script: pass --script FILE.json (a JSON list of turns)")
     try:
         turns = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nesting too deep for json
         raise UsageError(f"--script {path}: cannot read a JSON list of turns ({exc})") from exc
     if not isinstance(turns, list):
         raise UsageError(f"--script {path}: expected a JSON list of turns")
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         agent.abort()
 
     code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout, interrupted=interrupted),
-                                on_interrupt)
+                                on_interrupt, exiting=True)
     return code
 
 

@@ -16,6 +16,8 @@ from .._guard import RunStop
 from .._hooks import HookRunner
 from .._interrupt import run_interruptibly
 from .._plugins import PluginHost
+from ..wire import json as strict_json
+from ..wire.errors import WireDecodeError
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -85,10 +87,10 @@ def _missing(host: PluginHost, name: str) -> str:
 
 
 def run_tool(args: argparse.Namespace) -> int:
-    try:
-        arguments = json.loads(args.args)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--args is not valid JSON ({exc.msg} at column {exc.colno}): pass a JSON object") from exc
+    try:  # the decoder the loop uses: deep nesting is an error here, never a RecursionError
+        strict_json.loads(args.args)
+    except WireDecodeError as exc:
+        raise UsageError(f"--args is not valid JSON ({exc}): pass a JSON object") from exc
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a directory")
@@ -107,13 +109,14 @@ def run_tool(args: argparse.Namespace) -> int:
         emit=lambda event: None,
         stop=stop,
     )
-    call = ToolUseBlock("cli-1", args.name, json.dumps(arguments))
+    call = ToolUseBlock("cli-1", args.name, args.args)  # checked like the model's: schema, depth, NaN
 
     async def run_call() -> list[ToolResultMessage]:
         stop.bind(asyncio.get_running_loop())
         return (await batch.run([call]))[0]
 
-    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request("aborted", "Ctrl-C", on_loop=True))
+    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request("aborted", "Ctrl-C", on_loop=True),
+                                              exiting=True)
     if interrupted:
         print("agentkit: aborted", file=sys.stderr)
         return 130

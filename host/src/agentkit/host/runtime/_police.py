@@ -37,6 +37,18 @@ class ResponseTooLarge(Exception):
     """The response went past one of its :class:`ResponseLimits`."""
 
 
+#: What each block and each delta counts toward its kind's limit beyond its
+#: text: what keeping it costs (the block and its entries in the lists that
+#: hold it, the delta's entry in its block's parts), so that a flood of empty
+#: blocks or one-character deltas is bounded like a flood of text.
+BLOCK_BYTES = 256
+DELTA_BYTES = 8
+
+
+def _size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def _describe(value: object) -> str:
     return "None" if value is None else f"a {type(value).__name__}"
 
@@ -78,14 +90,16 @@ class StreamPolice:
             if not isinstance(event.delta, str):
                 raise self.defect(f"sent a delta of {_describe(event.delta)} for block {event.index}")
             if count:
-                self._count(bucket, event.delta)
+                self._count(bucket, _size(event.delta) + DELTA_BYTES)
         elif isinstance(event, BlockStart):
             if event.index in self.open or event.index in self.closed:
                 raise self.defect(f"started block {event.index} twice")
             if event.kind == "tool_use" and event.tool_use_id:
                 self._new_tool_id(event.tool_use_id)
             self.start_ids[event.index] = event.tool_use_id
-            self.open[event.index] = _BUCKETS.get(event.kind, "text")
+            bucket = self.open[event.index] = _BUCKETS.get(event.kind, "text")
+            if count:
+                self._count(bucket, BLOCK_BYTES)
         elif isinstance(event, BlockEnd):
             if event.index not in self.open:
                 raise self.defect(self._unknown_block("ended", event.index))
@@ -115,8 +129,7 @@ class StreamPolice:
             raise self.defect(f"used the tool-call id {call_id!r} twice")
         self.tool_ids.add(call_id)
 
-    def _count(self, bucket: str, delta: str) -> None:
-        size = len(delta) if delta.isascii() else len(delta.encode("utf-8", "surrogatepass"))
+    def _count(self, bucket: str, size: int) -> None:
         used = self.used[bucket] + size
         limit = self.limits[bucket]
         if used > limit:

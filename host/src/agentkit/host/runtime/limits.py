@@ -9,6 +9,10 @@ response, counted in UTF-8 bytes of the deltas:
 * ``thinking_bytes``: the reasoning of every thinking block;
 * ``argument_bytes``: the argument text of every tool call.
 
+Each block also counts 256 bytes, and each delta 8, toward its kind's limit
+(what keeping them costs beyond their text), so that a server opening empty
+blocks or sending one-character deltas forever is bounded too.
+
 Past any of them the response ends with ``stop_reason=error``, keeping what
 arrived up to the limit. The defaults follow the model's catalog row:
 ``max_output`` tokens times :data:`BYTES_PER_TOKEN` (a token is 3 to 4 bytes of

@@ -75,12 +75,15 @@ def agentkit_session_end(session: SessionInfo, outcome: str, error: str | None) 
     """A run has ended, however it ended.
 
     :param session: the run.
-    :param outcome: the run's stop reason: ``completed``, ``max_turns``,
-        ``stop_policy``, ``terminated``, ``error`` or ``aborted``.
-    :param error: what went wrong, when ``outcome`` is ``error``.
+    :param outcome: the run's stop reason, as on its result: ``completed``,
+        ``max_turns``, ``stop_policy`` (or the name of the policy that fired),
+        ``terminated``, ``error``, ``aborted``, ``cancelled`` or ``timeout``.
+    :param error: what went wrong, when ``outcome`` is ``error``, ``cancelled``
+        or ``timeout``; otherwise ``None``.
     :returns: nothing; the return value is ignored.
 
-    Called on every exit: clean, error and abort alike. An exception is
+    Called once on every exit: clean, error, abort, cancellation and deadline
+    alike, after every tool call of the run has its result. An exception is
     reported and does not change the outcome.
 
     .. versionadded:: 0.1
