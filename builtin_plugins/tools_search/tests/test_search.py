@@ -135,12 +135,6 @@ def test_errors_are_results(workspace, backend):
     assert backend(workspace, pattern="x", path="nope").error == "not_found"
 
 
-def test_a_pattern_only_python_accepts_still_gets_the_same_answer(workspace, backend):
-    workspace.write("f.txt", "foobar\nbazbar\n")
-    result = backend(workspace, pattern="(?<=baz)bar")
-    assert [m["line"] for m in result.data["matches"]] == [2]
-
-
 def test_searching_one_file(workspace, backend):
     workspace.write("a/one.txt", "x\ny x\n")
     assert [

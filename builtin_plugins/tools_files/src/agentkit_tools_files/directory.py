@@ -208,6 +208,11 @@ class WalkedFiles:
         self._root = Directory.open_root(root)
         self._chain: list[tuple[str, Directory]] = []
 
+    @property
+    def root_fd(self) -> int | None:
+        """The descriptor of the root (None where descriptors are unavailable)."""
+        return self._root.fd
+
     def open(self, relative: str) -> int | None:
         """A descriptor of the regular file ``relative``; None if it is gone, a link or not a file."""
         *directories, name = relative.split("/")

@@ -8,7 +8,8 @@ that takes the match count past what the page needs, so ``files_searched`` and
 truncation agree between them.
 
 Binary means "contains a NUL byte anywhere"; binary files are skipped and not
-counted as searched.
+counted as searched. The pattern is read in one dialect, ripgrep's, on both
+backends (:mod:`.dialect`), over the files' bytes.
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ __all__ = ["Match", "Outcome", "Query", "collect_files", "smart_case_ignores"]
 class Query:
     """What to search for and where.
 
-    :param pattern: the regular expression (Python ``re`` syntax, the common
-        subset with ripgrep's).
+    :param pattern: the regular expression, in ripgrep's dialect (:mod:`.dialect`).
     :param ignore_case: decided once, by the caller (smart case by default).
     :param context_lines: lines of context before and after each match.
     :param root: the workspace root; ``files`` are relative to it.
@@ -44,9 +44,6 @@ class Query:
     files: list[str]
     needed: int
 
-    def compile(self) -> re.Pattern[str]:
-        flags = re.MULTILINE | (re.IGNORECASE if self.ignore_case else 0)
-        return re.compile(self.pattern, flags)
 
 
 @dataclass(frozen=True, slots=True)
