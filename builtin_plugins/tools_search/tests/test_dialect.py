@@ -41,7 +41,9 @@ def test_invalid_utf8_is_shown_replaced(workspace, backend):
     assert result.data["matches"][0]["text"] == "caf\ufffd x"
 
 
-@pytest.mark.parametrize("pattern", [r"(?<=baz)bar", r"(a)\1", r"a\Z", "(unclosed", r"a\nb", "x{2,1}"])
+@pytest.mark.parametrize(
+    "pattern", [r"(?<=baz)bar", r"(a)\1", r"a\Z", "(unclosed", r"a\nb", "x{2,1}"]
+)
 def test_what_ripgrep_refuses_is_refused_on_both(workspace, backend, pattern):
     workspace.write("f.txt", "foobar\nbazbar\n")
     result = backend(workspace, pattern=pattern)

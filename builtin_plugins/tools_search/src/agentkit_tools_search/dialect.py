@@ -100,12 +100,20 @@ def _word_body() -> str:
         start = code
         while code < 0x110000 and member[code]:
             code += 1
-        parts.append(_class_char(start) + ("" if code - 1 == start else "-" + _class_char(code - 1)))
+        parts.append(
+            _class_char(start) + ("" if code - 1 == start else "-" + _class_char(code - 1))
+        )
     return "".join(parts)
 
 
 def _class_char(code: int) -> str:
-    return f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}" if code > 0x7E else re.escape(chr(code))
+    return (
+        f"\\U{code:08x}"
+        if code > 0xFFFF
+        else f"\\u{code:04x}"
+        if code > 0x7E
+        else re.escape(chr(code))
+    )
 
 
 def _word() -> str:

@@ -45,7 +45,6 @@ class Query:
     needed: int
 
 
-
 @dataclass(frozen=True, slots=True)
 class Match:
     """One matching line, with raw (unclipped) text and its context lines."""
