@@ -30,8 +30,9 @@ def test_search_skips_ignored_and_binary_files(project, backend):
         ("src/app.py", 4),
         ("src/util.py", 1),
     ]
-    # .gitignore, .hidden/notes.md, src/app.py, src/util.py: text files scanned, matched or not.
-    assert result.data["files_searched"] == 4
+    # .gitignore, .hidden/notes.md, src/app.py, src/util.py and the two binary files (scanned
+    # for their NUL, never shown): every file scanned, matched or not.
+    assert result.data["files_searched"] == 6
     assert result.data["truncated"] is False
 
 

@@ -45,9 +45,11 @@ def search_native(query: Query) -> Outcome:
                 data = files.read(relative)
             except OSError:
                 continue
-            if data is None or b"\x00" in data:
+            if data is None:
                 continue
             outcome.files_searched += 1
+            if b"\x00" in data:
+                continue  # binary: searched for its NUL, never shown
             _scan(
                 relative,
                 data.decode("utf-8", errors="surrogateescape"),

@@ -9,9 +9,8 @@ by several threads; answers are put back in list order per file.
 
 Binary files: ripgrep searches an explicitly named file whole and marks it
 binary if it holds a NUL; it prints only matching lines, never a binary file's
-other lines. A second ripgrep beside it lists the files holding a NUL
-(``--files-with-matches``: it stops at the first one), so binary files without a
-match are left out of ``files_searched`` at a cost of one line per binary file.
+other lines, so binary detection adds nothing to its output. A binary file that
+matches is dropped here (its NUL is seen when the file is read again, below).
 
 Containment: ripgrep opens the paths it is given itself, and the kernel follows
 a link on the way, so a directory swapped for a link to the outside between
@@ -30,7 +29,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,10 +41,20 @@ from .query import Match, Outcome, Query, line_text
 
 __all__ = ["RipgrepError", "RipgrepRefused", "find_rg", "search_rg"]
 
-#: Bytes of paths per ripgrep invocation, far below any argument-length limit.
-CHUNK_BYTES = 256 * 1024
-#: Files in the first invocation; each next one doubles, up to CHUNK_BYTES of paths.
-FIRST_CHUNK = 250
+
+def _argument_room() -> int:
+    try:
+        limit = os.sysconf("SC_ARG_MAX")
+    except (AttributeError, ValueError, OSError):
+        limit = -1
+    # A quarter of the limit: the environment and ripgrep's own arguments share it.
+    return max(32 * 1024, min(1024 * 1024, limit // 4)) if limit > 0 else 32 * 1024
+
+
+#: Bytes of paths per ripgrep invocation, well below the argument-length limit.
+CHUNK_BYTES = _argument_room()
+#: Files in the first invocation (a page often fills there); each next one is four times larger.
+FIRST_CHUNK = 64
 #: Threads each ripgrep uses (it orders nothing: answers are reordered here).
 THREADS = max(1, min(4, os.cpu_count() or 1))
 
@@ -84,21 +93,23 @@ def _search_command(rg: str, query: Query, threads: int) -> list[str]:
     return [*command, "-e", query.pattern, "--"]
 
 
-def _binary_command(rg: str) -> list[str]:
-    probe = ["--text", "--files-with-matches", "--null", "--threads", str(THREADS)]
-    return [rg, *_COMMON, *probe, "-e", "\\x00", "--"]
-
-
-def _chunks(files: list[str], first: int) -> Iterator[tuple[int, list[str]]]:
-    """``files`` in pieces that double from ``first`` up to CHUNK_BYTES of paths."""
+def _chunks(files: Iterable[str], first: int) -> Iterator[tuple[int, list[str]]]:
+    """``files`` in pieces growing fourfold from ``first`` up to CHUNK_BYTES of paths."""
+    source = iter(files)
     start, step = 0, max(1, first)
-    while start < len(files):
-        end, size = start, 0
-        while end < len(files) and end - start < step and size < CHUNK_BYTES:
-            size += len(os.fsencode(files[end])) + 1
-            end += 1
-        yield start, files[start:end]
-        start, step = end, step * 2
+    while True:
+        chunk: list[str] = []
+        size = 0
+        while len(chunk) < step and size < CHUNK_BYTES:
+            relative = next(source, None)
+            if relative is None:
+                break
+            chunk.append(relative)
+            size += len(os.fsencode(relative)) + 1
+        if not chunk:
+            return
+        yield start, chunk
+        start, step = start + len(chunk), step * 4
 
 
 @dataclass
@@ -167,29 +178,26 @@ class _Session:
         else:
             self.cwd, self.keep = query.root, []
 
-    def scan(self, chunk: list[str]) -> tuple[dict[str, _Reported], set[str], int]:
-        """ripgrep's reports for ``chunk``, the files in it that hold a NUL, and how many it read."""
-        search = _start(_search_command(self.rg, self.query, THREADS) + chunk, self.cwd, self.keep)
+    def start(self, chunk: list[str]) -> subprocess.Popen[bytes]:
+        """ripgrep scanning ``chunk``, started (it runs while the walk lists the next chunk)."""
+        return _start(_search_command(self.rg, self.query, THREADS) + chunk, self.cwd, self.keep)
+
+    @staticmethod
+    def collect(search: subprocess.Popen[bytes]) -> tuple[dict[str, _Reported], int]:
+        """ripgrep's reports for its chunk, and how many of its files it read."""
         try:
-            probe = _start(_binary_command(self.rg) + chunk, self.cwd, self.keep)
+            return _read_reports(search)
         except BaseException:
             search.kill()
-            search.communicate()
-            raise
-        try:
-            reports, searched = _read_reports(search)
-        except BaseException:
-            search.kill()
-            probe.kill()
             raise
         finally:
             _finish(search)
-            binary_out = _finish(probe)
-        binary = {os.fsdecode(name) for name in binary_out.split(b"\x00") if name}
-        return reports, binary, searched
 
     def verified(self, relative: str, reported: _Reported) -> list[Match] | None:
-        """The matches of ``relative``, shown from the file we hold; None if it is binary or gone."""
+        """The matches of ``relative``, shown from the file we hold; None if it is gone.
+
+        A binary file has no matches (an empty list).
+        """
         fd = self.files.open(relative)
         if fd is None:
             return None
@@ -197,7 +205,7 @@ class _Session:
             with os.fdopen(os.dup(fd), "rb") as handle:
                 data = handle.read()
             if b"\x00" in data:
-                return None
+                return []
             lines = data.split(b"\n")
             if lines[-1] == b"":
                 lines.pop()
@@ -251,25 +259,27 @@ def search_rg(query: Query, rg: str) -> Outcome:
     outcome = Outcome(backend="rg")
     with WalkedFiles(query.root) as files:
         session = _Session(query, rg, files)
-        for start, chunk in _chunks(query.files, FIRST_CHUNK):
-            reports, binary, searched = session.scan(chunk)
-            skipped = 0  # binary or gone, among the files of the chunk up to the current one
+        chunks = _chunks(query.files, FIRST_CHUNK)
+        current = next(chunks, None)
+        running = session.start(current[1]) if current else None
+        while current is not None and running is not None:
+            start, chunk = current
+            following = next(chunks, None)  # walked while ripgrep scans ``chunk``
+            reports, searched = session.collect(running)
             gone = 0  # reported by ripgrep, gone (or swapped) when opened here
             for index, relative in enumerate(chunk, start=start):
-                if relative in binary:
-                    skipped += 1
-                    continue
                 if relative not in reports:
                     continue
                 found = session.verified(relative, reports[relative])
                 if found is None:
-                    skipped += 1
                     gone += 1
                     continue
                 outcome.matches.extend(found)
                 if len(outcome.matches) > query.needed:
-                    # Every text file up to this one was scanned: the native backend's stop.
-                    outcome.files_searched += index - start + 1 - skipped
+                    # Every file up to this one was scanned: the native backend's stop.
+                    outcome.files_searched += index - start + 1 - gone
                     return outcome
-            outcome.files_searched += searched - len(binary & set(chunk)) - gone
+            outcome.files_searched += searched - gone
+            current = following
+            running = session.start(following[1]) if following else None
     return outcome

@@ -16,7 +16,7 @@ from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
 
 from .dialect import PatternError, UntranslatablePattern, translate
 from .native import search_native
-from .query import Match, Outcome, Query, collect_files, smart_case_ignores
+from .query import FileList, Match, Outcome, Query, smart_case_ignores, walk_files
 from .ripgrep import RipgrepError, RipgrepRefused, find_rg, search_rg
 
 __all__ = ["SEARCH_FILES", "run_search"]
@@ -91,13 +91,13 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ToolError("not_found", f"{relative or '.'} does not exist.")
     # The walk and the backends open everything again from the root, refusing links.
     if stat.S_ISDIR(info.st_mode):
-        files = collect_files(engine, relative, glob)
+        files = FileList(walk_files(engine, relative, glob))
     elif not stat.S_ISREG(info.st_mode) or (
         glob is not None and not glob.matches(relative.rsplit("/", 1)[-1])
     ):
-        files = []
+        files = FileList([])
     else:
-        files = [relative]
+        files = FileList([relative])
     case_sensitive = arguments.get("case_sensitive")
     ignore_case = smart_case_ignores(pattern) if case_sensitive is None else not case_sensitive
     max_matches = arguments.get("max_matches", SEARCH_LIMITS.items)
@@ -132,7 +132,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         "truncated": truncated,
         "files_searched": outcome.files_searched,
     }
-    metadata: dict[str, Any] = {"backend": outcome.backend, "files": len(files)}
+    metadata: dict[str, Any] = {"backend": outcome.backend, "files_listed": files.listed}
     if truncated:
         why = " (50 KB limit)" if accumulator.truncated_by == "bytes" else ""
         data["notice"] = (
