@@ -37,6 +37,10 @@ from agentkit.plugin_api import ToolError
         ("{src,lib}/**/*.c", "bin/y.c", False),
         ("{*.md,docs/*}", "deep/readme.md", True),
         ("./src/*.c", "src/a.c", True),
+        ("./c.py", "c.py", True),
+        ("./c.py", "a/c.py", False),
+        ("src**", "src/a/b.c", True),
+        ("[x", "b/[x", True),
         ("*", ".hidden", True),
     ],
 )

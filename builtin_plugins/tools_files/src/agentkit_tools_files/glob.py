@@ -1,15 +1,24 @@
-"""The glob dialect of find_files and search_files' ``file_glob``.
+"""The glob dialect of find_files and search_files' ``file_glob``: git's wildmatch, plus braces.
 
-- ``*`` matches within one path segment, ``?`` one character (never ``/``).
+Each alternative is matched by git's wildmatch with WM_PATHNAME (the one
+translation, :func:`._gitpattern.wildmatch`, that gitignore rules use too), on
+the path's bytes, as ``git --glob-pathspecs ls-files`` does (the test suite
+checks it against git):
+
+- ``*`` matches within one path segment, ``?`` one byte (never ``/``).
 - ``**`` as a whole segment matches zero or more segments: ``**/*.py``,
-  ``src/**/test_*.py``, ``build/**``. Elsewhere it acts as ``*``.
-- ``[abc]``, ``[a-z]``, and negated ``[!x]`` / ``[^x]`` classes (never ``/``);
-  an unclosed ``[`` is a literal.
-- ``{a,b}`` braces, nestable, may contain ``/``: ``*.{ts,tsx}``, ``{src,lib}/**``.
+  ``src/**/test_*.py``, ``build/**``; at the very end it matches everything
+  (``src**``); elsewhere it acts as ``*``.
+- ``[abc]``, ``[a-z]``, negated ``[!x]`` / ``[^x]``, POSIX ``[[:digit:]]``
+  (ASCII) and escaped members ``[\\]]``, ``[\\1-\\3]`` (never ``/``).
 - ``\\`` escapes the next character.
-- A pattern without ``/`` matches the file name at any depth (``*.py``); a
-  pattern with ``/`` matches the path relative to the directory searched
-  (a leading ``./`` or ``/`` is dropped).
+- A glob git cannot read (an unclosed ``[``, a trailing ``\\``) matches only the
+  path spelled exactly so, as in git.
+- ``{a,b}`` braces, nestable, may contain ``/``: ``*.{ts,tsx}``, ``{src,lib}/**``
+  (not git's: expanded first, each alternative then matched as above).
+- A pattern without ``/`` is read as ``**/<pattern>``: a file name at any depth
+  (``*.py``); a pattern with ``/`` matches the path relative to the directory
+  searched (a leading ``./`` or ``/`` anchors it there and is dropped).
 
 Both search backends filter with this dialect before any file is opened, so
 they agree on which files exist for a query.
@@ -17,10 +26,13 @@ they agree on which files exist for a query.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
 from agentkit.plugin_api import ToolError
+
+from ._gitpattern import MalformedPattern, wildmatch
 
 __all__ = ["Glob", "compile_glob", "expand_braces"]
 
@@ -97,73 +109,18 @@ def expand_braces(pattern: str) -> list[str]:
     return [pattern]
 
 
-def _class(pattern: str, start: int) -> tuple[str, int] | None:
-    """Translate the class opening at ``start``; None when it is not closed."""
-    i = start + 1
-    negate = i < len(pattern) and pattern[i] in "!^"
-    if negate:
-        i += 1
-    members: list[str] = []
-    first = True
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "]" and not first:
-            body = "".join(members)
-            regex = f"[^/{body}]" if negate else f"(?!/)[{body}]"
-            return regex, i + 1
-        if char == "\\" and i + 1 < len(pattern):
-            i += 1
-            char = pattern[i]
-        if i + 2 < len(pattern) and pattern[i + 1] == "-" and pattern[i + 2] != "]":
-            high = pattern[i + 2]
-            if char <= high:
-                members.append(f"{re.escape(char)}-{re.escape(high)}")
-            i += 3
-        else:
-            members.append(re.escape(char))
-            i += 1
-        first = False
-    return None
+@dataclass(frozen=True)
+class _Alternative:
+    spelled: bytes
+    regex: re.Pattern[bytes] | None
+    anywhere: bool  # no "/": read as "**/<glob>", a name at any depth
 
-
-def _translate(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        char = pattern[i]
-        if char == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            whole_segment = (i == 0 or pattern[i - 1] == "/") and (j == n or pattern[j] == "/")
-            if j - i >= 2 and whole_segment:
-                if j == n:
-                    out.append(".*")
-                    i = j
-                else:
-                    out.append("(?:.*/)?")
-                    i = j + 1
-            else:
-                out.append("[^/]*")
-                i = j
-        elif char == "?":
-            out.append("[^/]")
-            i += 1
-        elif char == "[":
-            translated = _class(pattern, i)
-            if translated is None:
-                out.append(re.escape("["))
-                i += 1
-            else:
-                out.append(translated[0])
-                i = translated[1]
-        elif char == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(char))
-            i += 1
-    return "".join(out)
+    def matches(self, path: bytes, name: bytes) -> bool:
+        # git matches a pathspec spelled exactly like the path before any wildcard
+        # (so a glob it cannot read still finds the file of that name).
+        if (name if self.anywhere else path) == self.spelled:
+            return True
+        return self.regex is not None and self.regex.fullmatch(path) is not None
 
 
 @dataclass(frozen=True)
@@ -171,12 +128,21 @@ class Glob:
     """A compiled glob; :meth:`matches` takes a ``/``-separated relative path."""
 
     pattern: str
-    regex: re.Pattern[str]
-    basename_only: bool
+    alternatives: tuple[_Alternative, ...]
 
     def matches(self, relative_path: str) -> bool:
-        subject = relative_path.rsplit("/", 1)[-1] if self.basename_only else relative_path
-        return self.regex.fullmatch(subject) is not None
+        path = os.fsencode(relative_path)
+        name = path.rsplit(b"/", 1)[-1]
+        return any(alternative.matches(path, name) for alternative in self.alternatives)
+
+
+def _alternative(text: str, anywhere: bool) -> _Alternative:
+    spelled = os.fsencode(text)
+    try:
+        regex: re.Pattern[bytes] | None = wildmatch(b"**/" + spelled if anywhere else spelled)
+    except MalformedPattern:
+        regex = None
+    return _Alternative(spelled, regex, anywhere)
 
 
 def compile_glob(pattern: str) -> Glob:
@@ -187,22 +153,10 @@ def compile_glob(pattern: str) -> Glob:
     if not pattern.strip():
         raise ToolError("invalid_glob", "The glob is empty; try '*' or '**/*.py'.")
     alternatives = []
-    basename_only = True
     for alternative in expand_braces(pattern):
+        # "./name" and "/name" name the top of the directory searched, not any depth.
+        anywhere = "/" not in alternative
         while alternative.startswith("./"):
             alternative = alternative[2:]
-        if "/" in alternative:
-            basename_only = False
-        alternatives.append(alternative)
-    regexes = []
-    for alternative in alternatives:
-        anchored = alternative.lstrip("/")
-        if basename_only or "/" in alternative:
-            regexes.append(_translate(anchored))
-        else:
-            # Mixed braces like {*.py,src/*}: a slash-free alternative still
-            # matches the file name at any depth.
-            regexes.append("(?:.*/)?" + _translate(anchored))
-    return Glob(
-        pattern, re.compile("|".join(f"(?:{r})" for r in regexes), re.DOTALL), basename_only
-    )
+        alternatives.append(_alternative(alternative.lstrip("/"), anywhere))
+    return Glob(pattern, tuple(alternatives))
