@@ -30,14 +30,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agentkit_tools_files.glob import compile_glob
-from agentkit_tools_files.ignore import IgnoreEngine
 from agentkit_tools_search import SEARCH_FILES
 from agentkit_tools_search.native import search_native
 from agentkit_tools_search.query import FileList, Query, collect_files, smart_case_ignores
 from agentkit_tools_search.ripgrep import search_rg
 
 from agentkit.plugin_api import ToolContext
+from agentkit.plugin_api.workspace import IgnoreEngine, compile_glob
 
 WORDS = [
     "def",

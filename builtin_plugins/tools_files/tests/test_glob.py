@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agentkit_tools_files.glob import compile_glob, expand_braces
 
 from agentkit.plugin_api import ToolError
+from agentkit.plugin_api.workspace import compile_glob, expand_braces
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ import random
 import subprocess
 
 import pytest
-from agentkit_tools_files.glob import compile_glob
+
+from agentkit.plugin_api.workspace import compile_glob
 
 NAME_CHARS = ["a", "b", "A", "x", "1", "4", "G", "_", "-", ".", "*", "?", "[", "]", "!", "é", " "]
 DIRS = ["src", "lib", "a", "deep", "x1"]

@@ -6,12 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.workspace import Directory, IgnoreEngine, compile_glob, locate
 
-from .beneath import locate
-from .directory import Directory
 from .envelope import enveloped
-from .glob import compile_glob
-from .ignore import IgnoreEngine
 from .limits import FIND_LIMITS, LIST_LIMITS, Accumulator, Limits
 
 __all__ = ["FIND_FILES", "LIST_FILES", "page"]

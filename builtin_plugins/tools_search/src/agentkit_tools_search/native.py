@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from agentkit_tools_files.directory import WalkedFiles
+from agentkit.plugin_api.workspace import WalkedFiles
 
 from .dialect import translate
 from .query import Match, Outcome, Query, line_text

@@ -21,8 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkit_tools_files.glob import Glob
-from agentkit_tools_files.ignore import IgnoreEngine
+from agentkit.plugin_api.workspace import Glob, IgnoreEngine
 
 __all__ = ["FileList", "Match", "Outcome", "Query", "collect_files", "smart_case_ignores"]
 

@@ -33,8 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkit_tools_files import directory
-from agentkit_tools_files.directory import WalkedFiles
+from agentkit.plugin_api.workspace import WalkedFiles, descriptors_available
 
 from .native import shown
 from .query import Match, Outcome, Query, line_text
@@ -170,7 +169,7 @@ class _Session:
         self.files = files
         root_fd = files.root_fd
         fd_directory = next((d for d in ("/proc/self/fd", "/dev/fd") if os.path.isdir(d)), None)
-        self.fd_directory = fd_directory if directory.DESCRIPTORS else None
+        self.fd_directory = fd_directory if descriptors_available() else None
         if self.fd_directory and root_fd is not None:
             # ripgrep starts in the directory we hold, whatever the root's path names by now.
             self.cwd: str | Path = f"{self.fd_directory}/{root_fd}"

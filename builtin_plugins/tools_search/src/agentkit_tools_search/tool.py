@@ -6,13 +6,11 @@ import json
 import stat
 from typing import Any
 
-from agentkit_tools_files.beneath import locate
 from agentkit_tools_files.envelope import enveloped
-from agentkit_tools_files.glob import compile_glob
-from agentkit_tools_files.ignore import IgnoreEngine
 from agentkit_tools_files.limits import SEARCH_LIMITS, Accumulator, clip_line
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.workspace import IgnoreEngine, compile_glob, locate
 
 from .dialect import PatternError, UntranslatablePattern, translate
 from .native import search_native

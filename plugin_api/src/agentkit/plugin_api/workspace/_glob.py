@@ -30,8 +30,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from agentkit.plugin_api import ToolError
-
+from .._tools import ToolError
 from ._gitpattern import MalformedPattern, wildmatch
 
 __all__ = ["Glob", "compile_glob", "expand_braces"]

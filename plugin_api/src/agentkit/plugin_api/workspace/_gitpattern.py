@@ -1,7 +1,7 @@
 """One gitignore line, or one glob, to a regular expression, following git's wildmatch (WM_PATHNAME).
 
 :func:`wildmatch` is the one translation of a wildmatch pattern; gitignore lines
-(:func:`parse_line`) and the glob dialect (:mod:`.glob`) both use it.
+(:func:`parse_line`) and the glob dialect (:mod:`._glob`) both use it.
 
 The rules (gitignore(5), checked against git itself by the test suite):
 trailing unescaped spaces are trimmed; ``#`` starts a comment; ``!`` negates;

@@ -5,7 +5,7 @@ method takes an entry name and acts on it relative to the directory's
 descriptor with ``O_NOFOLLOW`` (``os.open(..., dir_fd=)``, ``os.rename(...,
 src_dir_fd=, dst_dir_fd=)``, ``os.scandir(fd)``), so what a name means cannot
 be changed by swapping a directory higher up for a link. :func:`locate` in
-:mod:`.beneath` builds on it to resolve a path the model gave;
+:mod:`._beneath` builds on it to resolve a path the model gave;
 :func:`open_relative_directory` and :class:`WalkedFiles` reopen paths a walk
 already produced.
 
