@@ -6,7 +6,11 @@ glob without ``/`` matches a name at any depth in our dialect, so git is asked
 ``**/<glob>`` for it. Names hold the glob's own special characters, non-ASCII
 bytes and POSIX class members; globs mix ``*``, ``**``, ``?``, classes with
 ranges, negation, POSIX names and escapes (escaped range bounds included).
-Globs git cannot read (an unclosed class) are left to ``test_glob``. Git's pathspec rule that a literal directory name matches everything below it
+Globs git cannot read (an unclosed class) are left to ``test_glob``. Git's
+pathspec code compares the literal start of a glob (up to its first wildcard)
+before it calls wildmatch on the rest, so there a ``**`` right after that start
+counts as a whole segment (``src**`` lists ``src/a/b``; ``[s]rc**`` does not):
+a quirk of pathspecs, not of wildmatch, so such globs are not generated. Git's pathspec rule that a literal directory name matches everything below it
 is not part of a glob, so globs naming a directory are not generated.
 """
 
@@ -24,7 +28,7 @@ DIRS = ["src", "lib", "a", "deep", "x1"]
 TOKENS = [
     "*", "*", "**", "?", "a", "b", "x", "1", ".", "[a-c]", "[!a]", "[^ab]", "[[:digit:]]",
     "[[:alpha:]]", "[[:upper:]]", "[[:punct:]]", "[[:space:]]", "[\\1-\\3]", "[\\]]", "[]a]",
-    "\\*", "\\?", "\\[", "[*]", "[a-]", "é", "[x-z1]",
+    "\\*", "\\?", "\\[", "[*]", "[a-]", "é", "[x-z1]", "src", "x1", "de",
 ]
 
 
@@ -52,7 +56,14 @@ def _glob(rng: random.Random) -> str:
         segments.insert(0, "**")
     if rng.random() < 0.15:
         segments.append("**")
+    elif rng.random() < 0.15:
+        segments[-1] += "**"  # not a whole segment: a "*"
     return "/".join(segments)
+
+
+def _literal_start_then_double_star(glob: str) -> bool:
+    first_wildcard = min((glob.find(c) for c in "*?[\\" if c in glob), default=len(glob))
+    return first_wildcard > 0 and glob.startswith("**", first_wildcard)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +97,7 @@ def test_globs_match_what_git_matches(repository, seed):
     directories = {"/".join(p.split("/")[: i + 1]) for p in paths for i in range(p.count("/"))}
     for _ in range(25):
         glob = _glob(rng)
-        if glob in directories or glob.startswith(":"):
+        if glob in directories or glob.startswith(":") or _literal_start_then_double_star(glob):
             continue
         asked = glob if "/" in glob else f"**/{glob}"
         expected = _git(root, asked)

@@ -59,6 +59,13 @@ def _segment(rng: random.Random) -> str:
             "*.txt",
             "x\\ y",
             "[!.]*",
+            # The wildmatch corners the glob dialect shares: "**" that is not a whole
+            # segment, escaped range bounds, POSIX names.
+            "a**",
+            "**b",
+            "[\\a-\\c]*",
+            "[[:upper:]]*",
+            "*[[:alpha:]]",
         ]
     )
 

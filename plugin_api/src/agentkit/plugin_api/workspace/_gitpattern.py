@@ -163,9 +163,7 @@ def _translate(pattern: str) -> str:
             while j < n and pattern[j] == "*":
                 j += 1
             at_boundary = (i == 0 or pattern[i - 1] == "/") and (j == n or pattern[j] == "/")
-            if j - i >= 2 and (at_boundary or j == n):
-                # A trailing "**" matches everything, slashes included, even after a name
-                # ("src**"), as git does; elsewhere a "**" not between slashes is a "*".
+            if j - i >= 2 and at_boundary:
                 if j == n:
                     out.append(".*")
                     i = j

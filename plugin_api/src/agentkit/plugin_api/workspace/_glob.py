@@ -7,8 +7,7 @@ checks it against git):
 
 - ``*`` matches within one path segment, ``?`` one byte (never ``/``).
 - ``**`` as a whole segment matches zero or more segments: ``**/*.py``,
-  ``src/**/test_*.py``, ``build/**``; at the very end it matches everything
-  (``src**``); elsewhere it acts as ``*``.
+  ``src/**/test_*.py``, ``build/**``. Elsewhere it acts as ``*``.
 - ``[abc]``, ``[a-z]``, negated ``[!x]`` / ``[^x]``, POSIX ``[[:digit:]]``
   (ASCII) and escaped members ``[\\]]``, ``[\\1-\\3]`` (never ``/``).
 - ``\\`` escapes the next character.
