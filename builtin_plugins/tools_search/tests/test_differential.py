@@ -67,6 +67,9 @@ CORPUS = [
     ("start and end of word", "\\<div\\>"),
     ("word boundary start/end", "\\b{start}fix\\b{end}"),
     ("half boundaries", "\\b{start-half}fix|ab\\b{end-half}"),
+    ("not word boundary next to invalid bytes", " \\B"),
+    ("half boundaries next to invalid bytes", "\\b{end-half} |[^a]\\b{start-half}"),
+    ("boundaries repeated", "\\b{2}fix\\B{1,}"),
     ("alternation", "TODO|fix|"),
     ("group", "(al|ga)(pha|mma)"),
     ("named group", "(?P<first>al)(?<second>pha)"),
@@ -102,6 +105,12 @@ INVALID = [
     "*a",
     "\\e",
     "(?i-i)a",
+    "a\\",
+    "[a",
+    "a)",
+    "\\b{foo}",
+    "\\x{110000}",
+    "[a-\\d]",
 ]
 # In the dialect, but only ripgrep can match them: the native backend names them.
 RG_ONLY = ["\\p{Greek}", "\\pL+", "(?-u:\\xff)", "(?R)c$"]
@@ -170,16 +179,16 @@ PIECES = [
 ]
 
 
-def _line(rng: random.Random) -> bytes:
+def _line(rng: random.Random, long_lines: bool = True) -> bytes:
     line = b" ".join(rng.choice(PIECES) for _ in range(rng.randint(0, 5)))
-    if rng.random() < 0.03:
+    if long_lines and rng.random() < 0.03:
         line += b" " + b"long" * 300
     return line
 
 
-def _content(rng: random.Random) -> bytes:
+def _content(rng: random.Random, long_lines: bool = True) -> bytes:
     ending = b"\r\n" if rng.random() < 0.15 else b"\n"
-    data = ending.join(_line(rng) for _ in range(rng.randint(0, 25)))
+    data = ending.join(_line(rng, long_lines) for _ in range(rng.randint(0, 25)))
     data += ending if rng.random() < 0.8 else b""
     kind = rng.random()
     if kind < 0.06:
@@ -191,19 +200,30 @@ def _content(rng: random.Random) -> bytes:
     return data
 
 
-@pytest.fixture(scope="module")
-def trees(tmp_path_factory) -> list:
+def _make_trees(factory, name: str, long_lines: bool) -> list:
     made = []
     for seed in range(2):
         rng = random.Random(seed)
-        root = tmp_path_factory.mktemp(f"tree{seed}")
+        root = factory.mktemp(f"{name}{seed}")
         for n in range(14):
             directory = rng.choice(["", "d1/", "d2/", "d1/deep/", ".hidden/"])
             path = root / f"{directory}f{n}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(_content(rng))
+            path.write_bytes(_content(rng, long_lines))
         made.append(root)
     return made
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory) -> list:
+    return _make_trees(tmp_path_factory, "tree", long_lines=True)
+
+
+@pytest.fixture(scope="module")
+def short_trees(tmp_path_factory) -> list:
+    """Without the long lines: Python's backtracking can take cubic time on a random
+    composition like ``[a-z]+[a-z]+ +`` over 1,200 letters, where Rust's engine is linear."""
+    return _make_trees(tmp_path_factory, "short", long_lines=False)
 
 
 def _pages(search, **arguments: Any) -> tuple[str | None, list[tuple[str, int, str]], int | None]:
@@ -288,3 +308,76 @@ def test_what_only_rg_can_match_is_refused_natively_and_rg_agrees(
         for file, line, _ in found:
             got.setdefault(file, []).append(line)
         assert got == expected
+
+
+FRAGMENTS = [
+    "a",
+    "b",
+    "x",
+    "é",
+    "1",
+    ".",
+    "\\.",
+    "\\d",
+    "\\D",
+    "\\w",
+    "\\W",
+    "\\s",
+    "\\S",
+    "\\b",
+    "\\B",
+    "\\<",
+    "\\>",
+    "^",
+    "$",
+    "[a-c]",
+    "[^a]",
+    "[[:alpha:]]",
+    "[[:^digit:]]",
+    "[\\w&&[^x]]",
+    "[a-z--b]",
+    "(?i:a)",
+    "(?:ab|c)",
+    "(a|)",
+    "\\x41",
+    "[]a]",
+    "[\\s\\d]",
+    "\\u{e9}",
+    " ",
+]
+QUANTIFIERS = ["", "", "", "*", "+", "?", "{2}", "{1,}", "{0,2}", "*?", "+?"]
+
+
+def _random_pattern(rng: random.Random) -> str:
+    pieces = []
+    for _ in range(rng.randint(1, 4)):
+        pieces.append(rng.choice(FRAGMENTS) + rng.choice(QUANTIFIERS))
+    pattern = "".join(pieces)
+    if rng.random() < 0.15:
+        pattern = pattern + "|" + rng.choice(FRAGMENTS)
+    if rng.random() < 0.1:
+        pattern = "(?i)" + pattern
+    return pattern
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_compositions_agree_with_rg(short_trees, workspace_search, rg, seed):
+    """Constructs combined at random: the native backend refuses or answers as rg does."""
+    rng = random.Random(seed)
+    root = short_trees[seed % len(short_trees)]
+    for _ in range(30):
+        pattern = _random_pattern(rng)
+        code, expected = _bare_rg(rg, root, pattern, False)
+        result = workspace_search(root, "native")(
+            pattern=pattern, case_sensitive=True, max_matches=100
+        )
+        if code == 2:
+            assert result.error == "invalid_pattern", pattern
+            continue
+        assert result.ok, (pattern, result.detail)
+        if result.data["truncated"]:
+            continue  # pages are compared by the corpus test
+        got: dict[str, list[int]] = {}
+        for match in result.data["matches"]:
+            got.setdefault(match["file"], []).append(match["line"])
+        assert got == expected, pattern
