@@ -215,7 +215,8 @@ class _Session:
                 hits = self.rescan(fd)
         finally:
             os.close(fd)
-        return self.matches(relative, lines, sorted(hits))
+        # A file rewritten meanwhile may have lost lines ripgrep saw: show what is there.
+        return self.matches(relative, lines, sorted(n for n in hits if n <= len(lines)))
 
     def rescan(self, fd: int) -> dict[int, bytes]:
         if self.fd_directory is None:
