@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -226,3 +227,26 @@ def test_a_match_bigger_than_the_byte_cap_still_advances(workspace, backend):
         m["line"]
         for m in backend(workspace, pattern="hit", context_lines=20, offset=2).data["matches"]
     ] == [2]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the counting wrapper is a shell script")
+def test_rg_never_prints_a_binary_files_lines(workspace, rg, tmp_path):
+    """Binary detection costs nothing in ripgrep's output: what it prints for a large binary
+    file that does not match is nothing at all."""
+    import stat
+
+    log = tmp_path / "printed.log"
+    wrapper = tmp_path / "rg-counting"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'"{rg}" "$@" > "{tmp_path}/out.$$"; code=$?\n'
+        f'cat "{tmp_path}/out.$$"; wc -c < "{tmp_path}/out.$$" >> "{log}"; rm "{tmp_path}/out.$$"\n'
+        "exit $code\n"
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    workspace.write("blob.bin", b"record \x00 with a NUL on every line\n" * 50_000)
+    workspace.write("text.txt", b"plain text\n")
+    result = workspace.search("rg", str(wrapper), pattern="absent")
+    assert result.ok and result.data["matches"] == []
+    printed = sum(int(n) for n in log.read_text().split())
+    assert printed < 5_000, printed  # the summary line, not 1.7 MB of binary lines
