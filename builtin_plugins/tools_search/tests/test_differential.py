@@ -91,6 +91,9 @@ CORPUS = [
     ("nested repetition", "(ab*)+"),
     ("case folding kelvin", "(?i)k"),
     ("case folding sharp s", "(?i)ß"),
+    ("case folding dotted and dotless i", "[hi]n|\u0131|\u0130|\\x{131}"),
+    ("case folding negated class", "[^i]x|[^\u0131]n"),
+    ("case folding sigma", "(?i)\u03c3"),
     ("long line", "(long){3}"),
 ]
 # Refused by ripgrep, so by both backends.
@@ -142,6 +145,10 @@ PIECES = [
     b"\xe2\x82",
     b"\xce\xb1\xce\xb2",
     b"\xd0\xb6",
+    b"\xc4\xb1n",
+    b"\xc4\xb0x",
+    b"In",
+    b"\xcf\x82",
     b"\xe4\xb8\xad",
     b"\xd9\xa3\xd9\xa4",
     b"\xe2\x84\xaa",

@@ -10,6 +10,10 @@ anchors ``^ $ \\A \\z``; word boundaries ``\\b \\B \\< \\> \\b{start}
 ``(?P<n>..)``, ``(?<n>..)``; flags ``(?i) (?m) (?s) (?x) (?U)`` (also scoped,
 ``(?i:..)``); repetition ``* + ? {n} {n,} {n,m}``, lazy or not.
 
+Case folding is Rust's simple case folding: where Python's ``re`` folds more
+(the dotted capital I and the dotless small i go with "i"), the translation
+matches those as written.
+
 Files are matched as bytes, as ripgrep does: the native backend decodes them
 with ``surrogateescape``, so a byte that is not UTF-8 becomes a lone surrogate
 that nothing in the translation matches except what matches no character at
@@ -59,6 +63,9 @@ _POSIX = {
 }
 _SIMPLE_ESCAPES = {"a": "\x07", "f": "\x0c", "t": "\t", "n": "\n", "r": "\r", "v": "\x0b"}
 _FLAGS = "imsxUuR"
+_TURKIC_I = "\\u0130\\u0131"
+_FOLDS_TO_I = frozenset("iI")
+_TURKIC_LITERAL = frozenset("\u0130\u0131")
 
 
 class PatternError(ValueError):
@@ -225,7 +232,16 @@ class _Parser:
             else:
                 return
 
-    def cased(self, regex: str, flags: _Flags) -> str:
+    def cased(self, regex: str, flags: _Flags, folds_i: bool = True) -> str:
+        """``regex`` under the case flag in force.
+
+        :param folds_i: whether folding case could make it match the dotted capital I or
+            the dotless small i: Python folds both with "i", Rust's simple case folding
+            neither, so under ``(?i)`` they are matched as written.
+        """
+        if flags.ignore_case and folds_i:
+            turkic = f"(?-i:[{_TURKIC_I}])"
+            regex = f"(?:(?!{turkic}){regex}|(?={turkic})(?-i:{regex}))"
         if flags.ignore_case == self.base_ignore_case:
             return regex
         return f"(?{'i' if flags.ignore_case else '-i'}:{regex})"
@@ -311,7 +327,9 @@ class _Parser:
             return self.escape_atom(flags)
         if char == "\n":
             raise self.error('the literal "\\n" is not allowed: patterns match within one line')
-        return self.cased(re.escape(char), flags)
+        if char in _TURKIC_LITERAL:
+            return f"(?-i:{char})"  # no simple case folding
+        return self.cased(re.escape(char), flags, char in _FOLDS_TO_I)
 
     def group(self, flags: _Flags) -> str | None:
         if self.peek() != "?":
@@ -399,10 +417,12 @@ class _Parser:
             return "\\A" if char == "A" else "\\Z"
         item = self.escape_class_item()
         if isinstance(item, _Class):
-            return self.cased(item.regex, flags)
+            return self.cased(item.regex, flags, folds_i=False)  # \\d \\s \\w: no case
         if item == "\n":
             raise self.error('the literal "\\n" is not allowed: patterns match within one line')
-        return self.cased(re.escape(item), flags)
+        if item in _TURKIC_LITERAL:
+            return f"(?-i:{item})"  # no simple case folding
+        return self.cased(re.escape(item), flags, item in _FOLDS_TO_I)
 
     def escape_class_item(self) -> _Class | str:
         """After a backslash: a class (``\\d``...) or one literal character."""
@@ -521,10 +541,10 @@ class _Parser:
                 raise self.error("a class range must end with a single character")
             if high < low:
                 raise self.error(f"the class range {low!r}-{high!r} is the wrong way round")
-            return _Class(f"{_class_char(ord(low))}-{_class_char(ord(high))}")
+            return _range(ord(low), ord(high))
         if low == "\n":
             raise self.error('the literal "\\n" is not allowed: patterns match within one line')
-        return _Class(_class_char(ord(low)))
+        return _range(ord(low), ord(low))
 
     def class_char(self, first: bool) -> _Class | str:
         char = self.take()
@@ -533,6 +553,26 @@ class _Parser:
                 raise self.error(f"'\\{self.peek()}' is not allowed in a class")
             return self.escape_class_item()
         return char
+
+
+def _range(low: int, high: int) -> _Class:
+    """The class member ``low``-``high``; the dotted capital I and dotless small i in it are
+    matched as written, for Python would fold them with "i" under ``(?i)`` and Rust does not."""
+    pieces: list[_Class] = []
+    start = low
+    for turkic in (0x130, 0x131):
+        if low <= turkic <= high:
+            if start < turkic:
+                pieces.append(_Class(_span(start, turkic - 1)))
+            pieces.append(_Class(regex=f"(?-i:{chr(turkic)})"))
+            start = turkic + 1
+    if start <= high:
+        pieces.append(_Class(_span(start, high)))
+    return pieces[0] if len(pieces) == 1 else _Class.union(pieces)
+
+
+def _span(low: int, high: int) -> str:
+    return _class_char(low) if low == high else f"{_class_char(low)}-{_class_char(high)}"
 
 
 def translate(pattern: str, ignore_case: bool = False) -> Translation:
