@@ -388,3 +388,27 @@ def test_random_compositions_agree_with_rg(short_trees, workspace_search, rg, se
         for match in result.data["matches"]:
             got.setdefault(match["file"], []).append(match["line"])
         assert got == expected, pattern
+
+
+SYNTAX = [*"ab{}[]()|*+?^$.\\-&~:,0123 x#<>dwsbBAzu"]
+SYNTAX += ["(?", "[:alpha:]", "\\x", "{2}", "{1,2}", "(?i)", "(?x)", "[^", "&&", "--", "~~", "\\b{"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_translation_refuses_exactly_what_rg_refuses(rg, seed, tmp_path):
+    """Random strings of the dialect's syntax: accepted by both, or refused by both."""
+    from agentkit_tools_search.dialect import PatternError, translate
+
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    rng = random.Random(seed)
+    for _ in range(150):
+        pattern = "".join(rng.choice(SYNTAX) for _ in range(rng.randint(1, 7)))
+        command = [rg, "--no-config", "-q", "-e", pattern, "--", str(empty)]
+        rg_accepts = subprocess.run(command, capture_output=True, check=False).returncode != 2
+        try:
+            translate(pattern)
+            accepted = True
+        except PatternError:
+            accepted = False
+        assert accepted == rg_accepts, pattern

@@ -205,8 +205,14 @@ class _Parser:
         self.at = 0
         self.base_ignore_case = ignore_case
         self.text_anchors = False
+        self.untranslatable: UntranslatablePattern | None = None
 
     # -- helpers
+
+    def refuse(self, reason: UntranslatablePattern) -> None:
+        """Remember the first construct only ripgrep can match; the rest is still checked."""
+        if self.untranslatable is None:
+            self.untranslatable = reason
 
     def error(self, message: str) -> PatternError:
         return PatternError(f"{self.original!r} is not a valid regular expression: {message}.")
@@ -390,9 +396,9 @@ class _Parser:
             elif letter == "x":
                 flags.verbose = on
             elif letter == "u" and not on:
-                raise UntranslatablePattern("(?-u)", "matching bytes instead of characters")
+                self.refuse(UntranslatablePattern("(?-u)", "matching bytes instead of characters"))
             elif letter == "R" and on:
-                raise UntranslatablePattern("(?R)", "CRLF line mode")
+                self.refuse(UntranslatablePattern("(?R)", "CRLF line mode"))
             # m: lines are matched one by one, so ^ and $ mean the same either way;
             # U: greediness does not change whether a line matches.
 
@@ -443,12 +449,17 @@ class _Parser:
         if char in ("p", "P"):
             if self.peek() == "{":
                 end = self.text.find("}", self.at)
-                if end == -1:
-                    raise self.error("unclosed Unicode class")
+                name = self.text[self.at + 1 : end] if end != -1 else ""
+                if not re.fullmatch(r"\^?[A-Za-z0-9_ .:=!-]+", name):
+                    raise self.error(f"'\\{char}{{{name}' is not a Unicode class name")
                 self.at = end + 1
+            elif self.peek() and self.peek() in "CLMNPSZ":  # the one-letter general categories
+                self.at += 1
             else:
-                self.take()
-            raise UntranslatablePattern(self.text[start : self.at], "a Unicode property class")
+                raise self.error(f"'\\{char}' must be followed by a class name")
+            construct = self.text[start : self.at]
+            self.refuse(UntranslatablePattern(construct, "a Unicode property class"))
+            return _Class(regex="(?!)")
         if char in _SIMPLE_ESCAPES:
             return _SIMPLE_ESCAPES[char]
         if char in ("x", "u", "U"):
@@ -584,6 +595,8 @@ def translate(pattern: str, ignore_case: bool = False) -> Translation:
     """
     parser = _Parser(pattern, ignore_case)
     regex = parser.parse()
+    if parser.untranslatable is not None:
+        raise parser.untranslatable
     try:
         re.compile(regex)
     except re.error as exc:  # a gap in the translation must not pass as a wrong answer
