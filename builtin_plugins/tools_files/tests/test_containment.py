@@ -91,7 +91,7 @@ def test_home_expansion_is_allowed_when_home_is_the_root(workspace, monkeypatch)
 @pytest.fixture
 def without_descriptors(monkeypatch):
     """The platform without dir_fd and O_NOFOLLOW (Windows): paths are walked as strings."""
-    from agentkit_tools_files import directory
+    from agentkit.plugin_api.workspace import _directory as directory
 
     monkeypatch.setattr(directory, "DESCRIPTORS", False)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from agentkit_tools_files.glob import compile_glob, expand_braces
 
 from agentkit.plugin_api import ToolError
+from agentkit.plugin_api.workspace import compile_glob, expand_braces
 
 
 @pytest.mark.parametrize(
@@ -37,6 +37,11 @@ from agentkit.plugin_api import ToolError
         ("{src,lib}/**/*.c", "bin/y.c", False),
         ("{*.md,docs/*}", "deep/readme.md", True),
         ("./src/*.c", "src/a.c", True),
+        ("./c.py", "c.py", True),
+        ("./c.py", "a/c.py", False),
+        ("src**", "src/a/b.c", False),
+        ("src**", "srcx.c", True),
+        ("[x", "b/[x", True),
         ("*", ".hidden", True),
     ],
 )

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 
 import pytest
-from agentkit_tools_files.ignore import IgnoreEngine
+
+from agentkit.plugin_api.workspace import IgnoreEngine
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 TESTDATA = Path(os.environ.get("AGENTKIT_TESTDATA", REPO_ROOT / ".." / "shared" / "testdata"))

@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentkit_tools_files.ignore import IgnoreEngine
+
+from agentkit.plugin_api.workspace import IgnoreEngine
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -17,7 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentkit_tools_files.ignore import IgnoreEngine
+
+from agentkit.plugin_api.workspace import IgnoreEngine
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -58,6 +59,13 @@ def _segment(rng: random.Random) -> str:
             "*.txt",
             "x\\ y",
             "[!.]*",
+            # The wildmatch corners the glob dialect shares: "**" that is not a whole
+            # segment, escaped range bounds, POSIX names.
+            "a**",
+            "**b",
+            "[\\a-\\c]*",
+            "[[:upper:]]*",
+            "*[[:alpha:]]",
         ]
     )
 

@@ -13,11 +13,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from agentkit_tools_files.beneath import locate
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentkit.plugin_api import ToolError
+from agentkit.plugin_api.workspace import locate
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="needs symlinks")
 

@@ -64,3 +64,22 @@ def backend(request) -> Callable[..., ToolResult]:
         rg = request.getfixturevalue("rg")
         return lambda ws, **arguments: ws.search("rg", rg, **arguments)
     return lambda ws, **arguments: ws.search("native", **arguments)
+
+
+@pytest.fixture
+def workspace_search(request) -> Callable[[Path, str], Callable[..., ToolResult]]:
+    """``workspace_search(root, backend)(**arguments)``: search_files on any root."""
+
+    def bound(root: Path, backend: str) -> Callable[..., ToolResult]:
+        options: dict[str, Any] = {"backend": backend}
+        if backend == "rg":
+            options["rg_path"] = request.getfixturevalue("rg")
+
+        def search(**arguments: Any) -> ToolResult:
+            result = SEARCH_FILES.handler(arguments, ToolContext(root=root, options=options))
+            assert isinstance(result, ToolResult)
+            return result
+
+        return search
+
+    return bound

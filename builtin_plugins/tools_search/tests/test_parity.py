@@ -82,7 +82,7 @@ def chunks(request, monkeypatch) -> str:
     if request.param == "tiny":
         from agentkit_tools_search import ripgrep
 
-        monkeypatch.setattr(ripgrep, "CHUNK", 3)
+        monkeypatch.setattr(ripgrep, "CHUNK_BYTES", 40)
         monkeypatch.setattr(ripgrep, "FIRST_CHUNK", 1)
     return request.param
 

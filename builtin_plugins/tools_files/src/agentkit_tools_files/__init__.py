@@ -1,11 +1,9 @@
 """File tools for agentkit: read_file, write_file, edit_file, list_files, find_files.
 
-The shared machinery is public so other tool plugins can build on it:
-:mod:`.beneath` (containment that holds under a race) over
-:mod:`.directory` (I/O relative to directory descriptors), :mod:`.paths`
-(path spelling), :mod:`.limits` (the bounded accumulator),
-:mod:`.ignore` (the layered gitignore engine and the walker), :mod:`.glob`
-(the glob dialect) and :mod:`.locks` (per-file locks, across processes too).
+Containment, ignore rules and globs come from :mod:`agentkit.plugin_api.workspace`,
+where every tool plugin can import them. Public here, for tools built alongside:
+:mod:`.limits` (the bounded accumulator), :mod:`.envelope` (handlers that always
+return a ToolResult) and :mod:`.locks` (per-file locks, across processes too).
 """
 
 from __future__ import annotations

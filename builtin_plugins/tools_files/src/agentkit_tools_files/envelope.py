@@ -5,7 +5,7 @@ wrapper turns those, and operating-system errors, into ``ToolResult.failure``
 so a tool never returns a bare exception or a differently shaped value.
 
 Where the platform cannot open paths relative to directory descriptors
-without following links (see :mod:`.directory`), every result says so in its
+without following links (see :mod:`agentkit.plugin_api.workspace`), every result says so in its
 metadata: ``containment="best-effort"``.
 """
 
@@ -16,8 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentkit.plugin_api import ToolContext, ToolError, ToolResult
-
-from . import directory
+from agentkit.plugin_api.workspace import descriptors_available
 
 __all__ = ["enveloped"]
 
@@ -30,7 +29,7 @@ def enveloped(handler: Handler) -> Handler:
     @functools.wraps(handler)
     def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         result = _call(arguments, context)
-        if not directory.DESCRIPTORS:
+        if not descriptors_available():
             result.metadata["containment"] = "best-effort"
         return result
 

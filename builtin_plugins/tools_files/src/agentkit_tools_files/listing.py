@@ -6,12 +6,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.workspace import Directory, IgnoreEngine, compile_glob, locate
 
-from .beneath import locate
-from .directory import Directory
 from .envelope import enveloped
-from .glob import compile_glob
-from .ignore import IgnoreEngine
 from .limits import FIND_LIMITS, LIST_LIMITS, Accumulator, Limits
 
 __all__ = ["FIND_FILES", "LIST_FILES", "page"]
@@ -153,8 +150,8 @@ FIND_FILES = Tool(
     name="find_files",
     description=(
         "Find files by glob below a directory, skipping what .gitignore rules exclude. Globs: '*' "
-        "and '?' within a name, '**' across directories, '{a,b}' alternatives, '[abc]' and '[!x]' "
-        "classes. A glob without '/' matches file names at any depth ('*.py'); one with '/' matches "
+        "and '?' within a name, '**' across directories, '{a,b}' alternatives, '[abc]', '[!x]' and "
+        "'[[:digit:]]' classes, as git matches them. A glob without '/' matches file names at any depth ('*.py'); one with '/' matches "
         "the path relative to 'path' ('src/**/test_*.py'). Returns paths relative to the workspace "
         "root, sorted; at most 1000 or 50 KB per call, with a notice naming the offset that continues."
     ),

@@ -32,8 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agentkit.plugin_api import ToolError
-
-from .beneath import Located
+from agentkit.plugin_api.workspace import Located
 
 try:
     import fcntl

@@ -8,8 +8,8 @@ import shlex
 from typing import Any
 
 from agentkit.plugin_api import ImageBlock, Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.workspace import locate
 
-from .beneath import locate
 from .content import BOM, decode_text, detect_image, is_binary, printable, split_editor_lines
 from .envelope import enveloped
 from .limits import LONG_LINE_WORKAROUND, READ_LIMITS, Accumulator

@@ -6,8 +6,8 @@ import os
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
+from agentkit.plugin_api.workspace import locate
 
-from .beneath import locate
 from .envelope import enveloped
 from .locks import locked_file
 

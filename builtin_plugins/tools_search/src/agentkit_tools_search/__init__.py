@@ -1,7 +1,8 @@
 """search_files for agentkit: ripgrep when it is on PATH, a complete native backend otherwise.
 
-Both backends scan the same files (chosen by ``agentkit_tools_files``' ignore
-engine and glob dialect) and answer the same contract; see :mod:`.query`.
+Both backends scan the same files (chosen by the ignore engine and glob dialect
+of :mod:`agentkit.plugin_api.workspace`) and answer the same contract, in one
+regex dialect (:mod:`.dialect`); see :mod:`.query`.
 Embedders may pass ``tool_options={"search_files": {"backend": "native"}}``
 (or ``"rg"``, or ``"rg_path": "/path/to/rg"``).
 """

@@ -1,18 +1,28 @@
-"""The native backend: the same contract as ripgrep's, in Python, over the ignore engine's file set."""
+"""The native backend: the same contract as ripgrep's, in Python, over the ignore engine's file set.
+
+The pattern is translated from ripgrep's dialect (:func:`.dialect.translate`)
+and matched on each file's bytes decoded with ``surrogateescape``: a byte that
+is not UTF-8 stays a byte that no character class matches, as in ripgrep. A
+line is shown as ripgrep shows it, with such bytes replaced by U+FFFD.
+"""
 
 from __future__ import annotations
 
 import re
 
-from agentkit_tools_files.directory import WalkedFiles
+from agentkit.plugin_api.workspace import WalkedFiles
 
+from .dialect import translate
 from .query import Match, Outcome, Query, line_text
 
-__all__ = ["search_native"]
+__all__ = ["search_native", "shown"]
 
-# Anchors that mean something different for a whole file than for one line:
-# with them the whole-file prefilter could miss a line, so it is skipped.
-_WHOLE_TEXT_ANCHORS = ("\\A", "\\Z", "\\z")
+
+def shown(line: str) -> str:
+    """A line decoded with ``surrogateescape`` as ripgrep's answer shows it (U+FFFD for bad bytes)."""
+    if line.isascii():
+        return line
+    return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def search_native(query: Query) -> Outcome:
@@ -20,9 +30,14 @@ def search_native(query: Query) -> Outcome:
 
     Files are opened through :class:`WalkedFiles`: a directory on the way that
     was swapped for a link since the walk listed it leaves the file unread.
+
+    :raises dialect.PatternError: the pattern is not in the dialect.
+    :raises dialect.UntranslatablePattern: only ripgrep can match it.
     """
-    regex = query.compile()
-    prefilter = not any(anchor in query.pattern for anchor in _WHOLE_TEXT_ANCHORS)
+    translation = translate(query.pattern, query.ignore_case)
+    regex = translation.compile(query.ignore_case)
+    # \A and \z mean something else for a whole file than for one line: no whole-file prefilter.
+    prefilter = not translation.text_anchors
     outcome = Outcome(backend="native")
     with WalkedFiles(query.root) as files:
         for relative in query.files:
@@ -30,11 +45,18 @@ def search_native(query: Query) -> Outcome:
                 data = files.read(relative)
             except OSError:
                 continue
-            if data is None or b"\x00" in data:
+            if data is None:
                 continue
             outcome.files_searched += 1
+            if b"\x00" in data:
+                continue  # binary: searched for its NUL, never shown
             _scan(
-                relative, data.decode("utf-8", errors="replace"), query, regex, prefilter, outcome
+                relative,
+                data.decode("utf-8", errors="surrogateescape"),
+                query,
+                regex,
+                prefilter,
+                outcome,
             )
             if len(outcome.matches) > query.needed:
                 break
@@ -62,8 +84,8 @@ def _scan(
             Match(
                 file=relative,
                 line=index + 1,
-                text=line_text(line),
-                before=tuple(line_text(x) for x in lines[max(0, index - context) : index]),
-                after=tuple(line_text(x) for x in lines[index + 1 : index + 1 + context]),
+                text=shown(line_text(line)),
+                before=tuple(shown(line_text(x)) for x in lines[max(0, index - context) : index]),
+                after=tuple(shown(line_text(x)) for x in lines[index + 1 : index + 1 + context]),
             )
         )

@@ -7,32 +7,35 @@ and answers with :class:`Outcome`. Both backends stop after the first file
 that takes the match count past what the page needs, so ``files_searched`` and
 truncation agree between them.
 
-Binary means "contains a NUL byte anywhere"; binary files are skipped and not
-counted as searched.
+Binary means "contains a NUL byte anywhere"; a binary file never shows a match
+but counts as searched (it was, for its NUL): ``files_searched`` counts every
+file scanned, which ripgrep reports without printing anything about the binary
+ones. The pattern is read in one dialect, ripgrep's, on both
+backends (:mod:`.dialect`), over the files' bytes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkit_tools_files.glob import Glob
-from agentkit_tools_files.ignore import IgnoreEngine
+from agentkit.plugin_api.workspace import Glob, IgnoreEngine
 
-__all__ = ["Match", "Outcome", "Query", "collect_files", "smart_case_ignores"]
+__all__ = ["FileList", "Match", "Outcome", "Query", "collect_files", "smart_case_ignores"]
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
     """What to search for and where.
 
-    :param pattern: the regular expression (Python ``re`` syntax, the common
-        subset with ripgrep's).
+    :param pattern: the regular expression, in ripgrep's dialect (:mod:`.dialect`).
     :param ignore_case: decided once, by the caller (smart case by default).
     :param context_lines: lines of context before and after each match.
     :param root: the workspace root; ``files`` are relative to it.
-    :param files: the files to scan, in order.
+    :param files: the files to scan, in order (a :class:`FileList` walks them as they
+        are needed, so a search that stops early has not walked the whole tree).
     :param needed: how many matches the requested page needs; a backend stops
         after the file that takes the count past it.
     """
@@ -41,12 +44,8 @@ class Query:
     ignore_case: bool
     context_lines: int
     root: Path
-    files: list[str]
+    files: Iterable[str]
     needed: int
-
-    def compile(self) -> re.Pattern[str]:
-        flags = re.MULTILINE | (re.IGNORECASE if self.ignore_case else 0)
-        return re.compile(self.pattern, flags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +61,7 @@ class Match:
 
 @dataclass(slots=True)
 class Outcome:
-    """What a backend found: matches in file then line order, and text files scanned."""
+    """What a backend found: matches in file then line order, and the files scanned."""
 
     matches: list[Match] = field(default_factory=list)
     files_searched: int = 0
@@ -77,17 +76,48 @@ def smart_case_ignores(pattern: str) -> bool:
     return not any(char.isupper() for char in _ESCAPE.sub("", pattern))
 
 
-def collect_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> list[str]:
-    """The files a search scans below ``start`` (relative to the root; "" for the root)."""
+def walk_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> Iterator[str]:
+    """The files a search scans below ``start`` (relative to the root; "" for the root), lazily."""
     cut = len(start) + 1 if start else 0
-    files = []
     for entry in engine.walk(start, include_dirs=False):
         if not entry.is_file:
             continue  # links are not followed; FIFOs and devices would block a read
         if glob is not None and not glob.matches(entry.path[cut:]):
             continue
-        files.append(entry.path)
-    return files
+        yield entry.path
+
+
+def collect_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> list[str]:
+    """The files a search scans below ``start``, all of them."""
+    return list(walk_files(engine, start, glob))
+
+
+class FileList:
+    """Files walked as a backend asks for them, kept so that a second backend can read them again.
+
+    The walk runs in this process while ripgrep scans the previous chunk in its own.
+    """
+
+    def __init__(self, source: Iterable[str]) -> None:
+        self._source = iter(source)
+        self._seen: list[str] = []
+
+    def __iter__(self) -> Iterator[str]:
+        index = 0
+        while True:
+            if index < len(self._seen):
+                yield self._seen[index]
+                index += 1
+                continue
+            item = next(self._source, None)
+            if item is None:
+                return
+            self._seen.append(item)
+
+    @property
+    def listed(self) -> int:
+        """How many files the walk has produced so far."""
+        return len(self._seen)
 
 
 def line_text(raw: str) -> str:

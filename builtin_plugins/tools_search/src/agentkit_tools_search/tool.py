@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
 import stat
 from typing import Any
 
-from agentkit_tools_files.beneath import locate
 from agentkit_tools_files.envelope import enveloped
-from agentkit_tools_files.glob import compile_glob
-from agentkit_tools_files.ignore import IgnoreEngine
 from agentkit_tools_files.limits import SEARCH_LIMITS, Accumulator, clip_line
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.workspace import IgnoreEngine, compile_glob, locate
 
+from .dialect import PatternError, UntranslatablePattern, translate
 from .native import search_native
-from .query import Match, Outcome, Query, collect_files, smart_case_ignores
-from .ripgrep import RipgrepError, find_rg, search_rg
+from .query import FileList, Match, Outcome, Query, smart_case_ignores, walk_files
+from .ripgrep import RipgrepError, RipgrepRefused, find_rg, search_rg
 
 __all__ = ["SEARCH_FILES", "run_search"]
 
@@ -43,21 +41,32 @@ def _render(match: Match) -> dict[str, Any]:
     }
 
 
+def _native(query: Query) -> Outcome:
+    try:
+        return search_native(query)
+    except UntranslatablePattern as exc:
+        raise ToolError("pattern_needs_rg", str(exc)) from None
+
+
 def run_search(query: Query, backend: str, rg: str | None) -> Outcome:
     """Run ``query`` on the chosen backend ("auto", "rg" or "native")."""
     if backend == "native" or (backend == "auto" and rg is None):
-        return search_native(query)
+        return _native(query)
     if rg is None:
         raise ToolError(
             "rg_not_found", "backend 'rg' was asked for but no rg executable was found."
         )
     try:
         return search_rg(query, rg)
+    except RipgrepRefused as exc:
+        # The dialect is ripgrep's: what it refuses is not a pattern, on either backend.
+        raise ToolError(
+            "invalid_pattern",
+            f"{query.pattern!r} is not a valid regular expression: {exc}",
+        ) from None
     except RipgrepError as exc:
-        # A pattern Python's re accepts but ripgrep's engine does not (a look-behind,
-        # a back-reference), or an rg that will not run: the native backend answers
-        # the same contract.
-        outcome = search_native(query)
+        # An rg that will not run: the native backend answers the same contract.
+        outcome = _native(query)
         outcome.backend = f"native (rg failed: {str(exc).splitlines()[0][:200]})"
         return outcome
 
@@ -66,11 +75,11 @@ def run_search(query: Query, backend: str, rg: str | None) -> Outcome:
 def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     pattern = arguments["pattern"]
     try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ToolError(
-            "invalid_pattern", f"{pattern!r} is not a valid regular expression: {exc}."
-        ) from None
+        translate(pattern)
+    except PatternError as exc:
+        raise ToolError("invalid_pattern", str(exc)) from None
+    except UntranslatablePattern:
+        pass  # ripgrep matches it; the native backend refuses it if it is the one chosen
     glob = compile_glob(arguments["file_glob"]) if arguments.get("file_glob") else None
     engine = IgnoreEngine(context.root)
     with locate(context.root, arguments.get("path", ".")) as target:
@@ -80,13 +89,13 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ToolError("not_found", f"{relative or '.'} does not exist.")
     # The walk and the backends open everything again from the root, refusing links.
     if stat.S_ISDIR(info.st_mode):
-        files = collect_files(engine, relative, glob)
+        files = FileList(walk_files(engine, relative, glob))
     elif not stat.S_ISREG(info.st_mode) or (
         glob is not None and not glob.matches(relative.rsplit("/", 1)[-1])
     ):
-        files = []
+        files = FileList([])
     else:
-        files = [relative]
+        files = FileList([relative])
     case_sensitive = arguments.get("case_sensitive")
     ignore_case = smart_case_ignores(pattern) if case_sensitive is None else not case_sensitive
     max_matches = arguments.get("max_matches", SEARCH_LIMITS.items)
@@ -121,7 +130,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         "truncated": truncated,
         "files_searched": outcome.files_searched,
     }
-    metadata: dict[str, Any] = {"backend": outcome.backend, "files": len(files)}
+    metadata: dict[str, Any] = {"backend": outcome.backend, "files_listed": files.listed}
     if truncated:
         why = " (50 KB limit)" if accumulator.truncated_by == "bytes" else ""
         data["notice"] = (
@@ -135,7 +144,8 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
 SEARCH_FILES = Tool(
     name="search_files",
     description=(
-        "Search file contents with a regular expression (Python re syntax), line by line, skipping "
+        "Search file contents with a regular expression (ripgrep's Rust regex syntax), line by "
+        "line, skipping "
         "what .gitignore rules exclude and binary files. Case-insensitive unless the pattern has an "
         "uppercase letter (or set case_sensitive). Returns matches in file and line order with "
         "context lines; at most 100 matches, 500 characters per line and 50 KB per call, with a "

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 from agentkit.plugin_api import Tool, ToolContext, ToolError, hookimpl
+from agentkit.plugin_api.workspace import locate
 
 
 def word_count(path: str, context: ToolContext) -> dict[str, int]:
@@ -10,14 +13,14 @@ def word_count(path: str, context: ToolContext) -> dict[str, int]:
 
     :param path: the file, relative to the workspace root
     """
-    root = context.root.resolve()
-    target = (root / path).resolve()
-    if not target.is_relative_to(root):
-        raise ToolError("path_not_allowed", f"{path} is outside the workspace")
+    # locate() opens the path beneath the root without ever following a link out of it,
+    # even one swapped in while this runs; it raises ToolError("path_not_allowed") otherwise.
+    with locate(context.root, path) as target:
+        fd = target.open_file()
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
     try:
-        text = target.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ToolError("not_found", f"{path} does not exist") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError("not_text", f"{path} is not UTF-8 text") from None
     return {"lines": len(text.splitlines()), "words": len(text.split()), "characters": len(text)}

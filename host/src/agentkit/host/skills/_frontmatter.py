@@ -1,7 +1,7 @@
 """A reader for the front matter of ``SKILL.md``: the ``key: value`` subset of YAML skills use.
 
 Why not a YAML library: the host's runtime dependencies are kept few (see
-docs/decisions/0006-skill-front-matter-without-yaml.md), and skill front
+docs/decisions/0008-skill-front-matter-without-yaml.md), and skill front
 matter uses a small subset. What is read:
 
 - ``key: value`` lines; a value may be bare, ``"double-quoted"`` (with ``\\"``

@@ -1,4 +1,7 @@
-"""One gitignore line to a regular expression, following git's wildmatch (WM_PATHNAME).
+"""One gitignore line, or one glob, to a regular expression, following git's wildmatch (WM_PATHNAME).
+
+:func:`wildmatch` is the one translation of a wildmatch pattern; gitignore lines
+(:func:`parse_line`) and the glob dialect (:mod:`._glob`) both use it.
 
 The rules (gitignore(5), checked against git itself by the test suite):
 trailing unescaped spaces are trimmed; ``#`` starts a comment; ``!`` negates;
@@ -21,7 +24,7 @@ import os
 import re
 from dataclasses import dataclass
 
-__all__ = ["Pattern", "parse_line", "parse_lines", "trim_trailing_spaces"]
+__all__ = ["MalformedPattern", "Pattern", "parse_line", "parse_lines", "trim_trailing_spaces", "wildmatch"]
 
 _POSIX = {
     "alnum": "a-zA-Z0-9",
@@ -39,8 +42,11 @@ _POSIX = {
 }
 
 
-class _Abort(Exception):
-    """The pattern is malformed: git's wildmatch returns WM_ABORT_ALL, nothing matches."""
+class MalformedPattern(ValueError):
+    """The pattern is malformed (an unclosed class, a trailing backslash, an unknown
+    ``[:name:]``): git's wildmatch returns WM_ABORT_ALL, nothing matches."""
+
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +106,7 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
     first = True
     while True:
         if i >= n:
-            raise _Abort
+            raise MalformedPattern
         char = pattern[i]
         if char == "]" and not first:
             break
@@ -108,7 +114,7 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
         if char == "\\":
             i += 1
             if i >= n:
-                raise _Abort
+                raise MalformedPattern
             char = pattern[i]
             members.append(re.escape(char))
             previous = char
@@ -118,7 +124,7 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
             if high == "\\":
                 i += 1
                 if i >= n:
-                    raise _Abort
+                    raise MalformedPattern
                 high = pattern[i]
             if previous <= high:
                 members.append(f"{re.escape(previous)}-{re.escape(high)}")
@@ -126,7 +132,7 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
         elif char == "[" and i + 1 < n and pattern[i + 1] == ":":
             close = pattern.find("]", i + 2)
             if close == -1:
-                raise _Abort
+                raise MalformedPattern
             if pattern[close - 1] != ":" or close - 1 < i + 2:
                 # Not "[:name:]": the "[" is an ordinary member.
                 members.append(re.escape("["))
@@ -134,7 +140,7 @@ def _bracket(pattern: str, start: int) -> tuple[str, int]:
             else:
                 name = pattern[i + 2 : close - 1]
                 if name not in _POSIX:
-                    raise _Abort
+                    raise MalformedPattern
                 members.append(_POSIX[name])
                 previous = None
                 i = close
@@ -175,13 +181,25 @@ def _translate(pattern: str) -> str:
             out.append(regex)
         elif char == "\\":
             if i + 1 >= n:
-                raise _Abort
+                raise MalformedPattern
             out.append(re.escape(pattern[i + 1]))
             i += 2
         else:
             out.append(re.escape(char))
             i += 1
     return "".join(out)
+
+
+def wildmatch(pattern: str | bytes, ignore_case: bool = False) -> re.Pattern[bytes]:
+    """Compile a wildmatch pattern (WM_PATHNAME) to a bytes expression for ``fullmatch``.
+
+    Matching is on bytes, as git's: ``?`` and a class match one byte.
+
+    :raises MalformedPattern: git would match nothing with it.
+    """
+    text = _as_bytes(pattern).decode("latin-1")
+    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    return re.compile(_translate(text).encode("latin-1"), flags)
 
 
 def _as_bytes(text: str | bytes) -> bytes:
@@ -212,10 +230,9 @@ def parse_line(line: str | bytes, ignore_case: bool = False) -> Pattern | None:
     basename = "/" not in line
     if line.startswith("/"):
         line = line[1:]
-    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     try:
-        regex: re.Pattern[bytes] | None = re.compile(_translate(line).encode("latin-1"), flags)
-    except _Abort:
+        regex: re.Pattern[bytes] | None = wildmatch(line.encode("latin-1"), ignore_case)
+    except MalformedPattern:
         regex = None
     return Pattern(source, negated, dir_only, basename, regex)
 

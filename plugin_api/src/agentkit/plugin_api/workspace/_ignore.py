@@ -3,7 +3,7 @@
 Layers, lowest precedence first (the last matching rule wins, so a deeper
 file overrides a shallower one):
 
-1. the global excludes file (see :mod:`.gitconfig`),
+1. the global excludes file (see :mod:`._gitconfig`),
 2. ``.git/info/exclude`` of the repository,
 3. ``.gitignore`` of every directory from the repository root down to the
    entry's directory.
@@ -23,7 +23,7 @@ root decides what is hidden; ``core.ignoreCase`` from the repository's
 config (or the user's) makes matching fold ASCII case; patterns and names
 are compared as bytes. Inside the root every directory, rule file and
 ``.git`` is reached through descriptors that never follow a link (see
-:mod:`.directory`), so swapping a directory for a link while a walk runs
+:mod:`._directory`), so swapping a directory for a link while a walk runs
 cannot lead the walk, or its rules, outside.
 """
 
@@ -35,9 +35,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._directory import Directory, open_relative_directory
+from ._gitconfig import global_excludes_file, ignore_case
 from ._gitpattern import Pattern, parse_lines
-from .directory import Directory, open_relative_directory
-from .gitconfig import global_excludes_file, ignore_case
 
 __all__ = ["Entry", "IgnoreEngine"]
 

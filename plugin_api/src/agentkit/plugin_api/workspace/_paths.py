@@ -4,7 +4,7 @@
 :func:`resolve_inside` resolves a path *string*, symlinks included, and checks
 that it stays inside the root; it is a check only. I/O done later on that
 string can be redirected by a directory swapped for a link in between, so the
-tools open paths through :mod:`.beneath`, which resolves and opens relative to
+tools open paths through :mod:`._beneath`, which resolves and opens relative to
 directory descriptors in one walk and cannot be redirected that way.
 """
 
@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from agentkit.plugin_api import ToolError
+from .._tools import ToolError
 
 __all__ = ["PATH_NOT_ALLOWED", "display_path", "normalize", "resolve_inside"]
 

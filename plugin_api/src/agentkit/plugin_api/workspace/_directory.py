@@ -5,7 +5,7 @@ method takes an entry name and acts on it relative to the directory's
 descriptor with ``O_NOFOLLOW`` (``os.open(..., dir_fd=)``, ``os.rename(...,
 src_dir_fd=, dst_dir_fd=)``, ``os.scandir(fd)``), so what a name means cannot
 be changed by swapping a directory higher up for a link. :func:`locate` in
-:mod:`.beneath` builds on it to resolve a path the model gave;
+:mod:`._beneath` builds on it to resolve a path the model gave;
 :func:`open_relative_directory` and :class:`WalkedFiles` reopen paths a walk
 already produced.
 
@@ -208,6 +208,11 @@ class WalkedFiles:
     def __init__(self, root: Path) -> None:
         self._root = Directory.open_root(root)
         self._chain: list[tuple[str, Directory]] = []
+
+    @property
+    def root_fd(self) -> int | None:
+        """The descriptor of the root (None where descriptors are unavailable)."""
+        return self._root.fd
 
     def open(self, relative: str) -> int | None:
         """A descriptor of the regular file ``relative``; None if it is gone, a link or not a file."""

@@ -11,7 +11,7 @@ walk, so a link that stays inside works and one that leads out is refused. A
 ``..`` returns to a directory already held, never above the root. Whatever the
 attacker swaps, each step lands on what a descriptor we already hold contains.
 Files are then opened, created, renamed and listed relative to the descriptor
-of their directory (:class:`~.directory.Directory`), again without following
+of their directory (:class:`~._directory.Directory`), again without following
 a link.
 
 What this does not cover: a directory moved out of the root (not swapped for
@@ -19,7 +19,7 @@ a link) while a call holds it open, which needs write access outside the root;
 and hard links, which are the file itself.
 
 Where the platform lacks the primitives (``dir_fd`` support, ``O_NOFOLLOW``,
-``O_DIRECTORY``: Windows), :data:`.directory.DESCRIPTORS` is false and the same
+``O_DIRECTORY``: Windows), :data:`._directory.DESCRIPTORS` is false and the same
 walk runs over path strings: links are still resolved and checked component by
 component, but a concurrent swap can win. The tools then report
 ``containment="best-effort"`` in their result metadata.
@@ -35,9 +35,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkit.plugin_api import ToolError
-
-from .directory import (
+from .._tools import ToolError
+from ._directory import (
     DESCRIPTORS,
     READ_FLAGS,
     Directory,
@@ -45,7 +44,7 @@ from .directory import (
     is_link_error,
     open_relative_directory,
 )
-from .paths import PATH_NOT_ALLOWED, normalize
+from ._paths import PATH_NOT_ALLOWED, normalize
 
 __all__ = [
     "DESCRIPTORS",

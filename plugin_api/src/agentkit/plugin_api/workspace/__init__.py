@@ -1,0 +1,65 @@
+"""Workspace helpers for tool plugins: containment, ignore rules and globs, as the built-in tools use them.
+
+Import it as ``from agentkit.plugin_api.workspace import locate`` (it is not
+imported with :mod:`agentkit.plugin_api`, so plugins that do not touch files
+pay nothing for it). Standard library only.
+
+Containment (:func:`locate`, :class:`Located`): open a path the model gave
+beneath the workspace root, component by component from a descriptor of the
+root, never following a link out, so a directory swapped for a link during the
+call cannot lead outside. :class:`Directory` does I/O relative to such a
+descriptor; :class:`WalkedFiles` reopens paths a walk listed, refusing links.
+Where the platform lacks the primitives (:func:`descriptors_available` false:
+Windows), the same walk runs over path strings and a concurrent swap can win.
+
+Ignore rules (:class:`IgnoreEngine`): git's, layer by layer (global excludes,
+``info/exclude``, every ``.gitignore``, nested repositories), checked against
+``git check-ignore`` by the test suite; :meth:`IgnoreEngine.walk` lists what is
+not ignored without following links.
+
+Globs (:func:`compile_glob`, :class:`Glob`): git's wildmatch (WM_PATHNAME),
+POSIX classes and escapes included, plus ``{a,b}`` braces; a glob without
+``/`` matches a name at any depth.
+
+Path spelling (:func:`normalize`, :func:`display_path`): ``file://`` and ``~``
+forms, and paths as the model should write them back. Errors are
+:class:`~agentkit.plugin_api.ToolError` with code :data:`PATH_NOT_ALLOWED` for
+a path leading out of the root.
+"""
+
+from __future__ import annotations
+
+from . import _directory
+from ._beneath import Located, locate
+from ._directory import READ_FLAGS, Directory, WalkedFiles, open_relative_directory
+from ._glob import Glob, compile_glob, expand_braces
+from ._ignore import Entry, IgnoreEngine
+from ._paths import PATH_NOT_ALLOWED, display_path, normalize
+
+__all__ = [
+    "PATH_NOT_ALLOWED",
+    "READ_FLAGS",
+    "Directory",
+    "Entry",
+    "Glob",
+    "IgnoreEngine",
+    "Located",
+    "WalkedFiles",
+    "compile_glob",
+    "descriptors_available",
+    "display_path",
+    "expand_braces",
+    "locate",
+    "normalize",
+    "open_relative_directory",
+]
+
+
+def descriptors_available() -> bool:
+    """Whether containment holds under a race here (I/O relative to directory descriptors).
+
+    False where the platform lacks ``dir_fd`` support, ``O_NOFOLLOW`` or
+    ``O_DIRECTORY`` (Windows): the built-in tools then report
+    ``containment="best-effort"`` in their result metadata.
+    """
+    return _directory.DESCRIPTORS
