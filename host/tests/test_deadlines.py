@@ -365,3 +365,34 @@ def test_abort_while_the_session_end_hook_is_stuck_ends_the_run_with_its_outcome
     assert outcome[0].stop_reason == "completed", "the run had completed before the abort"
     assert [end.stop_reason for end in recorder.ends] == ["completed"]
     assert any("agentkit_session_end" in problem for problem in outcome[0].problems)
+
+
+def test_a_cancellation_while_a_closed_stream_waits_for_the_runs_end_still_reaches_the_caller():
+    """Closing a stream waits for the run's bookkeeping; a cancellation meanwhile is not swallowed."""
+    ending, release = threading.Event(), threading.Event()
+
+    class SlowEnd:
+        @hookimpl
+        def agentkit_session_end(self, session, outcome, error):
+            ending.set()
+            release.wait(GENEROUS)
+
+    agent, recorder = recorded_agent(Script([Turn([tool_call("stuck")]), Turn([text("never")])]),
+                                     tools(stuck_tool("stuck")), SlowEnd(), tool_timeout=None)
+
+    async def close_then_cancel():
+        stream = agent.stream("go")
+        async for event in stream:
+            if event.type == "tool_call_start":
+                break
+        closing = asyncio.ensure_future(stream.aclose())
+        while not ending.is_set():  # the run is ending: the close is waiting for it
+            await asyncio.sleep(0.01)
+        closing.cancel()
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await closing
+
+    asyncio.run(close_then_cancel())
+    assert_well_formed(agent, recorder, "aborted")
+

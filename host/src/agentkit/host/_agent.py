@@ -62,7 +62,7 @@ from ._ending import (
     answer_pending,
     check_limits,
 )
-from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call
+from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
@@ -107,6 +107,7 @@ class Agent:
     """
 
     def __init__(self, config: AgentConfig, host: PluginHost | None = None) -> None:
+        check_limits(config)
         self.config = config
         self.host = host if host is not None else PluginHost.discover()
         self.model: ModelInfo = self.host.resolve_model(config.model)
@@ -119,9 +120,10 @@ class Agent:
         #: The skills this agent has (plugins, the user's folder, the trusted project's),
         #: and in ``skills.problems`` what was refused or skipped, one line each.
         self.skills: SkillSet = load_skills(self.host, self.root, trust_project=config.trust_project)
-        self._merge_skill_tools()
+        check_skill_tools(self.skills, self.tools, self.host.tools, config.before_tool_call)
         #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
         self.context_files = load_context_files(self.root, trust_project=config.trust_project)
+        self._context_text = [render_context_file(item) for item in self.context_files]  # fixed for the session
         self._require_authorization()
         self._warn_about_skills()
         self.history: list[Message] = []
@@ -129,7 +131,6 @@ class Agent:
         self.active_skills: list[str] = []
         self.session_id = config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
-        check_limits(config)
         self.runtime = ProviderRuntime(
             transport=config.transport, retry=config.retry, credential_store=config.credential_store,
             request_timeout=config.request_timeout, response_limits=config.response_limits,
@@ -173,9 +174,6 @@ class Agent:
             )
         return {name: available[name] for name in self.config.tools}
 
-    def _merge_skill_tools(self) -> None:
-        check_skill_tools(self.skills, self.tools, self.host.tools, self.config.before_tool_call)
-
     def activate_skill(self, name: str) -> None:
         """Load skill ``name``: add the tools it brings, and record it in :attr:`active_skills`.
 
@@ -201,7 +199,7 @@ class Agent:
                 state.skills.append(name)
 
     def _warn_about_skills(self) -> None:
-        if self.skills.invocable() and self._skill_reader() is None:
+        if self.skills.invocable() and read_tool(self.tools) is None:
             self.skills.problems.append(
                 "the agent has skills but no tool to read them with (read_file, or a shell tool); "
                 "the skills are left out of the system prompt: enable read_file"
@@ -209,12 +207,9 @@ class Agent:
         for problem in self.skills.problems:
             _log.warning("%s", problem)
 
-    def _skill_reader(self) -> str | None:
-        return read_tool(self.tools)
-
     def skills_block(self) -> str | None:
         """The ``<available_skills>`` block the model is shown, or ``None`` (no skill, or nothing to read one with)."""
-        shown, reader = self.skills.invocable(), self._skill_reader()
+        shown, reader = self.skills.invocable(), read_tool(self.tools)
         if not shown or reader is None:
             return None
         return render_skills_block(shown, reader)
@@ -286,8 +281,7 @@ class Agent:
         """
         guidelines = [tool.prompt_guidelines for name, tool in self.tools.items()
                       if tool.prompt_guidelines and not self._is_deferred(name)]
-        context = [render_context_file(item) for item in self.context_files]
-        return assemble_system_prompt(self.config.system_prompt, context, self.skills_block(), guidelines)
+        return assemble_system_prompt(self.config.system_prompt, self._context_text, self.skills_block(), guidelines)
 
     def _is_deferred(self, name: str) -> bool:
         if self.stats.requests == 0:
@@ -373,14 +367,7 @@ class Agent:
                     stop.request("aborted", "the consumer stopped reading the run's events", on_loop=True)
                 # The run finishes its bookkeeping (every call answered, agent_end)
                 # whatever further cancellations arrive; it ends within the stop budget.
-                while not task.done():
-                    try:
-                        await asyncio.wait({task})
-                    except asyncio.CancelledError:
-                        cancelled = True
-                if not task.cancelled():
-                    task.exception()  # _run records its failures; nothing is left to raise
-                if cancelled:
+                if await wait_out(task) or cancelled:
                     raise asyncio.CancelledError
         finally:
             self._busy.release()
@@ -474,14 +461,8 @@ class Agent:
                 hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
                 outcome=state.stop_reason, error=state.error,
             ))
-            while not ending.done():
-                try:
-                    await asyncio.wait({ending})
-                except asyncio.CancelledError:
-                    cancelled = True
-                    stop.request("cancelled", "the run's task was cancelled", on_loop=True)
-            if not ending.cancelled():
-                ending.exception()  # _hook reports its failures itself
+            if await wait_out(ending, lambda: stop.request("cancelled", "the run's task was cancelled", on_loop=True)):
+                cancelled = True
             self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
                                           list(hooks.problems),  # a copy: abandoned threads may still report
                                           skills=list(state.skills))
