@@ -255,19 +255,11 @@ class ToolBatch:
     async def _ask_embedder(self, item: _Call) -> Block | Terminate | None:
         if self.before_tool_call is None:
             return None
-        try:
-            decision = await guarded_call(
-                self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
-                timeout=self.hook_timeout, stop=self.stop, name="before_tool_call",
-            )
-        except TimedOut:
-            self.hooks.report(f"before_tool_call did not answer within hook_timeout={self.hook_timeout}s; the call was blocked")
-            return Block(f"Authorization did not answer within {self.hook_timeout} seconds.")
-        except Abandoned:
-            return ABORTED
-        except Exception as exc:  # the boundary itself failed: refuse, never allow
-            self.hooks.report(f"before_tool_call raised {type(exc).__name__}: {exc}")
-            return Block(f"Authorization failed: {type(exc).__name__}: {exc}")
+        decision = await self._decide(
+            "before_tool_call", self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
+            late="Authorization did not answer within {timeout} seconds.",
+            failed=lambda exc: f"Authorization failed: {type(exc).__name__}: {exc}",
+        )
         if decision is None or isinstance(decision, (Block, Terminate)):
             return decision
         self.hooks.report(f"before_tool_call returned {decision!r}; only None, Block or Terminate are understood")
@@ -279,21 +271,25 @@ class ToolBatch:
     async def _ask_plugins(self, item: _Call) -> Block | None:
         if not self._implemented("agentkit_before_tool_call"):
             return None
+        return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None or a Block
+            "agentkit_before_tool_call", self.hooks.before_tool_call, item.call, item.arguments, self.session,
+            late="Blocked: a plugin's check did not answer within {timeout} seconds.",
+            failed=lambda exc: f"Blocked: a plugin's check failed ({type(exc).__name__}).",
+        )
+
+    async def _decide(self, name: str, function: Callable[..., Any], *args: Any, late: str,
+                      failed: Callable[[Exception], str]) -> Any:
+        """An authorization's answer within ``hook_timeout``; a block when it is late or raises (fail closed)."""
         try:
-            return await guarded_call(  # type: ignore[no-any-return]
-                self.hooks.before_tool_call, item.call, item.arguments, self.session,
-                timeout=self.hook_timeout, stop=self.stop, name="agentkit_before_tool_call",
-            )
+            return await guarded_call(function, *args, timeout=self.hook_timeout, stop=self.stop, name=name)
         except TimedOut:
-            self.hooks.report(
-                f"agentkit_before_tool_call did not answer within hook_timeout={self.hook_timeout}s; the call was blocked"
-            )
-            return Block(f"Blocked: a plugin's check did not answer within {self.hook_timeout} seconds.")
+            self.hooks.report(f"{name} did not answer within hook_timeout={self.hook_timeout}s; the call was blocked")
+            return Block(late.format(timeout=self.hook_timeout))
         except Abandoned:
             return ABORTED
-        except Exception as exc:  # fail closed, as the hook runner does for an Exception
-            self.hooks.report(f"agentkit_before_tool_call raised {type(exc).__name__}: {exc}")
-            return Block(f"Blocked: a plugin's check failed ({type(exc).__name__}).")
+        except Exception as exc:
+            self.hooks.report(f"{name} raised {type(exc).__name__}: {exc}")
+            return Block(failed(exc))
 
     # -- phase 2 ---------------------------------------------------------------------
 
