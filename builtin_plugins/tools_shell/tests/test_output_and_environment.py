@@ -56,7 +56,8 @@ def test_a_cut_utf8_sequence_is_not_shown_as_garbage(run):
 
 
 # Secrets under names no suffix rule catches: each reached the child while
-# the environment was filtered by a denylist of names.
+# the environment was filtered by a denylist of names. The values are long
+# enough that no random id elsewhere in the child's environment contains one.
 UNLISTED_SECRETS = {
     "PGPASSWORD": "pg-secret",
     "MYSQL_PWD": "mysql-secret",
@@ -66,11 +67,11 @@ UNLISTED_SECRETS = {
     "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/X",
     "DOCKER_AUTH_CONFIG": '{"auths":{"r":{"auth":"dTpw"}}}',
     "REDIS_URL": "redis://user:hunter2@cache:6379/0",
-    "MY_API_KEY": "k1",
-    "GITHUB_TOKEN": "t1",
-    "AWS_SECRET_ACCESS_KEY": "a2",
+    "MY_API_KEY": "my-api-key-value",
+    "GITHUB_TOKEN": "github-token-value",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret-value",
     "SSH_AUTH_SOCK": "/tmp/agent.sock",
-    "lower_case_token": "l1",
+    "lower_case_token": "lower-case-token-value",
     "AGENTKIT_PLAIN_SETTING": "not on the list either",
 }
 
@@ -118,7 +119,7 @@ def test_the_embedder_passes_more_variables_by_name(run, parent_environment):
     env = _environment(
         run, {"pass_env": ["GITHUB_TOKEN", "pgpassword"], "env": {"DEPLOY_TOKEN": "explicit"}}
     )
-    assert env["GITHUB_TOKEN"] == "t1"
+    assert env["GITHUB_TOKEN"] == "github-token-value"
     assert env["DEPLOY_TOKEN"] == "explicit"
     assert "MY_API_KEY" not in env
     # POSIX names are case-sensitive: the embedder's spelling must match.
