@@ -1,15 +1,19 @@
-"""The documentation's code runs, and the plugin contract page lists every hook."""
+"""The documentation's code runs, the plugin contract page lists every hook, and the events reference every event."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 
+import agentkit.plugin_api as plugin_api
+from agentkit.host import Agent
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,3 +58,51 @@ def test_every_hook_has_a_test_named_after_it():
     names = set(re.findall(r"::(test_hook_\w+)", collected))
     missing = [hook for hook in hook_signatures() if not any(name.startswith(f"test_hook_{hook}") for name in names)]
     assert missing == []
+
+
+# -- the events reference ----------------------------------------------------------------
+
+EVENTS_PAGE = REPO / "docs" / "events.md"
+EVENT_HEADING = re.compile(r"^### `(\w+)`: (\w+)$", re.M)
+
+
+def event_classes() -> dict[str, type]:
+    """Every class an agent run or a provider stream can emit: the members of ``Event``."""
+    return {cls.__name__: cls for cls in typing.get_args(plugin_api.Event)}
+
+
+def documented_events() -> dict[str, tuple[str, dict[str, str]]]:
+    """Class name -> (the ``type`` its heading names, {field: type}) from the page's tables."""
+    text = EVENTS_PAGE.read_text()
+    headings = list(EVENT_HEADING.finditer(text))
+    documented = {}
+    for heading, following in zip(headings, [*headings[1:], None], strict=True):
+        section = text[heading.end():following.start() if following else len(text)]
+        section = section.split("\n## ", 1)[0]  # a section ends at the next heading of any level
+        fields = {}
+        for line in section.splitlines():
+            cells = [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            if len(cells) == 3 and cells[0].startswith("`"):
+                fields[cells[0].strip("`")] = cells[1].strip("`")
+        documented[heading.group(2)] = (heading.group(1), fields)
+    return documented
+
+
+def test_every_event_class_is_exported_and_the_reference_documents_no_other():
+    assert set(event_classes()) <= set(plugin_api.__all__)
+    assert sorted(documented_events()) == sorted(event_classes())
+
+
+@pytest.mark.parametrize("name", sorted(event_classes()))
+def test_the_events_reference_documents_each_field_with_its_type(name):
+    """The reference lists exactly the event's fields, each with the type the code declares."""
+    cls = event_classes()[name]
+    declared = {field.name: str(field.type) for field in dataclasses.fields(cls) if field.name != "type"}
+    type_name, fields = documented_events()[name]
+    assert type_name == cls.__dataclass_fields__["type"].default
+    assert fields == declared
+
+
+def test_the_events_reference_names_subscribe_with_its_signature():
+    parameters = [name for name in inspect.signature(Agent.subscribe).parameters if name != "self"]
+    assert f"`Agent.subscribe({', '.join(parameters)})`" in EVENTS_PAGE.read_text()
