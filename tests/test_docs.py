@@ -106,3 +106,32 @@ def test_the_events_reference_documents_each_field_with_its_type(name):
 def test_the_events_reference_names_subscribe_with_its_signature():
     parameters = [name for name in inspect.signature(Agent.subscribe).parameters if name != "self"]
     assert f"`Agent.subscribe({', '.join(parameters)})`" in EVENTS_PAGE.read_text()
+
+
+# -- links -------------------------------------------------------------------------------
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+FENCED = re.compile(r"^```.*?^```", re.S | re.M)
+PAGES = [*DOCS, REPO / "CHANGELOG.md"]
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the page's headings."""
+    headings = re.findall(r"^#+ (.+)$", FENCED.sub("", page.read_text()), re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def reaches(page: Path, target: str) -> bool:
+    path, _, anchor = target.partition("#")
+    linked = (page.parent / path).resolve() if path else page
+    if not linked.exists():
+        return False
+    return not anchor or linked.suffix != ".md" or anchor in anchors(linked)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_relative_link_reaches_a_file_and_heading(page):
+    """Links into the code name modules by path: a moved module must take its links along."""
+    targets = [target for target in LINK.findall(FENCED.sub("", page.read_text()))
+               if not re.match(r"[a-z]+:", target)]  # https:, mailto: are not checked
+    assert [target for target in targets if not reaches(page, target)] == []
