@@ -168,13 +168,12 @@ def test_the_transcript_encoder_starts_over_when_history_is_rewritten():
     assert wire.steps == [(None, ["a", "b", "c", "d"]), (None, ["a"])]
 
 
-def test_the_transcript_encoder_keeps_sessions_and_variants_apart():
+def test_the_transcript_encoder_keeps_sessions_apart():
     wire = Recorder()
     encoder = TranscriptEncoder(wire.extend, max_sessions=4)
     one, two = [user("a1")], [user("a2")]
     encoder.encode(one)
     encoder.encode(two)
-    encoder.encode(one, variant=40)
     wire.steps.clear()
     one.append(user("b1"))
     assert encoder.encode(one) == ("a1", "b1")

@@ -143,8 +143,7 @@ class TranscriptEncoder(Generic[S]):
 
     The host sends each session's transcript again every turn with new
     messages appended, as the same message objects. A session is known by
-    the identity of its first message (and ``variant``, for encodings that
-    differ per request setting). ``extend(done, new)`` is the wire's own
+    the identity of its first message. ``extend(done, new)`` is the wire's own
     step: from the state ``done`` reached after the earlier messages
     (``None`` at the start) and the messages ``new``, the state after them
     all. The state is whatever the wire needs: the serialized messages, an
@@ -156,7 +155,8 @@ class TranscriptEncoder(Generic[S]):
     prefix is not the same objects (history rewritten, compacted, or a
     shorter one) is encoded again from the start.
 
-    Thread-safe as :class:`IdentityCache` is; two requests of one session
+    An encoding that differs per request setting (an id length limit) takes
+    one encoder per setting. Thread-safe as :class:`IdentityCache` is; two requests of one session
     at once each get a correct state, and the one kept is the last stored.
 
     :param extend: the wire's step, see above.
@@ -169,12 +169,12 @@ class TranscriptEncoder(Generic[S]):
         self._extend = extend
         self._sessions: IdentityCache[tuple[tuple[Message, ...], S]] = IdentityCache(max_sessions)
 
-    def encode(self, messages: Sequence[Message], variant: Hashable = None) -> S:
+    def encode(self, messages: Sequence[Message]) -> S:
         """The state after all of ``messages``, reusing the session's last one when it is a prefix."""
         current = tuple(messages)
         if not current:
             return self._extend(None, ())
-        kept = self._sessions.peek(current[0], variant)
+        kept = self._sessions.peek(current[0])
         done: S | None = None
         start = 0
         if kept is not None:
@@ -184,7 +184,7 @@ class TranscriptEncoder(Generic[S]):
             if len(previous) <= len(current) and all(map(_same, previous, current)):
                 done, start = state, len(previous)
         state = done if done is not None and start == len(current) else self._extend(done, current[start:])
-        self._sessions.put(current[0], (current, state), variant)
+        self._sessions.put(current[0], (current, state))
         return state
 
 
