@@ -30,6 +30,7 @@ from agentkit.plugin_api import (
 )
 
 from ._catalog import API, CATALOG, VENDOR
+from ._conformance import AnthropicResponder
 from ._decode import STOP_REASONS, AnthropicDecoder
 from ._encode import API_VERSION, PATH, Encoder
 
@@ -51,6 +52,8 @@ class AnthropicMessages:
     """The ``anthropic-messages`` provider."""
 
     api: ClassVar[str] = API
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[AnthropicResponder] = AnthropicResponder()
     #: What tool-call ids from another model are rewritten to: Anthropic documents tool_use ids as ^[a-zA-Z0-9_-]+$.
     tool_call_id_rule: ClassVar[tuple[str, int]] = ("[A-Za-z0-9_-]", 64)
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (

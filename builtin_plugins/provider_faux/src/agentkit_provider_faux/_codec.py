@@ -33,6 +33,8 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
 
+from ._conformance import FauxResponder
+
 API = "faux"
 CATALOG = (
     ModelInfo(
@@ -101,6 +103,8 @@ class FauxProvider:
     """The scripted provider's codec. No credential, no network: see :class:`Script`."""
 
     api: ClassVar[str] = API
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[FauxResponder] = FauxResponder()
     credential_env: ClassVar[tuple[tuple[str, CredentialKind], ...]] = ()
 
     def catalog(self) -> tuple[ModelInfo, ...]:

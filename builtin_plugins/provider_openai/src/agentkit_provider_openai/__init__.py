@@ -25,6 +25,7 @@ from agentkit.plugin_api import (
 
 from ._catalog import API, CATALOG
 from ._compat import PROFILES, CompatProfile, profile_for
+from ._conformance import OpenAICompletionsResponder
 from ._decode import CompletionsDecoder, usage_from_wire
 from ._encode import ERROR_PREFIX, CompletionsEncoder, wire_tool_call_id
 
@@ -52,6 +53,8 @@ class OpenAICompletions:
     """
 
     api: ClassVar[str] = API
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[OpenAICompletionsResponder] = OpenAICompletionsResponder()
     #: The provider-wide key; rows of other vendors name theirs in
     #: ``ModelInfo.options["credential_env"]``, which takes precedence.
     #: What tool-call ids from another model are rewritten to: OpenAI refuses ids past 40 characters (string_above_max_length); the narrow alphabet costs nothing.
