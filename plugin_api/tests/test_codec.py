@@ -14,14 +14,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentkit.plugin_api import Message, TextBlock, UserMessage
+from agentkit.plugin_api import (
+    DEFAULT_TOOL_CALL_ID_RULE,
+    Credential,
+    Message,
+    ModelInfo,
+    TextBlock,
+    UserMessage,
+    provider_member,
+)
 from agentkit.plugin_api.codec import (
+    CodecProvider,
     IdentityCache,
     TranscriptEncoder,
     array,
     count,
     dumps,
     error_text,
+    model_rows,
 )
 
 
@@ -259,3 +269,26 @@ def test_error_text_names_the_message_and_its_details():
 def test_the_kit_is_not_loaded_by_importing_the_plugin_api():
     code = "import sys, agentkit.plugin_api; print('agentkit.plugin_api.codec' in sys.modules)"
     assert subprocess.check_output([sys.executable, "-c", code], text=True).strip() == "False"
+
+
+def test_a_codec_provider_serves_its_models_with_bearer_auth_and_the_protocol_defaults():
+    row = ModelInfo(vendor="acme", id="m1", api="acme", base_url="http://acme.invalid", context_window=8, max_output=4)
+
+    class Acme(CodecProvider):
+        api = "acme"
+        models = (row,)
+
+    provider = Acme()
+    assert provider.catalog() == (row,)
+    assert provider.credential_env == ()
+    assert provider.auth_headers(Credential("api_key", "k-1")) == {"Authorization": "Bearer k-1"}
+    assert provider_member(provider, "tool_call_id_rule") == DEFAULT_TOOL_CALL_ID_RULE
+    assert provider_member(provider, "conformance_responder") is None
+
+
+def test_model_rows_name_each_value_by_its_column():
+    (row,) = model_rows(("id", "context_window", "max_output"), [("m1", 8192, 1024)],
+                        vendor="acme", api="acme", base_url="http://acme.invalid", image_input=True)
+    assert (row.key, row.context_window, row.max_output, row.image_input) == ("acme/m1", 8192, 1024, True)
+    with pytest.raises(ValueError):
+        model_rows(("id", "context_window"), [("m1", 8192, 1024)], vendor="a", api="a", base_url="x")

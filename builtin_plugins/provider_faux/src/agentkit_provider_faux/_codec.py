@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from agentkit.plugin_api import (
-    Credential,
-    CredentialKind,
     Message,
     MessageAssembler,
     ModelInfo,
@@ -31,7 +29,7 @@ from agentkit.plugin_api import (
     WireEvent,
     WireRequest,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import CodecProvider, IdentityCache, TranscriptEncoder, array, dumps
 
 from ._conformance import FauxResponder
 
@@ -99,19 +97,13 @@ class FauxDecoder:
         return self.assembler.fail(stop_reason, error_message)
 
 
-class FauxProvider:
+class FauxProvider(CodecProvider):
     """The scripted provider's codec. No credential, no network: see :class:`Script`."""
 
     api: ClassVar[str] = API
     #: Renders canonical responses as this wire's events, for the conformance suite.
     conformance_responder: ClassVar[FauxResponder] = FauxResponder()
-    credential_env: ClassVar[tuple[tuple[str, CredentialKind], ...]] = ()
-
-    def catalog(self) -> tuple[ModelInfo, ...]:
-        return CATALOG
-
-    def auth_headers(self, credential: Credential) -> dict[str, str]:
-        return {}
+    models = CATALOG
 
     def __init__(self) -> None:
         self._messages: IdentityCache[bytes] = IdentityCache(16384)

@@ -14,6 +14,9 @@ agentkit.plugin_api`` does not load it. Standard library only.
   transcript sent last, and encodes only the messages appended since; a
   transcript that is not an extension of it (history rewritten, compacted,
   another session) is encoded from the start.
+* :class:`CodecProvider` is a base for the provider class (the protocol's
+  optional defaults, the catalog, bearer auth), and :func:`model_rows` builds
+  catalog rows from a table.
 * :func:`array`, :func:`count` and :func:`error_text` are the small helpers
   every wire writes otherwise.
 
@@ -41,11 +44,21 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ._messages import Message
+from ._providers import Credential, CredentialKind, ModelInfo, Provider
 
-__all__ = ["IdentityCache", "TranscriptEncoder", "array", "count", "dumps", "error_text"]
+__all__ = [
+    "CodecProvider",
+    "IdentityCache",
+    "TranscriptEncoder",
+    "array",
+    "count",
+    "dumps",
+    "error_text",
+    "model_rows",
+]
 
 V = TypeVar("V")
 S = TypeVar("S")
@@ -235,3 +248,40 @@ def error_text(
         found = [str(error[key]) for key in details if error.get(key)][:most]
         return f"{text} ({', '.join(found)})" if found else text
     return str(error) if error else fallback
+
+
+class CodecProvider(Provider):
+    """A base for a provider class: what every wire's provider writes the same way.
+
+    It subclasses :class:`~agentkit.plugin_api.Provider`, so it has the
+    protocol's defaults for the optional members it does not set; ``catalog()``
+    returns the class's ``models``; every credential travels as
+    ``Authorization: Bearer`` (a wire with its own header overrides
+    :meth:`auth_headers`). A subclass sets ``api``, ``credential_env`` (empty by
+    default: no credential) and ``models``, and writes ``encode`` and ``decoder``.
+    """
+
+    credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = ()
+    #: The catalog rows this provider serves.
+    models: ClassVar[Sequence[ModelInfo]] = ()
+
+    def catalog(self) -> Sequence[ModelInfo]:
+        """The class's ``models``."""
+        return self.models
+
+    def auth_headers(self, credential: Credential) -> dict[str, str]:
+        """``Authorization: Bearer <value>``, whatever the credential's kind."""
+        return {"Authorization": f"Bearer {credential.value}"}
+
+
+def model_rows(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], **common: Any
+) -> tuple[ModelInfo, ...]:
+    """Catalog rows from a table: each row's values named by ``columns``, plus the ``common`` fields.
+
+    ``model_rows(("id", "context_window", "max_output"), [("m1", 8192, 1024)], vendor="acme",
+    api="acme", base_url="https://api.acme.test")`` is one :class:`~agentkit.plugin_api.ModelInfo`.
+
+    :raises ValueError: a row whose length is not that of ``columns``.
+    """
+    return tuple(ModelInfo(**common, **dict(zip(columns, row, strict=True))) for row in rows)
