@@ -28,6 +28,7 @@ from agentkit.plugin_api.codec import (
     IdentityCache,
     TranscriptEncoder,
     array,
+    chunks,
     count,
     dumps,
     error_text,
@@ -292,3 +293,8 @@ def test_model_rows_name_each_value_by_its_column():
     assert (row.key, row.context_window, row.max_output, row.image_input) == ("acme/m1", 8192, 1024, True)
     with pytest.raises(ValueError):
         model_rows(("id", "context_window"), [("m1", 8192, 1024)], vendor="a", api="a", base_url="x")
+
+
+def test_chunks_cut_text_into_pieces_of_the_size():
+    assert chunks("abcdefg", 3) == ["abc", "def", "g"]
+    assert chunks("", 3) == []

@@ -69,19 +69,11 @@ _ASSEMBLED = frozenset({"model", "messages", "tools"})
 class ChatEncoder:
     """Builds request bodies; one per provider object, holding its caches."""
 
-    def __init__(
-        self,
-        *,
-        tool_cache_size: int = 1024,
-        message_cache_size: int = 16384,
-        session_cache_size: int = 64,
-    ) -> None:
-        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
-        self.messages: IdentityCache[bytes] = IdentityCache(message_cache_size)
+    def __init__(self) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(1024)
+        self.messages: IdentityCache[bytes] = IdentityCache(16384)
         # Per session, the serialized wire messages of the transcript encoded last.
-        self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(
-            self._extend, max_sessions=session_cache_size
-        )
+        self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self._extend)
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         extra = request.options.get("extra_body") or {}

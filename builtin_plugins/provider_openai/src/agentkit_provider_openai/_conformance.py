@@ -17,12 +17,12 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
 )
-
-CHUNK = 7  # small pieces, so every block arrives in several deltas
+from agentkit.plugin_api.codec import chunks
 
 
 def _pieces(text: str) -> list[str]:
-    return [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
+    """Small pieces, so every block arrives in several deltas; an empty block in one empty one."""
+    return chunks(text, 7) or [""]
 
 
 _OPENAI_FINISH = {StopReason.STOP: "stop", StopReason.TOOL_USE: "tool_calls", StopReason.LENGTH: "length",

@@ -93,16 +93,9 @@ class CompletionsEncoder:
     request that extends it only serializes what is new.
     """
 
-    def __init__(
-        self,
-        *,
-        tool_cache_size: int = 1024,
-        message_cache_size: int = 16384,
-        session_cache_size: int = 64,
-    ) -> None:
-        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
-        self.messages: IdentityCache[_Parts] = IdentityCache(message_cache_size)
-        self._session_cache_size = session_cache_size
+    def __init__(self) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(1024)
+        self.messages: IdentityCache[_Parts] = IdentityCache(16384)
         # One transcript encoder per tool-call id limit: the limit changes the wire ids.
         self._transcripts: dict[int | None, TranscriptEncoder[_Encoded]] = {}
 
@@ -139,9 +132,7 @@ class CompletionsEncoder:
         if transcript is None:
             transcript = self._transcripts.setdefault(
                 id_limit,
-                TranscriptEncoder(
-                    partial(self._extend, id_limit=id_limit), max_sessions=self._session_cache_size
-                ),
+                TranscriptEncoder(partial(self._extend, id_limit=id_limit)),
             )
         encoded = transcript.encode(request.messages)
         out = list(encoded.wire)

@@ -68,19 +68,11 @@ _ASSEMBLED = frozenset({"model", "instructions", "input", "tools"})
 class ResponsesEncoder:
     """Builds request bodies; one per provider object, holding its caches."""
 
-    def __init__(
-        self,
-        *,
-        tool_cache_size: int = 1024,
-        message_cache_size: int = 16384,
-        session_cache_size: int = 64,
-    ) -> None:
-        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
+    def __init__(self) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(1024)
         # Each message's items, serialized and joined by commas; None: it has none.
-        self.messages: IdentityCache[bytes | None] = IdentityCache(message_cache_size)
-        self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(
-            self._extend, max_sessions=session_cache_size
-        )
+        self.messages: IdentityCache[bytes | None] = IdentityCache(16384)
+        self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self._extend)
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         extra = request.options.get("extra_body") or {}

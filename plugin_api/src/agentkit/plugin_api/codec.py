@@ -17,8 +17,8 @@ agentkit.plugin_api`` does not load it. Standard library only.
 * :class:`CodecProvider` is a base for the provider class (the protocol's
   optional defaults, the catalog, bearer auth), and :func:`model_rows` builds
   catalog rows from a table.
-* :func:`array`, :func:`count` and :func:`error_text` are the small helpers
-  every wire writes otherwise.
+* :func:`array`, :func:`count`, :func:`error_text` and :func:`chunks` are the
+  small helpers every wire writes otherwise.
 
 A sketch of a codec's transcript, one serialized wire message per canonical
 message::
@@ -54,6 +54,7 @@ __all__ = [
     "IdentityCache",
     "TranscriptEncoder",
     "array",
+    "chunks",
     "count",
     "dumps",
     "error_text",
@@ -220,6 +221,12 @@ def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") ->
     pieces[1::2] = values
     pieces[0], pieces[-1] = open, close
     return pieces
+
+
+def chunks(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of ``size`` characters (the last may be shorter; none for ``""``):
+    how a conformance responder streams a block in several deltas."""
+    return [text[start : start + size] for start in range(0, len(text), size)]
 
 
 def count(value: object) -> int:
