@@ -21,10 +21,8 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.codec import chunks
 
-
-def _pieces(text: str) -> list[str]:
-    """Small pieces, so every block arrives in several deltas; an empty block in one empty one."""
-    return chunks(text, 7) or [""]
+#: Characters per delta: small, so every block arrives in several.
+CHUNK = 7
 
 
 _ANTHROPIC_STOP = {StopReason.STOP: "end_turn", StopReason.TOOL_USE: "tool_use", StopReason.LENGTH: "max_tokens",
@@ -52,14 +50,14 @@ class AnthropicResponder:
         for index, block in enumerate(message.content):
             if isinstance(block, ToolUseBlock):
                 start = {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
-                deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(block.arguments)]
+                deltas = [{"type": "input_json_delta", "partial_json": p} for p in chunks(block.arguments, CHUNK) or [""]]
             elif isinstance(block, ThinkingBlock):
                 start = {"type": "thinking", "thinking": "", "signature": ""}
-                deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block.thinking)]
+                deltas = [{"type": "thinking_delta", "thinking": p} for p in chunks(block.thinking, CHUNK) or [""]]
                 deltas.append({"type": "signature_delta", "signature": block.signature or ""})
             else:
                 start = {"type": "text", "text": ""}
-                deltas = [{"type": "text_delta", "text": p} for p in _pieces(block.text)]  # type: ignore[union-attr]
+                deltas = [{"type": "text_delta", "text": p} for p in chunks(block.text, CHUNK) or [""]]  # type: ignore[union-attr]
             events.append({"type": "content_block_start", "index": index, "content_block": start})
             events += [{"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas]
             events.append({"type": "content_block_stop", "index": index})

@@ -17,10 +17,8 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.codec import chunks
 
-
-def _pieces(text: str) -> list[str]:
-    """Small pieces, so every block arrives in several deltas; an empty block in one empty one."""
-    return chunks(text, 7) or [""]
+#: Characters per delta: small, so every block arrives in several.
+CHUNK = 7
 
 
 class FauxResponder:
@@ -41,7 +39,7 @@ class FauxResponder:
             else:
                 events.append({"type": "block_start", "kind": "text"})
                 text = block.text  # type: ignore[union-attr]
-            events += [{"type": "delta", "text": piece} for piece in _pieces(text) if piece]
+            events += [{"type": "delta", "text": piece} for piece in chunks(text, CHUNK)]
             end: dict[str, Any] = {"type": "block_end"}
             if isinstance(block, ThinkingBlock):
                 end.update(signature=block.signature, redacted=block.redacted)

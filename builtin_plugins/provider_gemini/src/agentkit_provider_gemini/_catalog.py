@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import model_rows
+from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
 
 API = "google-generative-ai"
 VENDOR = "google"
@@ -29,17 +29,7 @@ _FLASH_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "hig
 _PRO_BUDGETS: Mapping[str, int] = {"low": 1024, "medium": 8192, "high": 32768}
 _LITE_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "high": 24576}
 
-_COLUMNS = (
-    "id",
-    "context_window",
-    "max_output",
-    "input_price",
-    "output_price",
-    "cache_read_price",
-    "reasoning_levels",
-    "options",
-    "default",
-)
+_COLUMNS = (*PRICED_COLUMNS, "reasoning_levels", "options", "default")
 _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bool], ...] = (
     (
         "gemini-2.5-flash",

@@ -10,7 +10,7 @@ instead of the provider's ``credential_env``; an empty list means no key).
 from __future__ import annotations
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import model_rows
+from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
 
 API = "openai-completions"
 
@@ -34,17 +34,7 @@ _VENDORS: dict[str, tuple[str, tuple[tuple[str, str], ...] | None]] = {
 }
 
 # Each row: its vendor, then these columns.
-_COLUMNS = (
-    "id",
-    "context_window",
-    "max_output",
-    "input_price",
-    "output_price",
-    "cache_read_price",
-    "image_input",
-    "reasoning_levels",
-    "default",
-)
+_COLUMNS = (*PRICED_COLUMNS, "image_input", "reasoning_levels", "default")
 _ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...], bool], ...] = (
     ("openai", "gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, True, (), True),
     ("openai", "gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),

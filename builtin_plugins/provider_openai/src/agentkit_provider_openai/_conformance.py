@@ -19,10 +19,8 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.codec import chunks
 
-
-def _pieces(text: str) -> list[str]:
-    """Small pieces, so every block arrives in several deltas; an empty block in one empty one."""
-    return chunks(text, 7) or [""]
+#: Characters per delta: small, so every block arrives in several.
+CHUNK = 7
 
 
 _OPENAI_FINISH = {StopReason.STOP: "stop", StopReason.TOOL_USE: "tool_calls", StopReason.LENGTH: "length",
@@ -52,13 +50,13 @@ class OpenAICompletionsResponder:
         calls = 0
         for block in message.content:
             if isinstance(block, TextBlock):
-                events += [self._chunk({"content": piece}) for piece in _pieces(block.text)]
+                events += [self._chunk({"content": piece}) for piece in chunks(block.text, CHUNK) or [""]]
             elif isinstance(block, ToolUseBlock):
                 head = {"index": calls, "id": block.id, "type": "function",
                         "function": {"name": block.name, "arguments": ""}}
                 events.append(self._chunk({"tool_calls": [head]}))
                 events += [self._chunk({"tool_calls": [{"index": calls, "function": {"arguments": piece}}]})
-                           for piece in _pieces(block.arguments)]
+                           for piece in chunks(block.arguments, CHUNK) or [""]]
                 calls += 1
         events.append(self._chunk({}, _OPENAI_FINISH[message.stop_reason]))
         events.append(self._chunk(None, usage=self._usage(message)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import model_rows
+from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
 
 API = "openai-responses"
 VENDOR = "openai-responses"
@@ -24,16 +24,7 @@ BASE_URL = "https://api.openai.com/v1"
 _O_SERIES = ("low", "medium", "high")
 _GPT5 = ("minimal", "low", "medium", "high")
 
-_COLUMNS = (
-    "id",
-    "context_window",
-    "max_output",
-    "input_price",
-    "output_price",
-    "cache_read_price",
-    "reasoning_levels",
-    "default",
-)
+_COLUMNS = (*PRICED_COLUMNS, "reasoning_levels", "default")
 _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], ...] = (
     ("gpt-5", 400_000, 128_000, 1.25, 10.0, 0.125, _GPT5, True),
     ("gpt-5-mini", 400_000, 128_000, 0.25, 2.0, 0.025, _GPT5, False),

@@ -50,6 +50,7 @@ from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
 
 __all__ = [
+    "PRICED_COLUMNS",
     "CodecProvider",
     "IdentityCache",
     "TranscriptEncoder",
@@ -279,6 +280,17 @@ class CodecProvider(Provider):
     def auth_headers(self, credential: Credential) -> dict[str, str]:
         """``Authorization: Bearer <value>``, whatever the credential's kind."""
         return {"Authorization": f"Bearer {credential.value}"}
+
+
+#: The columns a catalog table usually starts with: the model, its limits and its prices.
+PRICED_COLUMNS = (
+    "id",
+    "context_window",
+    "max_output",
+    "input_price",
+    "output_price",
+    "cache_read_price",
+)
 
 
 def model_rows(
