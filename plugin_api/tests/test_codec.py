@@ -298,3 +298,33 @@ def test_model_rows_name_each_value_by_its_column():
 def test_chunks_cut_text_into_pieces_of_the_size():
     assert chunks("abcdefg", 3) == ["abc", "def", "g"]
     assert chunks("", 3) == []
+
+
+def test_the_transcript_encoder_under_concurrent_threads_gives_each_request_its_own_transcript():
+    """Threads grow their own sessions and share one, through one encoder with room for few
+    sessions: every answer is what encoding that transcript from scratch gives."""
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend, max_sessions=2)
+    shared = [user("shared")]
+    failures: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def grow(seed: int) -> None:
+        try:
+            start.wait()
+            own: list[Message] = [user(f"s{seed}")]
+            for step in range(200):
+                own.append(user(f"{seed}-{step}"))
+                for transcript in (own, shared[: 1 + step % 3]):
+                    expected = tuple(m.content[0].text for m in transcript)  # type: ignore[union-attr]
+                    assert encoder.encode(list(transcript)) == expected
+        except BaseException as exc:
+            failures.append(exc)
+
+    shared += [user("a"), user("b")]
+    threads = [threading.Thread(target=grow, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
