@@ -40,6 +40,7 @@ class Wrapped:
         self.inner, self._encode, self._events = inner, encode, events
         self.api = inner.api
         self.credential_env = inner.credential_env
+        self.conformance_responder = inner.conformance_responder
 
     def catalog(self):
         return self.inner.catalog()

@@ -9,15 +9,15 @@ import sys
 import agentkit.plugin_api as api
 
 PINNED = [
-    "EVENT_SCHEMA", "PROJECT_NAME", "AgentEnd", "AgentStart", "AgentkitError", "AssistantMessage", "Block",
-    "BlockDelta", "BlockEnd", "BlockStart", "CancelToken", "ContentBlock", "Credential", "CredentialKind",
+    "DEFAULT_TOOL_CALL_ID_RULE", "EVENT_SCHEMA", "PROJECT_NAME", "AgentEnd", "AgentStart", "AgentkitError", "AssistantMessage", "Block",
+    "BlockDelta", "BlockEnd", "BlockStart", "CancelToken", "ConformanceResponder", "ContentBlock", "Credential", "CredentialKind",
     "Event", "ExecutionMode", "ImageBlock", "Message", "MessageAssembler", "MessageEnd", "MessageStart",
     "ModelInfo", "PluginError", "Provider", "ProviderError", "ProviderEvent", "ProviderRequest", "SchemaError",
     "SessionInfo", "Skill", "StopReason", "StreamDecoder", "TextBlock", "ThinkingBlock", "Tool",
     "ToolCallEnd", "ToolCallStart", "ToolContext", "ToolError", "ToolResult", "ToolResultMessage", "ToolSpec",
     "ToolUseBlock", "TurnEnd", "TurnStart", "Usage", "UsageError", "UserMessage", "WireEvent", "WireRequest",
     "__version__", "block_from_dict", "event_from_dict", "event_to_dict", "hookimpl", "message_from_dict",
-    "schema_from_function",
+    "provider_member", "schema_from_function",
 ]
 
 

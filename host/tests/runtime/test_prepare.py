@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import math
+from types import MappingProxyType
 
 import httpx
+import pytest
 from _runtime_fakes import FakeProvider, request, text_stream
 
 from agentkit.host.runtime import PreparedRequest, ProviderRuntime
 from agentkit.host.runtime.headers import redact_secret
+from agentkit.plugin_api import WireRequest
+from agentkit.plugin_api.codec import dumps
+from agentkit.plugin_api.errors import ProviderError
 
 KEY = "sk-fake-0123456789abcdef-TAIL"
 
@@ -51,3 +57,26 @@ def test_bearer_values_are_redacted_keeping_the_scheme() -> None:
     runtime = ProviderRuntime(env={"FAKE_AUTH_TOKEN": "tok-0123456789abcdef"})
     prepared = asyncio.run(runtime.prepare(FakeProvider(), request()))
     assert prepared.headers_redacted["Authorization"] == "Bearer tok-***cdef"
+
+
+class _ValueBody(FakeProvider):
+    """Hands the host a JSON value to serialize, not bytes."""
+
+    def __init__(self, body: object) -> None:
+        super().__init__()
+        self.body = body
+
+    def encode(self, request):  # type: ignore[no-untyped-def]
+        return WireRequest("/v1/generate", self.body)
+
+
+def test_the_host_serializes_a_body_with_the_codec_kit_so_bytes_come_out_one_way() -> None:
+    """A body the host serializes and one a codec serialized with ``codec.dumps`` are the same bytes."""
+    body = {"model": "m", "prompt": "café ✓", "schema": MappingProxyType({"type": "object"}), "stops": ("a",)}
+    prepared = asyncio.run(ProviderRuntime(env={}).prepare(_ValueBody(body), request()))
+    assert prepared.body_bytes == dumps(body) == '{"model":"m","prompt":"café ✓","schema":{"type":"object"},"stops":["a"]}'.encode()
+
+
+def test_a_body_that_is_not_json_is_refused_naming_the_provider() -> None:
+    with pytest.raises(ProviderError, match="'fake' provider produced a body that is not JSON"):
+        asyncio.run(ProviderRuntime(env={}).prepare(_ValueBody({"temperature": math.nan}), request()))

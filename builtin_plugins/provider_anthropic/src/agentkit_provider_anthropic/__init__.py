@@ -21,15 +21,16 @@ from typing import ClassVar
 from agentkit.plugin_api import (
     Credential,
     CredentialKind,
-    ModelInfo,
     Provider,
     ProviderRequest,
     StreamDecoder,
     WireRequest,
     hookimpl,
 )
+from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, CATALOG, VENDOR
+from ._conformance import AnthropicResponder
 from ._decode import STOP_REASONS, AnthropicDecoder
 from ._encode import API_VERSION, PATH, Encoder
 
@@ -47,10 +48,13 @@ __all__ = [
 OAUTH_BETA = "oauth-2025-04-20"
 
 
-class AnthropicMessages:
+class AnthropicMessages(CodecProvider):
     """The ``anthropic-messages`` provider."""
 
     api: ClassVar[str] = API
+    models = CATALOG
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[AnthropicResponder] = AnthropicResponder()
     #: What tool-call ids from another model are rewritten to: Anthropic documents tool_use ids as ^[a-zA-Z0-9_-]+$.
     tool_call_id_rule: ClassVar[tuple[str, int]] = ("[A-Za-z0-9_-]", 64)
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
@@ -72,9 +76,6 @@ class AnthropicMessages:
             if credential.kind == "oauth":
                 headers["anthropic-beta"] = OAUTH_BETA
         return headers
-
-    def catalog(self) -> Sequence[ModelInfo]:
-        return CATALOG
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         return self._encoder.encode(request)

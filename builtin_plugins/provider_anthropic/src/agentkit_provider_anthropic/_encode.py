@@ -17,12 +17,12 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
+from agentkit.plugin_api.codec import IdentityCache, dumps
 
-from ._transcript import IdentityCache, TranscriptEncoder, Wire, dumps
+from ._transcript import Transcript, Wire
 
 PATH = "/v1/messages"
 API_VERSION = "2023-06-01"
@@ -48,10 +48,10 @@ class Encoder:
 
     def __init__(self, *, max_tools: int = 1024, max_messages: int = 8192) -> None:
         # ToolSpec -> its serialized definition.
-        self._tools = IdentityCache(max_tools)
+        self._tools: IdentityCache[bytes] = IdentityCache(max_tools)
         # The last tool list per first tool -> (that list, {retention: serialized array}).
-        self._tool_lists = IdentityCache(64)
-        self._transcript = TranscriptEncoder(max_messages=max_messages)
+        self._tool_lists: IdentityCache[tuple[list[ToolSpec], dict[str, bytes]]] = IdentityCache(64)
+        self._transcript = Transcript(max_messages=max_messages)
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         options = request.options
@@ -104,14 +104,14 @@ class Encoder:
     def _tool_array(
         self, specs: list[ToolSpec], retention: str, cache_control: Wire | None
     ) -> bytes:
-        kept = self._tool_lists.lookup(specs[0])
+        kept = self._tool_lists.peek(specs[0])
         # List equality tests identity first: the same ToolSpec objects cost a C loop.
         if kept is None or kept[0] != specs:
             kept = (specs, {})
-            self._tool_lists.put(specs[0], None, kept)
-        arrays: dict[str, bytes] = kept[1]
+            self._tool_lists.put(specs[0], kept)
+        arrays = kept[1]
         if retention not in arrays:
-            parts = [self._tools.get(spec, None, lambda s=spec: dumps(_tool(s))) for spec in specs]
+            parts = [self._tools.get(spec, lambda s=spec: dumps(_tool(s))) for spec in specs]
             # The breakpoint closes the tools that were there from the start;
             # tools added mid-session (deferred) follow it, outside the prefix.
             last = max((i for i, spec in enumerate(specs) if not spec.deferred), default=None)
@@ -125,17 +125,8 @@ def _tool(spec: ToolSpec) -> Wire:
     return {
         "name": spec.name,
         "description": spec.description,
-        "input_schema": _plain(spec.input_schema),
+        "input_schema": spec.input_schema,
     }
-
-
-def _plain(value: Any) -> Any:
-    """A JSON value built from plain dicts and lists (a schema may hold other mappings)."""
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
 
 
 def _tool_choice(choice: str) -> Wire:

@@ -30,10 +30,7 @@ appends to a transcript, it does not edit one in place.
 
 from __future__ import annotations
 
-import json
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,135 +44,69 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
 
 Wire = dict[str, Any]
-
-
-class IdentityCache:
-    """A bounded LRU map from an object (by identity) to what was built from it.
-
-    Each entry holds the object itself, so its id cannot be reused while the
-    entry lives, and a ``stamp`` (a cheap fingerprint such as a block count)
-    that must match for a hit.
-    """
-
-    def __init__(self, max_entries: int) -> None:
-        self._entries: OrderedDict[int, tuple[object, object, Any]] = OrderedDict()
-        self._max = max_entries
-        self._lock = threading.Lock()
-
-    def lookup(self, obj: object, stamp: object = None) -> Any:
-        """What was kept for ``obj`` with this stamp, or ``None``."""
-        key = id(obj)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry[0] is not obj or entry[1] != stamp:
-                return None
-            self._entries.move_to_end(key)
-            return entry[2]
-
-    def put(self, obj: object, stamp: object, value: Any) -> None:
-        key = id(obj)
-        with self._lock:
-            self._entries[key] = (obj, stamp, value)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max:
-                self._entries.popitem(last=False)
-
-    def get(self, obj: object, stamp: object, build: Callable[[], Any]) -> Any:
-        """The kept value, or a fresh one from ``build()`` (kept for next time)."""
-        value = self.lookup(obj, stamp)
-        if value is None:
-            value = build()
-            self.put(obj, stamp, value)
-        return value
 
 
 @dataclass(frozen=True, slots=True)
 class _State:
     """Where grouping stood after a transcript: closed wire messages, the open user turn."""
 
-    messages: list[Message]
-    wire: list[Wire]
-    fragments: list[bytes]  # each closed wire message, serialized
-    results: list[Wire]
-    extra: list[Wire]
+    wire: tuple[Wire, ...] = ()
+    fragments: tuple[bytes, ...] = ()  # each closed wire message, serialized
+    results: tuple[Wire, ...] = ()
+    extra: tuple[Wire, ...] = ()
 
 
-def dumps(value: Any) -> bytes:
-    """JSON bytes the way the host would serialize them: compact, UTF-8, key order kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-
-
-class TranscriptEncoder:
+class Transcript:
     """Builds ``messages`` arrays; shared by every request of one provider object."""
 
     def __init__(self, *, max_messages: int = 8192, max_conversations: int = 64) -> None:
-        self._blocks = IdentityCache(max_messages)
-        self._states = IdentityCache(max_conversations)
+        self._blocks: IdentityCache[list[Wire]] = IdentityCache(max_messages)
+        self._states: TranscriptEncoder[_State] = TranscriptEncoder(self._extend, max_sessions=max_conversations)
 
     def encode(self, messages: Sequence[Message], cache_control: Wire | None) -> list[bytes]:
         """The serialized ``messages`` array, in pieces for the caller to join once.
 
         The last user block carries the rolling breakpoint when ``cache_control`` is set.
         """
-        current = list(messages)
-        if not current:
-            return [b"[]"]
-        kept: _State | None = self._states.lookup(current[0])
-        done = len(kept.messages) if kept else 0
-        # List equality tests identity first, so an unchanged prefix costs a C loop.
-        if kept and len(current) >= done and current[:done] == kept.messages:
-            wire, fragments = list(kept.wire), list(kept.fragments)
-            results, extra = list(kept.results), list(kept.extra)
-        else:
-            wire, fragments, results, extra, done = [], [], [], [], 0
-        self._group(current[done:], wire, results, extra)
-        fragments.extend(dumps(message) for message in wire[len(fragments) :])
-        # The kept state is never edited: the next request copies it before extending.
-        self._states.put(current[0], None, _State(current, wire, fragments, results, extra))
-        out = list(fragments)
-        last_user = next(
-            (i for i in range(len(wire) - 1, -1, -1) if wire[i]["role"] == "user"), None
-        )
-        if results or extra:
-            out.append(dumps(_stamped(results + extra, cache_control)))
-        elif last_user is not None and cache_control:
-            out[last_user] = dumps(_stamped(wire[last_user]["content"], cache_control))
-        if not out:
-            return [b"[]"]
-        # Fragments with commas between them: the body is copied once, by the final join.
-        pieces: list[bytes] = [b","] * (2 * len(out) + 1)
-        pieces[1::2] = out
-        pieces[0], pieces[-1] = b"[", b"]"
-        return pieces
+        state = self._states.encode(messages)
+        wire, out = state.wire, list(state.fragments)
+        open_turn = [*state.results, *state.extra]
+        if open_turn:
+            out.append(dumps(_stamped(open_turn, cache_control)))
+        elif cache_control:
+            last_user = next((i for i in range(len(wire) - 1, -1, -1) if wire[i]["role"] == "user"), None)
+            if last_user is not None:
+                out[last_user] = dumps(_stamped(wire[last_user]["content"], cache_control))
+        return array(out)
 
-    def _group(
-        self,
-        messages: list[Message],
-        wire: list[Wire],
-        results: list[Wire],
-        extra: list[Wire],
-    ) -> None:
-        for message in messages:
-            blocks = self._blocks.get(message, len(message.content), lambda m=message: _blocks(m))
+    def _extend(self, done: _State | None, new: Sequence[Message]) -> _State:
+        kept = done or _State()
+        wire, results, extra = list(kept.wire), list(kept.results), list(kept.extra)
+        closed = len(wire)
+        for message in new:
+            blocks = self._blocks.get(message, lambda m=message: _blocks(m), len(message.content))
             if isinstance(message, AssistantMessage):
                 if not blocks:  # nothing the wire accepts: the user turns around it join
                     continue
                 if results or extra:
                     wire.append({"role": "user", "content": results + extra})
-                    results.clear(), extra.clear()
+                    results, extra = [], []
                 wire.append({"role": "assistant", "content": blocks})
             elif isinstance(message, ToolResultMessage):
                 if extra:  # results after user content start a new user turn
                     wire.append({"role": "user", "content": results + extra})
-                    results.clear(), extra.clear()
+                    results, extra = [], []
                 results.extend(blocks)
             else:
                 extra.extend(blocks)
+        fragments = (*kept.fragments, *(dumps(message) for message in wire[closed:]))
+        return _State(tuple(wire), fragments, tuple(results), tuple(extra))
 
 
-def _stamped(content: list[Wire], cache_control: Wire | None) -> Wire:
+def _stamped(content: Sequence[Wire], cache_control: Wire | None) -> Wire:
     """A user message whose last block carries the breakpoint; shared parts are copied, not edited."""
     if cache_control:
         content = [*content[:-1], {**content[-1], "cache_control": cache_control}]

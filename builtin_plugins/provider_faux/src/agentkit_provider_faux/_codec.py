@@ -1,7 +1,7 @@
 """The ``faux`` wire: a canonical request out, a simple JSON event stream back.
 
-The request body is the canonical request as JSON (already serialized, as
-``bytes``: a transcript only grows, so only new messages are encoded). The response is SSE, one
+The request body is the canonical request as JSON, serialized with the codec
+kit as the host would (``bytes``: per session only new messages are encoded). The response is SSE, one
 JSON object per event::
 
     {"type": "message_start", "id": ..., "model": ...}
@@ -14,13 +14,11 @@ JSON object per event::
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from agentkit.plugin_api import (
-    Credential,
-    CredentialKind,
+    Message,
     MessageAssembler,
     ModelInfo,
     ProviderEvent,
@@ -31,6 +29,9 @@ from agentkit.plugin_api import (
     WireEvent,
     WireRequest,
 )
+from agentkit.plugin_api.codec import CodecProvider, IdentityCache, TranscriptEncoder, array, dumps
+
+from ._conformance import FauxResponder
 
 API = "faux"
 CATALOG = (
@@ -48,40 +49,11 @@ CATALOG = (
 )
 
 
-class _PrefixCache:
-    """The JSON of the items sent last time, reused while the new list starts the same way.
-
-    A transcript only grows between turns, so each request serializes just the
-    new messages. Comparing the lists compares identical items in C, so a
-    steady-state turn costs the same at depth 200 as at depth 20.
-    """
-
-    def __init__(self, encode: Callable[[Any], bytes]) -> None:
-        self.encode = encode
-        self.values: list[Any] = []
-        self.joined = b""
-
-    def join(self, values: Sequence[Any]) -> bytes:
-        values = list(values)
-        seen = len(self.values)
-        if seen > len(values) or values[:seen] != self.values:
-            self.values, self.joined, seen = [], b"", 0
-        new = [self.encode(value) for value in values[seen:]]
-        if new:
-            self.joined = b",".join([self.joined, *new]) if self.joined else b",".join(new)
-            self.values = values
-        return b"[" + self.joined + b"]"
-
-
-def _json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def _tool_json(spec: ToolSpec) -> bytes:
-    tool = {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
+    tool: dict[str, Any] = {"name": spec.name, "description": spec.description, "input_schema": spec.input_schema}
     if spec.deferred:
         tool["deferred"] = True
-    return _json(tool)
+    return dumps(tool)
 
 
 class FauxDecoder:
@@ -125,21 +97,22 @@ class FauxDecoder:
         return self.assembler.fail(stop_reason, error_message)
 
 
-class FauxProvider:
+class FauxProvider(CodecProvider):
     """The scripted provider's codec. No credential, no network: see :class:`Script`."""
 
     api: ClassVar[str] = API
-    credential_env: ClassVar[tuple[tuple[str, CredentialKind], ...]] = ()
-
-    def catalog(self) -> tuple[ModelInfo, ...]:
-        return CATALOG
-
-    def auth_headers(self, credential: Credential) -> dict[str, str]:
-        return {}
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[FauxResponder] = FauxResponder()
+    models = CATALOG
 
     def __init__(self) -> None:
-        self._messages = _PrefixCache(lambda message: _json(message.to_dict()))
-        self._tools = _PrefixCache(_tool_json)
+        self._messages: IdentityCache[bytes] = IdentityCache(16384)
+        self._tools: IdentityCache[bytes] = IdentityCache(1024)
+        # A transcript only grows between turns: per session, only new messages are serialized.
+        self._transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self._extend)
+
+    def _extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
+        return (*(done or ()), *(self._messages.get(m, lambda m=m: dumps(m.to_dict())) for m in new))
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         head = {
@@ -151,11 +124,14 @@ class FauxProvider:
             "reasoning": request.reasoning,
             "stream": request.stream,
         }
-        body = (
-            _json(head)[:-1]
-            + b',"tools":' + self._tools.join(request.tools)
-            + b',"messages":' + self._messages.join(request.messages)
-            + b"}"
+        tools = [self._tools.get(spec, lambda s=spec: _tool_json(s)) for spec in request.tools]
+        body = b"".join(
+            [
+                dumps(head)[:-1],
+                b',"tools":', *array(tools),
+                b',"messages":', *array(self._transcript.encode(request.messages)),
+                b"}",
+            ]
         )
         return WireRequest(path="/v1/script", body=body, headers={"x-faux-model": request.model.id}, framing="sse")
 

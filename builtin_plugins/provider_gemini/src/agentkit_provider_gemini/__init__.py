@@ -22,13 +22,13 @@ from typing import ClassVar
 from agentkit.plugin_api import (
     Credential,
     CredentialKind,
-    ModelInfo,
     Provider,
     ProviderRequest,
     StreamDecoder,
     WireRequest,
     hookimpl,
 )
+from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, BASE_URL, CATALOG, VENDOR
 from ._conformance import GeminiResponder
@@ -58,10 +58,11 @@ __all__ = [
 ]
 
 
-class GeminiGenerateContent:
+class GeminiGenerateContent(CodecProvider):
     """The ``google-generative-ai`` provider."""
 
     api: ClassVar[str] = API
+    models = CATALOG
     #: Renders canonical responses as this wire's events, for the conformance suite.
     conformance_responder: ClassVar[GeminiResponder] = GeminiResponder()
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
@@ -79,9 +80,6 @@ class GeminiGenerateContent:
         if credential.kind == "api_key":
             return {"x-goog-api-key": credential.value}
         return {"Authorization": f"Bearer {credential.value}"}
-
-    def catalog(self) -> Sequence[ModelInfo]:
-        return CATALOG
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         return self._encoder.encode(request)

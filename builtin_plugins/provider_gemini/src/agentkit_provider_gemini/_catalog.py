@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
 
 API = "google-generative-ai"
 VENDOR = "google"
@@ -28,8 +29,7 @@ _FLASH_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "hig
 _PRO_BUDGETS: Mapping[str, int] = {"low": 1024, "medium": 8192, "high": 32768}
 _LITE_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "high": 24576}
 
-# (id, context window, max output, input, output, cached input price,
-#  reasoning levels, thinking options, default)
+_COLUMNS = (*PRICED_COLUMNS, "reasoning_levels", "options", "default")
 _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bool], ...] = (
     (
         "gemini-2.5-flash",
@@ -89,32 +89,6 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bo
 )
 
 
-def _row(
-    model_id: str,
-    window: int,
-    max_output: int,
-    input_price: float,
-    output_price: float,
-    cached_price: float,
-    reasoning: tuple[str, ...],
-    options: dict,
-    default: bool,
-) -> ModelInfo:
-    return ModelInfo(
-        vendor=VENDOR,
-        id=model_id,
-        api=API,
-        base_url=BASE_URL,
-        context_window=window,
-        max_output=max_output,
-        input_price=input_price,
-        output_price=output_price,
-        cache_read_price=cached_price,
-        image_input=True,
-        reasoning_levels=reasoning,
-        default=default,
-        options=options,
-    )
-
-
-CATALOG: tuple[ModelInfo, ...] = tuple(_row(*row) for row in _ROWS)
+CATALOG: tuple[ModelInfo, ...] = model_rows(
+    _COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True
+)

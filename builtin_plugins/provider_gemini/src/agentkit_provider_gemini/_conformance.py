@@ -21,6 +21,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
 )
+from agentkit.plugin_api.codec import chunks
 
 _FINISH = {StopReason.LENGTH: "MAX_TOKENS", StopReason.REFUSAL: "SAFETY"}
 _CHUNK = 5  # text arrives in small pieces, so every block takes several chunks
@@ -83,10 +84,9 @@ class GeminiResponder:
             if "text" not in part:
                 pieces.append(part)
                 continue
-            text = part["text"]
-            for start in range(0, max(len(text), 1), _CHUNK):
+            for text in chunks(part["text"], _CHUNK) or [""]:
                 piece = {key: value for key, value in part.items() if key != "thoughtSignature"}
-                piece["text"] = text[start : start + _CHUNK]
+                piece["text"] = text
                 pieces.append(piece)
             if "thoughtSignature" in part:
                 pieces[-1]["thoughtSignature"] = part["thoughtSignature"]

@@ -49,6 +49,7 @@ import json
 from typing import Any
 
 from agentkit.plugin_api import MessageAssembler, ProviderEvent, StopReason, Usage, WireEvent
+from agentkit.plugin_api.codec import count, error_text
 
 from ._ids import UNSIGNED_THOUGHT, synthesized_id
 
@@ -82,11 +83,11 @@ def usage_from_wire(metadata: Any) -> Usage | None:
     """Canonical usage from ``usageMetadata``, or ``None`` when absent or all zero."""
     if not isinstance(metadata, dict):
         return None
-    prompt = _count(metadata.get("promptTokenCount"))
-    cached = _count(metadata.get("cachedContentTokenCount"))
-    tool_prompt = _count(metadata.get("toolUsePromptTokenCount"))
-    candidates = _count(metadata.get("candidatesTokenCount"))
-    thoughts = _count(metadata.get("thoughtsTokenCount"))
+    prompt = count(metadata.get("promptTokenCount"))
+    cached = count(metadata.get("cachedContentTokenCount"))
+    tool_prompt = count(metadata.get("toolUsePromptTokenCount"))
+    candidates = count(metadata.get("candidatesTokenCount"))
+    thoughts = count(metadata.get("thoughtsTokenCount"))
     if not (prompt or cached or tool_prompt or candidates or thoughts):
         return None
     return Usage(
@@ -96,19 +97,6 @@ def usage_from_wire(metadata: Any) -> Usage | None:
         cache_read=cached,
     )
 
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def error_text(error: Any) -> str:
-    """One line describing a Google API ``error`` object."""
-    if isinstance(error, dict):
-        message = error.get("message")
-        text = message if isinstance(message, str) and message else "the server reported an error"
-        detail = [str(error[key]) for key in ("status", "code") if error.get(key)]
-        return f"{text} ({', '.join(detail)})" if detail else text
-    return str(error)
 
 
 def arguments_text(args: Any) -> str:
@@ -149,7 +137,7 @@ class GeminiDecoder:
         events = self._assembler.start()
         error = data.get("error")
         if error:
-            events += self.fail(StopReason.ERROR, f"{_API}: {error_text(error)}")
+            events += self.fail(StopReason.ERROR, f"{_API}: {error_text(error, details=('status', 'code'))}")
             return events
         self._note_metadata(data)
         candidates = data.get("candidates")

@@ -31,9 +31,10 @@ from typing import Any
 from urllib.parse import quote
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
+from agentkit.plugin_api.codec import IdentityCache, array, dumps
 
 from ._schema import parameters_schema
-from ._transcript import IdentityCache, TranscriptEncoder, Wire, dumps
+from ._transcript import Transcript, Wire
 
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "any": "ANY"}
 
@@ -54,7 +55,7 @@ class Encoder:
 
     def __init__(self, *, tool_cache_size: int = 1024) -> None:
         self._tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
-        self._transcript = TranscriptEncoder()
+        self._transcript = Transcript()
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         model = request.model.id
@@ -62,8 +63,8 @@ class Encoder:
         if request.system:
             pieces += [b',"systemInstruction":', dumps({"parts": [{"text": request.system}]})]
         if request.tools:
-            declarations = b",".join(self._tools.get(spec, _declaration) for spec in request.tools)
-            pieces += [b',"tools":[{"functionDeclarations":[', declarations, b"]}]"]
+            declarations = [self._tools.get(spec, lambda s=spec: _declaration(s)) for spec in request.tools]
+            pieces += [b',"tools":[{"functionDeclarations":', *array(declarations), b"}]"]
         rest = settings(request)
         extra = request.options.get("extra_body") or {}
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})

@@ -40,14 +40,9 @@ turn that extends it only serializes what is new.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import operator
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -59,51 +54,12 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
 
 from ._catalog import API
 from ._ids import is_carrier, wire_id, wire_signature
 
 Wire = dict[str, Any]
-_V = TypeVar("_V")
-
-
-def dumps(value: Any) -> bytes:
-    """JSON bytes the way the host serializes bodies: UTF-8, compact, key order kept, no NaN."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-
-
-class IdentityCache(Generic[_V]):
-    """A bounded LRU map from an object's identity to a value derived from it.
-
-    Each entry holds a strong reference to its object, so the id cannot be
-    reused by another object while the entry lives.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._entries: OrderedDict[int, tuple[Any, _V]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, obj: Any, compute: Callable[[Any], _V]) -> _V:
-        entry = self._entries.get(id(obj))
-        if entry is not None and entry[0] is obj:
-            with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
-                self._entries.move_to_end(id(obj))
-            return entry[1]
-        value = compute(obj)
-        self.put(obj, value)
-        return value
-
-    def peek(self, obj: Any) -> _V | None:
-        entry = self._entries.get(id(obj))
-        return entry[1] if entry is not None and entry[0] is obj else None
-
-    def put(self, obj: Any, value: _V) -> None:
-        with self._lock:
-            self._entries[id(obj)] = (obj, value)
-            self._entries.move_to_end(id(obj))
-            while len(self._entries) > self._limit:
-                self._entries.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +90,10 @@ class _State:
     last one also unserialized, for a join), the open batch, and whether a
     dropped model turn lets the next content join the last one."""
 
-    messages: tuple[Message, ...]
-    contents: tuple[bytes, ...]
-    last: _Content | None
-    batch: tuple[_Parts, ...]
-    joins: bool
+    contents: tuple[bytes, ...] = ()
+    last: _Content | None = None
+    batch: tuple[_Parts, ...] = ()
+    joins: bool = False
 
 
 _BLANK_PROMPT = b'{"text":" "}'
@@ -160,32 +115,30 @@ class _Contents:
         self.last = content
 
 
-class TranscriptEncoder:
+class Transcript:
     """Builds ``contents`` arrays; shared by every request of one provider object."""
 
     def __init__(self, *, message_cache_size: int = 16384, session_cache_size: int = 64) -> None:
         self._parts: IdentityCache[_Parts] = IdentityCache(message_cache_size)
-        self._states: IdentityCache[_State] = IdentityCache(session_cache_size)
+        self._states: TranscriptEncoder[_State] = TranscriptEncoder(
+            self._extend, max_sessions=session_cache_size
+        )
 
     def encode(self, messages: Sequence[Message]) -> list[bytes]:
         """The serialized ``contents`` array, in pieces for the caller to join once
         (a deep transcript is large: every extra copy costs more than the encoding)."""
-        current = tuple(messages)
-        if not current:
-            return [b"[]"]
-        kept = self._states.peek(current[0])
-        if (
-            kept is not None
-            and len(kept.messages) <= len(current)
-            and all(map(operator.is_, kept.messages, current))
-        ):
-            done, batch, joins = len(kept.messages), list(kept.batch), kept.joins
-            contents = _Contents(list(kept.contents), kept.last)
-        else:
-            done, batch, joins = 0, [], False
-            contents = _Contents([], None)
-        for message in current[done:]:
-            parts = self._parts.get(message, _parts)
+        state = self._states.encode(messages)
+        contents = _Contents(list(state.contents), state.last)
+        if state.batch:
+            contents.add(_batch_content(state.batch), joins=state.joins)
+        return array(contents.wire)
+
+    def _extend(self, done: _State | None, new: Sequence[Message]) -> _State:
+        kept = done or _State()
+        batch, joins = list(kept.batch), kept.joins
+        contents = _Contents(list(kept.contents), kept.last)
+        for message in new:
+            parts = self._parts.get(message, lambda m=message: _parts(m))
             if isinstance(message, ToolResultMessage):
                 batch.append(parts)
                 continue
@@ -203,16 +156,7 @@ class TranscriptEncoder:
                 after_prompt = contents.last is not None and not contents.last.answers
                 contents.add(_Content(b"user", parts.main or _BLANK_PROMPT), joins=joins or after_prompt)
             joins = False
-        state = _State(current, tuple(contents.wire), contents.last, tuple(batch), joins)
-        self._states.put(current[0], state)
-        if batch:
-            contents.add(_batch_content(batch), joins=joins)
-        if not contents.wire:
-            return [b"[]"]
-        pieces = [b","] * (2 * len(contents.wire) + 1)
-        pieces[1::2] = contents.wire
-        pieces[0], pieces[-1] = b"[", b"]"
-        return pieces
+        return _State(tuple(contents.wire), contents.last, tuple(batch), joins)
 
 
 def _batch_content(batch: Sequence[_Parts]) -> _Content:

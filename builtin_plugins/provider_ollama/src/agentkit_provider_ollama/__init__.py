@@ -21,19 +21,11 @@ Request options (``ProviderRequest.options``) this wire reads:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import ClassVar
 
-from agentkit.plugin_api import (
-    Credential,
-    CredentialKind,
-    ModelInfo,
-    Provider,
-    ProviderRequest,
-    StreamDecoder,
-    WireRequest,
-    hookimpl,
-)
+from agentkit.plugin_api import Provider, ProviderRequest, StreamDecoder, WireRequest, hookimpl
+from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, CATALOG, CLOUD_BASE_URL, LOCAL_BASE_URL
 from ._conformance import OllamaResponder
@@ -62,26 +54,21 @@ __all__ = [
 ]
 
 
-class OllamaChat:
-    """The ``ollama-chat`` provider."""
+class OllamaChat(CodecProvider):
+    """The ``ollama-chat`` provider.
+
+    A local server needs no credential (``credential_env`` is empty); rows of
+    the hosted API (``ollama-cloud/*``) name ``OLLAMA_API_KEY`` in their own
+    ``options["credential_env"]``, and the key travels as a bearer token.
+    """
 
     api: ClassVar[str] = API
+    models = CATALOG
     #: Renders canonical responses as this wire's events, for the conformance suite.
     conformance_responder: ClassVar[OllamaResponder] = OllamaResponder()
-    #: A local server needs no credential. Rows of the hosted API
-    #: (``ollama-cloud/*``) name ``OLLAMA_API_KEY`` in their own
-    #: ``options["credential_env"]``.
-    credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = ()
 
     def __init__(self) -> None:
         self._encoder = ChatEncoder()
-
-    def auth_headers(self, credential: Credential) -> dict[str, str]:
-        """Every key on this wire travels as a bearer token."""
-        return {"Authorization": f"Bearer {credential.value}"}
-
-    def catalog(self) -> Sequence[ModelInfo]:
-        return CATALOG
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         return self._encoder.encode(request)

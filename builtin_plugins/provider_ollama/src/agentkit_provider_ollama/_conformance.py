@@ -21,6 +21,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
 )
+from agentkit.plugin_api.codec import chunks
 
 _CHUNK = 7
 _MODEL = "conformance"
@@ -58,7 +59,7 @@ class OllamaResponder:
         for block in message.content:
             if isinstance(block, (ThinkingBlock, TextBlock)):
                 field, text = ("thinking", block.thinking) if isinstance(block, ThinkingBlock) else ("content", block.text)
-                lines += [self._line({field: text[i : i + _CHUNK]}) for i in range(0, len(text), _CHUNK)]
+                lines += [self._line({field: piece}) for piece in chunks(text, _CHUNK)]
         calls = self._calls(message)
         if calls:  # the server sends every call of a response in one line
             lines.append(self._line({"tool_calls": calls}))

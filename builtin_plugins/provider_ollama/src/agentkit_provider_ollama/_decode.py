@@ -43,6 +43,7 @@ from agentkit.plugin_api import (
     Usage,
     WireEvent,
 )
+from agentkit.plugin_api.codec import count
 
 #: Marks thinking this wire produced. The host's send-time repair turns
 #: unsigned thinking into plain text; Ollama takes its own thinking back as
@@ -179,7 +180,7 @@ class ChatDecoder:
         return events
 
     def _on_done(self, data: dict[str, Any]) -> list[ProviderEvent]:
-        prompt, output = _count(data.get("prompt_eval_count")), _count(data.get("eval_count"))
+        prompt, output = count(data.get("prompt_eval_count")), count(data.get("eval_count"))
         if prompt or output:
             # Ollama reports no cached count: nothing to net out of the prompt.
             self._assembler.usage = Usage(input=prompt, output=output)
@@ -192,6 +193,3 @@ class ChatDecoder:
         events.extend(self._assembler.finish(stop, raw))
         return events
 
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

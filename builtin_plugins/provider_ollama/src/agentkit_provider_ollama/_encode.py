@@ -33,10 +33,7 @@ new.
 
 from __future__ import annotations
 
-import json
-import operator
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -52,8 +49,7 @@ from agentkit.plugin_api import (
     UserMessage,
     WireRequest,
 )
-
-from ._cache import IdentityCache
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
 
 PATH = "/api/chat"
 #: Prepended to the text of a tool result whose ``is_error`` is set.
@@ -70,47 +66,29 @@ _MODEL_OPTIONS = ("num_ctx", "seed", "top_k", "top_p", "min_p", "stop", "repeat_
 _ASSEMBLED = frozenset({"model", "messages", "tools"})
 
 
-@dataclass(frozen=True, slots=True)
-class _Encoded:
-    """A transcript as far as it was encoded: its messages and their wire bytes
-    with the commas between them, ready to join."""
-
-    messages: tuple[Message, ...]
-    wire: tuple[bytes, ...]
-
-
 class ChatEncoder:
     """Builds request bodies; one per provider object, holding its caches."""
 
-    def __init__(
-        self,
-        *,
-        tool_cache_size: int = 1024,
-        message_cache_size: int = 16384,
-        session_cache_size: int = 64,
-    ) -> None:
-        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
-        self.messages: IdentityCache[bytes] = IdentityCache(message_cache_size)
-        self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
+    def __init__(self) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(1024)
+        self.messages: IdentityCache[bytes] = IdentityCache(16384)
+        # Per session, the serialized wire messages of the transcript encoded last.
+        self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self._extend)
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         extra = request.options.get("extra_body") or {}
-        parts = [b'{"model":', to_json(request.model.id), b',"messages":[']
+        messages = list(self.transcript.encode(request.messages))
         if request.system:
-            parts.append(to_json({"role": "system", "content": request.system}))
-        transcript = self._transcript(tuple(request.messages))
-        if transcript and request.system:
-            parts.append(b",")
-        parts += transcript
-        parts.append(b"]")
+            messages.insert(0, dumps({"role": "system", "content": request.system}))
+        parts = [b'{"model":', dumps(request.model.id), b',"messages":', *array(messages)]
         tools = _offered_tools(request)
         if tools:
-            wire_tools = [self.tools.get(spec, None, _tool, spec) for spec in tools]
-            parts += [b',"tools":[', b",".join(wire_tools), b"]"]
+            wire_tools = [self.tools.get(spec, lambda spec=spec: _tool(spec)) for spec in tools]
+            parts += [b',"tools":', *array(wire_tools)]
         rest = _settings(request)
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
         if rest:
-            parts += [b",", to_json(rest)[1:-1]]
+            parts += [b",", dumps(rest)[1:-1]]
         parts.append(b"}")
         return WireRequest(
             path=PATH,
@@ -118,28 +96,10 @@ class ChatEncoder:
             framing="ndjson" if request.stream else "json",
         )
 
-    def _transcript(self, messages: tuple[Message, ...]) -> list[bytes]:
-        """The serialized messages with commas between them, reusing the last
-        encoding of the same session when this request extends it."""
-        if not messages:
-            return []
-        previous = self.sessions.peek(messages[0], None)
-        if (
-            previous is not None
-            and len(previous.messages) <= len(messages)
-            and all(map(operator.is_, previous.messages, messages))
-        ):
-            done, wire = len(previous.messages), list(previous.wire)
-        else:
-            done, wire = 0, []
-        for message in messages[done:]:
-            encoded = self.messages.get(message, None, wire_message, message)
-            if encoded:
-                if wire:
-                    wire.append(b",")
-                wire.append(encoded)
-        self.sessions.put(messages[0], None, _Encoded(messages, tuple(wire)))
-        return wire
+    def _extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
+        """The serialized messages after ``new``; a message that sends nothing adds none."""
+        wire = [self.messages.get(message, lambda m=message: wire_message(m)) for message in new]
+        return (*(done or ()), *(item for item in wire if item))
 
 
 def _offered_tools(request: ProviderRequest) -> tuple[ToolSpec, ...]:
@@ -189,31 +149,15 @@ def _think(request: ProviderRequest) -> bool | str | None:
     return True
 
 
-def to_json(value: Any) -> bytes:
-    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN.
-
-    Read-only mappings (a schema held in a ``MappingProxyType``) serialize as objects.
-    """
-    return json.dumps(
-        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_plain
-    ).encode()
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
 def wire_message(message: Message) -> bytes:
     """One canonical message as wire bytes; ``b""`` when it sends nothing."""
     if isinstance(message, UserMessage):
-        return to_json(_with_content({"role": "user"}, message.content))
+        return dumps(_with_content({"role": "user"}, message.content))
     if isinstance(message, AssistantMessage):
         wire = _assistant(message)
-        return b"" if wire is None else to_json(wire)
+        return b"" if wire is None else dumps(wire)
     if isinstance(message, ToolResultMessage):
-        return to_json(_tool_result(message))
+        return dumps(_tool_result(message))
     raise TypeError(f"ollama-chat cannot encode a {type(message).__name__}")
 
 
@@ -269,7 +213,7 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
 
 
 def _tool(spec: ToolSpec) -> bytes:
-    return to_json(
+    return dumps(
         {
             "type": "function",
             "function": {

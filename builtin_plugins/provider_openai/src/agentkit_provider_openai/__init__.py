@@ -13,18 +13,18 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from agentkit.plugin_api import (
-    Credential,
     CredentialKind,
-    ModelInfo,
     Provider,
     ProviderRequest,
     StreamDecoder,
     WireRequest,
     hookimpl,
 )
+from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, CATALOG
 from ._compat import PROFILES, CompatProfile, profile_for
+from ._conformance import OpenAICompletionsResponder
 from ._decode import CompletionsDecoder, usage_from_wire
 from ._encode import ERROR_PREFIX, CompletionsEncoder, wire_tool_call_id
 
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 
-class OpenAICompletions:
+class OpenAICompletions(CodecProvider):
     """The ``openai-completions`` provider.
 
     Request options it reads (``ProviderRequest.options``):
@@ -52,6 +52,9 @@ class OpenAICompletions:
     """
 
     api: ClassVar[str] = API
+    models = CATALOG
+    #: Renders canonical responses as this wire's events, for the conformance suite.
+    conformance_responder: ClassVar[OpenAICompletionsResponder] = OpenAICompletionsResponder()
     #: The provider-wide key; rows of other vendors name theirs in
     #: ``ModelInfo.options["credential_env"]``, which takes precedence.
     #: What tool-call ids from another model are rewritten to: OpenAI refuses ids past 40 characters (string_above_max_length); the narrow alphabet costs nothing.
@@ -62,13 +65,6 @@ class OpenAICompletions:
 
     def __init__(self) -> None:
         self._encoder = CompletionsEncoder()
-
-    def auth_headers(self, credential: Credential) -> dict[str, str]:
-        """Every key on this wire, of any kind, travels as a bearer token."""
-        return {"Authorization": f"Bearer {credential.value}"}
-
-    def catalog(self) -> Sequence[ModelInfo]:
-        return CATALOG
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         return self._encoder.encode(request, profile_for(request.model))

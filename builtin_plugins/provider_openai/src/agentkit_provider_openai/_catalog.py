@@ -10,6 +10,7 @@ instead of the provider's ``credential_env``; an empty list means no key).
 from __future__ import annotations
 
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
 
 API = "openai-completions"
 
@@ -32,8 +33,8 @@ _VENDORS: dict[str, tuple[str, tuple[tuple[str, str], ...] | None]] = {
     "local": (LOCAL_BASE_URL, ()),
 }
 
-# (vendor, id, context window, max output, input, output, cached input price,
-#  images, reasoning levels, default)
+# Each row: its vendor, then these columns.
+_COLUMNS = (*PRICED_COLUMNS, "image_input", "reasoning_levels", "default")
 _ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...], bool], ...] = (
     ("openai", "gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, True, (), True),
     ("openai", "gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),
@@ -67,37 +68,23 @@ _ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...
 )
 
 
-def _row(
-    vendor: str,
-    model_id: str,
-    window: int,
-    max_output: int,
-    input_price: float,
-    output_price: float,
-    cached_price: float,
-    images: bool,
-    reasoning: tuple[str, ...],
-    default: bool,
-) -> ModelInfo:
-    base_url, credential_env = _VENDORS[vendor]
-    options: dict[str, object] = {"compat": vendor}
-    if credential_env is not None:
-        options["credential_env"] = credential_env
-    return ModelInfo(
+def _options(vendor: str) -> dict[str, object]:
+    """A row's options: its compatibility profile, and its own key unless it is the provider's."""
+    credential_env = _VENDORS[vendor][1]
+    if credential_env is None:
+        return {"compat": vendor}
+    return {"compat": vendor, "credential_env": credential_env}
+
+
+CATALOG: tuple[ModelInfo, ...] = tuple(
+    row
+    for vendor, (base_url, _) in _VENDORS.items()
+    for row in model_rows(
+        _COLUMNS,
+        [values for row_vendor, *values in _ROWS if row_vendor == vendor],
         vendor=vendor,
-        id=model_id,
         api=API,
         base_url=base_url,
-        context_window=window,
-        max_output=max_output,
-        input_price=input_price,
-        output_price=output_price,
-        cache_read_price=cached_price,
-        image_input=images,
-        reasoning_levels=reasoning,
-        default=default,
-        options=options,
+        options=_options(vendor),
     )
-
-
-CATALOG: tuple[ModelInfo, ...] = tuple(_row(*row) for row in _ROWS)
+)

@@ -38,6 +38,7 @@ from agentkit.plugin_api import (
     Usage,
     WireEvent,
 )
+from agentkit.plugin_api.codec import count, error_text
 
 from ._compat import CompatProfile
 
@@ -70,17 +71,17 @@ def usage_from_wire(usage: Any) -> Usage | None:
     """
     if not isinstance(usage, dict):
         return None
-    prompt = _count(usage.get("prompt_tokens"))
-    output = _count(usage.get("completion_tokens"))
+    prompt = count(usage.get("prompt_tokens"))
+    output = count(usage.get("completion_tokens"))
     prompt_details = usage.get("prompt_tokens_details")
     cached = max(
-        _count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0,
-        _count(usage.get("prompt_cache_hit_tokens")),
-        _count(usage.get("cached_tokens")),
+        count(prompt_details.get("cached_tokens")) if isinstance(prompt_details, dict) else 0,
+        count(usage.get("prompt_cache_hit_tokens")),
+        count(usage.get("cached_tokens")),
     )
     output_details = usage.get("completion_tokens_details")
     reasoning = (
-        _count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
+        count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
     )
     if not (prompt or output or cached):
         return None
@@ -88,19 +89,6 @@ def usage_from_wire(usage: Any) -> Usage | None:
         input=max(prompt - cached, 0), output=output, reasoning=reasoning, cache_read=cached
     )
 
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
-
-def error_text(error: Any) -> str:
-    """A one-line description of an OpenAI-style ``error`` value."""
-    if isinstance(error, dict):
-        message = error.get("message")
-        text = message if isinstance(message, str) and message else "the server reported an error"
-        detail = [str(error[key]) for key in ("type", "code") if error.get(key)]
-        return f"{text} ({', '.join(detail)})" if detail else text
-    return str(error)
 
 
 @dataclass(slots=True)

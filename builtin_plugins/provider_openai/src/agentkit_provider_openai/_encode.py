@@ -32,15 +32,11 @@ messages. Parse ``WireRequest.body`` to inspect it.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
-import operator
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from functools import partial
+from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -54,6 +50,7 @@ from agentkit.plugin_api import (
     UserMessage,
     WireRequest,
 )
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
 
 from ._compat import CompatProfile
 
@@ -64,55 +61,13 @@ IMAGES_ATTACHED = "(the result is the image(s) in the next user message)"
 #: Longest ``prompt_cache_key`` OpenAI accepts.
 PROMPT_CACHE_KEY_LIMIT = 64
 
-_V = TypeVar("_V")
-
-
-class IdentityCache(Generic[_V]):
-    """A bounded LRU map from an object's identity to a value derived from it.
-
-    Each entry keeps a strong reference to its object, so the object's id
-    cannot be reused by another object while the entry lives.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._entries: OrderedDict[tuple[int, Any], tuple[Any, _V]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, obj: Any, variant: Any, compute: Callable[..., _V], *args: Any) -> _V:
-        """The value for ``(obj, variant)``, computed by ``compute(*args)`` on a miss."""
-        key = (id(obj), variant)
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] is obj:
-            with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
-                self._entries.move_to_end(key)
-            return entry[1]
-        value = compute(*args)
-        self.put(obj, variant, value)
-        return value
-
-    def peek(self, obj: Any, variant: Any) -> _V | None:
-        entry = self._entries.get((id(obj), variant))
-        return entry[1] if entry is not None and entry[0] is obj else None
-
-    def put(self, obj: Any, variant: Any, value: _V) -> None:
-        key = (id(obj), variant)
-        with self._lock:
-            self._entries[key] = (obj, value)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._limit:
-                self._entries.popitem(last=False)
-
-
 @dataclass(frozen=True, slots=True)
 class _Encoded:
-    """A transcript as far as it was encoded: its messages, their serialized wire
-    messages, and tool-result image parts not yet flushed into a user message."""
+    """A transcript as far as it was encoded: its serialized wire messages, and
+    tool-result image parts not yet flushed into a user message."""
 
-    messages: tuple[Message, ...]
-    #: The serialized wire messages with the commas between them, ready to join.
-    wire: tuple[bytes, ...]
-    pending_images: tuple[dict[str, Any], ...]
+    wire: tuple[bytes, ...] = ()
+    pending_images: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,38 +93,31 @@ class CompletionsEncoder:
     request that extends it only serializes what is new.
     """
 
-    def __init__(
-        self,
-        *,
-        tool_cache_size: int = 1024,
-        message_cache_size: int = 16384,
-        session_cache_size: int = 64,
-    ) -> None:
-        self.tools: IdentityCache[bytes] = IdentityCache(tool_cache_size)
-        self.messages: IdentityCache[_Parts] = IdentityCache(message_cache_size)
-        self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
+    def __init__(self) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(1024)
+        self.messages: IdentityCache[_Parts] = IdentityCache(16384)
+        # One transcript encoder per tool-call id limit: the limit changes the wire ids.
+        self._transcripts: dict[int | None, TranscriptEncoder[_Encoded]] = {}
 
     def encode(self, request: ProviderRequest, profile: CompatProfile) -> WireRequest:
         rest = _settings(request, profile)
         extra = request.options.get("extra_body") or {}
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
-        parts = [b'{"model":', to_json(extra.get("model", request.model.id))]
+        parts = [b'{"model":', dumps(extra.get("model", request.model.id))]
         messages = extra.get("messages")
         if messages is not None:
-            parts += [b',"messages":', to_json(messages)]
+            parts += [b',"messages":', dumps(messages)]
         else:
             # One join for the whole body: the transcript is its largest part.
-            parts.append(b',"messages":[')
-            parts += self._messages(request, profile)
-            parts.append(b"]")
+            parts += [b',"messages":', *array(self._messages(request, profile))]
         if "tools" in extra:
-            parts += [b',"tools":', to_json(extra["tools"])]
+            parts += [b',"tools":', dumps(extra["tools"])]
         elif request.tools:
             strict = bool(request.options.get("strict_tools")) and profile.supports_strict_tools
-            tools = [self.tools.get(spec, strict, _tool, spec, strict) for spec in request.tools]
-            parts += [b',"tools":[', b",".join(tools), b"]"]
+            tools = [self.tools.get(spec, lambda s=spec: _tool(s, strict), strict) for spec in request.tools]
+            parts += [b',"tools":', *array(tools)]
         if rest:
-            parts += [b",", to_json(rest)[1:-1]]
+            parts += [b",", dumps(rest)[1:-1]]
         parts.append(b"}")
         return WireRequest(
             path="/chat/completions",
@@ -178,52 +126,36 @@ class CompletionsEncoder:
         )
 
     def _messages(self, request: ProviderRequest, profile: CompatProfile) -> list[bytes]:
-        """The content of the ``messages`` array, as pieces to join."""
-        encoded = self._transcript(tuple(request.messages), profile.max_tool_call_id_length)
-        out: list[bytes] = []
+        """The serialized wire messages: the system prompt, the transcript, pending images."""
+        id_limit = profile.max_tool_call_id_length
+        transcript = self._transcripts.get(id_limit)
+        if transcript is None:
+            transcript = self._transcripts.setdefault(
+                id_limit,
+                TranscriptEncoder(partial(self._extend, id_limit=id_limit)),
+            )
+        encoded = transcript.encode(request.messages)
+        out = list(encoded.wire)
         if request.system:
             developer = profile.supports_developer_role and bool(request.model.reasoning_levels)
             role = "developer" if developer else "system"
-            out.append(to_json({"role": role, "content": request.system}))
-        if encoded.wire:
-            if out:
-                out.append(b",")
-            out += encoded.wire
+            out.insert(0, dumps({"role": role, "content": request.system}))
         if encoded.pending_images:
-            if out:
-                out.append(b",")
-            out.append(to_json({"role": "user", "content": list(encoded.pending_images)}))
+            out.append(dumps({"role": "user", "content": list(encoded.pending_images)}))
         return out
 
-    def _transcript(self, messages: tuple[Message, ...], id_limit: int | None) -> _Encoded:
-        if not messages:
-            return _Encoded((), (), ())
-        previous = self.sessions.peek(messages[0], id_limit)
-        if (
-            previous is not None
-            and len(previous.messages) <= len(messages)
-            and all(map(operator.is_, previous.messages, messages))
-        ):
-            done = len(previous.messages)
-            wire = list(previous.wire)
-            pending = list(previous.pending_images)
-        else:
-            done, wire, pending = 0, [], []
-        for message in messages[done:]:
+    def _extend(self, done: _Encoded | None, new: Sequence[Message], id_limit: int | None) -> _Encoded:
+        wire = list(done.wire) if done else []
+        pending = list(done.pending_images) if done else []
+        for message in new:
             if pending and not isinstance(message, ToolResultMessage):
-                if wire:
-                    wire.append(b",")
-                wire.append(to_json({"role": "user", "content": pending}))
+                wire.append(dumps({"role": "user", "content": pending}))
                 pending = []
-            parts = self.messages.get(message, id_limit, _message, message, id_limit)
+            parts = self.messages.get(message, lambda m=message: _message(m, id_limit), id_limit)
             if parts.wire is not None:
-                if wire:
-                    wire.append(b",")
                 wire.append(parts.wire)
             pending.extend(parts.images)
-        encoded = _Encoded(messages, tuple(wire), tuple(pending))
-        self.sessions.put(messages[0], id_limit, encoded)
-        return encoded
+        return _Encoded(tuple(wire), tuple(pending))
 
 
 def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any]:
@@ -250,32 +182,16 @@ def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any
     return body
 
 
-def to_json(value: Any) -> bytes:
-    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN.
-
-    Read-only mappings (a schema held in a ``MappingProxyType``) serialize as objects.
-    """
-    return json.dumps(
-        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_plain
-    ).encode()
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
 def _message(message: Message, id_limit: int | None) -> _Parts:
     """The wire form of one message."""
     if isinstance(message, UserMessage):
-        return _Parts(to_json(_user(message)))
+        return _Parts(dumps(_user(message)))
     if isinstance(message, AssistantMessage):
         wire = _assistant(message, id_limit)
-        return _Parts(None if wire is None else to_json(wire))
+        return _Parts(None if wire is None else dumps(wire))
     if isinstance(message, ToolResultMessage):
         tool, images = _tool_result(message, id_limit)
-        return _Parts(to_json(tool), images)
+        return _Parts(dumps(tool), images)
     raise TypeError(f"openai-completions cannot encode a {type(message).__name__}")
 
 
@@ -360,7 +276,7 @@ def _tool(spec: ToolSpec, strict: bool) -> bytes:
     }
     if strict:
         function["strict"] = True
-    return to_json({"type": "function", "function": function})
+    return dumps({"type": "function", "function": function})
 
 
 def _tool_choice(choice: str) -> str | dict[str, Any]:

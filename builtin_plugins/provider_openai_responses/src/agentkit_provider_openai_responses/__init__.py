@@ -14,15 +14,14 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from agentkit.plugin_api import (
-    Credential,
     CredentialKind,
-    ModelInfo,
     Provider,
     ProviderRequest,
     StreamDecoder,
     WireRequest,
     hookimpl,
 )
+from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, BASE_URL, CATALOG, VENDOR
 from ._conformance import ResponsesResponder
@@ -48,7 +47,7 @@ __all__ = [
 ]
 
 
-class OpenAIResponses:
+class OpenAIResponses(CodecProvider):
     """The ``openai-responses`` provider.
 
     Request options it reads (``ProviderRequest.options``):
@@ -63,6 +62,7 @@ class OpenAIResponses:
     """
 
     api: ClassVar[str] = API
+    models = CATALOG
     #: Renders canonical responses as this wire's events, for the conformance suite.
     conformance_responder: ClassVar[ResponsesResponder] = ResponsesResponder()
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = (
@@ -71,13 +71,6 @@ class OpenAIResponses:
 
     def __init__(self) -> None:
         self._encoder = ResponsesEncoder()
-
-    def auth_headers(self, credential: Credential) -> dict[str, str]:
-        """Every key on this wire travels as a bearer token."""
-        return {"Authorization": f"Bearer {credential.value}"}
-
-    def catalog(self) -> Sequence[ModelInfo]:
-        return CATALOG
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         return self._encoder.encode(request)

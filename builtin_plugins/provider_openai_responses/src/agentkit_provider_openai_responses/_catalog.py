@@ -12,7 +12,10 @@ a turn that fills the cache went missing.
 
 from __future__ import annotations
 
+import dataclasses
+
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
 
 API = "openai-responses"
 VENDOR = "openai-responses"
@@ -21,7 +24,7 @@ BASE_URL = "https://api.openai.com/v1"
 _O_SERIES = ("low", "medium", "high")
 _GPT5 = ("minimal", "low", "medium", "high")
 
-# (id, context window, max output, input, output, cached input, reasoning levels, default)
+_COLUMNS = (*PRICED_COLUMNS, "reasoning_levels", "default")
 _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], ...] = (
     ("gpt-5", 400_000, 128_000, 1.25, 10.0, 0.125, _GPT5, True),
     ("gpt-5-mini", 400_000, 128_000, 0.25, 2.0, 0.025, _GPT5, False),
@@ -34,20 +37,6 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], .
 )
 
 CATALOG: tuple[ModelInfo, ...] = tuple(
-    ModelInfo(
-        vendor=VENDOR,
-        id=model_id,
-        api=API,
-        base_url=BASE_URL,
-        context_window=window,
-        max_output=max_output,
-        input_price=input_price,
-        output_price=output_price,
-        cache_read_price=cached_price,
-        cache_write_price=input_price,
-        image_input=True,
-        reasoning_levels=levels,
-        default=default,
-    )
-    for model_id, window, max_output, input_price, output_price, cached_price, levels, default in _ROWS
+    dataclasses.replace(row, cache_write_price=row.input_price)
+    for row in model_rows(_COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True)
 )

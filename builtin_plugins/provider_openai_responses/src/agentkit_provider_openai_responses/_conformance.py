@@ -21,14 +21,11 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     WireEvent,
 )
+from agentkit.plugin_api.codec import chunks
 
 from ._ids import split_call_id
 
 _CHUNK = 5
-
-
-def _pieces(text: str) -> list[str]:
-    return [text[start : start + _CHUNK] for start in range(0, len(text), _CHUNK)]
 
 
 class ResponsesResponder:
@@ -92,7 +89,7 @@ class ResponsesResponder:
             if kind == "function_call":
                 emit("response.output_item.added", output_index=index,
                      item={**item, "status": "in_progress", "arguments": ""})
-                for piece in _pieces(item["arguments"]):
+                for piece in chunks(item["arguments"], _CHUNK):
                     emit("response.function_call_arguments.delta", item_id=item_id, output_index=index, delta=piece)
                 emit("response.function_call_arguments.done", item_id=item_id, output_index=index,
                      arguments=item["arguments"])
@@ -102,7 +99,7 @@ class ResponsesResponder:
                 part = item["content"][0]
                 common = {"item_id": item_id, "output_index": index, "content_index": 0}
                 emit("response.content_part.added", **common, part={**part, "text": ""})
-                for piece in _pieces(part["text"]):
+                for piece in chunks(part["text"], _CHUNK):
                     emit("response.output_text.delta", **common, delta=piece, logprobs=[])
                 emit("response.output_text.done", **common, text=part["text"], logprobs=[])
                 emit("response.content_part.done", **common, part=part)
@@ -112,7 +109,7 @@ class ResponsesResponder:
                 for summary_index, part in enumerate(item["summary"]):
                     common = {"item_id": item_id, "output_index": index, "summary_index": summary_index}
                     emit("response.reasoning_summary_part.added", **common, part={"type": "summary_text", "text": ""})
-                    for piece in _pieces(part["text"]):
+                    for piece in chunks(part["text"], _CHUNK):
                         emit("response.reasoning_summary_text.delta", **common, delta=piece)
                     emit("response.reasoning_summary_text.done", **common, text=part["text"])
                     emit("response.reasoning_summary_part.done", **common, part=part)

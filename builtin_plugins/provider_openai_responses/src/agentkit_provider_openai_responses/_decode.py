@@ -43,6 +43,8 @@ from agentkit.plugin_api import (
     Usage,
     WireEvent,
 )
+from agentkit.plugin_api.codec import count
+from agentkit.plugin_api.codec import error_text as _error_text
 
 from ._ids import ReasoningRef, join_call_id
 
@@ -70,14 +72,14 @@ def usage_from_wire(usage: Any) -> Usage | None:
         return None
     details = usage.get("input_tokens_details")
     details = details if isinstance(details, dict) else {}
-    cached = _count(details.get("cached_tokens"))
-    written = _count(details.get("cache_write_tokens"))
+    cached = count(details.get("cached_tokens"))
+    written = count(details.get("cache_write_tokens"))
     output_details = usage.get("output_tokens_details")
     reasoning = (
-        _count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
+        count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
     )
-    total_input = _count(usage.get("input_tokens"))
-    output = _count(usage.get("output_tokens"))
+    total_input = count(usage.get("input_tokens"))
+    output = count(usage.get("output_tokens"))
     if not (total_input or output):
         return None
     return Usage(
@@ -89,9 +91,6 @@ def usage_from_wire(usage: Any) -> Usage | None:
     )
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
@@ -102,12 +101,8 @@ def _list(value: Any) -> list[Any]:
 
 
 def error_text(error: Any) -> str:
-    """A one-line description of a Responses ``error`` object."""
-    if isinstance(error, dict):
-        message = _text(error.get("message")) or "the server reported an error"
-        code = _text(error.get("code")) or _text(error.get("type"))
-        return f"{message} ({code})" if code else message
-    return str(error) if error else "the server reported an error"
+    """A one-line description of a Responses ``error`` object: its message and code (or type)."""
+    return _error_text(error, details=("code", "type"), most=1)
 
 
 @dataclass(slots=True)

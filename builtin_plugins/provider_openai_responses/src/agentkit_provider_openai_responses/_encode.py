@@ -34,14 +34,8 @@ transcript is kept, so a turn that extends it serializes only what is new.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import operator
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -56,6 +50,7 @@ from agentkit.plugin_api import (
     UserMessage,
     WireRequest,
 )
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
 
 from ._ids import ReasoningRef, split_call_id
 
@@ -66,52 +61,6 @@ PROMPT_CACHE_KEY_LIMIT = 64
 #: What ``include`` asks for so reasoning can be replayed without server state.
 INCLUDE_REASONING = "reasoning.encrypted_content"
 
-_V = TypeVar("_V")
-
-
-class IdentityCache(Generic[_V]):
-    """A bounded LRU map from an object's identity to a value derived from it.
-
-    Each entry holds a strong reference to its object, so the id cannot be
-    reused by another object while the entry lives.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._entries: OrderedDict[int, tuple[Any, _V]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, obj: Any, compute: Callable[[Any], _V]) -> _V:
-        entry = self._entries.get(id(obj))
-        if entry is not None and entry[0] is obj:
-            with contextlib.suppress(KeyError):  # evicted by another thread meanwhile
-                self._entries.move_to_end(id(obj))
-            return entry[1]
-        value = compute(obj)
-        self.put(obj, value)
-        return value
-
-    def peek(self, obj: Any) -> _V | None:
-        entry = self._entries.get(id(obj))
-        return entry[1] if entry is not None and entry[0] is obj else None
-
-    def put(self, obj: Any, value: _V) -> None:
-        with self._lock:
-            self._entries[id(obj)] = (obj, value)
-            self._entries.move_to_end(id(obj))
-            while len(self._entries) > self._limit:
-                self._entries.popitem(last=False)
-
-
-@dataclass(frozen=True, slots=True)
-class _Encoded:
-    """A transcript as far as it was encoded: its messages and the serialized
-    items, with the commas between them, ready to join."""
-
-    messages: tuple[Message, ...]
-    wire: tuple[bytes, ...]
-
-
 # Body fields written around the serialized input and tools; extra_body may not replace them.
 _ASSEMBLED = frozenset({"model", "instructions", "input", "tools"})
 
@@ -119,64 +68,35 @@ _ASSEMBLED = frozenset({"model", "instructions", "input", "tools"})
 class ResponsesEncoder:
     """Builds request bodies; one per provider object, holding its caches."""
 
-    def __init__(
-        self,
-        *,
-        tool_cache_size: int = 1024,
-        message_cache_size: int = 16384,
-        session_cache_size: int = 64,
-    ) -> None:
-        self.tools: dict[bool, IdentityCache[bytes]] = {
-            False: IdentityCache(tool_cache_size),
-            True: IdentityCache(tool_cache_size),
-        }
-        self.messages: IdentityCache[bytes | None] = IdentityCache(message_cache_size)
-        self.sessions: IdentityCache[_Encoded] = IdentityCache(session_cache_size)
+    def __init__(self) -> None:
+        self.tools: IdentityCache[bytes] = IdentityCache(1024)
+        # Each message's items, serialized and joined by commas; None: it has none.
+        self.messages: IdentityCache[bytes | None] = IdentityCache(16384)
+        self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self._extend)
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         extra = request.options.get("extra_body") or {}
-        parts = [b'{"model":', to_json(request.model.id)]
+        parts = [b'{"model":', dumps(request.model.id)]
         if request.system:
-            parts += [b',"instructions":', to_json(request.system)]
-        parts.append(b',"input":[')
-        parts += self._transcript(tuple(request.messages)).wire
-        parts.append(b"]")
+            parts += [b',"instructions":', dumps(request.system)]
+        parts += [b',"input":', *array(self.transcript.encode(request.messages))]
         if request.tools:
             strict = bool(request.options.get("strict_tools"))
-            cache = self.tools[strict]
-            tool = _strict_tool if strict else _tool
-            parts += [b',"tools":[', b",".join(cache.get(spec, tool) for spec in request.tools)]
-            parts.append(b"]")
+            tools = [self.tools.get(spec, lambda s=spec: _tool(s, strict), strict) for spec in request.tools]
+            parts += [b',"tools":', *array(tools)]
         rest = _settings(request)
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
-        parts += [b",", to_json(rest)[1:-1], b"}"]
+        parts += [b",", dumps(rest)[1:-1], b"}"]
         return WireRequest(
             path="/responses",
             body=b"".join(parts),
             framing="sse" if request.stream else "json",
         )
 
-    def _transcript(self, messages: tuple[Message, ...]) -> _Encoded:
-        if not messages:
-            return _Encoded((), ())
-        previous = self.sessions.peek(messages[0])
-        if (
-            previous is not None
-            and len(previous.messages) <= len(messages)
-            and all(map(operator.is_, previous.messages, messages))
-        ):
-            done, wire = len(previous.messages), list(previous.wire)
-        else:
-            done, wire = 0, []
-        for message in messages[done:]:
-            items = self.messages.get(message, _items)
-            if items is not None:
-                if wire:
-                    wire.append(b",")
-                wire.append(items)
-        encoded = _Encoded(messages, tuple(wire))
-        self.sessions.put(messages[0], encoded)
-        return encoded
+    def _extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
+        """The serialized items after ``new``; a message without items adds none."""
+        items = [self.messages.get(message, lambda m=message: _items(m)) for message in new]
+        return (*(done or ()), *(item for item in items if item is not None))
 
 
 def _settings(request: ProviderRequest) -> dict[str, Any]:
@@ -206,11 +126,6 @@ def _settings(request: ProviderRequest) -> dict[str, Any]:
     return body
 
 
-def to_json(value: Any) -> bytes:
-    """``value`` serialized as the host serializes bodies: UTF-8, compact, no NaN."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-
-
 def input_items(message: Message) -> list[dict[str, Any]]:
     """The ``input`` items of one canonical message (possibly none)."""
     if isinstance(message, UserMessage):
@@ -228,7 +143,7 @@ def input_items(message: Message) -> list[dict[str, Any]]:
 def _items(message: Message) -> bytes | None:
     """One message's items serialized, without the enclosing brackets."""
     items = input_items(message)
-    return b",".join(to_json(item) for item in items) if items else None
+    return b",".join(dumps(item) for item in items) if items else None
 
 
 def _input_part(block: TextBlock | ImageBlock) -> dict[str, Any]:
@@ -317,8 +232,8 @@ def _tool_result(message: ToolResultMessage) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": output}
 
 
-def _tool(spec: ToolSpec, strict: bool = False) -> bytes:
-    return to_json(
+def _tool(spec: ToolSpec, strict: bool) -> bytes:
+    return dumps(
         {
             "type": "function",
             "name": spec.name,
@@ -327,10 +242,6 @@ def _tool(spec: ToolSpec, strict: bool = False) -> bytes:
             "strict": strict,
         }
     )
-
-
-def _strict_tool(spec: ToolSpec) -> bytes:
-    return _tool(spec, True)
 
 
 def _tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:

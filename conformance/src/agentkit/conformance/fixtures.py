@@ -16,13 +16,11 @@ error and an abort mean in canonical terms.
 
 A wire can only be decoded-checked with a responder: something that knows the
 wire's response format, written from the vendor's documentation, not from the
-decoder under test. Responders for the wires agentkit ships are registered
-here (``faux``, ``anthropic-messages``, ``openai-completions``); the other
-built-in wires (``openai-responses``, ``google-generative-ai``,
-``ollama-chat``) and any third-party provider supply their own by giving the
-provider object a ``conformance_responder`` attribute, or a new wire
-registers one with :func:`register_responder`. Without one, only the encode, error and abort
-checks run, and the report says so.
+decoder under test. Each provider brings its own as its
+:attr:`~agentkit.plugin_api.Provider.conformance_responder` (every built-in
+wire does; this package knows no vendor's format), or a wire's responder is
+registered with :func:`register_responder`. Without one, only the encode,
+error and abort checks run, and the report says so.
 """
 
 from __future__ import annotations
@@ -30,10 +28,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    ConformanceResponder,
     Message,
     ModelInfo,
     ProviderRequest,
@@ -45,7 +44,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     Usage,
     UserMessage,
-    WireEvent,
+    provider_member,
 )
 
 #: What a wire carries beyond text, tool calls and token counts; a responder lists
@@ -201,28 +200,8 @@ def request_for(transcript: Transcript, model: ModelInfo, *, stream: bool = True
                            options=dict(transcript.options))
 
 
-class Responder(Protocol):
-    """Renders canonical responses as one wire's events (what the host would decode from the network).
-
-    :cvar api: the wire it renders.
-    :cvar features: which of :data:`OPTIONAL` the wire carries.
-    :cvar lacks: optional; which of :data:`BASELINE` the wire does not carry.
-    """
-
-    api: str
-    features: frozenset[str]
-
-    def stream(self, message: AssistantMessage) -> list[WireEvent]:
-        """The events of a streamed response carrying ``message``."""
-        ...
-
-    def whole(self, message: AssistantMessage) -> list[WireEvent] | None:
-        """The event(s) of a non-streamed response, or ``None`` when the wire has no such form."""
-        ...
-
-    def error(self, text: str) -> list[WireEvent]:
-        """The events of a wire error reported mid-response, saying ``text``."""
-        ...
+#: Renders canonical responses as one wire's events; the protocol lives in the plugin API.
+Responder = ConformanceResponder
 
 
 _RESPONDERS: dict[str, Responder] = {}
@@ -234,11 +213,8 @@ def register_responder(responder: Responder) -> None:
 
 
 def responder_for(provider: Any) -> Responder | None:
-    """The provider's own ``conformance_responder``, else the registered one for its wire."""
-    own = getattr(provider, "conformance_responder", None)
-    if own is not None:
-        return own  # type: ignore[no-any-return]
-    return _RESPONDERS.get(getattr(provider, "api", ""))
+    """The provider's own ``conformance_responder``, else the one registered for its wire."""
+    return provider_member(provider, "conformance_responder") or _RESPONDERS.get(provider.api)
 
 
 def carried(responder: Responder) -> frozenset[str]:
@@ -279,11 +255,6 @@ def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str
         usage["reasoning"] = message.usage.reasoning
     return {"content": blocks, "stop_reason": message.stop_reason.value, "usage": usage}
 
-
-from . import _responders  # noqa: E402  (registers the built-in wires' responders)
-
-for _responder in _responders.BUILTIN:
-    register_responder(_responder)
 
 __all__ = [
     "BASELINE",

@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentkit.plugin_api import (
+    DEFAULT_TOOL_CALL_ID_RULE,
     AssistantMessage,
     ContentBlock,
     ImageBlock,
@@ -52,6 +53,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolUseBlock,
     UserMessage,
+    provider_member,
 )
 
 from ._prefix import common_prefix
@@ -71,10 +73,6 @@ __all__ = [
 #: ``(character class, maximum length)`` a wire accepts for a tool-call id.
 ToolCallIdRule = tuple[str, int]
 
-#: What a provider that declares no ``tool_call_id_rule`` gets: the narrowest
-#: alphabet and length any wire we know accepts (Anthropic's).
-DEFAULT_TOOL_CALL_ID_RULE: ToolCallIdRule = ("[A-Za-z0-9_-]", 64)
-
 MISSING_RESULT = "No result provided"
 IMAGE_OMITTED = "(image omitted: model does not support images)"
 
@@ -84,12 +82,10 @@ _DIGEST = 12
 
 
 def tool_call_id_rule(provider: Any) -> ToolCallIdRule:
-    """The id rule of ``provider``'s wire: its ``tool_call_id_rule``, else the default."""
-    rule = getattr(provider, "tool_call_id_rule", None)
-    if rule is not None:
-        charclass, length = rule
-        return str(charclass), int(length)
-    return DEFAULT_TOOL_CALL_ID_RULE
+    """The id rule of ``provider``'s wire: its ``tool_call_id_rule``, else the protocol's default
+    (:data:`~agentkit.plugin_api.DEFAULT_TOOL_CALL_ID_RULE`)."""
+    charclass, length = provider_member(provider, "tool_call_id_rule")
+    return str(charclass), int(length)
 
 
 def id_matches(value: str, rule: ToolCallIdRule) -> bool:

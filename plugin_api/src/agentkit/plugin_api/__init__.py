@@ -1,7 +1,9 @@
 """The agentkit plugin API: the one module a plugin imports from agentkit.
 
 Hook specifications live in :mod:`agentkit.plugin_api.hookspecs`, one module
-per category. Everything a plugin needs to implement them is exported here.
+per category. Everything a plugin needs to implement them is exported here;
+a provider's codec kit is :mod:`agentkit.plugin_api.codec`, loaded only by
+the plugins that import it.
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -42,6 +44,8 @@ from ._messages import (
     message_from_dict,
 )
 from ._providers import (
+    DEFAULT_TOOL_CALL_ID_RULE,
+    ConformanceResponder,
     Credential,
     CredentialKind,
     MessageAssembler,
@@ -52,6 +56,7 @@ from ._providers import (
     ToolSpec,
     WireEvent,
     WireRequest,
+    provider_member,
 )
 from ._schema import SchemaError, schema_from_function
 from ._skills import Skill
@@ -64,6 +69,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0+unknown"
 
 __all__ = [
+    "DEFAULT_TOOL_CALL_ID_RULE",
     "EVENT_SCHEMA",
     "PROJECT_NAME",
     "AgentEnd",
@@ -75,6 +81,7 @@ __all__ = [
     "BlockEnd",
     "BlockStart",
     "CancelToken",
+    "ConformanceResponder",
     "ContentBlock",
     "Credential",
     "CredentialKind",
@@ -120,5 +127,6 @@ __all__ = [
     "event_to_dict",
     "hookimpl",
     "message_from_dict",
+    "provider_member",
     "schema_from_function",
 ]

@@ -9,9 +9,10 @@ credentials, the same for every wire.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal, Protocol, overload
 
 from ._events import (
     BlockDelta,
@@ -166,19 +167,60 @@ class StreamDecoder(Protocol):
     def fail(self, stop_reason: StopReason, error_message: str) -> list[ProviderEvent]: ...
 
 
+#: ``(character_class, max_length)``: the tool-call ids a wire accepts, e.g. ``("[A-Za-z0-9_-]", 64)``.
+ToolCallIdRule = tuple[str, int]
+
+#: What a provider that declares no ``tool_call_id_rule`` gets: the narrowest
+#: alphabet and length any wire we know accepts (Anthropic's).
+DEFAULT_TOOL_CALL_ID_RULE: ToolCallIdRule = ("[A-Za-z0-9_-]", 64)
+
+
+class ConformanceResponder(Protocol):
+    """Plays a wire's server for the conformance suite: canonical answers as that wire's events.
+
+    Written from the vendor's documentation, never from the decoder it helps
+    check. ``agentkit.conformance`` feeds what it renders to the provider's
+    decoder and expects the canonical message back.
+
+    :cvar api: the wire it renders.
+    :cvar features: which optional things the wire carries, of ``thinking``,
+        ``signature`` (thinking signatures), ``cache_write`` (cached input
+        tokens written) and ``reasoning`` (reasoning tokens).
+    :cvar lacks: optional (default empty): which of the things every wire is
+        taken to carry this one does not, of ``cache_read``, ``tool_ids`` and
+        ``argument_text``.
+    """
+
+    api: str
+    features: frozenset[str]
+
+    def stream(self, message: AssistantMessage) -> list[WireEvent]:
+        """The events of a streamed response carrying ``message``."""
+        ...
+
+    def whole(self, message: AssistantMessage) -> list[WireEvent] | None:
+        """The event(s) of a non-streamed response, or ``None`` when the wire has no such form."""
+        ...
+
+    def error(self, text: str) -> list[WireEvent]:
+        """The events of a wire error reported mid-response, saying ``text``."""
+        ...
+
+
 class Provider(Protocol):
     """A wire API codec, registered through ``agentkit_register_providers``.
+
+    Required: ``api``, ``credential_env`` and the four methods. Optional: the
+    members after them, each with the default a provider without it gets.
+    The host and the conformance suite read an optional member only through
+    :func:`provider_member`, so a provider may leave any of them out; a class
+    that subclasses :class:`Provider` explicitly inherits the defaults.
 
     :cvar api: the wire API name (``anthropic-messages``, ``faux``...); unique
         among installed providers.
     :cvar credential_env: environment variables the host reads for a
         credential, in precedence order, each with its :data:`CredentialKind`;
         empty when the wire needs none.
-    :cvar tool_call_id_rule: optional, ``(character_class, max_length)``: the
-        tool-call ids the wire accepts, e.g. ``("[A-Za-z0-9_-]", 64)``. The
-        host rewrites ids that came from another model to fit it before
-        sending (ids of the same model are never rewritten). A provider that
-        does not declare it gets the host's conservative default.
     """
 
     api: ClassVar[str] | str
@@ -199,6 +241,66 @@ class Provider(Protocol):
     def decoder(self, request: ProviderRequest) -> StreamDecoder:
         """A fresh decoder for the response to ``request``."""
         ...
+
+    # -- optional ------------------------------------------------------------
+
+    @property
+    def tool_call_id_rule(self) -> ToolCallIdRule:
+        """The tool-call ids the wire accepts, ``(character_class, max_length)``.
+
+        The host rewrites ids that came from another model to fit it before
+        sending (ids of the same model are never rewritten). Default:
+        :data:`DEFAULT_TOOL_CALL_ID_RULE`, the narrowest any known wire takes.
+        """
+        return DEFAULT_TOOL_CALL_ID_RULE
+
+    @property
+    def conformance_responder(self) -> ConformanceResponder | None:
+        """The wire's :class:`ConformanceResponder`, for the conformance suite's decode checks.
+
+        Default ``None``: only the encode, error and abort checks run, and
+        the report says so.
+        """
+        return None
+
+    @property
+    def script(self) -> Callable[[list[Any]], Any] | None:
+        """For a scripted (test double) provider: ``script(turns)`` makes the transport that
+        plays ``turns`` (a list of plain-data turns), which ``agentkit run --script`` uses.
+
+        Default ``None``: the provider plays no scripts.
+        """
+        return None
+
+
+#: The optional members of :class:`Provider` and their defaults.
+_OPTIONAL: Mapping[str, object] = MappingProxyType(
+    {"tool_call_id_rule": DEFAULT_TOOL_CALL_ID_RULE, "conformance_responder": None, "script": None}
+)
+
+
+@overload
+def provider_member(provider: object, name: Literal["tool_call_id_rule"]) -> ToolCallIdRule: ...
+@overload
+def provider_member(
+    provider: object, name: Literal["conformance_responder"]
+) -> ConformanceResponder | None: ...
+@overload
+def provider_member(
+    provider: object, name: Literal["script"]
+) -> Callable[[list[Any]], Any] | None: ...
+def provider_member(provider: object, name: str) -> Any:
+    """An optional :class:`Provider` member of ``provider``, or its default.
+
+    A provider that leaves the member out, or sets it to ``None``, gets the
+    default the protocol documents.
+
+    :raises ValueError: ``name`` is not an optional member of the protocol.
+    """
+    if name not in _OPTIONAL:
+        raise ValueError(f"{name!r} is not an optional Provider member; those are {sorted(_OPTIONAL)}")
+    value = getattr(provider, name, None)
+    return _OPTIONAL[name] if value is None else value
 
 
 class MessageAssembler:

@@ -48,6 +48,7 @@ from agentkit.plugin_api import (
     ToolCallStart,
     UserMessage,
     event_to_dict,
+    provider_member,
 )
 from agentkit.plugin_api.errors import UsageError
 
@@ -109,7 +110,7 @@ def _load_script(provider: Provider, path: str | None) -> Any:
         raise UsageError(f"--script {path}: cannot read a JSON list of turns ({exc})") from exc
     if not isinstance(turns, list):
         raise UsageError(f"--script {path}: expected a JSON list of turns")
-    script = getattr(provider, "script", None)
+    script = provider_member(provider, "script")
     if script is None:
         raise UsageError(f"the {provider.api!r} provider plays no scripts; --script is for faux/scripted")
     try:

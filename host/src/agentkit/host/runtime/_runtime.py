@@ -14,7 +14,6 @@ names the cause and never contains the credential.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import random
@@ -35,6 +34,7 @@ from agentkit.plugin_api import (
     ProviderRequest,
     StopReason,
 )
+from agentkit.plugin_api.codec import dumps
 from agentkit.plugin_api.errors import ProviderError
 
 from ._abort import Aborted as Aborted
@@ -252,9 +252,8 @@ class ProviderRuntime:
                 # an encoded transcript prefix): those go out untouched.
                 else bytes(wire.body)
                 if isinstance(wire.body, (bytes, bytearray))
-                else json.dumps(
-                    wire.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-                ).encode("utf-8")
+                # The codecs' own serializer: bytes come out one way, whoever writes them.
+                else dumps(wire.body)
             )
         except (TypeError, ValueError) as exc:
             raise ProviderError(

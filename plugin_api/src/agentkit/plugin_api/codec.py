@@ -1,0 +1,306 @@
+"""The codec kit: what every wire codec needs to encode a growing transcript cheaply.
+
+A provider plugin imports it as ``agentkit.plugin_api.codec``; ``import
+agentkit.plugin_api`` does not load it. Standard library only.
+
+* :func:`dumps` serializes JSON exactly as the host serializes a
+  :class:`~agentkit.plugin_api.WireRequest` body (the host calls this very
+  function), so bytes a codec serializes itself are the bytes the host would
+  have sent.
+* :class:`IdentityCache` keeps what was built from an object (a message, a
+  :class:`~agentkit.plugin_api.ToolSpec`) keyed by the object's identity: the
+  host sends the same objects on every turn and never edits them in place.
+* :class:`TranscriptEncoder` keeps, per session, the encoding of the
+  transcript sent last, and encodes only the messages appended since; a
+  transcript that is not an extension of it (history rewritten, compacted,
+  another session) is encoded from the start.
+* :class:`CodecProvider` is a base for the provider class (the protocol's
+  optional defaults, the catalog, bearer auth), and :func:`model_rows` builds
+  catalog rows from a table.
+* :func:`array`, :func:`count`, :func:`error_text` and :func:`chunks` are the
+  small helpers every wire writes otherwise.
+
+A sketch of a codec's transcript, one serialized wire message per canonical
+message::
+
+    from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+
+    class Encoder:
+        def __init__(self) -> None:
+            self.messages: IdentityCache[bytes] = IdentityCache(16384)
+            self.transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self.extend)
+
+        def extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
+            wire = [self.messages.get(m, lambda m=m: dumps(to_wire(m))) for m in new]
+            return (*(done or ()), *wire)
+
+        def messages_json(self, messages: Sequence[Message]) -> bytes:
+            return b"".join(array(self.transcript.encode(messages)))
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from ._messages import Message
+from ._providers import Credential, CredentialKind, ModelInfo, Provider
+
+__all__ = [
+    "PRICED_COLUMNS",
+    "CodecProvider",
+    "IdentityCache",
+    "TranscriptEncoder",
+    "array",
+    "chunks",
+    "count",
+    "dumps",
+    "error_text",
+    "model_rows",
+]
+
+V = TypeVar("V")
+S = TypeVar("S")
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as JSON bytes, the way the host serializes every request body.
+
+    Compact separators, UTF-8 without ``\\u`` escapes, key order kept, and
+    strict: NaN and infinities are refused (they are not JSON). Any
+    :class:`~collections.abc.Mapping` (a schema held in a read-only
+    ``MappingProxyType``) is written as an object.
+
+    :raises ValueError: NaN or an infinity, a lone surrogate, or a cycle.
+    :raises TypeError: a value that has no JSON form.
+    """
+    text = json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json
+    )
+    return text.encode("utf-8")
+
+
+def _as_json(value: object) -> object:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+class IdentityCache(Generic[V]):
+    """A bounded LRU map from an object, by identity, to a value built from it.
+
+    An entry holds a strong reference to its object, so the object's ``id``
+    cannot be reused by another object while the entry lives. ``variant``
+    tells apart values built from one object in different ways (a strict and
+    a lax tool definition, an id length limit); it must be hashable. ``None``
+    is a value like any other: a cached ``None`` is a hit.
+
+    Thread-safe: every read and write of the map holds one lock, reads
+    included (a hit moves the entry to the recent end, which is a write).
+    ``build`` runs outside the lock, so two threads that miss on the same
+    key at once may both build; the last value stored wins, and since a
+    value is derived from its object alone, either is correct.
+
+    :param max_entries: how many entries it keeps; the least recently used
+        goes first.
+    """
+
+    def __init__(self, max_entries: int) -> None:
+        if max_entries < 1:
+            raise ValueError(f"max_entries must be 1 or more, not {max_entries!r}")
+        self._max = max_entries
+        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, V]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def get(self, obj: object, build: Callable[[], V], variant: Hashable = None) -> V:
+        """The value kept for ``(obj, variant)``, or ``build()``, kept for next time."""
+        entry = self._find(obj, variant)
+        if entry is not None:
+            return entry[1]
+        value = build()
+        self.put(obj, value, variant)
+        return value
+
+    def peek(self, obj: object, variant: Hashable = None) -> V | None:
+        """The value kept for ``(obj, variant)``, or ``None``; counts as a use."""
+        entry = self._find(obj, variant)
+        return None if entry is None else entry[1]
+
+    def put(self, obj: object, value: V, variant: Hashable = None) -> None:
+        """Keep ``value`` for ``(obj, variant)``, evicting the least recently used beyond the bound."""
+        key = (id(obj), variant)
+        with self._lock:
+            self._entries[key] = (obj, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+
+    def _find(self, obj: object, variant: Hashable) -> tuple[object, V] | None:
+        """The entry of ``(obj, variant)``, moved to the recent end; ``None`` on a miss."""
+        key = (id(obj), variant)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] is not obj:
+                return None
+            self._entries.move_to_end(key)
+            return entry
+
+
+class TranscriptEncoder(Generic[S]):
+    """Per session, a transcript's encoding extended by only the messages appended since.
+
+    The host sends each session's transcript again every turn with new
+    messages appended, as the same message objects. A session is known by
+    the identity of its first message. ``extend(done, new)`` is the wire's own
+    step: from the state ``done`` reached after the earlier messages
+    (``None`` at the start) and the messages ``new``, the state after them
+    all. The state is whatever the wire needs: the serialized messages, an
+    open group of tool results, a pending join.
+
+    A kept state is shared by the requests that extend it, so ``extend``
+    must not change ``done``: it copies what it grows (a tuple is cheapest).
+    Messages are taken as immutable once encoded; a transcript whose kept
+    prefix is not the same objects (history rewritten, compacted, or a
+    shorter one) is encoded again from the start.
+
+    An encoding that differs per request setting (an id length limit) takes
+    one encoder per setting. Thread-safe as :class:`IdentityCache` is; two requests of one session
+    at once each get a correct state, and the one kept is the last stored.
+
+    :param extend: the wire's step, see above.
+    :param max_sessions: how many sessions it keeps a state for.
+    """
+
+    def __init__(
+        self, extend: Callable[[S | None, Sequence[Message]], S], *, max_sessions: int = 64
+    ) -> None:
+        self._extend = extend
+        self._sessions: IdentityCache[tuple[tuple[Message, ...], S]] = IdentityCache(max_sessions)
+
+    def encode(self, messages: Sequence[Message]) -> S:
+        """The state after all of ``messages``, reusing the session's last one when it is a prefix."""
+        current = tuple(messages)
+        if not current:
+            return self._extend(None, ())
+        kept = self._sessions.peek(current[0])
+        done: S | None = None
+        start = 0
+        if kept is not None:
+            previous, state = kept
+            # Identity, not equality: a message equal to but not the one encoded may differ in
+            # what the encoding kept; comparing identities of an unchanged prefix is a C loop.
+            if len(previous) <= len(current) and all(map(_same, previous, current)):
+                done, start = state, len(previous)
+        state = done if done is not None and start == len(current) else self._extend(done, current[start:])
+        self._sessions.put(current[0], (current, state))
+        return state
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b
+
+
+def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") -> list[bytes]:
+    """Serialized JSON values as the pieces of one array: ``[``, the items with commas, ``]``.
+
+    The pieces are for the caller to join once, with the rest of the body: a
+    deep transcript is large, and every intermediate join would copy it.
+    ``open=b"", close=b""`` gives the items with the commas only.
+    """
+    values = list(items)
+    if not values:
+        return [open, close]
+    # Slice assignment interleaves in C: this runs every turn over the whole transcript.
+    pieces = [b","] * (2 * len(values) + 1)
+    pieces[1::2] = values
+    pieces[0], pieces[-1] = open, close
+    return pieces
+
+
+def chunks(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of ``size`` characters (the last may be shorter; none for ``""``):
+    how a conformance responder streams a block in several deltas."""
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+def count(value: object) -> int:
+    """A token count from a response: a positive integer as it is, anything else (``null``,
+    a string, a boolean, a negative number) ``0``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def error_text(
+    error: object,
+    *,
+    details: Sequence[str] = ("type", "code"),
+    most: int | None = None,
+    fallback: str = "the server reported an error",
+) -> str:
+    """One line describing a wire's ``error`` value.
+
+    An object gives its ``message`` (``fallback`` when it has none), followed
+    by the values of its ``details`` keys that are set (the first ``most`` of
+    them), in parentheses: ``"Rate limited (rate_limit_error, 429)"``.
+    Anything else is written as text; an empty value is ``fallback``.
+    """
+    if isinstance(error, Mapping):
+        message = error.get("message")
+        text = message if isinstance(message, str) and message else fallback
+        found = [str(error[key]) for key in details if error.get(key)][:most]
+        return f"{text} ({', '.join(found)})" if found else text
+    return str(error) if error else fallback
+
+
+class CodecProvider(Provider):
+    """A base for a provider class: what every wire's provider writes the same way.
+
+    It subclasses :class:`~agentkit.plugin_api.Provider`, so it has the
+    protocol's defaults for the optional members it does not set; ``catalog()``
+    returns the class's ``models``; every credential travels as
+    ``Authorization: Bearer`` (a wire with its own header overrides
+    :meth:`auth_headers`). A subclass sets ``api``, ``credential_env`` (empty by
+    default: no credential) and ``models``, and writes ``encode`` and ``decoder``.
+    """
+
+    credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = ()
+    #: The catalog rows this provider serves.
+    models: ClassVar[Sequence[ModelInfo]] = ()
+
+    def catalog(self) -> Sequence[ModelInfo]:
+        """The class's ``models``."""
+        return self.models
+
+    def auth_headers(self, credential: Credential) -> dict[str, str]:
+        """``Authorization: Bearer <value>``, whatever the credential's kind."""
+        return {"Authorization": f"Bearer {credential.value}"}
+
+
+#: The columns a catalog table usually starts with: the model, its limits and its prices.
+PRICED_COLUMNS = (
+    "id",
+    "context_window",
+    "max_output",
+    "input_price",
+    "output_price",
+    "cache_read_price",
+)
+
+
+def model_rows(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], **common: Any
+) -> tuple[ModelInfo, ...]:
+    """Catalog rows from a table: each row's values named by ``columns``, plus the ``common`` fields.
+
+    ``model_rows(("id", "context_window", "max_output"), [("m1", 8192, 1024)], vendor="acme",
+    api="acme", base_url="https://api.acme.test")`` is one :class:`~agentkit.plugin_api.ModelInfo`.
+
+    :raises ValueError: a row whose length is not that of ``columns``.
+    """
+    return tuple(ModelInfo(**common, **dict(zip(columns, row, strict=True))) for row in rows)

@@ -1,0 +1,330 @@
+"""The codec kit every wire codec encodes with (``agentkit.plugin_api.codec``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from types import MappingProxyType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentkit.plugin_api import (
+    DEFAULT_TOOL_CALL_ID_RULE,
+    Credential,
+    Message,
+    ModelInfo,
+    TextBlock,
+    UserMessage,
+    provider_member,
+)
+from agentkit.plugin_api.codec import (
+    CodecProvider,
+    IdentityCache,
+    TranscriptEncoder,
+    array,
+    chunks,
+    count,
+    dumps,
+    error_text,
+    model_rows,
+)
+
+
+def user(text: str) -> UserMessage:
+    return UserMessage([TextBlock(text)], timestamp=0.0)
+
+
+# -- dumps -------------------------------------------------------------------
+
+
+def test_dumps_is_compact_utf8_and_keeps_key_order():
+    assert dumps({"b": "café ✓", "a": [1, 2.5, None, True]}) == '{"b":"café ✓","a":[1,2.5,null,true]}'.encode()
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, {"t": [math.nan]}])
+def test_dumps_refuses_what_is_not_json(value):
+    with pytest.raises(ValueError):
+        dumps(value)
+
+
+def test_dumps_writes_read_only_mappings_as_objects_and_refuses_other_types():
+    schema = MappingProxyType({"type": "object", "properties": MappingProxyType({"a": {"type": "string"}})})
+    assert json.loads(dumps({"schema": schema})) == {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        dumps({"x": {1, 2}})
+
+
+def test_dumps_refuses_a_lone_surrogate():
+    with pytest.raises(ValueError):
+        dumps("\ud800")
+
+
+# -- IdentityCache -----------------------------------------------------------
+
+
+def test_identity_cache_hits_by_identity_not_equality():
+    cache: IdentityCache[str] = IdentityCache(8)
+    first, equal = user("same"), user("same")
+    assert first == equal
+    assert cache.get(first, lambda: "built for first") == "built for first"
+    assert cache.get(first, lambda: "rebuilt") == "built for first"
+    assert cache.get(equal, lambda: "built for equal") == "built for equal"
+    assert cache.peek(object()) is None
+
+
+def test_identity_cache_tells_variants_apart_and_keeps_none():
+    cache: IdentityCache[str | None] = IdentityCache(8)
+    spec = object()
+    assert cache.get(spec, lambda: "lax") == "lax"
+    assert cache.get(spec, lambda: "strict", variant=True) == "strict"
+    assert cache.get(spec, lambda: "again") == "lax"
+    builds = []
+    assert cache.get(spec, lambda: builds.append(1), variant="none") is None
+    assert cache.get(spec, lambda: builds.append(1), variant="none") is None
+    assert builds == [1]  # a kept None is a hit
+
+
+def test_identity_cache_evicts_the_least_recently_used():
+    cache: IdentityCache[int] = IdentityCache(2)
+    a, b, c = object(), object(), object()
+    cache.put(a, 1)
+    cache.put(b, 2)
+    assert cache.peek(a) == 1  # a use: b is now the oldest
+    cache.put(c, 3)
+    assert (cache.peek(a), cache.peek(b), cache.peek(c)) == (1, None, 3)
+    assert len(cache) == 2
+
+
+def test_identity_cache_refuses_a_bound_below_one():
+    with pytest.raises(ValueError, match="max_entries must be 1 or more"):
+        IdentityCache(0)
+
+
+def test_identity_cache_under_concurrent_threads_never_mixes_values_up():
+    """Many threads hit, miss and evict on a small shared cache at once: every answer is the
+    value built from that very object, nothing raises, and the bound holds."""
+    cache: IdentityCache[tuple[int, str]] = IdentityCache(16)
+    objects = [object() for _ in range(64)]
+    failures: list[BaseException] = []
+    start = threading.Barrier(8)
+    interval = sys.getswitchinterval()
+
+    def hammer(seed: int) -> None:
+        try:
+            start.wait()
+            for step in range(3000):
+                obj = objects[(seed * 31 + step * 7) % len(objects)]
+                variant = "b" if step % 3 == 0 else "a"
+                got = cache.get(obj, lambda o=obj, v=variant: (id(o), v), variant=variant)
+                assert got == (id(obj), variant)
+                peeked = cache.peek(obj, variant)
+                assert peeked is None or peeked == (id(obj), variant)
+        except BaseException as exc:
+            failures.append(exc)
+
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=hammer, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert len(cache) <= 16
+
+
+# -- TranscriptEncoder --------------------------------------------------------
+
+
+class Recorder:
+    """A wire whose state is the texts encoded so far; records what each step was given."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[tuple[str, ...] | None, list[str]]] = []
+
+    def extend(self, done: tuple[str, ...] | None, new: Sequence[Message]) -> tuple[str, ...]:
+        texts = [message.content[0].text for message in new]  # type: ignore[union-attr]
+        self.steps.append((done, texts))
+        return (*(done or ()), *texts)
+
+
+def test_the_transcript_encoder_encodes_only_the_messages_appended():
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend)
+    transcript = [user("a"), user("b")]
+    assert encoder.encode(transcript) == ("a", "b")
+    transcript += [user("c")]
+    assert encoder.encode(transcript) == ("a", "b", "c")
+    assert encoder.encode(list(transcript)) == ("a", "b", "c")  # the same transcript again: no step
+    assert wire.steps == [(None, ["a", "b"]), (("a", "b"), ["c"])]
+
+
+def test_the_transcript_encoder_starts_over_when_history_is_rewritten():
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend)
+    first = user("a")
+    encoder.encode([first, user("b"), user("c")])
+    wire.steps.clear()
+    # An equal message that is not the one encoded is a rewrite, and so is a shorter transcript.
+    assert encoder.encode([first, user("b"), user("c"), user("d")]) == ("a", "b", "c", "d")
+    assert encoder.encode([first]) == ("a",)
+    assert wire.steps == [(None, ["a", "b", "c", "d"]), (None, ["a"])]
+
+
+def test_the_transcript_encoder_keeps_sessions_apart():
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend, max_sessions=4)
+    one, two = [user("a1")], [user("a2")]
+    encoder.encode(one)
+    encoder.encode(two)
+    wire.steps.clear()
+    one.append(user("b1"))
+    assert encoder.encode(one) == ("a1", "b1")
+    assert encoder.encode(two) == ("a2",)
+    assert wire.steps == [(("a1",), ["b1"])]
+    assert encoder.encode([]) == ()
+
+
+# A history of one session as the host might send it: each request appends, or rewrites from
+# some point on (compaction, a retried turn), or starts another session.
+_ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("append"), st.integers(1, 3)),
+        st.tuples(st.just("rewrite"), st.integers(0, 5)),
+        st.tuples(st.just("switch"), st.integers(0, 2)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ACTIONS)
+def test_the_transcript_encoder_always_agrees_with_encoding_from_scratch(actions):
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend, max_sessions=2)
+    sessions: list[list[Message]] = [[user("s0")], [user("s1")], [user("s2")]]
+    current = 0
+    made = 0
+    for action, amount in actions:
+        transcript = sessions[current]
+        if action == "append":
+            for _ in range(amount):
+                made += 1
+                transcript.append(user(f"m{made}"))
+        elif action == "rewrite":
+            keep = min(amount, len(transcript) - 1) + 1
+            made += 1
+            sessions[current] = transcript = [*transcript[:keep], user(f"r{made}")]
+        else:
+            current = amount
+            transcript = sessions[current]
+        expected = tuple(message.content[0].text for message in transcript)  # type: ignore[union-attr]
+        assert encoder.encode(transcript) == expected
+
+
+def test_the_transcript_encoder_never_changes_a_kept_state():
+    """Two requests that extend one kept state differently each get their own result."""
+
+    def extend(done: list[str] | None, new: Sequence[Message]) -> list[str]:
+        return [*(done or []), *(m.content[0].text for m in new)]  # type: ignore[union-attr]
+
+    encoder = TranscriptEncoder(extend)
+    base = [user("a")]
+    encoder.encode(base)
+    assert encoder.encode([*base, user("x")]) == ["a", "x"]
+    assert encoder.encode([*base, user("y")]) == ["a", "y"]
+
+
+# -- small helpers ------------------------------------------------------------
+
+
+def test_array_puts_commas_between_items_for_one_join():
+    assert b"".join(array([b"1", b"{}", b'"x"'])) == b'[1,{},"x"]'
+    assert b"".join(array([])) == b"[]"
+    assert b"".join(array([b"1", b"2"], open=b"", close=b"")) == b"1,2"
+
+
+@pytest.mark.parametrize(("value", "expected"), [(7, 7), (0, 0), (-3, 0), (True, 0), ("12", 0), (None, 0), (1.5, 0)])
+def test_count_keeps_only_positive_integers(value, expected):
+    assert count(value) == expected
+
+
+def test_error_text_names_the_message_and_its_details():
+    assert error_text({"message": "Slow down", "type": "rate_limit", "code": 429}) == "Slow down (rate_limit, 429)"
+    assert error_text({"message": "Gone", "status": "NOT_FOUND"}, details=("status", "code")) == "Gone (NOT_FOUND)"
+    assert error_text({"code": "server_error", "type": "error"}, details=("code", "type"), most=1) == (
+        "the server reported an error (server_error)"
+    )
+    assert error_text("boom") == "boom"
+    assert error_text(None) == "the server reported an error"
+
+
+def test_the_kit_is_not_loaded_by_importing_the_plugin_api():
+    code = "import sys, agentkit.plugin_api; print('agentkit.plugin_api.codec' in sys.modules)"
+    assert subprocess.check_output([sys.executable, "-c", code], text=True).strip() == "False"
+
+
+def test_a_codec_provider_serves_its_models_with_bearer_auth_and_the_protocol_defaults():
+    row = ModelInfo(vendor="acme", id="m1", api="acme", base_url="http://acme.invalid", context_window=8, max_output=4)
+
+    class Acme(CodecProvider):
+        api = "acme"
+        models = (row,)
+
+    provider = Acme()
+    assert provider.catalog() == (row,)
+    assert provider.credential_env == ()
+    assert provider.auth_headers(Credential("api_key", "k-1")) == {"Authorization": "Bearer k-1"}
+    assert provider_member(provider, "tool_call_id_rule") == DEFAULT_TOOL_CALL_ID_RULE
+    assert provider_member(provider, "conformance_responder") is None
+
+
+def test_model_rows_name_each_value_by_its_column():
+    (row,) = model_rows(("id", "context_window", "max_output"), [("m1", 8192, 1024)],
+                        vendor="acme", api="acme", base_url="http://acme.invalid", image_input=True)
+    assert (row.key, row.context_window, row.max_output, row.image_input) == ("acme/m1", 8192, 1024, True)
+    with pytest.raises(ValueError):
+        model_rows(("id", "context_window"), [("m1", 8192, 1024)], vendor="a", api="a", base_url="x")
+
+
+def test_chunks_cut_text_into_pieces_of_the_size():
+    assert chunks("abcdefg", 3) == ["abc", "def", "g"]
+    assert chunks("", 3) == []
+
+
+def test_the_transcript_encoder_under_concurrent_threads_gives_each_request_its_own_transcript():
+    """Threads grow their own sessions and share one, through one encoder with room for few
+    sessions: every answer is what encoding that transcript from scratch gives."""
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend, max_sessions=2)
+    shared = [user("shared")]
+    failures: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def grow(seed: int) -> None:
+        try:
+            start.wait()
+            own: list[Message] = [user(f"s{seed}")]
+            for step in range(200):
+                own.append(user(f"{seed}-{step}"))
+                for transcript in (own, shared[: 1 + step % 3]):
+                    expected = tuple(m.content[0].text for m in transcript)  # type: ignore[union-attr]
+                    assert encoder.encode(list(transcript)) == expected
+        except BaseException as exc:
+            failures.append(exc)
+
+    shared += [user("a"), user("b")]
+    threads = [threading.Thread(target=grow, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
