@@ -181,7 +181,7 @@ class Provider(Protocol):
         does not declare it gets the host's conservative default.
     """
 
-    api: ClassVar[str] | str
+    api: ClassVar[str]
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]]
 
     def auth_headers(self, credential: Credential) -> dict[str, str]:
