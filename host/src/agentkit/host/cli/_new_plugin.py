@@ -33,7 +33,7 @@ SUMMARIES = {
 }
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "new-plugin", help="create a plugin distribution from the template",
         description="Write a plugin project (pyproject.toml with its entry point, a package with one working "
