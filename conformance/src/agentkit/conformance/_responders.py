@@ -33,7 +33,7 @@ class FauxResponder:
     features = frozenset({"thinking", "signature", "cache_write", "reasoning"})
 
     def stream(self, message: AssistantMessage) -> list[WireEvent]:
-        events = [{"type": "message_start", "id": "faux-conformance", "model": "scripted"}]
+        events: list[dict[str, Any]] = [{"type": "message_start", "id": "faux-conformance", "model": "scripted"}]
         for block in message.content:
             if isinstance(block, ToolUseBlock):
                 events.append({"type": "block_start", "kind": "tool_use", "id": block.id, "name": block.name})
@@ -43,7 +43,7 @@ class FauxResponder:
                 text = block.thinking
             else:
                 events.append({"type": "block_start", "kind": "text"})
-                text = block.text  # type: ignore[union-attr]
+                text = block.text  # type: ignore[union-attr]  # the fixtures give the model no image
             events += [{"type": "delta", "text": piece} for piece in _pieces(text) if piece]
             end: dict[str, Any] = {"type": "block_end"}
             if isinstance(block, ThinkingBlock):
@@ -92,7 +92,7 @@ class AnthropicResponder:
                 deltas.append({"type": "signature_delta", "signature": block.signature or ""})
             else:
                 start = {"type": "text", "text": ""}
-                deltas = [{"type": "text_delta", "text": p} for p in _pieces(block.text)]  # type: ignore[union-attr]
+                deltas = [{"type": "text_delta", "text": p} for p in _pieces(block.text)]  # type: ignore[union-attr]  # no image, as above
             events.append({"type": "content_block_start", "index": index, "content_block": start})
             events += [{"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas]
             events.append({"type": "content_block_stop", "index": index})

@@ -237,7 +237,7 @@ def responder_for(provider: Any) -> Responder | None:
     """The provider's own ``conformance_responder``, else the registered one for its wire."""
     own = getattr(provider, "conformance_responder", None)
     if own is not None:
-        return own  # type: ignore[no-any-return]
+        return own
     return _RESPONDERS.get(getattr(provider, "api", ""))
 
 
@@ -257,7 +257,7 @@ def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str
     for block in message.content:
         if isinstance(block, ThinkingBlock):
             if "thinking" in features:
-                item = {"type": "thinking", "thinking": block.thinking}
+                item: dict[str, Any] = {"type": "thinking", "thinking": block.thinking}
                 if "signature" in features:
                     item["signature"] = block.signature
                 blocks.append(item)
