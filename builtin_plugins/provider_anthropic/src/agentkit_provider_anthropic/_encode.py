@@ -17,6 +17,7 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -111,7 +112,7 @@ class Encoder:
             self._tool_lists.put(specs[0], None, kept)
         arrays: dict[str, bytes] = kept[1]
         if retention not in arrays:
-            parts = [self._tools.get(spec, None, lambda s=spec: dumps(_tool(s))) for spec in specs]
+            parts = [self._tools.get(spec, None, functools.partial(_tool_json, spec)) for spec in specs]
             # The breakpoint closes the tools that were there from the start;
             # tools added mid-session (deferred) follow it, outside the prefix.
             last = max((i for i, spec in enumerate(specs) if not spec.deferred), default=None)
@@ -119,6 +120,10 @@ class Encoder:
                 parts[last] = dumps({**_tool(specs[last]), "cache_control": cache_control})
             arrays[retention] = b"[" + b",".join(parts) + b"]"
         return arrays[retention]
+
+
+def _tool_json(spec: ToolSpec) -> bytes:
+    return dumps(_tool(spec))
 
 
 def _tool(spec: ToolSpec) -> Wire:

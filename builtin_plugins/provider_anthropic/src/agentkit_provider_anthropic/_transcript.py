@@ -30,6 +30,7 @@ appends to a transcript, it does not edit one in place.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import OrderedDict
@@ -158,18 +159,20 @@ class TranscriptEncoder:
         extra: list[Wire],
     ) -> None:
         for message in messages:
-            blocks = self._blocks.get(message, len(message.content), lambda m=message: _blocks(m))
+            blocks = self._blocks.get(message, len(message.content), functools.partial(_blocks, message))
             if isinstance(message, AssistantMessage):
                 if not blocks:  # nothing the wire accepts: the user turns around it join
                     continue
                 if results or extra:
                     wire.append({"role": "user", "content": results + extra})
-                    results.clear(), extra.clear()
+                    results.clear()
+                    extra.clear()
                 wire.append({"role": "assistant", "content": blocks})
             elif isinstance(message, ToolResultMessage):
                 if extra:  # results after user content start a new user turn
                     wire.append({"role": "user", "content": results + extra})
-                    results.clear(), extra.clear()
+                    results.clear()
+                    extra.clear()
                 results.extend(blocks)
             else:
                 extra.extend(blocks)

@@ -78,7 +78,9 @@ def _json(value: Any) -> bytes:
 
 
 def _tool_json(spec: ToolSpec) -> bytes:
-    tool = {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
+    tool: dict[str, Any] = {
+        "name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)
+    }
     if spec.deferred:
         tool["deferred"] = True
     return _json(tool)
@@ -129,7 +131,7 @@ class FauxProvider:
     """The scripted provider's codec. No credential, no network: see :class:`Script`."""
 
     api: ClassVar[str] = API
-    credential_env: ClassVar[tuple[tuple[str, CredentialKind], ...]] = ()
+    credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]] = ()
 
     def catalog(self) -> tuple[ModelInfo, ...]:
         return CATALOG
