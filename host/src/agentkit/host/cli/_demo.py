@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         config.setdefault("before_tool_call", allow_all)
         return Agent(
             # script() is the scripted provider's own; the Provider protocol does not declare it yet.
-            AgentConfig(model="faux/scripted", root=workspace, transport=faux.script(turns),  # type: ignore[attr-defined]
+            AgentConfig(model="faux/scripted", root=workspace, transport=faux.script(turns),  # type: ignore[attr-defined]  # see above
                         tools=["demo_weather", "demo_delete"], **config),
             host=host,
         )

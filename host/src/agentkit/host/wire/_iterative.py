@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 
 # typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
-from json.decoder import JSONDecodeError, scanstring  # type: ignore[attr-defined]
+from json.decoder import JSONDecodeError, scanstring  # type: ignore[attr-defined]  # see above
 from typing import Any, cast
 
 __all__ = ["HookFailed", "decode"]

@@ -187,7 +187,7 @@ def _locate_iteratively(text: str) -> int:
             seen: set[str] = set()
             for offset in exc.key_offsets:
                 # typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
-                name, _ = _json.decoder.scanstring(text, offset + 1, True)  # type: ignore[attr-defined]
+                name, _ = _json.decoder.scanstring(text, offset + 1, True)  # type: ignore[attr-defined]  # see above
                 if name in seen:
                     return offset
                 seen.add(name)
