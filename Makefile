@@ -25,8 +25,10 @@ test: bootstrap
 bench: bootstrap
 	$(RUN) python bench/run.py
 
+# ruff for style, then mypy (configured in pyproject.toml: strict on plugin_api and host).
 lint: bootstrap
 	$(RUN) ruff check .
+	$(RUN) mypy
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis

@@ -57,12 +57,12 @@ def site_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., P
     before = set(sys.modules)
 
     def install(name: str, **kwargs: object) -> Path:
-        info = write_distribution(site, name, **kwargs)  # type: ignore[arg-type]
+        info = write_distribution(site, name, **kwargs)
         importlib.invalidate_caches()
         return info
 
-    install.site = site  # type: ignore[attr-defined]
-    yield install  # type: ignore[misc]
+    install.site = site
+    yield install
     for name in set(sys.modules) - before:  # forget the plugins this test imported
         if str(site) in str(getattr(sys.modules[name], "__file__", "") or ""):
             del sys.modules[name]

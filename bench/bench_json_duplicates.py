@@ -89,7 +89,7 @@ def best_pair(normal: str, duplicate: str, repeat: int) -> tuple[float, float]:
         for side, data in enumerate(datas):
             started = time.perf_counter()
             for _ in range(loops):
-                run(data)  # type: ignore[arg-type]
+                run(data)
             bests[side] = min(bests[side], (time.perf_counter() - started) / loops)
     return bests[0], bests[1]
 
@@ -97,7 +97,7 @@ def best_pair(normal: str, duplicate: str, repeat: int) -> tuple[float, float]:
 def peak(text: str) -> int:
     data = text.encode()
     tracemalloc.start()
-    run(data)  # type: ignore[arg-type]
+    run(data)
     _, top = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return top

@@ -312,14 +312,14 @@ def test_ollama_reports_no_cache_and_nets_nothing() -> None:
 def max_tokens_in(api: str, body: dict[str, Any]) -> int:
     """Where each wire says how many tokens the answer may have."""
     if api == "openai-completions":
-        return body.get("max_completion_tokens", body.get("max_tokens"))  # type: ignore[no-any-return]
+        return body.get("max_completion_tokens", body.get("max_tokens"))
     if api == "openai-responses":
-        return body["max_output_tokens"]  # type: ignore[no-any-return]
+        return body["max_output_tokens"]
     if api == "google-generative-ai":
-        return body["generationConfig"]["maxOutputTokens"]  # type: ignore[no-any-return]
+        return body["generationConfig"]["maxOutputTokens"]
     if api == "ollama-chat":
-        return body["options"]["num_predict"]  # type: ignore[no-any-return]
-    return body["max_tokens"]  # type: ignore[no-any-return]
+        return body["options"]["num_predict"]
+    return body["max_tokens"]
 
 
 SMALL_WINDOW, MAX_OUTPUT = 24_000, 8_000

@@ -132,3 +132,8 @@ def test_the_install_command_it_prints_works_in_a_venv_without_pip(tmp_path):
                             "print([ep.name for ep in m.entry_points(group='agentkit.tools')])"],
                            capture_output=True, text=True, timeout=600)
     assert "pipless" in found.stdout, found.stdout + found.stderr
+
+
+def test_a_new_plugin_ships_py_typed(tmp_path):
+    assert agentkit("new-plugin", "tools", "typed", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "agentkit-tools-typed" / "src" / "agentkit_tools_typed" / "py.typed").is_file()

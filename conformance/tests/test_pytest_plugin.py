@@ -31,7 +31,7 @@ def project(site_dir, tmp_path):
         return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
                               cwd=directory, env=env, capture_output=True, text=True, timeout=600)
 
-    pytest_in_project.directory = directory  # type: ignore[attr-defined]
+    pytest_in_project.directory = directory
     return pytest_in_project
 
 

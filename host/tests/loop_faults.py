@@ -117,7 +117,7 @@ def raising_tool(name: str, kind: type[BaseException], *, is_async: bool = False
 
     else:
 
-        def handler(arguments: dict, context: Any) -> Any:  # type: ignore[misc]
+        def handler(arguments: dict, context: Any) -> Any:
             raise kind("hostile")
 
     return Tool(name, "raises", {"type": "object"}, handler)
@@ -144,7 +144,7 @@ def stuck_tool(name: str, *, is_async: bool = False, cooperative: bool = False, 
 
     else:
 
-        def handler(arguments: dict, context: Any) -> Any:  # type: ignore[misc]
+        def handler(arguments: dict, context: Any) -> Any:
             if on_start is not None:
                 on_start()
             if cooperative:
@@ -183,7 +183,7 @@ class _NotText(ToolResult):
     """A ToolResult whose envelope text is a list: it would enter the history as a text block."""
 
     def to_text(self) -> str:
-        return ["not", "text"]  # type: ignore[return-value]
+        return ["not", "text"]
 
 
 class _HostileStr:
@@ -280,5 +280,5 @@ class _HostileDecoder(FauxDecoder):
             for item in events:
                 if isinstance(item, MessageEnd):
                     for call in item.message.tool_calls:
-                        call.arguments = {"value": "as a dict"}  # type: ignore[assignment]
+                        call.arguments = {"value": "as a dict"}
         return events

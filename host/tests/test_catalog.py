@@ -80,8 +80,8 @@ class _LevelsProvider(FauxProvider):
         base = dict(vendor="levels", api=self.api, base_url="http://faux.invalid", context_window=WINDOW,
                     max_output=MAX_OUTPUT)
         return (
-            ModelInfo(id="gapped", reasoning_levels=("low", "high"), default=True, **base),  # type: ignore[arg-type]
-            ModelInfo(id="plain", **base),  # type: ignore[arg-type]
+            ModelInfo(id="gapped", reasoning_levels=("low", "high"), default=True, **base),
+            ModelInfo(id="plain", **base),
         )
 
 

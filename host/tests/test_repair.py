@@ -105,7 +105,7 @@ def assert_valid(view: list[Message], target: ModelInfo, rule: tuple[str, int]) 
             answered: list[str] = []
             while index + 1 < len(view) and isinstance(view[index + 1], ToolResultMessage):
                 index += 1
-                answered.append(view[index].tool_use_id)  # type: ignore[union-attr]
+                answered.append(view[index].tool_use_id)
             assert sorted(answered) == sorted(ids), f"calls {ids} answered by {answered}"
         if not target.image_input:
             blocks = message.content
@@ -351,13 +351,13 @@ def test_foreign_ids_are_rewritten_in_call_and_result_alike_and_deterministicall
     long_id = "call_" + "x" * 60 + "|fc_0123"
     history = [UserMessage.text("go"), foreign(ToolUseBlock(long_id, "read", "{}")), result(long_id)]
     first = fix(history, OPENAI)
-    call = first[1].tool_calls[0]  # type: ignore[union-attr]
+    call = first[1].tool_calls[0]
     assert call.id != long_id and len(call.id) <= 40 and re.fullmatch("[A-Za-z0-9_-]+", call.id)
-    assert first[2].tool_use_id == call.id  # type: ignore[union-attr]
-    assert fix(history, OPENAI)[1].tool_calls[0].id == call.id  # type: ignore[union-attr]
+    assert first[2].tool_use_id == call.id
+    assert fix(history, OPENAI)[1].tool_calls[0].id == call.id
     # Two ids that differ only in characters the wire refuses stay two ids.
     twins = [UserMessage.text("go"), foreign(ToolUseBlock("a.b", "read", "{}"), ToolUseBlock("a:b", "read", "{}"))]
-    ids = [c.id for c in fix(twins)[1].tool_calls]  # type: ignore[union-attr]
+    ids = [c.id for c in fix(twins)[1].tool_calls]
     assert len(set(ids)) == 2
 
 
@@ -377,9 +377,9 @@ def test_images_become_a_note_for_a_model_without_image_input() -> None:
         ToolResultMessage("call_1", "read", [IMAGE]),
     ]
     view = fix(history, blind)
-    assert view[0].content[1].to_dict() == {"type": "text", "text": IMAGE_OMITTED}  # type: ignore[union-attr]
-    assert view[2].content[0].to_dict() == {"type": "text", "text": IMAGE_OMITTED}  # type: ignore[union-attr]
-    assert isinstance(history[0].content[1], ImageBlock)  # type: ignore[union-attr]
+    assert view[0].content[1].to_dict() == {"type": "text", "text": IMAGE_OMITTED}
+    assert view[2].content[0].to_dict() == {"type": "text", "text": IMAGE_OMITTED}
+    assert isinstance(history[0].content[1], ImageBlock)
     assert fix(history, ANTHROPIC)[0] is history[0]  # a model that sees images gets them
 
 
@@ -398,8 +398,8 @@ def test_a_provider_declares_its_own_id_rule() -> None:
     history = [UserMessage.text("go"), foreign(ToolUseBlock("toolu_ABCDEFGHIJKLMNOP", "read", "{}")),
                result("toolu_ABCDEFGHIJKLMNOP")]
     view = repair(history, target=ANTHROPIC, provider=Strict())
-    new_id = view[1].tool_calls[0].id  # type: ignore[union-attr]
-    assert re.fullmatch("[a-z0-9]{1,9}", new_id) and view[2].tool_use_id == new_id  # type: ignore[union-attr]
+    new_id = view[1].tool_calls[0].id
+    assert re.fullmatch("[a-z0-9]{1,9}", new_id) and view[2].tool_use_id == new_id
 
 
 # -- through the agent ---------------------------------------------------------------
@@ -427,7 +427,7 @@ def test_resume_after_an_aborted_response_sends_neither_its_calls_nor_the_aborte
     assert second.stop_reason == "completed"
     sent = script.requests[1].messages
     assert [m.role for m in sent] == ["user", "user"]
-    assert [m.content[0].text for m in sent] == ["read a", "never mind, say hi"]  # type: ignore[union-attr]
+    assert [m.content[0].text for m in sent] == ["read a", "never mind, say hi"]
 
 
 @pytest.mark.parametrize("target", TARGETS[:2], ids=_target_id)

@@ -240,7 +240,7 @@ def test_text_reaches_stdout_while_the_response_is_still_streaming(tmp_path: Pat
 
     def read() -> None:
         assert process.stdout is not None
-        while chunk := process.stdout.read1(64):  # type: ignore[attr-defined]
+        while chunk := process.stdout.read1(64):
             seen.extend(chunk)
             if b"streaming works" in seen:
                 found.set()

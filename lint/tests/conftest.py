@@ -60,6 +60,6 @@ def make_plugin(tmp_path: Path) -> PluginFactory:
     """``make_plugin({"pkg/__init__.py": "import os"}, dependencies=(...))`` -> project dir."""
 
     def factory(files: dict[str, str], **options: object) -> Path:
-        return write_plugin(tmp_path, files, **options)  # type: ignore[arg-type]
+        return write_plugin(tmp_path, files, **options)
 
     return factory

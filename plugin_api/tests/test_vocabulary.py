@@ -104,3 +104,23 @@ def test_the_assembler_emits_the_normative_order_and_keeps_partial_content_on_fa
     assert final.stop_reason is StopReason.ABORTED and final.text == "partial"
     assert final.tool_calls[0].arguments == '{"pa'
     assert assembler.fail(StopReason.ERROR, "again") == [], "a message ends once"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"role": "user", "content": [ToolUseBlock("call_1", "edit", "{}").to_dict()]},
+        {
+            "role": "tool_result",
+            "tool_use_id": "call_1",
+            "tool_name": "edit",
+            "content": [ThinkingBlock("hmm", "sig").to_dict()],
+        },
+    ],
+    ids=["user", "tool_result"],
+)
+def test_a_message_whose_role_cannot_hold_a_block_is_refused_when_rebuilt(data):
+    # Only the assistant speaks in tool calls and thinking; a transcript that says
+    # otherwise is corrupt, and must fail here, not later inside a provider's encoder.
+    with pytest.raises(ValueError, match=rf"{data['role']} message cannot hold a '\w+' block"):
+        message_from_dict(data)

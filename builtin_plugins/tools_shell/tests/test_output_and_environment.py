@@ -138,3 +138,15 @@ def test_bad_tool_options_name_the_option(run):
         run("execute", {"command": "true"}, options={"pass_env": "GITHUB_TOKEN"})
     assert caught.value.error == "invalid_tool_options"
     assert "pass_env" in caught.value.detail
+
+
+@pytest.mark.parametrize("spill", [True, False], ids=["spilled", "not-kept"])
+def test_the_marker_counts_the_bytes_shown_and_omitted(run, spill):
+    result = run("execute", {"command": "seq 1 100000"}, options={"spill": spill})
+    total = len("".join(f"{i}\n" for i in range(1, 100001)).encode())
+    marker = result.data["output"].partition("\n")[0]
+    assert marker.startswith(
+        f"[Output truncated: showing the last {CAP} of {total} bytes; {total - CAP} earlier bytes omitted."
+    ), marker
+    if spill:
+        os.unlink(result.metadata["spill_path"])

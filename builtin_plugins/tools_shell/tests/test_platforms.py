@@ -49,7 +49,7 @@ def test_windows_kills_the_tree_with_the_system_taskkill(monkeypatch):
             self.killed = True
 
     process = Process()
-    _tree.kill_tree(process)  # type: ignore[arg-type]
+    _tree.kill_tree(process)
     assert calls == [[r"D:\Win\System32\taskkill.exe", "/F", "/T", "/PID", "4242"]]
     assert process.killed
 

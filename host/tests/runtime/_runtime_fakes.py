@@ -85,12 +85,12 @@ class FakeProvider:
         return [model()]
 
     def encode(self, request: ProviderRequest) -> WireRequest:
-        prompt = request.messages[-1].content[0].text  # type: ignore[union-attr]
+        prompt = request.messages[-1].content[0].text
         return WireRequest(
             self.path,
             {"model": request.model.id, "prompt": prompt},
             headers={"x-fake-version": "1"},
-            framing=self.framing,  # type: ignore[arg-type]
+            framing=self.framing,
         )
 
     def decoder(self, request: ProviderRequest) -> FakeDecoder:
@@ -171,4 +171,4 @@ def ok(
 def text_of(events: list[ProviderEvent]) -> str:
     return "".join(
         block.text for block in events[-1].message.content if isinstance(block, TextBlock)
-    )  # type: ignore[union-attr]
+    )

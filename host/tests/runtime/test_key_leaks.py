@@ -200,7 +200,7 @@ class FakeProviderPlugin:
     @hookimpl
     def agentkit_register_providers(self, register: Any) -> None:
         provider = FakeProvider()
-        provider.catalog = lambda: [model(base_url=self.base_url)]  # type: ignore[method-assign]
+        provider.catalog = lambda: [model(base_url=self.base_url)]
         register(provider)
 
 

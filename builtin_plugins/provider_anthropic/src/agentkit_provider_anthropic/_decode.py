@@ -121,7 +121,7 @@ class AnthropicDecoder:
         return events
 
     def _block_delta(self, data: dict[str, Any]) -> list[ProviderEvent]:
-        state = self._blocks.get(data.get("index"))  # type: ignore[arg-type]
+        state = self._blocks.get(data.get("index"))  # type: ignore[arg-type]  # no index: no block
         delta = data.get("delta")
         if state is None or not isinstance(delta, dict):
             return []
@@ -140,7 +140,7 @@ class AnthropicDecoder:
         return []
 
     def _block_stop(self, data: dict[str, Any]) -> list[ProviderEvent]:
-        state = self._blocks.pop(data.get("index"), None)  # type: ignore[arg-type]
+        state = self._blocks.pop(data.get("index"), None)  # type: ignore[arg-type]  # as above
         if state is None:
             return []
         return self._close(state)

@@ -121,6 +121,10 @@ class Encoder:
         return arrays[retention]
 
 
+def _tool_json(spec: ToolSpec) -> bytes:
+    return dumps(_tool(spec))
+
+
 def _tool(spec: ToolSpec) -> Wire:
     return {
         "name": spec.name,

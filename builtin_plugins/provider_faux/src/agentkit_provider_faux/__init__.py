@@ -9,14 +9,16 @@ message start; per block a start, its deltas, an end carrying the whole
 block; message end.
 """
 
-from agentkit.plugin_api import hookimpl
+from collections.abc import Callable
+
+from agentkit.plugin_api import Provider, hookimpl
 
 from ._codec import API, CATALOG, FauxDecoder, FauxProvider
 from ._script import Script, ScriptedRequest, Turn, text, thinking, tool_call
 
 
 @hookimpl
-def agentkit_register_providers(register):  # type: ignore[no-untyped-def]
+def agentkit_register_providers(register: Callable[[Provider], None]) -> None:
     register(FauxProvider())
 
 

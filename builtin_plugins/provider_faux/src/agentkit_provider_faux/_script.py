@@ -222,7 +222,7 @@ def _frames(turn: Turn, number: int, model: str) -> Iterable[bytes]:
             parts = _chunks(block.thinking)
         else:
             yield _sse({"type": "block_start", "kind": "text"})
-            parts = _chunks(block.text)  # type: ignore[union-attr]
+            parts = _chunks(block.text)  # type: ignore[union-attr]  # a script gives the model no image
         for part in parts:
             yield _sse({"type": "delta", "text": part})
         end: dict[str, Any] = {"type": "block_end"}

@@ -46,7 +46,7 @@ What it relies on (see ``docs/providers.md``):
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from agentkit.plugin_api import MessageAssembler, ProviderEvent, StopReason, Usage, WireEvent
 from agentkit.plugin_api.codec import count, error_text
@@ -159,6 +159,7 @@ class GeminiDecoder:
             return []
         events = self._close_open()
         raw = self._finish_reason
+        message: str | None
         if raw is None and not self._saw_candidate and self._block_reason:
             message = (
                 f"{_API}: the prompt was blocked (promptFeedback.blockReason "
@@ -241,12 +242,12 @@ class GeminiDecoder:
             events += self._carrier(signature)
         return events
 
-    def _grow(self, kind: str, text: str) -> list[ProviderEvent]:
+    def _grow(self, kind: Literal["text", "thinking"], text: str) -> list[ProviderEvent]:
         """More text for the open block of ``kind``, opening one if needed."""
         events: list[ProviderEvent] = []
         if self._open is None or self._open[1] != kind:
             events += self._close_open()
-            index, started = self._assembler.start_block(kind)  # type: ignore[arg-type]
+            index, started = self._assembler.start_block(kind)
             self._open = (index, kind)
             events += started
         events += self._assembler.delta(self._open[0], text)
@@ -269,7 +270,7 @@ class GeminiDecoder:
         return events
 
     def _function_call(self, call: dict[str, Any]) -> list[ProviderEvent]:
-        name = call.get("name") if isinstance(call.get("name"), str) else ""
+        name = given if isinstance(given := call.get("name"), str) else ""
         arguments = arguments_text(call.get("args"))
         wire = call.get("id")
         if isinstance(wire, str) and wire:

@@ -162,7 +162,7 @@ class ChatDecoder:
     def _tool_call(self, call: dict[str, Any]) -> list[ProviderEvent]:
         function = call.get("function")
         function = function if isinstance(function, dict) else {}
-        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        name = given if isinstance(given := function.get("name"), str) else ""
         call_id = synthesized_call_id(self._id_salt, self._calls, name)
         self._calls += 1
         events = self._close_all()

@@ -170,13 +170,10 @@ def profile_for(model: ModelInfo) -> CompatProfile:
                 f"model {model.key!r}: unknown compat flag(s) {', '.join(unknown)}; "
                 f"known flags: {', '.join(sorted(_FLAG_NAMES))}"
             )
-        profile = replace(
-            profile,
-            **{
-                key: tuple(value) if isinstance(value, list) else value
-                for key, value in overrides.items()
-            },
-        )
+        changes: dict[str, Any] = {
+            key: tuple(value) if isinstance(value, list) else value for key, value in overrides.items()
+        }
+        profile = replace(profile, **changes)
     return profile
 
 

@@ -251,8 +251,8 @@ class CompletionsDecoder:
     def _tool_call_delta(self, wire: dict[str, Any]) -> list[ProviderEvent]:
         function = wire.get("function")
         function = function if isinstance(function, dict) else {}
-        call_id = wire.get("id") if isinstance(wire.get("id"), str) else ""
-        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        call_id = given_id if isinstance(given_id := wire.get("id"), str) else ""
+        name = given_name if isinstance(given_name := function.get("name"), str) else ""
         arguments = function.get("arguments")
         key = self._call_key(wire.get("index"), call_id, name)
         events: list[ProviderEvent] = []

@@ -229,7 +229,7 @@ class ResponsesDecoder:
             return []
         events = self._open(item) if item.block is None else []
         item.parts.append(text)
-        events += self._assembler.delta(item.block, text)  # type: ignore[arg-type]
+        events += self._assembler.delta(item.block, text)  # type: ignore[arg-type]  # opened above
         return events
 
     def _delta(self, data: dict[str, Any], expected: str, text: str) -> list[ProviderEvent]:

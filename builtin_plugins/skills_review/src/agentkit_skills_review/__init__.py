@@ -1,6 +1,7 @@
 """A careful code-review skill: the model sees its name and description, and reads
 ``instructions.md`` (beside this module) when it is asked to review a change."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agentkit.plugin_api import Skill, hookimpl
@@ -21,7 +22,7 @@ REVIEW = Skill(
 
 
 @hookimpl
-def agentkit_register_skills(register):  # type: ignore[no-untyped-def]
+def agentkit_register_skills(register: Callable[[Skill], None]) -> None:
     register(REVIEW)
 
 

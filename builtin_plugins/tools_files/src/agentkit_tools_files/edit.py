@@ -273,7 +273,8 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
                 f"{shown} is {encoding} text and the new text holds {exc.object[exc.start]!r}, "
                 "which it cannot store; use characters that encoding has.",
             ) from None
-        target.directory.replace(target.name, encoded, os.fstat(fd).st_mode & 0o7777)  # type: ignore[arg-type]
+        # locked_file refused a directory, so the path names an entry (``name`` is set).
+        target.directory.replace(target.name, encoded, os.fstat(fd).st_mode & 0o7777)  # type: ignore[arg-type]  # see above
     return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown, lock=lock)
 
 

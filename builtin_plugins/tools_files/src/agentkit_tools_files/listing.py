@@ -79,10 +79,10 @@ def list_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         names.append(entry.name + ("/" if is_dir else ""))
     offset = max(1, arguments.get("offset", 1))  # 0 also means "from the start"
     _check_offset(offset, len(names), "entries")
-    entries, data, metadata = page(
+    shown, data, metadata = page(
         names, LIST_LIMITS, arguments.get("limit", LIST_LIMITS.items), offset, "entries"
     )
-    return ToolResult.success({"entries": entries, **data}, **metadata)
+    return ToolResult.success({"entries": shown, **data}, **metadata)
 
 
 @enveloped

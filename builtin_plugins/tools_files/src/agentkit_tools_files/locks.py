@@ -37,7 +37,7 @@ from agentkit.plugin_api.workspace import Located
 try:
     import fcntl
 except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no module there: checked before each use
 
 __all__ = ["PathLocks", "locked_file", "path_locks"]
 

@@ -24,7 +24,8 @@ def write_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         locked_file(target, must_exist=False) as (fd, lock),
     ):
         mode = None if fd is None else os.fstat(fd).st_mode & 0o7777
-        target.directory.replace(target.name, data, mode)  # type: ignore[arg-type]
+        # locked_file refused a directory, so the path names an entry (``name`` is set).
+        target.directory.replace(target.name, data, mode)  # type: ignore[arg-type]  # see above
     return ToolResult.success(
         {"written": target.shown, "bytes": len(data)}, created=fd is None, lock=lock
     )

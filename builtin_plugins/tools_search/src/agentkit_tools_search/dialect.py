@@ -89,7 +89,9 @@ class UntranslatablePattern(ValueError):
 
 _WORD_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Mn", "Mc", "Me", "Nd", "Pc"})
 # Other_Alphabetic beyond the marks (circled and squared letters), and Join_Control.
-_WORD_EXTRA = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
+_WORD_EXTRA: tuple[tuple[int, int], ...] = (
+    (0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189)
+)
 _WORD_EXTRA += ((0x200C, 0x200D),)
 
 
@@ -100,7 +102,7 @@ def _ranges(codes: list[int]) -> str:
         if code is not None and previous is not None and code == previous + 1:
             previous = code
             continue
-        if start is not None:
+        if start is not None and previous is not None:  # set together
             parts.append(_class_char(start) + ("" if previous == start else "-" + _class_char(previous)))
         start = previous = code
     return "".join(parts)

@@ -116,7 +116,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             f"offset={offset} is past the last of {len(outcome.matches)} matches.",
         )
     accumulator = Accumulator(max_matches, SEARCH_LIMITS.bytes)
-    shown_matches = []
+    shown_matches: list[dict[str, Any]] = []
     for match in outcome.matches[offset - 1 :]:
         rendered = _render(match)
         if not accumulator.add(json.dumps(rendered, ensure_ascii=False)) and shown_matches:

@@ -103,18 +103,18 @@ class TailAccumulator:
 
     def _marker(self, shown: int) -> str:
         hidden = self._total - shown
-        shown = self._shown_spill_path()
-        if shown is None:
+        spill = self._shown_spill_path()
+        if spill is None:
             where = "The earlier output was not kept (spill disabled)."
-        elif shown != self._spill_path:
+        elif spill != self._spill_path:
             where = (
-                f"The full output is in {shown}; page through it with read_file (offset, limit) "
-                f"or read its start with: head -c {self._cap} {shown}. It is removed when the "
+                f"The full output is in {spill}; page through it with read_file (offset, limit) "
+                f"or read its start with: head -c {self._cap} {spill}. It is removed when the "
                 "run ends."
             )
         else:
             where = (
-                f"The full output is in {shown}; read its start with: head -c {self._cap} {shown}"
+                f"The full output is in {spill}; read its start with: head -c {self._cap} {spill}"
             )
         return (
             f"[Output truncated: showing the last {shown} of {self._total} bytes; "

@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from agentkit.plugin_api import CancelToken
 
@@ -135,7 +135,7 @@ def _drain(reader: _PipeReader, tree: ProcessTree, cancel: CancelToken, limits: 
 class _PipeReader(threading.Thread):
     """Copies the shared output pipe into the accumulator until EOF or stop()."""
 
-    def __init__(self, pipe: BinaryIO, accumulator: TailAccumulator) -> None:
+    def __init__(self, pipe: IO[bytes], accumulator: TailAccumulator) -> None:
         super().__init__(name="agentkit-process-output", daemon=True)
         self._pipe = pipe
         self._accumulator = accumulator

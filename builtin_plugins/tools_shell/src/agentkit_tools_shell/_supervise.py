@@ -44,7 +44,7 @@ def main(argv):
         raise SystemExit("usage: _supervise.py REPORT_FD end|keep -- ARGV...")
     signal.signal(signal.SIGTERM, _stop)
     os.set_inheritable(report_fd, False)  # the command must not hold the report open
-    report = {}
+    report: dict[str, object] = {}
     try:
         _become_subreaper()
         try:
@@ -90,7 +90,7 @@ def _wait_for(pid):
 
 def _descendants():
     """``(pid, state)`` of every live or zombie descendant of this process."""
-    children = {}
+    children: dict[int, list[tuple[int, bytes]]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue

@@ -216,9 +216,10 @@ def _exit_code(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-def _new_group_arguments() -> dict[str, object]:
+def _new_group_arguments() -> dict[str, Any]:
     if IS_WINDOWS:
-        flags = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW  # type: ignore[attr-defined]
+        # Windows-only constants, which typeshed hides when checking for another platform.
+        flags = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW  # type: ignore[attr-defined]  # see above
         return {"creationflags": flags}
     # A new session is also a new process group whose id is the child's pid,
     # and it detaches the tree from our controlling terminal.

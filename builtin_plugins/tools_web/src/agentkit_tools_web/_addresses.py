@@ -107,8 +107,8 @@ def address_refusal(address: IPAddress | str) -> str | None:
         if address not in _GLOBAL_UNICAST_V6:
             return f"{address} is reserved (outside global unicast 2000::/3)"
         return None
-    for network, why in _BLOCKED_V4:
-        if address in network:
+    for network_v4, why in _BLOCKED_V4:
+        if address in network_v4:
             return f"{address} is {why}"
     return None
 

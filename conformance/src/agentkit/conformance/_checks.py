@@ -148,9 +148,11 @@ def registrations(name: str, is_own: Callable[[str], bool], platform: str) -> di
         _forget(is_own)
     if record is None or record.status != "loaded":
         return {"failed": record.reason if record else "not found"}
-    owned = {kind: sorted(n for n, _ in getattr(host, f"{kind}s").items() if host.plugin_of(kind, n) == name)
-             for kind in ("tool", "provider", "skill")}
-    owned["tool_schemas"] = {n: host.tools[n].input_schema for n in owned["tool"]}  # type: ignore[assignment]
+    owned: dict[str, Any] = {
+        kind: sorted(n for n, _ in getattr(host, f"{kind}s").items() if host.plugin_of(kind, n) == name)
+        for kind in ("tool", "provider", "skill")
+    }
+    owned["tool_schemas"] = {n: host.tools[n].input_schema for n in owned["tool"]}
     return owned
 
 

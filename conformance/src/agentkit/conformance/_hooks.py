@@ -64,7 +64,7 @@ def _spy_on(host: PluginHost, plugin: str) -> dict[str, _Spy]:
             if impl.plugin_name != plugin:
                 continue
             spy = spies[hook] = _Spy()
-            impl.function = _wrap(impl.function, spy)  # type: ignore[misc]
+            impl.function = _wrap(impl.function, spy)
     return spies
 
 
@@ -87,7 +87,8 @@ def _wrap(function: Callable[..., Any], spy: _Spy) -> Callable[..., Any]:
 
 def _run(host: PluginHost, probe: _Probe, value: str, before_tool_call: Callable[..., Any]) -> Any:
     provider = host.providers["faux"]
-    script = provider.script([
+    # script() is the scripted provider's own; the Provider protocol does not declare it yet.
+    script = provider.script([  # type: ignore[attr-defined]  # see above
         {"content": [{"type": "tool_use", "name": PROBE, "arguments": {"value": value}}]},
         {"content": [{"type": "text", "text": "done"}]},
     ])

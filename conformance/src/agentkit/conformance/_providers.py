@@ -140,7 +140,7 @@ def _block_text(block: Any) -> str | None:
     if isinstance(block, ToolUseBlock):
         return block.arguments
     if hasattr(block, "thinking") and not getattr(block, "redacted", False):
-        return block.thinking  # type: ignore[no-any-return]
+        return block.thinking
     return getattr(block, "text", None)
 
 
@@ -197,7 +197,10 @@ def _fail_checks(provider: Any, model: Any, text_events: list[WireEvent], respon
     api = provider.api
     checks = []
     partial = text_events[: max(1, len(text_events) // 2)] if text_events else []
-    cases = [("abort", partial, StopReason.ABORTED), ("error", partial, StopReason.ERROR)]
+    cases: list[tuple[str, list[WireEvent], StopReason | None]] = [
+        ("abort", partial, StopReason.ABORTED),
+        ("error", partial, StopReason.ERROR),
+    ]
     if responder is not None:
         cases.append(("wire error", partial + responder.error("conformance: the server failed"), None))
     for name, events, reason in cases:

@@ -155,7 +155,7 @@ def _example(node: Any, root: dict[str, Any], depth: int) -> Any:
         count = int(node.get("minItems", 0))
         return [_example(node.get("items", {}), root, depth + 1) for _ in range(count)]
     if kind in ("integer", "number"):
-        low = node.get("minimum", node.get("exclusiveMinimum", 0))
+        low = node["minimum"] if "minimum" in node else node.get("exclusiveMinimum", 0)
         value = low + 1 if "exclusiveMinimum" in node and "minimum" not in node else max(low, 1)
         high = node.get("maximum")
         value = min(value, high) if high is not None else value

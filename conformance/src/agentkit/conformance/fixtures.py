@@ -233,7 +233,7 @@ def canonical(message: AssistantMessage, features: Sequence[str] | frozenset[str
     for block in message.content:
         if isinstance(block, ThinkingBlock):
             if "thinking" in features:
-                item = {"type": "thinking", "thinking": block.thinking}
+                item: dict[str, Any] = {"type": "thinking", "thinking": block.thinking}
                 if "signature" in features:
                     item["signature"] = block.signature
                 blocks.append(item)

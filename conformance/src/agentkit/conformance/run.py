@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def _write(out: Path, data: dict) -> None:
@@ -51,11 +52,12 @@ def main(argv: list[str] | None = None) -> int:
 
         load = importlib_metadata.EntryPoint.load
 
-        def announced(ep: importlib_metadata.EntryPoint) -> object:
+        def announced(ep: importlib_metadata.EntryPoint) -> Any:
             _write(out, {"loading": ep.name, "complete": False})  # the culprit, if this import never returns
             return load(ep)
 
-        importlib_metadata.EntryPoint.load = announced  # type: ignore[method-assign]
+        # Patched in this checks process alone, which exits after discovery.
+        importlib_metadata.EntryPoint.load = announced  # type: ignore[method-assign,assignment]  # see above
         host = PluginHost.discover()
         _write(out, {"records": {name: record.to_dict() for name, record in host.records.items()}, "complete": True})
         return 0

@@ -156,9 +156,9 @@ def validate(targets: Sequence[Target], *, timeout: float = DEFAULT_TIMEOUT, lin
     jobs = jobs or max(2, min(8, os.cpu_count() or 2))
     path = targets[0].path
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        clashes = pool.submit(collisions, path, timeout)
+        collision_check = pool.submit(collisions, path, timeout)
         reports = list(pool.map(lambda target: check_in_subprocess(target, timeout=timeout, lint=lint), targets))
-        found, problem = clashes.result()
+        found, problem = collision_check.result()
     by_name = {report.name: report for report in reports}
     for name, clashes in found.items():
         for collision in clashes:

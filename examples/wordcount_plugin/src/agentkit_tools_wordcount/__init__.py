@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, hookimpl
 from agentkit.plugin_api.workspace import locate
@@ -27,5 +28,5 @@ def word_count(path: str, context: ToolContext) -> dict[str, int]:
 
 
 @hookimpl
-def agentkit_register_tools(register):
+def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     register(Tool.from_function(word_count))

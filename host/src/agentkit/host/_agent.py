@@ -44,6 +44,7 @@ from agentkit.plugin_api import (
     StopReason,
     TextBlock,
     Tool,
+    ToolResultMessage,
     ToolSpec,
     TurnEnd,
     TurnStart,
@@ -586,6 +587,6 @@ def _as_messages(prompt: Prompt | None) -> list[Message]:
         return []
     if isinstance(prompt, str):
         return [UserMessage.text(prompt)]
-    if isinstance(prompt, (UserMessage, AssistantMessage)) or hasattr(prompt, "role"):
-        return [prompt]  # type: ignore[list-item]
-    return [UserMessage(list(prompt))]  # type: ignore[arg-type]
+    if isinstance(prompt, UserMessage | AssistantMessage | ToolResultMessage):
+        return [prompt]
+    return [UserMessage(list(prompt))]

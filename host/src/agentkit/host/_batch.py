@@ -161,7 +161,7 @@ class ToolBatch:
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
-        elif any(item.tool.execution_mode is ExecutionMode.SEQUENTIAL for item in runnable):  # type: ignore[union-attr]
+        elif any(item.tool.execution_mode is ExecutionMode.SEQUENTIAL for item in runnable):  # type: ignore[union-attr]  # runnable calls have their tool
             for item in runnable:
                 item.result = await self._execute(item)
         elif runnable:
@@ -348,9 +348,9 @@ class ToolBatch:
 
     def _hook_timeout_now(self) -> float | None:
         """The hook deadline, shortened to what is left of the stop budget once the run was stopped."""
-        if self.stop is None or self.stop.at is None:
+        if self.stop is None or (end := self.stop.budget_end()) is None:
             return self.hook_timeout
-        left = max(0.0, self.stop.budget_end() - asyncio.get_running_loop().time())  # type: ignore[operator]
+        left = max(0.0, end - asyncio.get_running_loop().time())
         return left if self.hook_timeout is None else min(left, self.hook_timeout)
 
     def _render(self, result: ToolResult) -> Rendering:

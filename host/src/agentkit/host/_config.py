@@ -7,10 +7,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from agentkit.plugin_api import AssistantMessage, Block, Message, ToolUseBlock, Usage
+import httpx
+
+from agentkit.plugin_api import AssistantMessage, Block, Message, Tool, ToolUseBlock, Usage
 
 from ._stop import StopContext, StopPolicy
-from .runtime.limits import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, DEFAULT_REQUEST_TIMEOUT
+from .runtime.credentials import CredentialStore
+from .runtime.limits import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    ResponseLimits,
+)
+from .runtime.retry import RetryPolicy
 
 #: Seconds one tool call may run (``AgentConfig.tool_timeout``).
 DEFAULT_TOOL_TIMEOUT = 600.0
@@ -51,22 +60,24 @@ class AgentConfig:
     :param system_prompt: instructions sent with every request.
     :param tools: tool names to enable; ``None`` enables every tool that is
         enabled by default (opt-in tools such as ``fetch_url`` need naming).
-    :param extra_tools: tools defined by the embedder, added to the plugins'.
+    :param extra_tools: :class:`~agentkit.plugin_api.Tool` values defined by the
+        embedder, added to the plugins'.
     :param tool_options: per-tool options, handed to the tool's handler.
     :param before_tool_call: the authorization boundary, consulted before any
         plugin hook; see :data:`BeforeToolCall`.
     :param max_turns: stop after this many turns (``None``: no limit).
     :param stop_policy: a predicate consulted after each turn.
     :param max_tokens: output token limit per response (clamped to the model's).
-    :param transport: an ``httpx`` transport for provider traffic (tests use
-        ``httpx.MockTransport``; the scripted provider is one).
+    :param transport: an ``httpx.AsyncBaseTransport`` for provider traffic (tests
+        use ``httpx.MockTransport``; the scripted provider is one); ``None``
+        uses httpx's own.
     :param provider_options: wire-specific options passed on each request
         (``{"headers": {...}}`` adds or, with ``None``, removes headers).
-    :param retry: transport retries (``agentkit.host.runtime.RetryPolicy``);
+    :param retry: transport retries, a :class:`agentkit.host.runtime.RetryPolicy`;
         ``None`` retries nothing.
-    :param credential_store: the application's credential store
-        (``agentkit.host.runtime.CredentialStore``), consulted before the
-        environment; OAuth tokens it holds are refreshed once per vendor.
+    :param credential_store: the application's credential store, any object
+        with the methods of the :class:`agentkit.host.runtime.CredentialStore`
+        protocol, consulted before the environment; OAuth tokens it holds are refreshed once per vendor.
     :param request_timeout: seconds one model request may take in total, from
         sending it to the end of its response, retries included (keep-alive
         traffic does not extend it); past it the turn ends as an error.
@@ -102,7 +113,7 @@ class AgentConfig:
     root: Path | str = "."
     system_prompt: str | None = None
     tools: Sequence[str] | None = None
-    extra_tools: Sequence[Any] = ()
+    extra_tools: Sequence[Tool] = ()
     tool_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     before_tool_call: BeforeToolCall | None = None
     max_turns: int | None = 50
@@ -111,15 +122,15 @@ class AgentConfig:
     temperature: float | None = None
     tool_choice: str | None = None
     reasoning: str | None = None
-    transport: Any = None
+    transport: httpx.AsyncBaseTransport | None = None
     provider_options: Mapping[str, Any] = field(default_factory=dict)
     session_id: str | None = None
-    retry: Any = None
-    credential_store: Any = None
+    retry: RetryPolicy | None = None
+    credential_store: CredentialStore | None = None
     request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
-    response_limits: Any = None
+    response_limits: ResponseLimits | None = None
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
     hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
     run_timeout: float | None = None

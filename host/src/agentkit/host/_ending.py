@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
 from agentkit.plugin_api import (
     AssistantMessage,
     Message,
     ModelInfo,
     StopReason,
+    Tool,
     ToolCallStart,
     ToolResult,
     ToolResultMessage,
@@ -24,7 +27,7 @@ from agentkit.plugin_api import (
 from ._batch import ToolBatch
 from ._config import AgentConfig
 from .errors import ConfigError
-from .runtime import ResponseLimits
+from .runtime import CredentialStore, ResponseLimits, RetryPolicy
 
 
 @dataclass
@@ -76,7 +79,7 @@ def answer_pending(state: RunState, batch: ToolBatch | None, append: Any, emit: 
 
 
 def check_limits(config: AgentConfig) -> None:
-    """Refuse deadlines and limits that cannot work, naming the field (before anything uses them)."""
+    """Refuse deadlines, limits and collaborators that cannot work, naming the field (before anything uses them)."""
     for name in ("tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars", "request_timeout"):
         value = getattr(config, name)
         if value is not None and not _positive(value):
@@ -85,10 +88,26 @@ def check_limits(config: AgentConfig) -> None:
         value = getattr(config, name)
         if not _positive(value):
             raise ConfigError(f"AgentConfig.{name} must be a positive number, got {value!r}")
-    if config.response_limits is not None and not isinstance(config.response_limits, ResponseLimits):
-        raise ConfigError(
-            f"AgentConfig.response_limits must be a ResponseLimits or None, got {type(config.response_limits).__name__}"
-        )
+    # What the annotations say, held at run time too: a wrong value would otherwise
+    # fail as an AttributeError in the middle of a request.
+    for name, expected, what in _COLLABORATORS:
+        value = getattr(config, name)
+        if value is not None and not isinstance(value, expected):
+            raise ConfigError(f"AgentConfig.{name} must be {what} or None, got {type(value).__name__}")
+    for index, tool in enumerate(config.extra_tools):
+        if not isinstance(tool, Tool):
+            raise ConfigError(
+                f"AgentConfig.extra_tools[{index}] must be a Tool, got {type(tool).__name__}: "
+                "wrap a function with Tool.from_function"
+            )
+
+
+_COLLABORATORS: tuple[tuple[str, type, str], ...] = (
+    ("transport", httpx.AsyncBaseTransport, "an httpx.AsyncBaseTransport"),
+    ("retry", RetryPolicy, "a RetryPolicy"),
+    ("credential_store", CredentialStore, "a CredentialStore"),
+    ("response_limits", ResponseLimits, "a ResponseLimits"),
+)
 
 
 def _positive(value: Any) -> bool:

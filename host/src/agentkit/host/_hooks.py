@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import logging
 import reprlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentkit.plugin_api import Block, SessionInfo, ToolResultMessage, ToolUseBlock
@@ -34,7 +34,7 @@ BEFORE = "agentkit_before_tool_call"
 AFTER = "agentkit_after_tool_call"
 
 #: ``hook name -> [(plugin name, a caller of that plugin's implementations)]`` in call order.
-HookCallers = Callable[[str], list[tuple[str, Callable[..., Any]]]]
+HookCallers = Callable[[str], Sequence[tuple[str, Callable[..., Any]]]]
 
 
 class HookRunner:

@@ -340,7 +340,7 @@ class PluginHost:
         return replace(base, id=model_id, default=False)
 
 
-def _plugin_api_requirement(dist: importlib_metadata.Distribution) -> Requirement | None:
+def _plugin_api_requirement(dist: importlib_metadata.IDistribution) -> Requirement | None:
     for line in dist.requires or []:
         try:
             requirement = Requirement(line)
@@ -351,7 +351,7 @@ def _plugin_api_requirement(dist: importlib_metadata.Distribution) -> Requiremen
     return None
 
 
-def _api_range_problem(dist: importlib_metadata.Distribution | None) -> str | None:
+def _api_range_problem(dist: importlib_metadata.IDistribution | None) -> str | None:
     if dist is None:
         return None
     requirement = _plugin_api_requirement(dist)

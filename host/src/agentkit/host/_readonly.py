@@ -25,7 +25,7 @@ def _refuse(self: object, *args: object, **kwargs: object) -> NoReturn:
     raise ReadOnlyError(READ_ONLY)
 
 
-class ReadOnlyDict(dict):  # type: ignore[type-arg]
+class ReadOnlyDict(dict[Any, Any]):
     """A ``dict`` that refuses every change."""
 
     __slots__ = ()
@@ -35,13 +35,14 @@ class ReadOnlyDict(dict):  # type: ignore[type-arg]
         return dict(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
-        return thaw(self)
+        copy: dict[str, Any] = thaw(self)
+        return copy
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (dict, (thaw(self),))
 
 
-class ReadOnlyList(list):  # type: ignore[type-arg]
+class ReadOnlyList(list[Any]):
     """A ``list`` that refuses every change."""
 
     __slots__ = ()
@@ -52,7 +53,8 @@ class ReadOnlyList(list):  # type: ignore[type-arg]
         return list(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        return thaw(self)
+        copy: list[Any] = thaw(self)
+        return copy
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (thaw(self),))

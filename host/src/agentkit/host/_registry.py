@@ -133,7 +133,8 @@ class Registry:
         for key, row in list(served["model"].items()):
             if owners.get(f"provider:{row.api}") != owners[f"model:{key}"]:
                 del served["model"][key], owners[f"model:{key}"]
-        for kind, target in zip(KINDS, (self.tools, self.providers, self.skills, self.models), strict=True):
+        targets: tuple[dict[str, Any], ...] = (self.tools, self.providers, self.skills, self.models)
+        for kind, target in zip(KINDS, targets, strict=True):
             target.clear()
             target.update(served[kind])  # in the order plugins registered them
         self.owners.clear()

@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from ._errors import LintUsageError
 from ._findings import LintReport
@@ -21,7 +22,7 @@ EXIT_KEPT, EXIT_BROKEN, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         # One line naming the fix, instead of argparse's usage block.
         raise LintUsageError(f"{message}; see python -m agentkit.lint --help")
 

@@ -85,8 +85,8 @@ def installed_index() -> DistributionIndex:
     entries: dict[str, set[str]] = {}
     try:
         for top, dists in importlib_metadata.packages_distributions().items():
-            for dist in dists:
-                _add(entries, top, dist)
+            for dist_name in dists:
+                _add(entries, top, dist_name)
     except Exception:
         # One distribution with an undecodable RECORD makes the whole call fail; the
         # per-distribution pass below still covers every readable one.
@@ -109,7 +109,7 @@ def normalized(requirements: Iterable[str]) -> set[str]:
     """Canonical distribution names of requirement strings; unparsable ones skipped."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    names = set()
+    names: set[str] = set()
     for text in requirements:
         try:
             names.add(canonicalize_name(Requirement(text).name))

@@ -101,7 +101,7 @@ def _editable_finder_mapping(path: Path) -> dict[str, Path]:
     return mapping
 
 
-def _editable_project(dist: importlib_metadata.Distribution) -> Path | None:
+def _editable_project(dist: importlib_metadata.IDistribution) -> Path | None:
     text = dist.read_text("direct_url.json")
     if not text:
         return None
@@ -118,7 +118,7 @@ def _editable_project(dist: importlib_metadata.Distribution) -> Path | None:
     return project if project.is_dir() else None
 
 
-def find_distribution(name: str) -> importlib_metadata.Distribution:
+def find_distribution(name: str) -> importlib_metadata.IDistribution:
     """The installed distribution called ``name`` (any spelling PEP 503 normalizes)."""
     try:
         return importlib_metadata.distribution(name)
@@ -130,7 +130,7 @@ def find_distribution(name: str) -> importlib_metadata.Distribution:
 
 
 def distribution_files(
-    dist: importlib_metadata.Distribution,
+    dist: importlib_metadata.IDistribution,
 ) -> tuple[list[SourceFile], set[str], str]:
     """The source files of an installed distribution, its own packages, and where they
     were found (for the report)."""
@@ -139,7 +139,7 @@ def distribution_files(
     own: set[str] = set()
     locations: list[str] = []
     for entry in dist.files or []:
-        relative = entry.as_posix()
+        relative = "/".join(entry.parts)  # entries are relative POSIX paths
         if relative.startswith("../") or ".dist-info/" in relative or ".data/" in relative:
             continue
         path = Path(str(dist.locate_file(entry)))

@@ -144,8 +144,8 @@ Event: TypeAlias = (
     ProviderEvent | AgentStart | TurnStart | ToolCallStart | ToolCallEnd | TurnEnd | AgentEnd
 )
 
-_EVENT_TYPES: dict[str, type] = {
-    cls.__dataclass_fields__["type"].default: cls  # type: ignore[attr-defined]
+_EVENT_TYPES: dict[str, type[Event]] = {
+    str(cls.__dataclass_fields__["type"].default): cls
     for cls in (
         MessageStart,
         BlockStart,
@@ -173,7 +173,7 @@ def _encode(value: Any) -> Any:
 def event_to_dict(event: Event) -> dict[str, Any]:
     """The JSON form of an event, stamped ``"schema": "agentkit.event/v1"``."""
     data: dict[str, Any] = {"schema": EVENT_SCHEMA, "type": event.type}
-    for name in event.__dataclass_fields__:  # type: ignore[union-attr]
+    for name in event.__dataclass_fields__:
         if name != "type":
             data[name] = _encode(getattr(event, name))
     return data
@@ -196,4 +196,4 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         elif name in ("block", "call"):
             value = block_from_dict(value)
         kwargs[name] = value
-    return cls(**kwargs)  # type: ignore[no-any-return]
+    return cls(**kwargs)

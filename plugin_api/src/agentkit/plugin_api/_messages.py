@@ -305,13 +305,25 @@ class ToolResultMessage:
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
 
 
+def _user_side_content(content: list[ContentBlock], role: str) -> list[TextBlock | ImageBlock]:
+    """``content`` if ``role`` may hold it: tool calls and thinking are the assistant's alone."""
+    plain: list[TextBlock | ImageBlock] = []
+    for block in content:
+        if not isinstance(block, TextBlock | ImageBlock):
+            raise ValueError(
+                f"a {role} message cannot hold a {block.type!r} block; only text and image blocks"
+            )
+        plain.append(block)
+    return plain
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     """Rebuild a message from :meth:`to_dict` output; unknown keys are ignored."""
     role = data.get("role")
     content = [block_from_dict(block) for block in data.get("content", [])]
     timestamp = data.get("timestamp", _now())
     if role == "user":
-        return UserMessage(content, timestamp)  # type: ignore[arg-type]
+        return UserMessage(_user_side_content(content, "user"), timestamp)
     if role == "assistant":
         return AssistantMessage(
             content,
@@ -330,7 +342,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
         return ToolResultMessage(
             data["tool_use_id"],
             data["tool_name"],
-            content,  # type: ignore[arg-type]
+            _user_side_content(content, "tool_result"),
             bool(data.get("is_error")),
             timestamp,
         )

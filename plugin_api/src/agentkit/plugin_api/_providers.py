@@ -223,7 +223,7 @@ class Provider(Protocol):
         empty when the wire needs none.
     """
 
-    api: ClassVar[str] | str
+    api: ClassVar[str]
     credential_env: ClassVar[Sequence[tuple[str, CredentialKind]]]
 
     def auth_headers(self, credential: Credential) -> dict[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from agentkit.plugin_api.errors import UsageError
 
@@ -19,7 +20,7 @@ COMMANDS = (_plugins_cmd, _tools_cmd, _skills_cmd, _validate, _new_plugin, _demo
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 

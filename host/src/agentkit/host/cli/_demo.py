@@ -21,7 +21,7 @@ from .._config import AgentConfig, allow_all
 from .._plugins import PluginHost
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("demo", help="watch the agent loop work against a scripted model")
     parser.set_defaults(handler=run)
 
@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     def agent_for(turns: list[dict[str, Any]], **config: Any) -> Agent:
         config.setdefault("before_tool_call", allow_all)
         return Agent(
-            AgentConfig(model="faux/scripted", root=workspace, transport=faux.script(turns),
+            # script() is the scripted provider's own; the Provider protocol does not declare it yet.
+            AgentConfig(model="faux/scripted", root=workspace, transport=faux.script(turns),  # type: ignore[attr-defined]  # see above
                         tools=["demo_weather", "demo_delete"], **config),
             host=host,
         )

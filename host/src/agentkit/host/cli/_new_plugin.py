@@ -33,7 +33,7 @@ SUMMARIES = {
 }
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "new-plugin", help="create a plugin distribution from the template",
         description="Write a plugin project (pyproject.toml with its entry point, a package with one working "
@@ -107,6 +107,7 @@ def render(category: str, name: str) -> dict[str, str]:
         "README.md": fill("README.md.tmpl"),
         f"src/{package}/__init__.py": fill(f"{category}.py.tmpl"),
         "tests/test_plugin.py": fill(f"test_{category}.py.tmpl"),
+        f"src/{package}/py.typed": "",  # PEP 561: checkers read the plugin's own annotations
     }
     if category == "providers":
         files[f"src/{package}/_responder.py"] = fill("providers_responder.py.tmpl")

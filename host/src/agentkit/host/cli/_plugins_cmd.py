@@ -8,7 +8,7 @@ import json
 from .._plugins import PluginHost
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("plugins", help="list installed plugins and whether they loaded")
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.set_defaults(handler=run)

@@ -60,7 +60,7 @@ from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
 from .._request import build_request
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "run",
         help="run one task against a model with the installed tools",

@@ -21,7 +21,7 @@ from .._plugins import PluginHost
 from ..skills import SkillEntry, SkillSet, load_skills
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     skills = commands.add_parser("skills", help="list and show the skills an agent would have")
     actions = skills.add_subparsers(dest="action", metavar="ACTION", parser_class=type(skills))
     listing = actions.add_parser("list", help="list the skills, with their tier and source")

@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from agentkit.plugin_api import SessionInfo, ToolResultMessage, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
@@ -20,7 +21,7 @@ from ..wire import json as strict_json
 from ..wire.errors import WireDecodeError
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing = commands.add_parser("tools", help="list the tools installed plugins provide")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
     listing.set_defaults(handler=list_tools)
@@ -37,7 +38,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def list_tools(args: argparse.Namespace) -> int:
     host = PluginHost.discover()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": tool.name,
             "plugin": host.plugin_of("tool", tool.name),

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    ContentBlock,
     MessageEnd,
     MessageStart,
     ModelInfo,
@@ -176,7 +177,7 @@ class Output:
         return events
 
     def _synthesize(
-        self, reason: StopReason, message: str, content: list | None = None
+        self, reason: StopReason, message: str, content: list[ContentBlock] | None = None
     ) -> list[ProviderEvent]:
         end = MessageEnd(
             AssistantMessage(

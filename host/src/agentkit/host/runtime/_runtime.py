@@ -44,11 +44,16 @@ from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
 from .credentials import (
     DEFAULT_VALIDITY_FLOOR,
-    CredentialMissing,
     CredentialResolver,
     CredentialStore,
 )
-from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned, error_detail
+from .errors import (
+    CredentialMissing,
+    ProviderConnectionError,
+    ProviderHTTPError,
+    RetryAbandoned,
+    error_detail,
+)
 from .framing import make_framer
 from .headers import attribution_headers, merge_headers, redact_headers
 from .limits import (

@@ -21,7 +21,7 @@ from __future__ import annotations
 from agentkit.plugin_api import WireEvent
 from agentkit.plugin_api.errors import ProviderError
 
-from ..wire import NDJSONDecoder, SSEDecoder, loads
+from ..wire import NDJSONDecoder, SSEDecoder, SSEMessage, loads
 from ..wire.errors import FrameTooLarge, WireError
 from ..wire.json import DEFAULT_MAX_BYTES
 from .errors import error_detail
@@ -52,7 +52,7 @@ class SSEFramer(Framer):
         self._sse = SSEDecoder()
         self.done = False
 
-    def _events(self, messages: list) -> list[WireEvent]:
+    def _events(self, messages: list[SSEMessage]) -> list[WireEvent]:
         events: list[WireEvent] = []
         for message in messages:
             if self.done:
@@ -130,12 +130,14 @@ class SniffingFramer(Framer):
         self._head = b""
         self._inner: Framer | None = None
 
-    @property  # type: ignore[override]
-    def done(self) -> bool:
+    # The base's plain fields are for the framers that set them; this one answers for
+    # its inner framer, and callers only ever read either.
+    @property
+    def done(self) -> bool:  # type: ignore[override]  # read-only over a writable field
         return self._inner is not None and self._inner.done
 
-    @property  # type: ignore[override]
-    def error(self) -> WireError | None:
+    @property
+    def error(self) -> WireError | None:  # type: ignore[override]  # as ``done`` above
         return self._inner.error if self._inner is not None else None
 
     def feed(self, chunk: bytes) -> list[WireEvent]:

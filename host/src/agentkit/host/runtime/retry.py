@@ -107,5 +107,6 @@ def backoff_delay(
     attempt: int, policy: RetryPolicy, *, rand: Callable[[], float] = random.random
 ) -> float:
     """The backoff before retry number ``attempt`` (0 for the first retry)."""
-    base = min(policy.initial_backoff * (2**attempt), policy.max_backoff)
+    growth: int = 2**attempt  # typeshed: int ** int may be a float (a negative exponent)
+    base = min(policy.initial_backoff * growth, policy.max_backoff)
     return base * (1 - policy.jitter * rand())

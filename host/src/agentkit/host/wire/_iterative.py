@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from json.decoder import JSONDecodeError, scanstring
-from typing import Any
+
+# typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
+from json.decoder import JSONDecodeError, scanstring  # type: ignore[attr-defined]  # see above
+from typing import Any, cast
 
 __all__ = ["HookFailed", "decode"]
 
 _WS = re.compile(r"[ \t\n\r]*")
+# The pattern matches the empty string too, so a match always comes back.
+_skip = cast(Callable[[str, int], "re.Match[str]"], _WS.match)
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = (("true", True), ("false", False), ("null", None))
 _CONSTANTS = ("NaN", "Infinity", "-Infinity")
@@ -44,7 +48,7 @@ def decode(
 
     :raises HookFailed: ``pairs_hook`` raised; carries the object's offset.
     """
-    skip = _WS.match
+    skip = _skip
     end = len(text)
     # Each frame: [pairs or items, is_object, pending key, key offsets].
     stack: list[list[Any]] = []
@@ -109,10 +113,10 @@ def _key(text: str, pos: int) -> tuple[str, int]:
     if not text.startswith('"', pos):
         raise JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
     key, pos = scanstring(text, pos + 1, True)
-    pos = _WS.match(text, pos).end()
+    pos = _skip(text, pos).end()
     if not text.startswith(":", pos):
         raise JSONDecodeError("Expecting ':' delimiter", text, pos)
-    return key, _WS.match(text, pos + 1).end()
+    return key, _skip(text, pos + 1).end()
 
 
 def _scalar(

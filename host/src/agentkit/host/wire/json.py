@@ -186,7 +186,8 @@ def _locate_iteratively(text: str) -> int:
         if isinstance(exc.error, _Duplicate):
             seen: set[str] = set()
             for offset in exc.key_offsets:
-                name, _ = _json.decoder.scanstring(text, offset + 1, True)
+                # typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
+                name, _ = _json.decoder.scanstring(text, offset + 1, True)  # type: ignore[attr-defined]  # see above
                 if name in seen:
                     return offset
                 seen.add(name)
@@ -275,20 +276,18 @@ def loads(
         raise WireDecodeError(f"invalid JSON at byte {offset}: {exc.msg}", offset=offset) from None
     except _BadLiteral as exc:
         _refuse_duplicate(text, raw)
-        offset = _literal_offset(text, exc.literal)
-        raise WireDecodeError(
-            f"invalid JSON at byte {offset}: {exc.problem}", offset=offset
-        ) from None
+        where = _literal_offset(text, exc.literal)
+        raise WireDecodeError(f"invalid JSON at byte {where}: {exc.problem}", offset=where) from None
     except ValueError as exc:
         _refuse_duplicate(text, raw)
         # int() refuses more digits than sys.get_int_max_str_digits() (a
         # guard against quadratic conversion); the scanner does not say where.
         limit = sys.get_int_max_str_digits()
         if limit and "digits" in str(exc):
-            offset = _pattern_offset(text, "-?[0-9]{" + str(limit + 1) + ",}")
+            where = _pattern_offset(text, "-?[0-9]{" + str(limit + 1) + ",}")
             raise WireDecodeError(
-                f"invalid JSON at byte {offset}: an integer has more than {limit} digits",
-                offset=offset,
+                f"invalid JSON at byte {where}: an integer has more than {limit} digits",
+                offset=where,
             ) from None
         raise WireDecodeError(f"invalid JSON: {exc}") from None
     if getattr(_state, "duplicate", None) is not None:

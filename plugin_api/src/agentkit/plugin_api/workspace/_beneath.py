@@ -220,7 +220,7 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
         if parts is None:
             raise _outside(raw, real_root)
     else:
-        parts = normalized.split("/") if os.sep == "/" else Path(normalized).parts
+        parts = normalized.split("/") if os.sep == "/" else list(Path(normalized).parts)
     todo = deque(part for part in parts if part not in ("", "."))
     stack = [Directory.open_root(real_root)]
     names: list[str] = []
