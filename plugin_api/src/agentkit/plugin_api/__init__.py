@@ -6,6 +6,7 @@ per category. Everything a plugin needs to implement them is exported here.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._assembler import MessageAssembler
 from ._events import (
     EVENT_SCHEMA,
     AgentEnd,
@@ -44,7 +45,6 @@ from ._messages import (
 from ._providers import (
     Credential,
     CredentialKind,
-    MessageAssembler,
     ModelInfo,
     Provider,
     ProviderRequest,
