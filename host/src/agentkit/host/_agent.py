@@ -51,7 +51,7 @@ from agentkit.plugin_api import (
 )
 
 from ._batch import ToolBatch
-from ._catalog import PromptEstimator, with_served_cost
+from ._budget import PromptEstimator
 from ._config import AgentConfig, RunResult
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
@@ -66,6 +66,7 @@ from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wai
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
+from ._pricing import with_served_cost
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
