@@ -66,7 +66,6 @@ from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wai
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
-from ._pricing import with_served_cost
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
@@ -74,7 +73,7 @@ from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError
-from .runtime import ProviderRuntime, http_timeouts
+from .runtime import Pricing, ProviderRuntime, http_timeouts
 from .skills import SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
@@ -136,6 +135,7 @@ class Agent:
             transport=config.transport, retry=config.retry, credential_store=config.credential_store,
             request_timeout=config.request_timeout, response_limits=config.response_limits,
             timeout=http_timeouts(connect=config.connect_timeout, read=config.read_timeout),
+            pricing=Pricing(self.host.models),  # at the model that served: a fallback may be dearer or cheaper
         )
         self._tool_specs: dict[str, ToolSpec] = {}
         # Kept across turns so that each turn repairs and estimates only new messages.
@@ -573,8 +573,6 @@ class Agent:
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):
             if isinstance(event, MessageEnd):
-                # Priced at the model that answered (a fallback may be dearer or cheaper).
-                event = MessageEnd(with_served_cost(event.message, self.model, self.host.models))
                 message = event.message
             emit(event)
         if message is None:

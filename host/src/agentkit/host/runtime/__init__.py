@@ -10,12 +10,14 @@ from ._runtime import ProviderRuntime, http_timeouts
 from .credentials import CredentialStore
 from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
 from .limits import ResponseLimits
+from .pricing import Pricing
 from .retry import RetryPolicy
 
 __all__ = [
     "CredentialMissing",
     "CredentialStore",
     "PreparedRequest",
+    "Pricing",
     "ProviderConnectionError",
     "ProviderHTTPError",
     "ProviderRuntime",

@@ -3,8 +3,8 @@
 Providers are pure codecs; the runtime does everything they share. Building
 the request (the URL, the body bytes, credentials and header precedence) is
 :mod:`._request_building`'s; this module runs the exchange: HTTP (httpx),
-transport retries, framing and strict JSON decoding, abort, and the policed
-output (:mod:`._output`).
+transport retries, framing and strict JSON decoding, abort, and the policed,
+priced output (:mod:`._output`, :mod:`.pricing`).
 
 Failures are events, not exceptions. A missing credential, an error status,
 a refused connection, a stream cut short, bytes that do not decode, an abort:
@@ -52,6 +52,7 @@ from .limits import (
     DEFAULT_REQUEST_TIMEOUT,
     ResponseLimits,
 )
+from .pricing import PriceResponse, Pricing
 from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
 
 __all__ = ["PreparedRequest", "ProviderRuntime", "http_timeouts"]
@@ -109,6 +110,9 @@ class ProviderRuntime:
         unless ``AGENTKIT_TELEMETRY=0``.
     :param response_limits: the most of one response accepted
         (:class:`ResponseLimits`; default: the model's catalog defaults).
+    :param pricing: prices each response once, as it ends (default:
+        :class:`~.pricing.Pricing` without a catalog, the requested model's
+        prices); kept in :attr:`pricing`.
     :param sleep: how the runtime waits between retries (injectable for tests).
     :param clock: POSIX time, for ``Retry-After`` dates and token expiry.
     :param rand: a uniform [0, 1) source for backoff jitter.
@@ -131,6 +135,7 @@ class ProviderRuntime:
         max_error_body: int = DEFAULT_MAX_ERROR_BODY,
         response_limits: ResponseLimits | None = None,
         request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
+        pricing: PriceResponse | None = None,
     ) -> None:
         if request_timeout is not None and not request_timeout > 0:
             raise ValueError(
@@ -150,6 +155,7 @@ class ProviderRuntime:
         self._max_error_body = max_error_body
         self.response_limits = response_limits or ResponseLimits()
         self.request_timeout = request_timeout
+        self.pricing: PriceResponse = pricing or Pricing()
 
     # -- the dry run ----------------------------------------------------------
 
@@ -278,13 +284,13 @@ class ProviderRuntime:
         try:
             decoder = provider.decoder(request)
         except Exception as exc:
-            for event in Output(None, request.model, api).fail(
+            for event in Output(None, request.model, api, pricing=self.pricing).fail(
                 StopReason.ERROR,
                 f"the {api!r} provider could not make a decoder: {type(exc).__name__}: {exc}",
             ):
                 yield event
             return
-        out = Output(decoder, request.model, api, limits=self.response_limits)
+        out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         watch = AbortWatch(abort, self.request_timeout)
         try:
             async for event in self._exchange(provider, request, credential, out, watch, api):
