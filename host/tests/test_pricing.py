@@ -127,7 +127,7 @@ def _run(served: str, usage: dict[str, Any], tmp_path: Any) -> tuple[Any, Counti
     counting = CountingPricing(agent.runtime.pricing)
     agent.runtime.pricing = counting
     result = agent.run_sync("go")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     return result, counting
 
 

@@ -42,6 +42,7 @@ from ._messages import (
     block_from_dict,
     message_from_dict,
 )
+from ._outcome import Outcome
 from ._providers import (
     Credential,
     CredentialKind,
@@ -86,6 +87,7 @@ __all__ = [
     "MessageEnd",
     "MessageStart",
     "ModelInfo",
+    "Outcome",
     "PluginError",
     "Provider",
     "ProviderError",
