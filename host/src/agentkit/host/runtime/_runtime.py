@@ -36,9 +36,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import ProviderError
 
-from ._abort import Aborted as Aborted
-from ._abort import AbortWatch as AbortWatch
-from ._abort import Expired
+from ._abort import Aborted, AbortWatch, Expired
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
 from ._request_building import BuiltRequest, PreparedRequest, RequestBuilder
