@@ -359,7 +359,7 @@ def run_session(tmp_path: Any, monkeypatch: Any) -> tuple[Server, list[Any]]:
                                   transport=httpx.MockTransport(server)), host=HOST)
         agent.history = history  # the session moves to this model
         result = agent.run_sync(f"leg {leg}: read a.txt and b.txt")
-        assert result.stop_reason == "completed", (api, result.error)
+        assert result.outcome == "completed", (api, result.error)
         assert [m.role for m in result.messages] == ["user", "assistant", "tool_result", "tool_result", "assistant"]
         assert all(not m.is_error for m in result.messages if m.role == "tool_result"), result.messages
         history = agent.history

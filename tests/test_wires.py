@@ -358,7 +358,7 @@ def _first_request_body(api: str, turns: int, tmp_path: Any, monkeypatch: Any) -
     assert agent.model.context_window == SMALL_WINDOW
     agent.history = _history(model, turns)
     result = agent.run_sync("and now?")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     (body,) = seen
     return body
 
@@ -465,7 +465,7 @@ def _repaired_body(api: str, history: list[Any], tmp_path: Any, monkeypatch: Any
     agent = Agent(AgentConfig(model=row(api).key, root=tmp_path, tools=[], transport=httpx.MockTransport(handler)),
                   host=HOST)
     agent.history = history
-    assert agent.run_sync("go on").stop_reason == "completed"
+    assert agent.run_sync("go on").outcome == "completed"
     return seen[0]
 
 

@@ -76,11 +76,11 @@ def assert_well_formed(agent: Agent, recorder: Recorder, outcome: str | None = N
     assert Counter(answered) == Counter(expected), f"calls {expected} were answered by {answered}"
     assert len(recorder.ends) == 1, f"agent_end seen {len(recorder.ends)} times"
     assert recorder.session_starts == 1
-    assert recorder.session_ends == [recorder.ends[0].stop_reason], recorder.session_ends
+    assert recorder.session_ends == [recorder.ends[0].outcome], recorder.session_ends
     result = agent.last_result
-    assert result is not None and result.stop_reason == recorder.ends[0].stop_reason
+    assert result is not None and result.outcome == recorder.ends[0].outcome
     if outcome is not None:
-        assert result.stop_reason == outcome, (result.stop_reason, result.error, result.problems)
+        assert result.outcome == outcome, (result.outcome, result.error, result.problems)
 
 
 def recorded_agent(script: Any, *plugins: object, provider: Any = None, **config: Any) -> tuple[Agent, Recorder]:

@@ -30,7 +30,7 @@ class FlakyThenScript(httpx.AsyncBaseTransport):
 def run(transport: httpx.AsyncBaseTransport, **config) -> str:
     agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=transport, **config), host=make_host())
     result = agent.run_sync("hi")
-    return result.stop_reason if result.stop_reason != "completed" else result.text
+    return result.outcome if result.outcome != "completed" else result.text
 
 
 def test_retries_are_off_unless_the_embedder_asks():

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import Terminate, allow_all
-from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
+from agentkit.host import allow_all
+from agentkit.plugin_api import Block, Outcome, Tool, ToolResultMessage, hookimpl
 
 
 def counting_tool(ran: list) -> Tool:
@@ -105,7 +106,7 @@ def test_a_raising_plugin_hook_blocks_the_call_and_is_reported():
         ToolsPlugin(counting_tool(ran)), Recorder(raises=RuntimeError("hook bug")),
     )
     assert ran == [] and answers[0].is_error
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
     assert any("hook bug" in problem for problem in result.problems)
 
 
@@ -128,12 +129,28 @@ def test_an_async_embedder_policy_is_awaited():
     assert "async no" in answers[0].text
 
 
-def test_terminate_ends_the_run_after_the_batch():
+def test_a_terminating_block_from_the_embedder_ends_the_run_after_the_batch():
     result, answers = run(
         [Turn([tool_call("act")]), Turn([text("never")])],
-        ToolsPlugin(counting_tool([])), before_tool_call=lambda call, args: Terminate("enough"),
+        ToolsPlugin(counting_tool([])), before_tool_call=lambda call, args: Block("enough", terminate=True),
     )
-    assert result.stop_reason == "terminated" and len(answers) == 1
+    assert result.outcome is Outcome.TERMINATED and len(answers) == 1 and "enough" in answers[0].text
+
+
+def test_a_terminating_block_from_a_plugin_hook_ends_the_run_the_same_way():
+    hook = Recorder(answer=Block("enough", terminate=True))
+    result, answers = run([Turn([tool_call("act")]), Turn([text("never")])], ToolsPlugin(counting_tool([])), hook,
+                          before_tool_call=allow_all)
+    assert result.outcome is Outcome.TERMINATED and len(answers) == 1 and "enough" in answers[0].text
+    assert hook.sessions[-1] == ("end", Outcome.TERMINATED)
+
+
+def test_the_removed_terminate_still_ends_the_run_and_names_its_replacement():
+    with pytest.warns(DeprecationWarning, match=r"Block\(reason, terminate=True\)"):
+        from agentkit.host import Terminate
+    result, _ = run([Turn([tool_call("act")]), Turn([text("never")])], ToolsPlugin(counting_tool([])),
+                    before_tool_call=lambda call, args: Terminate("enough"))
+    assert result.outcome is Outcome.TERMINATED
 
 
 def test_session_hooks_fire_on_clean_error_and_abort_exits():
@@ -146,6 +163,8 @@ def test_session_hooks_fire_on_clean_error_and_abort_exits():
     assert [entry[0] for entry in clean.sessions] == ["start", "end"] and clean.sessions[1] == ("end", "completed")
     assert failing.sessions[-1] == ("end", "error")
     assert aborting.sessions[-1] == ("end", "aborted")
+    assert all(type(entry[1]) is Outcome for recorder in (clean, failing, aborting) for entry in recorder.sessions
+               if entry[0] == "end"), "the hook is given the typed outcome"
 
 
 def test_raising_observer_hooks_are_reported_and_change_nothing():
@@ -163,5 +182,5 @@ def test_raising_observer_hooks_are_reported_and_change_nothing():
             raise RuntimeError("end bug")
 
     result, answers = run([Turn([tool_call("act")]), Turn([text("k")])], ToolsPlugin(counting_tool([])), Noisy())
-    assert result.stop_reason == "completed" and not answers[0].is_error
+    assert result.outcome == "completed" and not answers[0].is_error
     assert {"start bug", "after bug"} <= {p.split("raised RuntimeError: ")[-1] for p in result.problems}

@@ -96,7 +96,7 @@ def _reasoning_sent(model: str, level: str | None, tmp_path: Any) -> Any:
     script = Script([{"content": [{"type": "text", "text": "ok"}]}])
     agent = Agent(AgentConfig(model=model, root=tmp_path, transport=script, tools=[], reasoning=level), host=host)
     result = agent.run_sync("think")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     return script.requests[0].body["reasoning"]
 
 
@@ -131,7 +131,7 @@ def test_an_unknown_level_ends_the_run_with_a_message_naming_the_levels(tmp_path
     agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=script, tools=[], reasoning="turbo"),
                   host=host)
     result = agent.run_sync("think")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     assert "turbo" in (result.error or "") and "low, medium, high" in (result.error or "")
     assert script.requests == []
 
@@ -170,7 +170,7 @@ def _run_anthropic(model: str, served: str, monkeypatch: pytest.MonkeyPatch, tmp
         200, headers={"content-type": "text/event-stream"}, content=_anthropic_stream(served, {**USAGE})))
     agent = Agent(AgentConfig(model=model, root=tmp_path, transport=transport, tools=[]), host=host)
     result = agent.run_sync("What is 1+1?")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     return result, host
 
 

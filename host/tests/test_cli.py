@@ -130,5 +130,5 @@ def test_demo_shows_the_loop_behaviours():
     assert "handlers finished in the order: Kyiv, Pune, Lima" in out
     assert out.index("sunny in Lima") < out.index("sunny in Pune") < out.index("sunny in Kyiv")
     assert "handlers run: 0\n" in out and "was not executed" in out
-    assert "handlers run: 0 of 3; results: 3" in out and "run stop reason: aborted" in out
+    assert "handlers run: 0 of 3; results: 3" in out and "run outcome: aborted" in out
     assert "ERROR blocked: the demo policy plugin protects /etc" in out

@@ -299,9 +299,9 @@ def test_breaking_out_of_the_stream_then_running_again_works_at_once():
         return await agent.run("once more")
 
     result = asyncio.run(asyncio.wait_for(break_then_run_again(), GENEROUS))
-    assert [end.stop_reason for end in recorder.ends] == ["aborted", "completed"]
+    assert [end.outcome for end in recorder.ends] == ["aborted", "completed"]
     assert recorder.session_ends == ["aborted", "completed"]
-    assert result.stop_reason == "completed" and result.text == "again"
+    assert result.outcome == "completed" and result.text == "again"
     answered = [message.tool_use_id for message in agent.history if isinstance(message, ToolResultMessage)]
     assert len(answered) == len(set(answered)) == 2
 
@@ -362,8 +362,8 @@ def test_abort_while_the_session_end_hook_is_stuck_ends_the_run_with_its_outcome
     finally:
         hook.release.set()
         runner.join(GENEROUS)
-    assert outcome[0].stop_reason == "completed", "the run had completed before the abort"
-    assert [end.stop_reason for end in recorder.ends] == ["completed"]
+    assert outcome[0].outcome == "completed", "the run had completed before the abort"
+    assert [end.outcome for end in recorder.ends] == ["completed"]
     assert any("agentkit_session_end" in problem for problem in outcome[0].problems)
 
 

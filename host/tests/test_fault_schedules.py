@@ -132,7 +132,7 @@ def test_every_fault_schedule_ends_with_a_well_formed_run(schedule):
 
     returned = asyncio.run(scenario())
     assert_well_formed(agent, recorder)
-    outcome = agent.last_result.stop_reason
+    outcome = agent.last_result.outcome
     event(f"outcome {outcome}, interrupted {bool(fired)}")
     natural = "error" if schedule["provider"] else "completed"
     if not fired:

@@ -249,7 +249,7 @@ def test_an_answer_that_is_neither_none_nor_a_block_blocks_and_is_reported(answe
     result, answers, received = run(Answers())
     assert received == [] and answers[0].is_error
     assert any("agentkit_before_tool_call returned" in problem for problem in result.problems)
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
 
 
 class Interrupt(BaseException):
@@ -277,7 +277,7 @@ def test_a_before_tool_call_raising_a_base_exception_blocks_and_the_run_goes_on(
             raise exc
 
     result, answers, received = run(Raises())
-    assert received == [] and answers[0].is_error and result.stop_reason == "completed"
+    assert received == [] and answers[0].is_error and result.outcome == "completed"
 
 
 def test_plugins_that_cannot_be_hashed_are_called_like_any_other():
@@ -328,7 +328,7 @@ def test_a_block_a_plugin_builds_badly_still_blocks_and_the_run_goes_on(answer):
             return answer
 
     result, answers, received = run(Answers())
-    assert received == [] and answers[0].is_error and result.stop_reason == "completed", result.error
+    assert received == [] and answers[0].is_error and result.outcome == "completed", result.error
     assert isinstance(json.loads(answers[0].text)["detail"], str)
 
 
@@ -347,7 +347,7 @@ class _Hostile:
 def test_an_answer_that_raises_when_looked_at_is_reported_and_the_run_goes_on(hook):
     plugin = type("Answers", (), {hook: hookimpl(lambda self, call: _Hostile())})()
     result, answers, received = run(plugin)
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     assert any(hook in problem for problem in result.problems)
     if hook == "agentkit_before_tool_call":
         assert received == [] and answers[0].is_error

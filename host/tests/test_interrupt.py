@@ -73,7 +73,7 @@ RUN_SYNC_SCRIPT = STUCK_PLUGIN + textwrap.dedent('''
     ends = []
     agent = Agent(AgentConfig(model="faux/scripted", tools=["stuck"],
                               transport=Script([Turn([tool_call("stuck")]), Turn([text("never")])])), host=host)
-    agent.subscribe(lambda event: ends.append(event.stop_reason) if event.type == "agent_end" else None)
+    agent.subscribe(lambda event: ends.append(event.outcome) if event.type == "agent_end" else None)
     try:
         agent.run_sync("go")
         raised = False
@@ -82,7 +82,7 @@ RUN_SYNC_SCRIPT = STUCK_PLUGIN + textwrap.dedent('''
     calls = [call.id for message in agent.history if message.role == "assistant" for call in message.tool_calls]
     answered = [m.tool_use_id for m in agent.history if isinstance(m, ToolResultMessage)]
     print(json.dumps({"raised": raised, "ends": ends, "calls": calls, "answered": answered,
-                      "outcome": agent.last_result.stop_reason}))
+                      "outcome": agent.last_result.outcome}))
 ''')
 
 

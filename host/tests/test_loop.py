@@ -16,6 +16,7 @@ from agentkit.plugin_api import (
     AgentEnd,
     AssistantMessage,
     ExecutionMode,
+    Outcome,
     StopReason,
     Tool,
     ToolResultMessage,
@@ -49,7 +50,7 @@ def test_tool_calls_run_even_when_the_stop_reason_says_stop():
     [answer] = results_of(result.messages)
     assert envelope(answer) == {"ok": True, "data": "hi"}
     assert len(script.requests) == 2
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
     assert result.text == "done"
 
 
@@ -69,7 +70,7 @@ def test_an_error_response_ends_the_run_even_with_tool_calls():
     tool = Tool("probe", "d", {"type": "object"}, lambda args, ctx: ran.append(1))
     agent, script = make_agent([Turn([tool_call("probe")], error="overloaded")], ToolsPlugin(tool))
     result = agent.run_sync("go")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     assert result.error == "overloaded"
     assert ran == [] and len(script.requests) == 1
 
@@ -190,7 +191,7 @@ def test_every_failure_becomes_an_error_result_and_the_loop_goes_on():
         "invalid_arguments",
     ]
     assert "kaboom" in answers[0].text
-    assert len(script.requests) == 2 and result.stop_reason == "completed"
+    assert len(script.requests) == 2 and result.outcome == "completed"
 
 
 def test_abort_during_a_stream_records_the_partial_message_verbatim():
@@ -205,7 +206,8 @@ def test_abort_during_a_stream_records_the_partial_message_verbatim():
         return events
 
     events = asyncio.run(scenario())
-    assert isinstance(events[-1], AgentEnd) and events[-1].stop_reason == "aborted"
+    assert isinstance(events[-1], AgentEnd) and events[-1].outcome is Outcome.ABORTED
+    assert agent.last_result is not None and agent.last_result.outcome is Outcome.ABORTED
     final = agent.history[-1]
     assert isinstance(final, AssistantMessage)
     assert final.stop_reason is StopReason.ABORTED
@@ -260,7 +262,7 @@ def test_calls_an_abort_left_unprepared_are_answered_aborted_not_blocked():
     )
     holder.append(agent)
     result = agent.run_sync("go")
-    assert result.stop_reason == "aborted"
+    assert result.outcome == "aborted"
     assert [envelope(answer)["error"] for answer in results_of(result.messages)] == ["aborted"] * 3
 
 
@@ -272,7 +274,7 @@ def test_a_raising_listener_neither_hangs_nor_leaks_the_run_slot():
                           ToolsPlugin(echo_tool()))
     agent.subscribe(bad_listener)
     result = agent.run_sync("go")
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
     assert any("listener bug" in problem for problem in result.problems)
     second = agent.run_sync("more")  # the run slot was released
     assert second.text == "again"
@@ -295,7 +297,7 @@ def test_max_turns_is_checked_after_the_turns_results_are_in_history():
     agent, script = make_agent([Turn([tool_call("echo", {"value": str(i)})]) for i in range(10)],
                                ToolsPlugin(echo_tool()), max_turns=2)
     result = agent.run_sync("go")
-    assert result.stop_reason == "max_turns"
+    assert result.outcome == "max_turns"
     assert len(script.requests) == 2
     assert isinstance(result.messages[-1], ToolResultMessage), "turn 2's results are in history"
 
@@ -308,10 +310,11 @@ def test_caller_stop_policies_compose_with_max_turns():
         stop_policy=stop_when(lambda ctx: any("stop-now" in r.text for r in ctx.tool_results), "saw_stop"),
     )
     result = agent.run_sync("go")
-    assert result.stop_reason == "saw_stop" and len(script.requests) == 2
+    assert (result.outcome, result.stopped_by) == (Outcome.STOP_POLICY, "saw_stop") and len(script.requests) == 2
     policy = max_turns(1) | (lambda ctx: False)
     agent2, _ = make_agent([Turn([tool_call("echo")])] * 3, ToolsPlugin(echo_tool()), max_turns=None, stop_policy=policy)
-    assert agent2.run_sync("go").stop_reason == "max_turns"
+    second = agent2.run_sync("go")
+    assert (second.outcome, second.stopped_by) == (Outcome.MAX_TURNS, "max_turns")
 
 
 def test_usage_adds_up_over_turns():
@@ -345,3 +348,12 @@ def test_each_request_carries_the_whole_transcript_with_one_result_per_call():
     assert roles == ["user", "assistant", "tool_result", "tool_result"]
     assert second.system == "be brief"
     assert second.messages[1].tool_calls[0].arguments == '{"value":"a"}'
+
+
+def test_the_deprecated_run_stop_reason_names_its_replacement_and_keeps_its_old_value():
+    agent, _ = make_agent([Turn([tool_call("echo")])] * 3, ToolsPlugin(echo_tool()), max_turns=None,
+                          stop_policy=stop_when(lambda ctx: True, "at_once"))
+    result = agent.run_sync("go")
+    assert (result.outcome, result.stopped_by) == (Outcome.STOP_POLICY, "at_once")
+    with pytest.warns(DeprecationWarning, match="RunResult.outcome"):
+        assert result.stop_reason == "at_once"

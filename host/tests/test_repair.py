@@ -420,11 +420,11 @@ def test_resume_after_an_aborted_response_sends_neither_its_calls_nor_the_aborte
     unsubscribe = agent.subscribe(cut_after_the_call)
     first = agent.run_sync("read a")
     unsubscribe()
-    assert first.stop_reason == "aborted"
+    assert first.outcome == "aborted"
     assert any(isinstance(m, AssistantMessage) and m.tool_calls for m in agent.history)
 
     second = agent.run_sync("never mind, say hi")
-    assert second.stop_reason == "completed"
+    assert second.outcome == "completed"
     sent = script.requests[1].messages
     assert [m.role for m in sent] == ["user", "user"]
     assert [m.content[0].text for m in sent] == ["read a", "never mind, say hi"]

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from agentkit.plugin_api import EVENT_SCHEMA
+
 yaml = pytest.importorskip("yaml")
 
 AGENTKIT = Path(sys.executable).parent / "agentkit"
@@ -127,7 +129,8 @@ def test_json_events_stream_text_deltas_before_the_end(tmp_path: Path) -> None:
     types = [event["type"] for event in events]
     assert types[0] == "agent_start" and types[-1] == "agent_end"
     assert types.index("block_delta") < types.index("message_end")
-    assert events[-1]["stop_reason"] == "completed"
+    assert events[-1]["outcome"] == "completed" and "stop_reason" not in events[-1]
+    assert {event["schema"] for event in events} == {EVENT_SCHEMA}
 
 
 def test_without_a_key_it_exits_2_with_one_line_naming_the_variables(tmp_path: Path) -> None:

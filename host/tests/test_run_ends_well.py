@@ -160,7 +160,7 @@ def test_a_provider_decoder_raising_any_base_exception_ends_the_run_as_an_error(
     agent, recorder = recorded_agent(Script([Turn([text("hi")])]), provider=HostileProvider(f"raise:{kind}"))
     result = agent.run_sync("go")
     assert_well_formed(agent, recorder)
-    assert result.stop_reason in ("error", "cancelled") and result.stop_reason != "completed"
+    assert result.outcome in ("error", "cancelled") and result.outcome != "completed"
 
 
 @pytest.mark.parametrize("kind", list(KINDS_OF_RAISE))
@@ -307,7 +307,7 @@ def test_cancelling_every_task_mid_run_still_reports_the_session_end_before_agen
                 if task is not driver[0]:
                     task.cancel()
         if event.type == "agent_end":
-            order.append(f"agent_end:{event.stop_reason}")
+            order.append(f"agent_end:{event.outcome}")
 
     agent.subscribe(on_event)
 

@@ -17,6 +17,7 @@ from agentkit.plugin_api import (
     MessageAssembler,
     MessageEnd,
     MessageStart,
+    Outcome,
     StopReason,
     TextBlock,
     ThinkingBlock,
@@ -72,7 +73,7 @@ EVENTS = [
     MessageEnd(ASSISTANT),
     ToolCallEnd(MESSAGES[2]),
     TurnEnd(1, ASSISTANT, [MESSAGES[2]]),
-    AgentEnd("completed", MESSAGES),
+    AgentEnd(Outcome.COMPLETED, MESSAGES),
 ]
 
 
@@ -81,6 +82,26 @@ def test_events_are_a_versioned_discriminated_union(event):
     data = json.loads(json.dumps(event_to_dict(event)))
     assert data["schema"] == EVENT_SCHEMA and data["type"] == event.type
     assert event_from_dict(data) == event
+
+
+def test_agent_end_carries_the_runs_typed_outcome_not_a_stop_reason():
+    data = json.loads(json.dumps(event_to_dict(AgentEnd(Outcome.TERMINATED, [], None))))
+    assert data["outcome"] == "terminated" and "stop_reason" not in data
+    event = event_from_dict(data)
+    assert isinstance(event, AgentEnd) and event.outcome is Outcome.TERMINATED
+
+
+@pytest.mark.parametrize(("v1", "outcome"), [("completed", Outcome.COMPLETED), ("max_turns", Outcome.MAX_TURNS),
+                                             ("timeout", Outcome.TIMEOUT), ("saw_stop", Outcome.STOP_POLICY)])
+def test_a_v1_agent_end_is_read_as_its_outcome(v1: str, outcome: Outcome) -> None:
+    """v1 said ``stop_reason``, and named a stop policy that fired by its own name."""
+    event = event_from_dict({"schema": "agentkit.event/v1", "type": "agent_end", "stop_reason": v1, "messages": []})
+    assert isinstance(event, AgentEnd) and event.outcome is outcome
+
+
+def test_the_deprecated_stop_reason_of_agent_end_names_its_replacement():
+    with pytest.warns(DeprecationWarning, match="AgentEnd.outcome"):
+        assert AgentEnd(Outcome.ABORTED, []).stop_reason == "aborted"
 
 
 def test_usage_reasoning_is_inside_output():

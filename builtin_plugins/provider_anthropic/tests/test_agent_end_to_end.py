@@ -103,7 +103,7 @@ def test_a_tool_batch_round_trips_through_the_loop(tmp_path, monkeypatch) -> Non
     )
     result = Agent(config, host=host).run_sync("Read a.txt and b.txt")
 
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     assert result.text == "Both files read."
     assert len(sent) == 2
     second = sent[1]["messages"]

@@ -37,7 +37,7 @@ def run(turns: int, **script_options) -> Script:
     host.register(Plugin(), name="plugin")
     agent = Agent(AgentConfig(model="faux/scripted", transport=script, max_turns=None), host=host)
     result = agent.run_sync("go")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     return script
 
 

@@ -65,7 +65,7 @@ def test_a_stop_with_function_calls_then_a_text_turn(kit, tmp_path, monkeypatch)
     )
     result = Agent(config, host=host).run_sync("Read a.txt and b.txt")
 
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     assert result.text == "Both files read."
     assert len(sent) == 2
     assert str(sent[1].url) == (

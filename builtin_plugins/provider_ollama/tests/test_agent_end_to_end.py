@@ -81,7 +81,7 @@ def test_a_tool_batch_round_trips_through_the_loop(
     )
     result = Agent(config, host=host).run_sync("Read a.txt and b.txt")
 
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     assert result.text == "Both files read."
     assert len(sent) == 2
     assert [str(r.url) for r in sent] == ["http://127.0.0.1:11434/api/chat"] * 2
@@ -132,7 +132,7 @@ def test_a_model_missing_from_the_catalog_is_served_as_a_clone_of_the_default(
         model="ollama/llama3.2:1b", root=tmp_path, tools=[], transport=httpx.MockTransport(handler)
     )
     result = Agent(config, host=PluginHost.discover()).run_sync("hello")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     assert result.text == "hi"
     assert sent[0]["model"] == "llama3.2:1b"
     assert "tools" not in sent[0]
@@ -166,7 +166,7 @@ def test_a_partial_batch_is_completed_before_it_goes_on_the_wire(kit: Any, tmp_p
         ToolResultMessage("call_2", "read_file", [TextBlock("beta")]),
     ]
     result = agent.run_sync("go on")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     tools = [(m["tool_name"], m["content"]) for m in sent[0]["messages"] if m["role"] == "tool"]
     assert len(tools) == 2
     assert tools[0] == ("read_file", "Error: No result provided")  # synthetic, in its place

@@ -55,7 +55,7 @@ def test_a_tool_turn_then_a_text_turn_round_trip_through_the_loop(kit, tmp_path,
     )
     result = Agent(config, host=host).run_sync("Read a.txt and b.txt")
 
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     assert result.text == "Both files read."
     assert len(sent) == 2
     assert sent[1].url == "https://api.openai.com/v1/responses"

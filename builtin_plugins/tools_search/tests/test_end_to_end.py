@@ -142,7 +142,7 @@ def test_a_broken_project_is_searched_read_edited_and_fixed(plugin_host, tmp_pat
     )
     result = agent.run_sync("total_with_tax(100) should be 120; fix it")
 
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
     results = _results(result.messages)
     assert all(not r["is_error"] and r["ok"] for r in results.values()), results
     search = results["search"]["data"]

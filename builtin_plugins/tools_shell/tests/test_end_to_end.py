@@ -72,7 +72,7 @@ def test_a_failing_test_is_read_fixed_and_passes(plugin_host, tmp_path):
     )
     result = agent.run_sync("check.py fails; fix it")
 
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
     results = _results(result.messages)
     failing = results["run-1"]
     assert failing["ok"] and failing["data"]["exit_code"] == 1

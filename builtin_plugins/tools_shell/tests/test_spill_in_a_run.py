@@ -67,7 +67,7 @@ def test_the_spill_file_is_readable_during_the_run_and_gone_after(plugin_host, t
     script = ReadsTheSpill()
     result = _agent(plugin_host, tmp_path, script).run_sync("count to a hundred thousand")
 
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     results = {m.tool_use_id: m for m in result.messages if isinstance(m, ToolResultMessage)}
     assert not results["read"].is_error, results["read"].text
     read = json.loads(results["read"].text)
@@ -91,7 +91,7 @@ def test_a_run_that_ends_in_an_error_removes_its_spill_files_too(plugin_host, tm
         ]
     )
     result = _agent(plugin_host, tmp_path, script).run_sync("count")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     (spilled,) = [m for m in result.messages if isinstance(m, ToolResultMessage)]
     named = MARKER.search(json.loads(spilled.text)["data"]["output"]).group(1)
     assert not (tmp_path / named).exists()
@@ -108,7 +108,7 @@ def _spill_then_look(plugin_host, root, outside):
         ]
     )
     result = _agent(plugin_host, root, script).run_sync("count")
-    assert result.stop_reason == "completed", result.error
+    assert result.outcome == "completed", result.error
     results = {m.tool_use_id: json.loads(m.text)["data"] for m in result.messages if isinstance(m, ToolResultMessage)}
     assert results["run"]["truncated"]
     return results["look"]["output"].split()

@@ -13,7 +13,7 @@ from agentkit.host.runtime import ResponseLimits
 def test_request_timeout_ends_a_turn_whose_response_never_finishes() -> None:
     agent, _ = make_agent([Turn([text("thinking out loud")], hang=True)], request_timeout=0.3)
     result = agent.run_sync("go")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     assert "request_timeout" in result.error and "0.3 s" in result.error
     assert result.final_message is not None and result.final_message.text == "thinking out loud"
 
@@ -21,7 +21,7 @@ def test_request_timeout_ends_a_turn_whose_response_never_finishes() -> None:
 def test_response_limits_end_a_turn_whose_text_is_too_long() -> None:
     agent, _ = make_agent([Turn([text("x" * 500)])], response_limits=ResponseLimits(text_bytes=100))
     result = agent.run_sync("go")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     assert "100 bytes" in result.error and "response_limits.text_bytes" in result.error
 
 

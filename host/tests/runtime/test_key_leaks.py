@@ -218,7 +218,7 @@ def test_an_agent_run_shows_the_key_nowhere(ending: str, monkeypatch, caplog) ->
         agent.subscribe(seen.append)
 
         result = agent.run_sync("hi")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     assert_no_leak(result.error or "")
     assert_no_leak("\n".join(result.problems))
     assert_no_leak(json.dumps([event_to_dict(e) for e in seen]))

@@ -205,6 +205,6 @@ def test_an_agent_run_on_a_provider_yielding_none_ends_as_an_error_not_an_assert
     seen: list[Any] = []
     agent.subscribe(seen.append)
     result = agent.run_sync("go")
-    assert result.stop_reason == "error"
+    assert result.outcome == "error"
     assert "'scripted' provider" in (result.error or "") and "None" in (result.error or "")
     assert None not in seen

@@ -171,7 +171,7 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
     finally:
         before.raise_instead = False
     message = _tool_result(result)
-    if message is not None and message.is_error and not probe.received and result.stop_reason == "completed":
+    if message is not None and message.is_error and not probe.received and result.outcome == "completed":
         checks.append(passed("hooks.fail-closed", "a raising hook blocked the call and the run went on", BEFORE))
     else:
         checks.append(failed("hooks.fail-closed", "a raising agentkit_before_tool_call did not block the call",

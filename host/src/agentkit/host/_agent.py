@@ -40,6 +40,7 @@ from agentkit.plugin_api import (
     Message,
     MessageEnd,
     ModelInfo,
+    Outcome,
     SessionInfo,
     StopReason,
     TextBlock,
@@ -52,7 +53,7 @@ from agentkit.plugin_api import (
 )
 
 from ._batch import ToolBatch
-from ._catalog import PromptEstimator, with_served_cost
+from ._budget import PromptEstimator
 from ._config import AgentConfig, RunResult
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
@@ -74,7 +75,7 @@ from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError
-from .runtime import ProviderRuntime, http_timeouts
+from .runtime import Pricing, ProviderRuntime, http_timeouts
 from .skills import SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
@@ -136,6 +137,7 @@ class Agent:
             transport=config.transport, retry=config.retry, credential_store=config.credential_store,
             request_timeout=config.request_timeout, response_limits=config.response_limits,
             timeout=http_timeouts(connect=config.connect_timeout, read=config.read_timeout),
+            pricing=Pricing(self.host.models),  # at the model that served: a fallback may be dearer or cheaper
         )
         self._tool_specs: dict[str, ToolSpec] = {}
         # Kept across turns so that each turn repairs and estimates only new messages.
@@ -301,7 +303,7 @@ class Agent:
         whatever handlers and hooks do: one still running then is abandoned
         (its call answered ``aborted``) and reported in the run's ``problems``.
         """
-        self._stop.request("aborted", "aborted by the caller")
+        self._stop.request(Outcome.ABORTED, "aborted by the caller")
 
     @property
     def last_result(self) -> RunResult | None:
@@ -361,11 +363,11 @@ class Agent:
                     yield event
             except asyncio.CancelledError:
                 cancelled = True
-                stop.request("cancelled", "the task awaiting the run was cancelled", on_loop=True)
+                stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled", on_loop=True)
                 raise
             finally:
                 if not task.done():  # the consumer stopped listening: stop the run too
-                    stop.request("aborted", "the consumer stopped reading the run's events", on_loop=True)
+                    stop.request(Outcome.ABORTED, "the consumer stopped reading the run's events", on_loop=True)
                 # The run finishes its bookkeeping (every call answered, agent_end)
                 # whatever further cancellations arrive; it ends within the stop budget.
                 if await wait_out(task) or cancelled:
@@ -416,7 +418,7 @@ class Agent:
         try:
             if self.config.run_timeout is not None:
                 timer = loop.call_later(
-                    self.config.run_timeout, stop.request, "timeout",
+                    self.config.run_timeout, stop.request, Outcome.TIMEOUT,
                     f"the run took longer than run_timeout={self.config.run_timeout}s",
                 )
             await self._hook(hooks, stop, "agentkit_session_start", session=session)
@@ -440,9 +442,9 @@ class Agent:
             await self._turns(state, batch, hooks, stop, emit, append)
         except asyncio.CancelledError:
             cancelled = True
-            state.stop_reason, state.error = "cancelled", "the run's task was cancelled"
+            state.outcome, state.error = Outcome.CANCELLED, "the run's task was cancelled"
         except BaseException as exc:  # a defect in the host, a provider or a plugin: end as an error
-            state.stop_reason, state.error = "error", f"{type(exc).__name__}: {exc}"
+            state.outcome, state.error = Outcome.ERROR, f"{type(exc).__name__}: {exc}"
             failed = True
         finally:
             if timer is not None:
@@ -460,14 +462,15 @@ class Agent:
             # before agent_end does, never after the run has returned.
             ending = asyncio.ensure_future(self._hook(
                 hooks, stop, "agentkit_session_end", abandon_on_stop=False, session=session,
-                outcome=state.stop_reason, error=state.error,
+                outcome=state.outcome, error=state.error,
             ))
-            if await wait_out(ending, lambda: stop.request("cancelled", "the run's task was cancelled", on_loop=True)):
+            if await wait_out(ending, lambda: stop.request(Outcome.CANCELLED, "the run's task was cancelled",
+                                                           on_loop=True)):
                 cancelled = True
-            self._last_result = RunResult(state.stop_reason, state.added, state.usage, state.turn, state.error,
+            self._last_result = RunResult(state.outcome, state.added, state.usage, state.turn, state.error,
                                           list(hooks.problems),  # a copy: abandoned threads may still report
-                                          skills=list(state.skills))
-            emit(AgentEnd(state.stop_reason, list(state.added), state.error))
+                                          skills=list(state.skills), stopped_by=state.stopped_by)
+            emit(AgentEnd(state.outcome, list(state.added), state.error))
             put(None)
         if cancelled:
             raise asyncio.CancelledError
@@ -486,10 +489,10 @@ class Agent:
             state.usage = state.usage + message.usage
             if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
                 emit(TurnEnd(state.turn, message, []))
-                state.stop_reason = message.stop_reason.value
+                state.outcome = Outcome.ERROR if message.stop_reason is StopReason.ERROR else Outcome.ABORTED
                 state.error = message.error_message
                 if message.stop_reason is StopReason.ABORTED and stop.reason is not None:
-                    state.stop_reason, state.error = stop.reason, stop.detail
+                    state.outcome, state.error = stop.reason, stop.detail
                 return
             calls = message.tool_calls
             if not calls:
@@ -507,31 +510,31 @@ class Agent:
                 self._end_stopped(state, stop, append)
                 return
             if terminate:
-                state.stop_reason = "terminated"
+                state.outcome = Outcome.TERMINATED
                 return
             if self._policy is not None:
                 context = StopContext(state.turn, message, results, self.history, state.added, state.usage)
                 fired = await self._check_policy(context, hooks, stop)
                 if fired is POLICY_FAILED:
-                    state.stop_reason, state.error = "error", hooks.problems[-1]
+                    state.outcome, state.error = Outcome.ERROR, hooks.problems[-1]
                     return
-                if fired:
-                    state.stop_reason = fired
+                if fired is not None:
+                    state.outcome, state.stopped_by = fired.outcome, fired.name
                     return
 
     def _end_stopped(self, state: RunState, stop: RunStop, append: Any) -> None:
-        reason = stop.reason or "aborted"
+        reason = stop.reason or Outcome.ABORTED
         message = aborted_message(self.model)
         if stop.detail:
             message.error_message = stop.detail
         append(message)
-        state.stop_reason = reason
-        state.error = stop.detail if reason != "aborted" else None
+        state.outcome = reason
+        state.error = stop.detail if reason is not Outcome.ABORTED else None
 
     async def _check_policy(self, context: StopContext, hooks: HookRunner, stop: RunStop) -> Any:
-        """The policy's stop reason, ``None``, or ``POLICY_FAILED`` (reported) when it raised or hung."""
+        """The policy that fired, ``None``, or ``POLICY_FAILED`` (reported) when it raised or hung."""
         try:
-            return await guarded_call(self._policy.check, context, timeout=self.config.hook_timeout,
+            return await guarded_call(self._policy.fired, context, timeout=self.config.hook_timeout,
                                       stop=stop, name="stop_policy")
         except Abandoned:
             return None  # the stop itself ends the run on the next turn
@@ -573,8 +576,6 @@ class Agent:
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):
             if isinstance(event, MessageEnd):
-                # Priced at the model that answered (a fallback may be dearer or cheaper).
-                event = MessageEnd(with_served_cost(event.message, self.model, self.host.models))
                 message = event.message
             emit(event)
         if message is None:

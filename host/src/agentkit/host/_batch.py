@@ -57,7 +57,6 @@ from ._config import (
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
     BeforeToolCall,
-    Terminate,
 )
 from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, guarded_call
 from ._hooks import HookRunner
@@ -226,7 +225,7 @@ class ToolBatch:
             item.result = ToolResult.failure("aborted", "Operation aborted")
         elif decision is not None:
             item.result = ToolResult.failure("blocked", decision.reason)
-            item.terminate = isinstance(decision, Terminate) or getattr(decision, "terminate", False)
+            item.terminate = decision.terminate
         return item
 
     def _parse_arguments(self, item: _Call) -> str | None:
@@ -252,7 +251,7 @@ class ToolBatch:
         item.arguments = arguments
         return None
 
-    async def _ask_embedder(self, item: _Call) -> Block | Terminate | None:
+    async def _ask_embedder(self, item: _Call) -> Block | None:
         if self.before_tool_call is None:
             return None
         decision = await self._decide(
@@ -260,9 +259,10 @@ class ToolBatch:
             late="Authorization did not answer within {timeout} seconds.",
             failed=lambda exc: f"Authorization failed: {type(exc).__name__}: {exc}",
         )
-        if decision is None or isinstance(decision, (Block, Terminate)):
+        if decision is None or isinstance(decision, Block):
             return decision
-        self.hooks.report(f"before_tool_call returned {decision!r}; only None, Block or Terminate are understood")
+        self.hooks.report(f"before_tool_call returned {decision!r}; only None or a Block is understood "
+                          "(Block(reason, terminate=True) also ends the run)")
         return Block("Authorization returned an unknown decision")
 
     def _implemented(self, hook: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any, TypeAlias
 
 import httpx
 
-from agentkit.plugin_api import AssistantMessage, Block, Message, Tool, ToolUseBlock, Usage
+from agentkit.plugin_api import AssistantMessage, Block, Message, Outcome, Tool, ToolUseBlock, Usage
 
 from ._stop import StopContext, StopPolicy
 from .runtime.credentials import CredentialStore
@@ -29,16 +30,9 @@ DEFAULT_HOOK_TIMEOUT = 30.0
 DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000
 
 
-@dataclass(frozen=True, slots=True)
-class Terminate:
-    """Refuse the call and end the run once the batch is answered."""
-
-    reason: str
-
-
-Decision: TypeAlias = Block | Terminate | None
+Decision: TypeAlias = Block | None
 #: The embedder's authorization boundary: ``None`` allows, :class:`Block` refuses,
-#: :class:`Terminate` refuses and ends the run. May be sync or async.
+#: ``Block(reason, terminate=True)`` refuses and ends the run. May be sync or async.
 BeforeToolCall: TypeAlias = Callable[[ToolUseBlock, dict[str, Any]], "Decision | Awaitable[Decision]"]
 
 
@@ -99,7 +93,7 @@ class AgentConfig:
         reported in the run's ``problems``, a stop policy ends the run as
         ``error``. Default 30; ``None``: no deadline.
     :param run_timeout: seconds the whole run may take; past it the run ends
-        with stop reason ``timeout``. Default ``None``: no deadline.
+        with outcome ``timeout``. Default ``None``: no deadline.
     :param max_tool_result_chars: the longest tool result text the model is
         shown; a longer one is cut, with a note saying how much was cut.
         Default 100,000; ``None``: no cap.
@@ -142,13 +136,15 @@ class AgentConfig:
 class RunResult:
     """How a run ended and what it added to the history.
 
-    :param stop_reason: ``completed`` (the model answered without tool calls),
-        ``max_turns``, ``stop_policy`` (or the name of the policy that fired),
-        ``terminated`` (a tool or authorization asked to end), ``error`` (a
-        provider, plugin or host failure), ``aborted`` (``Agent.abort``,
-        Ctrl-C, or the consumer of ``Agent.stream`` stopped reading),
-        ``cancelled`` (the task awaiting the run was cancelled) or ``timeout``
+    :param outcome: how the run ended (:class:`~agentkit.plugin_api.Outcome`):
+        ``completed`` (the model answered without tool calls), ``max_turns``,
+        ``stop_policy``, ``terminated`` (a hook or ``before_tool_call``
+        returned ``Block(reason, terminate=True)``), ``error`` (a provider,
+        plugin or host failure), ``aborted`` (``Agent.abort``, Ctrl-C, or the
+        consumer of ``Agent.stream`` stopped reading), ``cancelled`` (the task
+        awaiting the run was cancelled) or ``timeout``
         (``AgentConfig.run_timeout``). Never ``completed`` after a failure.
+        Each message keeps its own ``stop_reason``, what the model said.
     :param messages: what the run added to the history: every tool call of it
         has exactly one result, right after the message that made it.
     :param error: what went wrong, for ``error``, ``cancelled`` and ``timeout``.
@@ -157,15 +153,26 @@ class RunResult:
         abandoned; they never stop a run, but they are not hidden either.
     :param skills: the skills the model activated during the run (it read
         their instructions), in order; ``Agent.active_skills`` holds the session's.
+    :param stopped_by: the name of the stop policy that ended the run
+        (``max_turns``, or a policy's own name, see ``stop_when``), for the
+        outcomes ``max_turns`` and ``stop_policy``; otherwise ``None``.
     """
 
-    stop_reason: str
+    outcome: Outcome
     messages: list[Message]
     usage: Usage
     turns: int
     error: str | None = None
     problems: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)
+    stopped_by: str | None = None
+
+    @property
+    def stop_reason(self) -> str:
+        """Deprecated: the run's end is :attr:`outcome` (and :attr:`stopped_by`); ``stop_reason`` is a message's."""
+        warnings.warn("RunResult.stop_reason is deprecated: use RunResult.outcome (an agentkit.plugin_api.Outcome) "
+                      "and, for a stop policy, RunResult.stopped_by", DeprecationWarning, stacklevel=2)
+        return self.stopped_by or self.outcome.value
 
     @property
     def final_message(self) -> AssistantMessage | None:

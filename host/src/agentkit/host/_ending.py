@@ -16,6 +16,7 @@ from agentkit.plugin_api import (
     AssistantMessage,
     Message,
     ModelInfo,
+    Outcome,
     StopReason,
     Tool,
     ToolCallStart,
@@ -37,8 +38,9 @@ class RunState:
     added: list[Message] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     turn: int = 0
-    stop_reason: str = "completed"
+    outcome: Outcome = Outcome.COMPLETED
     error: str | None = None
+    stopped_by: str | None = None
     skills: list[str] = field(default_factory=list)
 
 
@@ -50,9 +52,9 @@ POLICY_FAILED = object()
 
 #: How a call left unanswered is answered, by the run's outcome.
 _PENDING_DETAIL = {
-    "cancelled": "The run was cancelled before this call finished.",
-    "timeout": "The run's deadline passed before this call finished.",
-    "error": "The run failed before this call finished.",
+    Outcome.CANCELLED: "The run was cancelled before this call finished.",
+    Outcome.TIMEOUT: "The run's deadline passed before this call finished.",
+    Outcome.ERROR: "The run failed before this call finished.",
 }
 
 
@@ -72,9 +74,9 @@ def answer_pending(state: RunState, batch: ToolBatch | None, append: Any, emit: 
             if settled is None:
                 if call.id not in batch.started:
                     emit(ToolCallStart(call))
-                reason = state.stop_reason if state.stop_reason in _PENDING_DETAIL else "aborted"
+                reason = state.outcome if state.outcome in _PENDING_DETAIL else Outcome.ABORTED
                 detail = _PENDING_DETAIL.get(reason, "Operation aborted")
-                settled = batch.answer(call, ToolResult.failure(reason, detail))
+                settled = batch.answer(call, ToolResult.failure(reason.value, detail))
             append(settled)
 
 

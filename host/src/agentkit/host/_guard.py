@@ -30,7 +30,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agentkit.plugin_api import CancelToken
+from agentkit.plugin_api import CancelToken, Outcome
 
 #: Seconds a run may go on after it was stopped: handlers get this long to
 #: notice ``context.cancel`` and return, hooks and bookkeeping share it.
@@ -63,7 +63,7 @@ class RunStop:
     def __init__(self, cancel: CancelToken | None = None) -> None:
         self.cancel = cancel if cancel is not None else CancelToken()
         self.event = asyncio.Event()
-        self.reason: str | None = None
+        self.reason: Outcome | None = None
         self.detail: str | None = None
         self.at: float | None = None  # loop time when the stop reached the loop
         self._lock = threading.RLock()
@@ -72,7 +72,7 @@ class RunStop:
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
-    def request(self, reason: str, detail: str, *, on_loop: bool = False) -> None:
+    def request(self, reason: Outcome, detail: str, *, on_loop: bool = False) -> None:
         """Ask the run to end as ``reason``; the first reason wins.
 
         Safe from any thread and from a signal handler; ``on_loop=True`` (only

@@ -16,7 +16,7 @@ import logging
 import os
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import importlib_metadata
@@ -29,8 +29,8 @@ from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from ._hookimpls import check_markers, hashable
+from ._models import resolve_model
 from ._registry import RegistrationError, Registry
-from .errors import ModelNotFound
 
 log = logging.getLogger("agentkit.host")
 
@@ -318,26 +318,11 @@ class PluginHost:
         An unknown model of a known vendor clones that vendor's default row
         (with a logged warning), so a model released after the plugin still
         works with sensible limits.
+
+        :raises ModelNotFound: ``spec`` is not ``vendor/model``, no plugin
+            serves its vendor, or two plugins list it.
         """
-        if spec in self.models:
-            return self.models[spec]
-        claimants = self.registry.contested("model").get(spec)
-        if claimants:
-            raise ModelNotFound(f"model {spec!r} is served by no plugin: plugins {', '.join(map(repr, claimants))} "
-                                "each list it; disable or uninstall all but one (see 'agentkit plugins')")
-        vendor, sep, model_id = spec.partition("/")
-        if not sep or not vendor or not model_id:
-            raise ModelNotFound(f"model {spec!r} is not of the form vendor/model, e.g. anthropic/claude-sonnet-4-6")
-        rows = [row for row in self.models.values() if row.vendor == vendor]
-        if not rows:
-            vendors = sorted({row.vendor for row in self.models.values()}) or ["none"]
-            raise ModelNotFound(
-                f"no installed provider serves vendor {vendor!r} (installed vendors: {', '.join(vendors)}); "
-                "install its provider plugin"
-            )
-        base = next((row for row in rows if row.default), rows[0])
-        log.warning("model %s is not in the catalog; using the limits and prices of %s", spec, base.key)
-        return replace(base, id=model_id, default=False)
+        return resolve_model(spec, self.models, self.registry.contested("model"))
 
 
 def _plugin_api_requirement(dist: importlib_metadata.IDistribution) -> Requirement | None:

@@ -4,7 +4,7 @@ One function, used by the loop for every turn and by ``agentkit run
 --dry-run`` to show what the first turn would send, so the two cannot drift:
 the repaired transcript (:mod:`._repair`), the agent's system prompt and
 tools, and the catalog clamps on ``max_tokens`` and ``reasoning``
-(:mod:`._catalog`).
+(:mod:`._budget`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import Message, ProviderRequest
 
-from ._catalog import clamp_max_tokens, clamp_reasoning
+from ._budget import clamp_max_tokens, clamp_reasoning
 
 if TYPE_CHECKING:
     from ._agent import Agent

@@ -12,7 +12,7 @@
     └── ProviderError                  a provider or the transport failed
 
 Within a run, failures of the model or of tools are not exceptions: they end
-the run with a stop reason, or become error results the model sees.
+the run with an outcome (``RunResult.outcome``), or become error results the model sees.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ the plugins that import it.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from ._assembler import MessageAssembler
 from ._events import (
     EVENT_SCHEMA,
     AgentEnd,
@@ -43,12 +44,12 @@ from ._messages import (
     block_from_dict,
     message_from_dict,
 )
+from ._outcome import Outcome
 from ._providers import (
     DEFAULT_TOOL_CALL_ID_RULE,
     ConformanceResponder,
     Credential,
     CredentialKind,
-    MessageAssembler,
     ModelInfo,
     Provider,
     ProviderRequest,
@@ -93,6 +94,7 @@ __all__ = [
     "MessageEnd",
     "MessageStart",
     "ModelInfo",
+    "Outcome",
     "PluginError",
     "Provider",
     "ProviderError",

@@ -22,6 +22,7 @@ An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -34,9 +35,11 @@ from ._messages import (
     block_from_dict,
     message_from_dict,
 )
+from ._outcome import Outcome
 
-#: The version stamp of the JSON form of every event.
-EVENT_SCHEMA = "agentkit.event/v1"
+#: The version stamp of the JSON form of every event. v2: ``agent_end`` carries
+#: ``outcome`` where v1 had ``stop_reason`` (:func:`event_from_dict` reads both).
+EVENT_SCHEMA = "agentkit.event/v2"
 
 BlockKind: TypeAlias = Literal["text", "thinking", "tool_use", "image"]
 
@@ -131,12 +134,19 @@ class TurnEnd:
 
 @dataclass(slots=True)
 class AgentEnd:
-    """The run ended; ``stop_reason`` is the run's, as on its result."""
+    """The run ended with ``outcome``, as on its result; ``error`` says what went wrong, if anything."""
 
-    stop_reason: str
+    outcome: Outcome
     messages: list[Message]
     error: str | None = None
     type: Literal["agent_end"] = field(default="agent_end", init=False)
+
+    @property
+    def stop_reason(self) -> str:
+        """Deprecated: the run's end is :attr:`outcome`; ``stop_reason`` is a message's."""
+        warnings.warn("AgentEnd.stop_reason is deprecated: use AgentEnd.outcome (an agentkit.plugin_api.Outcome)",
+                      DeprecationWarning, stacklevel=2)
+        return self.outcome.value
 
 
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
@@ -162,7 +172,17 @@ _EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+def _v1_outcome(stop_reason: str) -> Outcome:
+    """A v1 ``stop_reason``, which named a stop policy that fired by its name."""
+    try:
+        return Outcome(stop_reason)
+    except ValueError:
+        return Outcome.STOP_POLICY
+
+
 def _encode(value: Any) -> Any:
+    if isinstance(value, Outcome):
+        return value.value
     if hasattr(value, "to_dict"):
         return value.to_dict()
     if isinstance(value, list):
@@ -184,12 +204,16 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     cls = _EVENT_TYPES.get(data.get("type", ""))
     if cls is None:
         raise ValueError(f"unknown event type {data.get('type')!r}")
+    if cls is AgentEnd and "outcome" not in data and "stop_reason" in data:  # agentkit.event/v1
+        data = {**data, "outcome": _v1_outcome(data["stop_reason"])}
     kwargs: dict[str, Any] = {}
     for name in cls.__dataclass_fields__:
         if name == "type" or name not in data:
             continue
         value = data[name]
-        if name in ("message", "result"):
+        if name == "outcome":
+            value = Outcome(value)
+        elif name in ("message", "result"):
             value = message_from_dict(value)
         elif name in ("messages", "tool_results"):
             value = [message_from_dict(item) for item in value]

@@ -11,7 +11,9 @@ class Block:
     """A refusal of one tool call.
 
     The call still gets a result (an error carrying ``reason``) and the loop
-    goes on. ``terminate`` asks the run to end once the batch is answered.
+    goes on. ``terminate=True`` is how a hook or the embedder's
+    ``before_tool_call`` ends the run: once the batch is answered, it ends
+    with outcome ``terminated``.
     """
 
     reason: str

@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"   handlers run: {len(demo.ran)} of 3; results: {len(_results(result.messages))}")
     for answer in _results(result.messages):
         print(f"   {_show(answer)}")
-    print(f"   run stop reason: {result.stop_reason}\n")
+    print(f"   run outcome: {result.outcome}\n")
 
     print("5. A plugin hook blocks a call the embedder allowed")
     demo.ran.clear()

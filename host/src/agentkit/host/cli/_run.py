@@ -2,16 +2,16 @@
 
 The answer's text is written to stdout as it streams; tool calls and notes go
 to stderr, one line each. ``--json`` writes every event as one JSON line
-instead (the ``agentkit.event/v1`` schema). ``--dry-run`` prints the request
+instead (the ``agentkit.event/v2`` schema). ``--dry-run`` prints the request
 the first turn would send (method, URL, headers with credentials redacted,
 body as sent, the assembled system prompt included) and sends nothing.
 
 The project under ``--root`` may add to the system prompt (its skills under
 ``.agentkit/skills/``, its ``AGENTS.md`` files) only with ``--trust-project``.
 
-Exit codes: 0 the run completed (the model answered without tool calls);
-1 it ended otherwise (``error``, ``aborted``, ``max_turns``, ``terminated``
-or a stop policy), and stderr says which; 2 a usage or configuration error,
+Exit codes: 0 the run's outcome is ``completed`` (the model answered without
+tool calls); 1 it ended otherwise (``error``, ``aborted``, ``max_turns``,
+``terminated`` or a stop policy), and stderr says which; 2 a usage or configuration error,
 a missing credential included (checked before anything is sent); 130 Ctrl-C:
 the run is aborted (within a second, whatever its tools do) and stderr says
 ``agentkit: aborted``.
@@ -43,6 +43,7 @@ from agentkit.plugin_api import (
     BlockStart,
     MessageEnd,
     ModelInfo,
+    Outcome,
     Provider,
     ToolCallEnd,
     ToolCallStart,
@@ -228,8 +229,8 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
             out.write("\n")
         print("agentkit: aborted", file=sys.stderr)
         return 130
-    if end is None or end.stop_reason != "completed":
-        reason = end.stop_reason if end else "no end event"
+    if end is None or end.outcome is not Outcome.COMPLETED:
+        reason = end.outcome.value if end else "no end event"
         detail = f": {end.error}" if end and end.error else ""
         print(f"agentkit: run ended: {reason}{detail}", file=sys.stderr)
         return 1

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentkit.plugin_api import SessionInfo, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api import Outcome, SessionInfo, ToolResultMessage, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
 
 from .._batch import ToolBatch
@@ -116,7 +116,7 @@ def run_tool(args: argparse.Namespace) -> int:
         stop.bind(asyncio.get_running_loop())
         return (await batch.run([call]))[0]
 
-    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request("aborted", "Ctrl-C", on_loop=True),
+    [result], interrupted = run_interruptibly(run_call(), lambda: stop.request(Outcome.ABORTED, "Ctrl-C", on_loop=True),
                                               exiting=True)
     if interrupted:
         print("agentkit: aborted", file=sys.stderr)

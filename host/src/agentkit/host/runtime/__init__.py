@@ -5,16 +5,19 @@ stream of canonical events; failures end the stream as an error message
 rather than raising.
 """
 
-from ._runtime import PreparedRequest, ProviderRuntime, http_timeouts
+from ._request_building import PreparedRequest
+from ._runtime import ProviderRuntime, http_timeouts
 from .credentials import CredentialStore
 from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
 from .limits import ResponseLimits
+from .pricing import Pricing
 from .retry import RetryPolicy
 
 __all__ = [
     "CredentialMissing",
     "CredentialStore",
     "PreparedRequest",
+    "Pricing",
     "ProviderConnectionError",
     "ProviderHTTPError",
     "ProviderRuntime",

@@ -4,8 +4,8 @@ Whatever the decoder or the network does, the caller gets exactly one
 :class:`MessageEnd`, last, preceded by a :class:`MessageStart`. A decoder that
 raises, forgets to end the message, keeps talking after the end, or produces
 events no correct decoder produces (see :mod:`._police`) is contained here; a
-response past its size limits is ended here; and the cost of the message is
-filled in from the model's prices when the decoder left it at zero.
+response past its size limits is ended here; and the message is priced here,
+once, as it ends (:mod:`.pricing`).
 """
 
 from __future__ import annotations
@@ -22,30 +22,13 @@ from agentkit.plugin_api import (
     ProviderEvent,
     StopReason,
     StreamDecoder,
-    Usage,
     WireEvent,
 )
 
 from ._police import ProviderDefect, ResponseTooLarge, StreamPolice
 from ._redact import scrub
 from .limits import ResponseLimits
-
-
-def priced(usage: Usage, model: ModelInfo) -> Usage:
-    """``usage`` with its cost computed from the model's prices (per million tokens).
-
-    A decoder that already computed a cost (a wire that reports it, or a
-    served-model price) is trusted; a zero cost is never authoritative.
-    """
-    if usage.cost:
-        return usage
-    cost = (
-        usage.input * model.input_price
-        + usage.output * model.output_price
-        + usage.cache_read * model.cache_read_price
-        + usage.cache_write * model.cache_write_price
-    ) / 1_000_000
-    return dataclasses.replace(usage, cost=cost) if cost else usage
+from .pricing import PriceResponse, Pricing
 
 
 class DecoderBroke(Exception):
@@ -62,11 +45,13 @@ class Output:
         api: str,
         secrets: Sequence[str] = (),
         limits: ResponseLimits | None = None,
+        pricing: PriceResponse | None = None,
     ) -> None:
         self.decoder = decoder
         self.model = model
         self.api = api
         self.secrets: Sequence[str] = secrets
+        self.pricing: PriceResponse = pricing or Pricing()
         self.police = StreamPolice(api, (limits or ResponseLimits()).resolve(model))
         self.started = False
         self.ended = False
@@ -105,12 +90,11 @@ class Output:
         return out
 
     def _finalize(self, event: MessageEnd) -> MessageEnd:
-        message = event.message
-        usage = priced(message.usage, self.model)
+        message = self.pricing(event.message, self.model)
         error = scrub(message.error_message, self.secrets) if message.error_message else None
-        if usage is message.usage and error == message.error_message:
-            return event
-        return MessageEnd(dataclasses.replace(message, usage=usage, error_message=error))
+        if error != message.error_message:
+            message = dataclasses.replace(message, error_message=error)
+        return event if message is event.message else MessageEnd(message)
 
     def feed(self, event: WireEvent) -> list[ProviderEvent]:
         if self.ended or self.decoder is None:

@@ -1,8 +1,10 @@
 """The provider runtime: sends a provider's wire request and streams canonical events back.
 
-Providers are pure codecs; this module does everything they share: the URL,
-the body bytes, credentials and header precedence, the HTTP exchange (httpx),
-transport retries, framing and strict JSON decoding, abort, and cost.
+Providers are pure codecs; the runtime does everything they share. Building
+the request (the URL, the body bytes, credentials and header precedence) is
+:mod:`._request_building`'s; this module runs the exchange: HTTP (httpx),
+transport retries, framing and strict JSON decoding, abort, and the policed,
+priced output (:mod:`._output`, :mod:`.pricing`).
 
 Failures are events, not exceptions. A missing credential, an error status,
 a refused connection, a stream cut short, bytes that do not decode, an abort:
@@ -15,13 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
@@ -34,34 +34,23 @@ from agentkit.plugin_api import (
     ProviderRequest,
     StopReason,
 )
-from agentkit.plugin_api.codec import dumps
 from agentkit.plugin_api.errors import ProviderError
 
-from ._abort import Aborted as Aborted
-from ._abort import AbortWatch as AbortWatch
-from ._abort import Expired
+from ._abort import Aborted, AbortWatch, Expired
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
-from .credentials import (
-    DEFAULT_VALIDITY_FLOOR,
-    CredentialResolver,
-    CredentialStore,
-)
-from .errors import (
-    CredentialMissing,
-    ProviderConnectionError,
-    ProviderHTTPError,
-    RetryAbandoned,
-    error_detail,
-)
+from ._request_building import BuiltRequest, PreparedRequest, RequestBuilder
+from .credentials import DEFAULT_VALIDITY_FLOOR, CredentialResolver, CredentialStore
+from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned, error_detail
 from .framing import make_framer
-from .headers import attribution_headers, merge_headers, redact_headers
+from .headers import redact_headers
 from .limits import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_TIMEOUT,
     DEFAULT_REQUEST_TIMEOUT,
     ResponseLimits,
 )
+from .pricing import PriceResponse, Pricing
 from .retry import RetryPolicy, backoff_delay, server_delay, should_retry
 
 __all__ = ["PreparedRequest", "ProviderRuntime", "http_timeouts"]
@@ -82,49 +71,10 @@ def http_timeouts(
         if not value > 0:
             raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
     return httpx.Timeout(60.0, connect=connect, read=read)
+
+
 #: The most of an error response's body that is read, to find its message.
 DEFAULT_MAX_ERROR_BODY = 64 * 1024
-
-_ACCEPT = {"sse": "text/event-stream", "ndjson": "application/x-ndjson", "json": "application/json"}
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedRequest:
-    """Exactly what :meth:`ProviderRuntime.stream` would send, credentials redacted.
-
-    :param missing_credential: why no credential could be found (the request
-        would fail with this message), or ``None``.
-    """
-
-    method: str
-    url: str
-    headers_redacted: dict[str, str]
-    body_bytes: bytes
-    framing: str = "sse"
-    missing_credential: str | None = None
-
-
-@dataclass(slots=True)
-class _Built:
-    method: str
-    url: str
-    headers: dict[str, str]
-    body: bytes
-    framing: str
-    secrets: tuple[str, ...] = ()
-    missing_credential: str | None = field(default=None)
-
-
-def join_url(base_url: str, path: str) -> str:
-    """``path`` under ``base_url``; an absolute ``path`` URL is used as it is."""
-    if path.startswith(("http://", "https://")):
-        return path
-    if not path:
-        return base_url
-    return base_url.rstrip("/") + "/" + path.lstrip("/")
-
 
 def _framing_of(framing: str, response: httpx.Response) -> str:
     """The framing to read ``response`` with.
@@ -158,6 +108,9 @@ class ProviderRuntime:
         unless ``AGENTKIT_TELEMETRY=0``.
     :param response_limits: the most of one response accepted
         (:class:`ResponseLimits`; default: the model's catalog defaults).
+    :param pricing: prices each response once, as it ends (default:
+        :class:`~.pricing.Pricing` without a catalog, the requested model's
+        prices); kept in :attr:`pricing`.
     :param sleep: how the runtime waits between retries (injectable for tests).
     :param clock: POSIX time, for ``Retry-After`` dates and token expiry.
     :param rand: a uniform [0, 1) source for backoff jitter.
@@ -180,6 +133,7 @@ class ProviderRuntime:
         max_error_body: int = DEFAULT_MAX_ERROR_BODY,
         response_limits: ResponseLimits | None = None,
         request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT,
+        pricing: PriceResponse | None = None,
     ) -> None:
         if request_timeout is not None and not request_timeout > 0:
             raise ValueError(
@@ -191,89 +145,17 @@ class ProviderRuntime:
         self.credentials = CredentialResolver(
             credential_store, env=env, validity_floor=validity_floor, clock=clock
         )
-        self._env = env
+        self._builder = RequestBuilder(self.credentials, attribution=attribution, env=env)
         self._timeout = timeout
-        self._attribution = attribution
         self._sleep = sleep
         self._clock = clock
         self._rand = rand
         self._max_error_body = max_error_body
         self.response_limits = response_limits or ResponseLimits()
         self.request_timeout = request_timeout
+        self.pricing: PriceResponse = pricing or Pricing()
 
-    # -- building the request -------------------------------------------------
-
-    def _attribution_on(self) -> bool:
-        if self._attribution is not None:
-            return self._attribution
-        env = os.environ if self._env is None else self._env
-        return env.get("AGENTKIT_TELEMETRY", "").strip() != "0"
-
-    async def _build(
-        self,
-        provider: Provider,
-        request: ProviderRequest,
-        credential: Credential | None,
-        *,
-        allow_missing_credential: bool = False,
-    ) -> _Built:
-        api = getattr(provider, "api", "?")
-        try:
-            wire = provider.encode(request)
-        except ProviderError:
-            raise
-        except Exception as exc:
-            raise ProviderError(
-                f"the {api!r} provider could not encode the request: {type(exc).__name__}: {exc}"
-            ) from exc
-        if wire.framing not in _ACCEPT:
-            raise ProviderError(
-                f"the {api!r} provider asked for framing {wire.framing!r}; "
-                f"the host frames {', '.join(map(repr, _ACCEPT))}"
-            )
-        missing = None
-        try:
-            resolved = await self.credentials.resolve(
-                provider, request.model.vendor, credential, request.model
-            )
-        except CredentialMissing as exc:
-            if not allow_missing_credential:
-                raise
-            resolved, missing = None, str(exc)
-        auth = provider.auth_headers(resolved) if resolved is not None else {}
-        defaults: dict[str, str | None] = {
-            **attribution_headers(enabled=self._attribution_on()),
-            "Accept": _ACCEPT[wire.framing],
-        }
-        if wire.body is not None:
-            defaults["Content-Type"] = "application/json"
-        per_request = request.options.get("headers") if request.options else None
-        headers = merge_headers(defaults, wire.headers, auth, request.model.headers, per_request)
-        try:
-            body = (
-                b""
-                if wire.body is None
-                # A codec may hand over bytes it serialized itself (to reuse
-                # an encoded transcript prefix): those go out untouched.
-                else bytes(wire.body)
-                if isinstance(wire.body, (bytes, bytearray))
-                # The codecs' own serializer: bytes come out one way, whoever writes them.
-                else dumps(wire.body)
-            )
-        except (TypeError, ValueError) as exc:
-            raise ProviderError(
-                f"the {api!r} provider produced a body that is not JSON: {exc}"
-            ) from exc
-        secrets = (resolved.value,) if resolved is not None else ()
-        return _Built(
-            wire.method.upper(),
-            join_url(request.model.base_url, wire.path),
-            headers,
-            body,
-            wire.framing,
-            secrets,
-            missing,
-        )
+    # -- the dry run ----------------------------------------------------------
 
     async def prepare(
         self, provider: Provider, request: ProviderRequest, *, credential: Credential | None = None
@@ -285,7 +167,7 @@ class ProviderRuntime:
 
         :raises ProviderError: the provider could not encode the request.
         """
-        built = await self._build(provider, request, credential, allow_missing_credential=True)
+        built = await self._builder.build(provider, request, credential, allow_missing_credential=True)
         return PreparedRequest(
             built.method,
             scrub(built.url, built.secrets),
@@ -322,7 +204,7 @@ class ProviderRuntime:
         return b"".join(parts)[: self._max_error_body]
 
     async def _send(
-        self, client: httpx.AsyncClient, built: _Built, abort: AbortWatch, api: str
+        self, client: httpx.AsyncClient, built: BuiltRequest, abort: AbortWatch, api: str
     ) -> httpx.Response:
         """Send until a 2xx response arrives; raise the final failure otherwise."""
         attempt = 0
@@ -400,13 +282,13 @@ class ProviderRuntime:
         try:
             decoder = provider.decoder(request)
         except Exception as exc:
-            for event in Output(None, request.model, api).fail(
+            for event in Output(None, request.model, api, pricing=self.pricing).fail(
                 StopReason.ERROR,
                 f"the {api!r} provider could not make a decoder: {type(exc).__name__}: {exc}",
             ):
                 yield event
             return
-        out = Output(decoder, request.model, api, limits=self.response_limits)
+        out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         watch = AbortWatch(abort, self.request_timeout)
         try:
             async for event in self._exchange(provider, request, credential, out, watch, api):
@@ -424,7 +306,7 @@ class ProviderRuntime:
         api: str,
     ) -> AsyncIterator[ProviderEvent]:
         try:
-            built = await abort.race(self._build(provider, request, credential))
+            built = await abort.race(self._builder.build(provider, request, credential))
         except Aborted:
             for event in out.fail(StopReason.ABORTED, "aborted"):
                 yield event

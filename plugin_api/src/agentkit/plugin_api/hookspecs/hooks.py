@@ -11,6 +11,7 @@ from typing import Any
 from .._hooks import Block, SessionInfo
 from .._markers import hookspec
 from .._messages import ToolResultMessage, ToolUseBlock
+from .._outcome import Outcome
 
 
 @hookspec(firstresult=True)
@@ -71,12 +72,12 @@ def agentkit_session_start(session: SessionInfo) -> None:
 
 
 @hookspec
-def agentkit_session_end(session: SessionInfo, outcome: str, error: str | None) -> None:
+def agentkit_session_end(session: SessionInfo, outcome: Outcome, error: str | None) -> None:
     """A run has ended, however it ended.
 
     :param session: the run.
-    :param outcome: the run's stop reason, as on its result: ``completed``,
-        ``max_turns``, ``stop_policy`` (or the name of the policy that fired),
+    :param outcome: how the run ended, as on its result (an :class:`Outcome`,
+        which is a ``str``): ``completed``, ``max_turns``, ``stop_policy``,
         ``terminated``, ``error``, ``aborted``, ``cancelled`` or ``timeout``.
     :param error: what went wrong, when ``outcome`` is ``error``, ``cancelled``
         or ``timeout``; otherwise ``None``.
@@ -87,4 +88,7 @@ def agentkit_session_end(session: SessionInfo, outcome: str, error: str | None) 
     reported and does not change the outcome.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2
+        ``outcome`` is an :class:`Outcome`; a stop policy that fired is
+        ``stop_policy`` whatever its name (the name is on ``RunResult.stopped_by``).
     """

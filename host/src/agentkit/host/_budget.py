@@ -1,9 +1,6 @@
-"""The model catalog at request time: limits that fit the model, and prices of the model that answered.
+"""What one request may spend: an output limit that fits the model's window, a reasoning level it has.
 
-Catalog rows come from each provider's ``catalog()``; the host resolves
-``vendor/model`` to a row (:meth:`PluginHost.resolve_model`, which clones the
-vendor's default row for a model released after its plugin). Per request,
-three things depend on the row:
+Per request, two things depend on the model's catalog row:
 
 * **max_tokens** is clamped to what the context window leaves after the
   prompt: ``min(requested, max(1, context_window - estimate - RESERVE))``.
@@ -11,9 +8,6 @@ three things depend on the row:
   most wires before the model runs.
 * **reasoning** is clamped to a level the model supports (searching upward
   first, then down); a model without levels gets ``None``.
-* **cost** is computed against the model that *served* the response when the
-  wire names another catalog row of the same vendor (a fallback), else the
-  requested row.
 
 The prompt estimate is deliberately cheap: characters / 4, which overcounts
 English prose and code a little (real tokenizers give 3.5-4.5 characters per
@@ -24,12 +18,10 @@ cached per message object, so a long session pays only for its new messages.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from agentkit.plugin_api import (
-    AssistantMessage,
     ImageBlock,
     Message,
     ModelInfo,
@@ -37,7 +29,6 @@ from agentkit.plugin_api import (
     ThinkingBlock,
     ToolSpec,
     ToolUseBlock,
-    Usage,
 )
 
 from ._prefix import common_prefix
@@ -51,9 +42,7 @@ __all__ = [
     "PromptEstimator",
     "clamp_max_tokens",
     "clamp_reasoning",
-    "cost_of",
-    "served_row",
-    "with_served_cost",
+    "message_chars",
 ]
 
 #: Tokens kept free between the prompt estimate and the output limit: the
@@ -152,59 +141,3 @@ def clamp_reasoning(level: str | None, model: ModelInfo) -> str | None:
         return above[0]
     below = [name for name in ranked if REASONING_SCALE.index(name) < position]
     return below[-1] if below else None
-
-
-# -- cost --------------------------------------------------------------------------
-
-
-def cost_of(usage: Usage, model: ModelInfo) -> float:
-    """US dollars for ``usage`` at ``model``'s prices (per million tokens), cache reads and writes included."""
-    return (
-        usage.input * model.input_price
-        + usage.output * model.output_price
-        + usage.cache_read * model.cache_read_price
-        + usage.cache_write * model.cache_write_price
-    ) / 1_000_000
-
-
-def served_row(message: AssistantMessage, requested: ModelInfo, models: Mapping[str, ModelInfo]) -> ModelInfo:
-    """The catalog row of the model that served ``message``.
-
-    ``response_model`` names it when the wire says so; a dated snapshot name
-    (``claude-haiku-4-5-20251001``) matches the row it extends. A name that is
-    no row of the requested vendor leaves the requested row.
-    """
-    served = message.response_model
-    if not served or served == requested.id:
-        return requested
-    exact = models.get(f"{requested.vendor}/{served}")
-    if exact is not None:
-        return exact
-    # The longest row id the name extends: "gpt-4o-mini-2024-07-18" is a
-    # gpt-4o-mini, not a gpt-4o. The requested row competes too (it may be a
-    # clone that is not in the catalog).
-    rows = [row for row in models.values() if row.vendor == requested.vendor] + [requested]
-    candidates = [row for row in rows if served.startswith(row.id + "-")]
-    best = max(candidates, key=lambda row: len(row.id), default=requested)
-    return requested if best.key == requested.key else best
-
-
-def with_served_cost(
-    message: AssistantMessage, requested: ModelInfo, models: Mapping[str, ModelInfo]
-) -> AssistantMessage:
-    """``message`` with its cost at the serving model's prices.
-
-    A cost the wire reported itself (one that is not the requested row's
-    arithmetic) is kept: the wire knows best.
-    """
-    row = served_row(message, requested, models)
-    if row is requested:
-        return message
-    usage = message.usage
-    at_requested = cost_of(dataclasses.replace(usage, cost=0.0), requested)
-    if usage.cost and usage.cost != at_requested:
-        return message
-    cost = cost_of(usage, row)
-    if cost == usage.cost:
-        return message
-    return dataclasses.replace(message, usage=dataclasses.replace(usage, cost=cost))

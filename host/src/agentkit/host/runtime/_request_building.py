@@ -1,0 +1,161 @@
+"""Building the HTTP request for a provider: URL, body bytes, credentials and headers.
+
+The provider encodes the canonical request into a :class:`WireRequest`; this
+module turns it into exactly what goes on the network: the URL under the
+model's ``base_url``, the body bytes, the credential's auth headers and the
+headers' precedence (:mod:`.headers`). :meth:`ProviderRuntime.prepare` shows
+the result, redacted, without sending it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from agentkit.plugin_api import Credential, Provider, ProviderRequest
+from agentkit.plugin_api.codec import dumps
+from agentkit.plugin_api.errors import ProviderError
+
+from .credentials import CredentialMissing, CredentialResolver
+from .headers import attribution_headers, merge_headers
+
+__all__ = ["ACCEPT", "BuiltRequest", "PreparedRequest", "RequestBuilder", "join_url"]
+
+#: The ``Accept`` header for each framing the host reads.
+ACCEPT = {"sse": "text/event-stream", "ndjson": "application/x-ndjson", "json": "application/json"}
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRequest:
+    """Exactly what :meth:`ProviderRuntime.stream` would send, credentials redacted.
+
+    :param missing_credential: why no credential could be found (the request
+        would fail with this message), or ``None``.
+    """
+
+    method: str
+    url: str
+    headers_redacted: dict[str, str]
+    body_bytes: bytes
+    framing: str = "sse"
+    missing_credential: str | None = None
+
+
+@dataclass(slots=True)
+class BuiltRequest:
+    """The request to send, with what must never be shown (``secrets``) beside it."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    framing: str
+    secrets: tuple[str, ...] = ()
+    missing_credential: str | None = None
+
+
+def join_url(base_url: str, path: str) -> str:
+    """``path`` under ``base_url``; an absolute ``path`` URL is used as it is."""
+    if path.startswith(("http://", "https://")):
+        return path
+    if not path:
+        return base_url
+    return base_url.rstrip("/") + "/" + path.lstrip("/")
+
+
+class RequestBuilder:
+    """Builds each request's bytes and headers; one per runtime.
+
+    :param credentials: where credentials are found (the store, then the environment).
+    :param attribution: send ``User-Agent: agentkit/<version>``; ``None``: on
+        unless ``AGENTKIT_TELEMETRY=0`` in ``env``.
+    :param env: where ``AGENTKIT_TELEMETRY`` is read (default ``os.environ``).
+    """
+
+    def __init__(
+        self, credentials: CredentialResolver, *, attribution: bool | None, env: Mapping[str, str] | None
+    ) -> None:
+        self.credentials = credentials
+        self._attribution = attribution
+        self._env = env
+
+    def _attribution_on(self) -> bool:
+        if self._attribution is not None:
+            return self._attribution
+        env = os.environ if self._env is None else self._env
+        return env.get("AGENTKIT_TELEMETRY", "").strip() != "0"
+
+    async def build(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        credential: Credential | None,
+        *,
+        allow_missing_credential: bool = False,
+    ) -> BuiltRequest:
+        """The HTTP request for ``request``: ``provider``'s wire request, under its URL, with its credential.
+
+        :param allow_missing_credential: build without auth headers when no
+            credential is found, saying why in ``missing_credential`` (a dry run).
+        :raises ProviderError: the provider could not encode the request, or
+            produced a framing or body the host cannot send.
+        :raises CredentialMissing: no credential, and ``allow_missing_credential`` is false.
+        """
+        api = getattr(provider, "api", "?")
+        try:
+            wire = provider.encode(request)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise ProviderError(
+                f"the {api!r} provider could not encode the request: {type(exc).__name__}: {exc}"
+            ) from exc
+        if wire.framing not in ACCEPT:
+            raise ProviderError(
+                f"the {api!r} provider asked for framing {wire.framing!r}; "
+                f"the host frames {', '.join(map(repr, ACCEPT))}"
+            )
+        missing = None
+        try:
+            resolved = await self.credentials.resolve(
+                provider, request.model.vendor, credential, request.model
+            )
+        except CredentialMissing as exc:
+            if not allow_missing_credential:
+                raise
+            resolved, missing = None, str(exc)
+        auth = provider.auth_headers(resolved) if resolved is not None else {}
+        defaults: dict[str, str | None] = {
+            **attribution_headers(enabled=self._attribution_on()),
+            "Accept": ACCEPT[wire.framing],
+        }
+        if wire.body is not None:
+            defaults["Content-Type"] = "application/json"
+        per_request = request.options.get("headers") if request.options else None
+        headers = merge_headers(defaults, wire.headers, auth, request.model.headers, per_request)
+        try:
+            body = (
+                b""
+                if wire.body is None
+                # A codec may hand over bytes it serialized itself (to reuse
+                # an encoded transcript prefix): those go out untouched.
+                else bytes(wire.body)
+                if isinstance(wire.body, (bytes, bytearray))
+                # The codecs' own serializer: bytes come out one way, whoever writes them.
+                else dumps(wire.body)
+            )
+        except (TypeError, ValueError) as exc:
+            raise ProviderError(
+                f"the {api!r} provider produced a body that is not JSON: {exc}"
+            ) from exc
+        secrets = (resolved.value,) if resolved is not None else ()
+        return BuiltRequest(
+            wire.method.upper(),
+            join_url(request.model.base_url, wire.path),
+            headers,
+            body,
+            wire.framing,
+            secrets,
+            missing,
+        )

@@ -1,0 +1,80 @@
+"""Pricing: the cost of a response, computed once, at the prices of the model that served it.
+
+The runtime prices each response as it ends (one call of its ``pricing``
+per response, see :class:`ProviderRuntime`), and nothing prices it again.
+The row is the one the wire names as having served the response when that
+is another row of the requested vendor (a fallback, or a dated snapshot such
+as ``claude-haiku-4-5-20251001``), else the requested row.
+
+A cost the wire reported itself is its bill and is kept. Decoders leave the
+cost at zero unless the wire reported one, so zero means "not reported":
+a response is never re-priced by comparing two computed costs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import TypeAlias
+
+from agentkit.plugin_api import AssistantMessage, ModelInfo, Usage
+
+__all__ = ["PriceResponse", "Pricing", "cost_of", "served_row"]
+
+#: How a runtime prices a response: ``(message, requested row) -> message with its cost``.
+PriceResponse: TypeAlias = Callable[[AssistantMessage, ModelInfo], AssistantMessage]
+
+
+def cost_of(usage: Usage, model: ModelInfo) -> float:
+    """US dollars for ``usage`` at ``model``'s prices (per million tokens), cache reads and writes included."""
+    return (
+        usage.input * model.input_price
+        + usage.output * model.output_price
+        + usage.cache_read * model.cache_read_price
+        + usage.cache_write * model.cache_write_price
+    ) / 1_000_000
+
+
+def served_row(message: AssistantMessage, requested: ModelInfo, models: Mapping[str, ModelInfo]) -> ModelInfo:
+    """The catalog row of the model that served ``message``.
+
+    ``response_model`` names it when the wire says so; a dated snapshot name
+    (``claude-haiku-4-5-20251001``) matches the row it extends. A name that is
+    no row of the requested vendor leaves the requested row.
+    """
+    served = message.response_model
+    if not served or served == requested.id:
+        return requested
+    exact = models.get(f"{requested.vendor}/{served}")
+    if exact is not None:
+        return exact
+    # The longest row id the name extends: "gpt-4o-mini-2024-07-18" is a
+    # gpt-4o-mini, not a gpt-4o. The requested row competes too (it may be a
+    # clone that is not in the catalog).
+    rows = [row for row in models.values() if row.vendor == requested.vendor] + [requested]
+    candidates = [row for row in rows if served.startswith(row.id + "-")]
+    best = max(candidates, key=lambda row: len(row.id), default=requested)
+    return requested if best.key == requested.key else best
+
+
+class Pricing:
+    """Prices a response at the catalog row of the model that served it.
+
+    :param models: the catalog, ``vendor/model -> row`` (an agent passes
+        :attr:`PluginHost.models <agentkit.host.PluginHost.models>`). Without
+        it only the requested row and its snapshots are known, so a response
+        is priced at the requested row.
+    """
+
+    def __init__(self, models: Mapping[str, ModelInfo] | None = None) -> None:
+        self.models: Mapping[str, ModelInfo] = models if models is not None else {}
+
+    def __call__(self, message: AssistantMessage, requested: ModelInfo) -> AssistantMessage:
+        """``message`` with its cost; a cost the wire reported is kept as it is."""
+        usage = message.usage
+        if usage.cost:
+            return message
+        cost = cost_of(usage, served_row(message, requested, self.models))
+        if not cost:
+            return message
+        return dataclasses.replace(message, usage=dataclasses.replace(usage, cost=cost))
