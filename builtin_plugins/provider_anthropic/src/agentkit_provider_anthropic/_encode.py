@@ -17,6 +17,7 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
@@ -111,7 +112,7 @@ class Encoder:
             self._tool_lists.put(specs[0], kept)
         arrays = kept[1]
         if retention not in arrays:
-            parts = [self._tools.get(spec, lambda s=spec: dumps(_tool(s))) for spec in specs]
+            parts = [self._tools.get(spec, partial(_tool_json, spec)) for spec in specs]
             # The breakpoint closes the tools that were there from the start;
             # tools added mid-session (deferred) follow it, outside the prefix.
             last = max((i for i, spec in enumerate(specs) if not spec.deferred), default=None)

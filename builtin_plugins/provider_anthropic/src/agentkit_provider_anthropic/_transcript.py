@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -87,7 +88,7 @@ class Transcript:
         wire, results, extra = list(kept.wire), list(kept.results), list(kept.extra)
         closed = len(wire)
         for message in new:
-            blocks = self._blocks.get(message, lambda m=message: _blocks(m), len(message.content))
+            blocks = self._blocks.get(message, partial(_blocks, message), len(message.content))
             if isinstance(message, AssistantMessage):
                 if not blocks:  # nothing the wire accepts: the user turns around it join
                     continue

@@ -15,6 +15,7 @@ JSON object per event::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 from agentkit.plugin_api import (
@@ -47,6 +48,10 @@ CATALOG = (
         default=True,
     ),
 )
+
+
+def _message_json(message: Message) -> bytes:
+    return dumps(message.to_dict())
 
 
 def _tool_json(spec: ToolSpec) -> bytes:
@@ -112,7 +117,7 @@ class FauxProvider(CodecProvider):
         self._transcript: TranscriptEncoder[tuple[bytes, ...]] = TranscriptEncoder(self._extend)
 
     def _extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
-        return (*(done or ()), *(self._messages.get(m, lambda m=m: dumps(m.to_dict())) for m in new))
+        return (*(done or ()), *(self._messages.get(m, partial(_message_json, m)) for m in new))
 
     def encode(self, request: ProviderRequest) -> WireRequest:
         head = {
@@ -124,7 +129,7 @@ class FauxProvider(CodecProvider):
             "reasoning": request.reasoning,
             "stream": request.stream,
         }
-        tools = [self._tools.get(spec, lambda s=spec: _tool_json(s)) for spec in request.tools]
+        tools = [self._tools.get(spec, partial(_tool_json, spec)) for spec in request.tools]
         body = b"".join(
             [
                 dumps(head)[:-1],

@@ -11,6 +11,7 @@ from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    TextBlock,
     ThinkingBlock,
     ToolUseBlock,
     WireEvent,
@@ -28,7 +29,7 @@ class FauxResponder:
     features = frozenset({"thinking", "signature", "cache_write", "reasoning"})
 
     def stream(self, message: AssistantMessage) -> list[WireEvent]:
-        events = [{"type": "message_start", "id": "faux-conformance", "model": "scripted"}]
+        events: list[dict[str, Any]] = [{"type": "message_start", "id": "faux-conformance", "model": "scripted"}]
         for block in message.content:
             if isinstance(block, ToolUseBlock):
                 events.append({"type": "block_start", "kind": "tool_use", "id": block.id, "name": block.name})
@@ -36,9 +37,11 @@ class FauxResponder:
             elif isinstance(block, ThinkingBlock):
                 events.append({"type": "block_start", "kind": "thinking"})
                 text = block.thinking
-            else:
+            elif isinstance(block, TextBlock):
                 events.append({"type": "block_start", "kind": "text"})
-                text = block.text  # type: ignore[union-attr]
+                text = block.text
+            else:  # an assistant message holds no other blocks
+                continue
             events += [{"type": "delta", "text": piece} for piece in chunks(text, CHUNK)]
             end: dict[str, Any] = {"type": "block_end"}
             if isinstance(block, ThinkingBlock):

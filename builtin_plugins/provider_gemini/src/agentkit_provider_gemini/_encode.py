@@ -27,6 +27,7 @@ incrementally (see :mod:`._transcript`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -63,7 +64,7 @@ class Encoder:
         if request.system:
             pieces += [b',"systemInstruction":', dumps({"parts": [{"text": request.system}]})]
         if request.tools:
-            declarations = [self._tools.get(spec, lambda s=spec: _declaration(s)) for spec in request.tools]
+            declarations = [self._tools.get(spec, partial(_declaration, spec)) for spec in request.tools]
             pieces += [b',"tools":[{"functionDeclarations":', *array(declarations), b"}]"]
         rest = settings(request)
         extra = request.options.get("extra_body") or {}

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -138,7 +139,7 @@ class Transcript:
         batch, joins = list(kept.batch), kept.joins
         contents = _Contents(list(kept.contents), kept.last)
         for message in new:
-            parts = self._parts.get(message, lambda m=message: _parts(m))
+            parts = self._parts.get(message, partial(_parts, message))
             if isinstance(message, ToolResultMessage):
                 batch.append(parts)
                 continue

@@ -34,6 +34,7 @@ new.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -83,7 +84,7 @@ class ChatEncoder:
         parts = [b'{"model":', dumps(request.model.id), b',"messages":', *array(messages)]
         tools = _offered_tools(request)
         if tools:
-            wire_tools = [self.tools.get(spec, lambda spec=spec: _tool(spec)) for spec in tools]
+            wire_tools = [self.tools.get(spec, partial(_tool, spec)) for spec in tools]
             parts += [b',"tools":', *array(wire_tools)]
         rest = _settings(request)
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
@@ -98,7 +99,7 @@ class ChatEncoder:
 
     def _extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
         """The serialized messages after ``new``; a message that sends nothing adds none."""
-        wire = [self.messages.get(message, lambda m=message: wire_message(m)) for message in new]
+        wire = [self.messages.get(message, partial(wire_message, message)) for message in new]
         return (*(done or ()), *(item for item in wire if item))
 
 

@@ -114,7 +114,7 @@ class CompletionsEncoder:
             parts += [b',"tools":', dumps(extra["tools"])]
         elif request.tools:
             strict = bool(request.options.get("strict_tools")) and profile.supports_strict_tools
-            tools = [self.tools.get(spec, lambda s=spec: _tool(s, strict), strict) for spec in request.tools]
+            tools = [self.tools.get(spec, partial(_tool, spec, strict), strict) for spec in request.tools]
             parts += [b',"tools":', *array(tools)]
         if rest:
             parts += [b",", dumps(rest)[1:-1]]
@@ -151,7 +151,7 @@ class CompletionsEncoder:
             if pending and not isinstance(message, ToolResultMessage):
                 wire.append(dumps({"role": "user", "content": pending}))
                 pending = []
-            parts = self.messages.get(message, lambda m=message: _message(m, id_limit), id_limit)
+            parts = self.messages.get(message, partial(_message, message, id_limit), id_limit)
             if parts.wire is not None:
                 wire.append(parts.wire)
             pending.extend(parts.images)

@@ -35,6 +35,7 @@ transcript is kept, so a turn that extends it serializes only what is new.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -82,7 +83,7 @@ class ResponsesEncoder:
         parts += [b',"input":', *array(self.transcript.encode(request.messages))]
         if request.tools:
             strict = bool(request.options.get("strict_tools"))
-            tools = [self.tools.get(spec, lambda s=spec: _tool(s, strict), strict) for spec in request.tools]
+            tools = [self.tools.get(spec, partial(_tool, spec, strict), strict) for spec in request.tools]
             parts += [b',"tools":', *array(tools)]
         rest = _settings(request)
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
@@ -95,7 +96,7 @@ class ResponsesEncoder:
 
     def _extend(self, done: tuple[bytes, ...] | None, new: Sequence[Message]) -> tuple[bytes, ...]:
         """The serialized items after ``new``; a message without items adds none."""
-        items = [self.messages.get(message, lambda m=message: _items(m)) for message in new]
+        items = [self.messages.get(message, partial(_items, message)) for message in new]
         return (*(done or ()), *(item for item in items if item is not None))
 
 

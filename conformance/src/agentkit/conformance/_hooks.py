@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.host import Agent, AgentConfig, PluginHost
-from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
+from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl, provider_member
 
 from ._report import Check, failed, passed, skipped
 
@@ -86,9 +86,9 @@ def _wrap(function: Callable[..., Any], spy: _Spy) -> Callable[..., Any]:
 
 
 def _run(host: PluginHost, probe: _Probe, value: str, before_tool_call: Callable[..., Any]) -> Any:
-    provider = host.providers["faux"]
-    # script() is the scripted provider's own; the Provider protocol does not declare it yet.
-    script = provider.script([  # type: ignore[attr-defined]  # see above
+    play = provider_member(host.providers["faux"], "script")
+    assert play is not None, "the scripted provider plays scripts"
+    script = play([
         {"content": [{"type": "tool_use", "name": PROBE, "arguments": {"value": value}}]},
         {"content": [{"type": "text", "text": "done"}]},
     ])

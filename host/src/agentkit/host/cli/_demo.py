@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
+from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl, provider_member
 from agentkit.plugin_api.errors import UsageError
 
 from .._agent import Agent
@@ -82,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     faux = host.providers.get("faux")
     if faux is None:
         raise UsageError("the demo needs the scripted provider: pip install agentkit-provider-faux")
+    script = provider_member(faux, "script")
+    if script is None:
+        raise UsageError("the installed 'faux' provider plays no scripts: reinstall agentkit-provider-faux")
     demo = _DemoTools()
     record = host.register(demo, name="demo")
     if record.status != "loaded":
@@ -91,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
     def agent_for(turns: list[dict[str, Any]], **config: Any) -> Agent:
         config.setdefault("before_tool_call", allow_all)
         return Agent(
-            # script() is the scripted provider's own; the Provider protocol does not declare it yet.
-            AgentConfig(model="faux/scripted", root=workspace, transport=faux.script(turns),  # type: ignore[attr-defined]  # see above
+            AgentConfig(model="faux/scripted", root=workspace, transport=script(turns),
                         tools=["demo_weather", "demo_delete"], **config),
             host=host,
         )

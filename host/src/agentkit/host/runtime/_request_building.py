@@ -17,7 +17,8 @@ from agentkit.plugin_api import Credential, Provider, ProviderRequest
 from agentkit.plugin_api.codec import dumps
 from agentkit.plugin_api.errors import ProviderError
 
-from .credentials import CredentialMissing, CredentialResolver
+from .credentials import CredentialResolver
+from .errors import CredentialMissing
 from .headers import attribution_headers, merge_headers
 
 __all__ = ["ACCEPT", "BuiltRequest", "PreparedRequest", "RequestBuilder", "join_url"]
