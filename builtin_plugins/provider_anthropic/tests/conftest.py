@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -20,12 +18,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-
-_DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-
-
-def testdata_root() -> Path:
-    return Path(os.environ.get("AGENTKIT_TESTDATA", _DEFAULT_TESTDATA))
 
 
 def frame_sse(raw: bytes) -> list[WireEvent]:
@@ -68,14 +60,6 @@ def decode(events: list[WireEvent], *, finish: bool = True) -> list[ProviderEven
 
 
 final_message = codec.final_message
-
-
-@pytest.fixture
-def testdata() -> Path:
-    root = testdata_root()
-    if not root.is_dir():
-        pytest.skip(f"shared test data not found at {root} (set AGENTKIT_TESTDATA)")
-    return root
 
 
 @pytest.fixture(scope="session")

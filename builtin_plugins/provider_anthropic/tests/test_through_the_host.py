@@ -1,40 +1,27 @@
 """The codec driven by the host's provider runtime over ``httpx.MockTransport``.
 
 Responses are recorded Anthropic traffic: pydantic/pydantic-ai (MIT) cassettes
-under ``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_anthropic``.
+kept in ``testdata/pydantic-ai/test_anthropic`` (see its ``PROVENANCE.md``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import httpx
-import pytest
 import yaml
 from agentkit_provider_anthropic import AnthropicMessages
 
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import MessageEnd, StopReason
 
-_CASSETTES = (
-    Path(
-        os.environ.get(
-            "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-        )
-    )
-    / "cassettes"
-    / "pydantic-ai"
-    / "test_anthropic"
-)
+_CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
 
 
 def _response(name: str, number: int = 0) -> dict:
     path = _CASSETTES / name
-    if not path.is_file():
-        pytest.skip(f"pydantic-ai cassettes not found at {_CASSETTES} (set AGENTKIT_TESTDATA)")
     return yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][number]["response"]
 
 

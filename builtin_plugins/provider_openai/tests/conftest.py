@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
-import os
 import types
 import typing
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,12 +21,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-
-_DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-
-
-def testdata_root() -> Path:
-    return Path(os.environ.get("AGENTKIT_TESTDATA", _DEFAULT_TESTDATA))
 
 
 def frame_sse(raw: bytes) -> list[WireEvent]:
@@ -154,14 +146,6 @@ def shape_problems(value: Any, annotation: Any, path: str = "$") -> list[str]:
             else [f"{path}: expected {annotation.__name__}"]
         )
     raise NotImplementedError(f"{path}: cannot check against {annotation!r}")
-
-
-@pytest.fixture
-def testdata() -> Path:
-    root = testdata_root()
-    if not root.is_dir():
-        pytest.skip(f"shared test data not found at {root} (set AGENTKIT_TESTDATA)")
-    return root
 
 
 @pytest.fixture

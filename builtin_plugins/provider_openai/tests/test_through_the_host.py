@@ -1,7 +1,7 @@
 """The codec driven by the host's provider runtime over ``httpx.MockTransport``.
 
 Responses are recorded OpenAI traffic: pydantic/pydantic-ai (MIT) cassettes under
-``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_openai``. The runtime does the HTTP,
+``testdata/pydantic-ai/test_openai`` (see its ``PROVENANCE.md``). The runtime does the HTTP,
 the SSE framing (including ``data: [DONE]``), the JSON decoding and the credentials.
 """
 
@@ -9,34 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import yaml
 from agentkit_provider_openai import OpenAICompletions
 
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import MessageEnd, StopReason
 
-_CASSETTES = (
-    Path(
-        os.environ.get(
-            "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-        )
-    )
-    / "cassettes"
-    / "pydantic-ai"
-    / "test_openai"
-)
+_CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 
 def _response(name: str, number: int = 0) -> dict[str, Any]:
     path = _CASSETTES / name
-    if not path.is_file():
-        pytest.skip(f"pydantic-ai cassettes not found at {_CASSETTES} (set AGENTKIT_TESTDATA)")
     return yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][number]["response"]
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import os
 from collections.abc import Callable
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,13 +21,6 @@ from agentkit.plugin_api import (
     UserMessage,
     WireEvent,
 )
-
-_DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-
-
-def testdata_root() -> Path:
-    return Path(os.environ.get("AGENTKIT_TESTDATA", _DEFAULT_TESTDATA))
-
 
 # -- requests ----------------------------------------------------------
 
@@ -263,14 +254,6 @@ def sdk_client(handler: Callable[[Any], Any]) -> Any:
         http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
         max_retries=0,
     )
-
-
-@pytest.fixture
-def testdata() -> Path:
-    root = testdata_root()
-    if not root.is_dir():
-        pytest.skip(f"shared test data not found at {root} (set AGENTKIT_TESTDATA)")
-    return root
 
 
 @pytest.fixture
