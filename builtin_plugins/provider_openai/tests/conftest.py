@@ -1,12 +1,11 @@
-"""Shared helpers: recorded exchanges framed the way the host frames them, and a decode driver."""
+"""The test kit: ``agentkit.conformance.codec`` bound to this wire, a chunk builder, and a
+checker of request shapes against the ``openai`` SDK's declared types."""
 
 from __future__ import annotations
 
 import collections.abc
-import dataclasses
 import types
 import typing
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,54 +13,7 @@ import typing_extensions
 from agentkit_provider_openai import OpenAICompletions
 
 from agentkit.conformance import codec
-from agentkit.plugin_api import (
-    ModelInfo,
-    ProviderEvent,
-    ProviderRequest,
-    UserMessage,
-    WireEvent,
-)
-
-
-def frame_sse(raw: bytes) -> list[WireEvent]:
-    """Cut raw SSE bytes into wire events as the host does (its framer, strict JSON)."""
-    return codec.frame(raw, "sse")
-
-
-frame_json = codec.frame_json
-
-
-def model_row(key: str = "openai/gpt-4o-mini", **changes: Any) -> ModelInfo:
-    """A catalog row of the provider, optionally changed (e.g. another base URL)."""
-    for row in OpenAICompletions().catalog():
-        if row.key == key:
-            return dataclasses.replace(row, **changes) if changes else row
-    raise LookupError(key)
-
-
-def request_for(**fields: Any) -> ProviderRequest:
-    fields.setdefault("model", model_row())
-    fields.setdefault("messages", [UserMessage.text("hi")])
-    return ProviderRequest(**fields)
-
-
-def decode(
-    events: list[WireEvent],
-    *,
-    request: ProviderRequest | None = None,
-    provider: OpenAICompletions | None = None,
-) -> list[ProviderEvent]:
-    """Feed every wire event to a fresh decoder, then ``finish`` it."""
-    provider = provider or OpenAICompletions()
-    decoder = provider.decoder(request or request_for())
-    out: list[ProviderEvent] = []
-    for event in events:
-        out += decoder.feed(event)
-    out += decoder.finish()
-    return out
-
-
-final_message = codec.final_message
+from agentkit.plugin_api import WireEvent
 
 
 def chunk(
@@ -148,16 +100,9 @@ def shape_problems(value: Any, annotation: Any, path: str = "$") -> list[str]:
     raise NotImplementedError(f"{path}: cannot check against {annotation!r}")
 
 
-@pytest.fixture
-def kit() -> SimpleNamespace:
-    """The helpers above, for test modules (which cannot import each other)."""
-    return SimpleNamespace(
-        frame_sse=frame_sse,
-        frame_json=frame_json,
-        model_row=model_row,
-        request_for=request_for,
-        decode=decode,
-        final_message=final_message,
-        chunk=chunk,
-        shape_problems=shape_problems,
+@pytest.fixture(scope="session")
+def kit() -> codec.ProviderKit:
+    """The helpers, for test modules (which cannot import each other)."""
+    return codec.ProviderKit(
+        OpenAICompletions, "openai/gpt-4o-mini", chunk=chunk, shape_problems=shape_problems
     )
