@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, NotRequired, Required, TypedDict
 
 import pytest
 from hypothesis import given, settings
@@ -124,3 +124,44 @@ def test_a_kit_carries_wire_specific_helpers_and_says_which_one_is_missing() -> 
     assert more.model == kit.model and more.provider is kit.provider
     with pytest.raises(AttributeError, match="no helper 'twice'"):
         kit.twice  # noqa: B018
+
+
+class _Function(TypedDict):
+    name: Required[str]
+    strict: NotRequired[bool]
+
+
+class _Tool(TypedDict, total=False):
+    type: Required[Literal["function"]]
+    function: _Function
+    weight: float
+    tags: list[str] | None
+
+
+def test_a_body_that_fits_the_declared_request_type_has_no_shape_problems() -> None:
+    tool = {"type": "function", "function": {"name": "grep"}, "weight": 1, "tags": None}
+    assert codec.shape_problems(tool, _Tool) == []
+    assert codec.shape_problems([tool, {"type": "function", "tags": ["a"]}], list[_Tool]) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ({"type": "function", "extra": 1}, "$.extra: not a declared field"),
+        ({"function": {"name": "x"}}, "$.type: required field missing"),
+        ({"type": "function", "function": {}}, "$.function.name: required field missing"),
+        ({"type": "tool"}, "$.type: 'tool' not in ('function',)"),
+        ({"type": "function", "function": {"name": "x", "strict": 1}}, "$.function.strict: expected bool"),
+        ({"type": "function", "weight": True}, "$.weight: expected a number"),
+        ({"type": "function", "tags": "a"}, "$.tags: fits no member of the union"),
+        ({"type": "function", "tags": [1]}, "$.tags: fits no member of the union ($.tags[0]: expected str)"),
+        ("function", "$: expected an object"),
+    ],
+)
+def test_each_departure_from_the_declared_type_is_named_by_its_place(value: Any, problem: str) -> None:
+    [found] = codec.shape_problems(value, _Tool)
+    assert found.startswith(problem), found
+
+
+def test_a_literal_is_exact_in_type_too() -> None:
+    assert codec.shape_problems(1, Literal[True]) == ["$: 1 not in (True,)"]
