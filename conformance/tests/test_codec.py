@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
+import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
+    Credential,
     MessageEnd,
     ModelInfo,
     ProviderEvent,
@@ -46,7 +48,11 @@ class EchoDecoder:
 class Echo:
     """A wire that sends the model id and the message count, and answers with what it is fed."""
 
-    name = "echo"
+    api = "echo"
+    credential_env = ()
+
+    def auth_headers(self, credential: Credential) -> dict[str, str]:
+        return {}
 
     def catalog(self) -> tuple[ModelInfo, ...]:
         return ROWS
@@ -165,3 +171,17 @@ def test_each_departure_from_the_declared_type_is_named_by_its_place(value: Any,
 
 def test_a_literal_is_exact_in_type_too() -> None:
     assert codec.shape_problems(1, Literal[True]) == ["$: 1 not in (True,)"]
+
+
+def test_a_request_runs_through_the_host_runtime_against_a_mock_server() -> None:
+    kit = codec.ProviderKit(Echo, "echo/small")
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        body = codec.sse_body([{"text": "he"}, {"text": "llo"}])
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    message, sent = kit.through_runtime(kit.request_for(stream=True), respond, env={})
+    assert message.text == "hello"
+    [request] = sent
+    assert str(request.url) == "http://127.0.0.1:9/echo"
+    assert json.loads(request.content) == {"model": "small", "messages": 1}

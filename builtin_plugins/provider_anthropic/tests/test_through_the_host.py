@@ -6,16 +6,13 @@ kept in ``testdata/pydantic-ai/test_anthropic`` (see its ``PROVENANCE.md``).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import httpx
 import yaml
-from agentkit_provider_anthropic import AnthropicMessages
 
-from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import MessageEnd, StopReason
+from agentkit.plugin_api import StopReason
 
 _CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
 
@@ -26,10 +23,7 @@ def _response(name: str, number: int = 0) -> dict:
 
 
 def _run(kit, recorded: dict, *, stream: bool, env: dict[str, str]):
-    sent: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
+    def respond(request: httpx.Request) -> httpx.Response:
         status = recorded["status"]["code"]
         if "body" in recorded and "string" in recorded["body"]:
             return httpx.Response(
@@ -39,15 +33,8 @@ def _run(kit, recorded: dict, *, stream: bool, env: dict[str, str]):
             )
         return httpx.Response(status, json=recorded["parsed_body"])
 
-    runtime = ProviderRuntime(httpx.MockTransport(handler), env=env, attribution=False)
     request = kit.request_for(stream=stream, max_tokens=1024)
-
-    async def collect():
-        return [event async for event in runtime.stream(AnthropicMessages(), request)]
-
-    events = asyncio.run(collect())
-    assert isinstance(events[-1], MessageEnd)
-    return events[-1].message, sent
+    return kit.through_runtime(request, respond, env=env)
 
 
 def test_a_recorded_stream_through_the_runtime(kit) -> None:

@@ -7,17 +7,14 @@ the SSE framing (including ``data: [DONE]``), the JSON decoding and the credenti
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
-from agentkit_provider_openai import OpenAICompletions
 
-from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import MessageEnd, StopReason
+from agentkit.plugin_api import StopReason
 
 _CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
@@ -28,10 +25,7 @@ def _response(name: str, number: int = 0) -> dict[str, Any]:
 
 
 def _run(kit: Any, recorded: dict[str, Any], *, stream: bool, env: dict[str, str], **fields: Any):
-    sent: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
+    def respond(request: httpx.Request) -> httpx.Response:
         status = recorded["status"]["code"]
         if "body" in recorded and "string" in recorded["body"]:
             return httpx.Response(
@@ -41,15 +35,8 @@ def _run(kit: Any, recorded: dict[str, Any], *, stream: bool, env: dict[str, str
             )
         return httpx.Response(status, json=recorded["parsed_body"])
 
-    runtime = ProviderRuntime(httpx.MockTransport(handler), env=env, attribution=False)
     request = kit.request_for(stream=stream, max_tokens=1024, **fields)
-
-    async def collect():
-        return [event async for event in runtime.stream(OpenAICompletions(), request)]
-
-    events = asyncio.run(collect())
-    assert isinstance(events[-1], MessageEnd)
-    return events[-1].message, sent
+    return kit.through_runtime(request, respond, env=env)
 
 
 def test_a_recorded_stream_through_the_runtime(kit: Any) -> None:

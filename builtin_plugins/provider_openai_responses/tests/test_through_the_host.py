@@ -10,18 +10,15 @@ at arbitrary byte boundaries, inside multi-byte characters too.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import httpx
 import pytest
 import yaml
-from agentkit_provider_openai_responses import OpenAIResponses
 from openai.types.responses import ResponseUsage
 
-from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import MessageEnd, StopReason, ThinkingBlock
+from agentkit.plugin_api import StopReason, ThinkingBlock
 
 CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
@@ -44,27 +41,15 @@ class _Chunked(httpx.SyncByteStream, httpx.AsyncByteStream):
 
 
 def _run(kit, recorded: dict, *, stream: bool, chunk: int | None = None):
-    sent: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
+    def respond(request: httpx.Request) -> httpx.Response:
         if stream:
             raw = recorded["body"]["string"].encode("utf-8")
             body = _Chunked(raw, chunk or len(raw))
             return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
         return httpx.Response(200, json=recorded["parsed_body"])
 
-    runtime = ProviderRuntime(
-        httpx.MockTransport(handler), env={"OPENAI_API_KEY": "sk-test"}, attribution=False
-    )
     request = kit.request_for(stream=stream, max_tokens=1024, system="Be brief.")
-
-    async def collect():
-        return [event async for event in runtime.stream(OpenAIResponses(), request)]
-
-    events = asyncio.run(collect())
-    assert isinstance(events[-1], MessageEnd)
-    return events[-1].message, sent
+    return kit.through_runtime(request, respond, env={"OPENAI_API_KEY": "sk-test"})
 
 
 @pytest.mark.parametrize("chunk", [None, 7, 1])

@@ -23,19 +23,24 @@ which is what a provider's ``conftest.py`` hands its tests as a fixture::
 :func:`sse_body` and :func:`ndjson_body` write hand-built response chunks the
 way servers put them on the wire, and :func:`encoded_body` reads back the body
 an encoder produced; :func:`shape_problems` checks it against the request types a
-vendor's SDK declares.
+vendor's SDK declares. :func:`through_runtime` runs a request through the host's
+whole provider runtime (HTTP, credentials, framing) against a mock server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections.abc
 import dataclasses
 import json
 import types
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import httpx
+
+from agentkit.host.runtime import ProviderRuntime
 from agentkit.host.runtime.framing import make_framer
 from agentkit.host.wire import loads
 from agentkit.plugin_api import (
@@ -61,6 +66,7 @@ __all__ = [
     "request_for",
     "shape_problems",
     "sse_body",
+    "through_runtime",
 ]
 
 # Vendor SDKs declare their request types with typing_extensions' forms when it is installed.
@@ -250,6 +256,36 @@ def final_message(events: list[ProviderEvent]) -> AssistantMessage:
     return ends[0].message
 
 
+def through_runtime(
+    provider: Provider,
+    request: ProviderRequest,
+    respond: Callable[[httpx.Request], httpx.Response],
+    *,
+    env: Mapping[str, str],
+) -> tuple[AssistantMessage, list[httpx.Request]]:
+    """Stream ``request`` through the host's provider runtime, ``respond`` playing the server.
+
+    The runtime builds the HTTP request (credentials from ``env``, no
+    attribution header), sends it over ``httpx.MockTransport(respond)``, frames
+    and decodes the answer. Returns the message the stream ended with (it must
+    end with ``message_end``) and every HTTP request the runtime sent.
+    """
+    sent: list[httpx.Request] = []
+
+    def transport(http_request: httpx.Request) -> httpx.Response:
+        sent.append(http_request)
+        return respond(http_request)
+
+    runtime = ProviderRuntime(httpx.MockTransport(transport), env=env, attribution=False)
+
+    async def collect() -> list[ProviderEvent]:
+        return [event async for event in runtime.stream(provider, request)]
+
+    events = asyncio.run(collect())
+    assert isinstance(events[-1], MessageEnd), f"the stream ended with {events[-1]!r}"
+    return events[-1].message, sent
+
+
 class ProviderKit:
     """The helpers above, bound to one provider and a default catalog row.
 
@@ -303,6 +339,17 @@ class ProviderKit:
         return decode(
             provider or self.provider(), events, request or self.request_for(), finish=finish
         )
+
+    def through_runtime(
+        self,
+        request: ProviderRequest,
+        respond: Callable[[httpx.Request], httpx.Response],
+        *,
+        env: Mapping[str, str],
+        provider: Provider | None = None,
+    ) -> tuple[AssistantMessage, list[httpx.Request]]:
+        """:func:`through_runtime` with a fresh provider unless one is given."""
+        return through_runtime(provider or self.provider(), request, respond, env=env)
 
     def frame_sse(self, raw: bytes) -> list[WireEvent]:
         """An SSE body cut into wire events as the host does."""
