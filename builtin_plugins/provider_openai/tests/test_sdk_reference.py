@@ -34,6 +34,7 @@ from openai.types.chat import (
     ChatCompletionToolUnionParam,
 )
 
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
     ImageBlock,
@@ -324,10 +325,7 @@ def test_a_recorded_whole_response_decodes_as_the_sdk_parses_it(
 
 
 def _sse(*chunks: dict[str, Any]) -> bytes:
-    return (
-        b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks)
-        + b"data: [DONE]\n\n"
-    )
+    return codec.sse_body(chunks) + b"data: [DONE]\n\n"
 
 
 def _delta(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
