@@ -1,7 +1,7 @@
 """SSE decoding throughput: agentkit's SSEDecoder beside the Anthropic SDK's own decoder.
 
-Input: the recorded Anthropic Messages streams of the shared test data
-(``sse/anthropic-sdk-python/``, from anthropics/anthropic-sdk-python, MIT),
+Input: the recorded Anthropic Messages streams in ``testdata/anthropic-sdk-python/``
+(from anthropics/anthropic-sdk-python, MIT),
 each ended with its blank line, concatenated and repeated to a few MB, then
 cut into chunks the size a network read returns. Both decoders get the same
 chunks; the figure is the best of several runs, in MB/s, and the ratio
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -24,17 +23,13 @@ from pathlib import Path
 
 from agentkit.host.wire import SSEDecoder, loads
 
-
-def testdata() -> Path:
-    default = Path(__file__).resolve().parents[1] / ".." / "shared" / "testdata"
-    return Path(os.environ.get("AGENTKIT_TESTDATA", default))
+SDK_STREAMS = Path(__file__).resolve().parents[1] / "testdata" / "anthropic-sdk-python"
 
 
 def corpus(megabytes: float) -> bytes:
-    folder = testdata() / "sse" / "anthropic-sdk-python"
-    streams = [p.read_bytes().rstrip(b"\n") + b"\n\n" for p in sorted(folder.glob("*.txt"))]
+    streams = [p.read_bytes().rstrip(b"\n") + b"\n\n" for p in sorted(SDK_STREAMS.glob("*.txt"))]
     if not streams:
-        sys.exit(f"no recorded streams in {folder} (set AGENTKIT_TESTDATA)")
+        sys.exit(f"no recorded streams in {SDK_STREAMS}")
     one = b"".join(streams)
     return one * max(1, int(megabytes * 1024 * 1024 / len(one)))
 

@@ -1,8 +1,8 @@
 """``agentkit run`` end to end, in a subprocess, against recorded real exchanges.
 
-Recordings: pydantic-ai's VCR cassettes (pydantic/pydantic-ai, MIT), found
-through ``AGENTKIT_TESTDATA`` (``cassettes/pydantic-ai/test_anthropic/`` and
-``test_openai/``). Each is converted to JSON and handed to the command with
+Recordings: pydantic-ai's VCR cassettes (pydantic/pydantic-ai, MIT), kept in
+``testdata/pydantic-ai/`` (``test_anthropic/`` and ``test_openai/``; see its
+``PROVENANCE.md``). Each is converted to JSON and handed to the command with
 the ``AGENTKIT_REPLAY`` test seam, so the real command, plugins, runtime and
 codecs run and nothing reaches the network. Expected answers are read from the
 recordings themselves.
@@ -18,15 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from agentkit.plugin_api import EVENT_SCHEMA
 
-yaml = pytest.importorskip("yaml")
-
 AGENTKIT = Path(sys.executable).parent / "agentkit"
-REPO_ROOT = Path(__file__).resolve().parents[2]
-TESTDATA = Path(os.environ.get("AGENTKIT_TESTDATA", REPO_ROOT / ".." / "shared" / "testdata"))
-CASSETTES = TESTDATA / "cassettes" / "pydantic-ai"
+CASSETTES = Path(__file__).resolve().parents[2] / "testdata" / "pydantic-ai"
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY",
               "AGENTKIT_REPLAY", "AGENTKIT_REPLAY_LOG")
 PLANTED = "sk-planted-0123456789-abcdefghijklmnop-SECRET"
@@ -34,8 +31,6 @@ PLANTED = "sk-planted-0123456789-abcdefghijklmnop-SECRET"
 
 def cassette(path: str) -> dict[str, Any]:
     file = CASSETTES / path
-    if not file.is_file():
-        pytest.skip(f"{file} not found; set AGENTKIT_TESTDATA to the shared testdata folder")
     return yaml.safe_load(file.read_text(encoding="utf-8"))
 
 

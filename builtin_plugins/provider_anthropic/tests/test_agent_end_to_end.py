@@ -12,13 +12,12 @@ import json
 import httpx
 import pytest
 
+from agentkit.conformance import codec
 from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
 
 
 def _sse(*events: dict) -> bytes:
-    return b"".join(
-        f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events
-    )
+    return codec.sse_body(events, event=lambda event: event["type"])
 
 
 def _start(number: int) -> dict:

@@ -1,12 +1,11 @@
 """The normative event order, early ends, errors, and stream/whole agreement.
 
-Streams come from ``$AGENTKIT_TESTDATA/sse/anthropic-sdk-python`` (anthropics/
-anthropic-sdk-python, MIT) where a real one is needed.
+Streams come from ``testdata/anthropic-sdk-python`` (anthropics/
+anthropic-sdk-python, MIT; see its ``PROVENANCE.md``) where a real one is needed.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -25,19 +24,11 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
-_ROOT = Path(
-    os.environ.get(
-        "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-    )
-)
-_STREAMS = _ROOT / "sse" / "anthropic-sdk-python"
+_STREAMS = Path(__file__).resolve().parents[3] / "testdata" / "anthropic-sdk-python"
 
 
 def _stream(kit, name: str) -> list[WireEvent]:
-    path = _STREAMS / name
-    if not path.is_file():
-        pytest.skip(f"SDK SSE fixtures not found at {_STREAMS} (set AGENTKIT_TESTDATA)")
-    return kit.frame_sse(path.read_bytes())
+    return kit.frame_sse((_STREAMS / name).read_bytes())
 
 
 def _assert_normative(events) -> None:

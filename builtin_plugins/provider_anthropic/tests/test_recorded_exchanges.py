@@ -1,7 +1,7 @@
 """Decode every recorded Anthropic Messages exchange and compare with the recording.
 
 Source: pydantic/pydantic-ai (MIT), ``tests/models/cassettes/test_anthropic/*.yaml``,
-found under ``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_anthropic``. They
+kept in ``testdata/pydantic-ai/test_anthropic`` (see its ``PROVENANCE.md``). They
 are VCR recordings of real HTTP traffic: streaming responses are kept as raw
 SSE text (with ``event: ping``, padding after the JSON), whole responses as
 parsed JSON.
@@ -16,7 +16,6 @@ kind. Our decoder gets the bytes framed the way the host frames them.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,12 +25,7 @@ import yaml
 
 from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock, WireEvent
 
-_ROOT = Path(
-    os.environ.get(
-        "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-    )
-)
-_CASSETTES = _ROOT / "cassettes" / "pydantic-ai" / "test_anthropic"
+_CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
 
 #: The mapping the issue pins, restated here so the decoder's table is checked.
 _STOP = {
@@ -47,19 +41,17 @@ _STOP = {
 
 def _messages_exchanges() -> list[Any]:
     """Every interaction that is a call of POST /v1/messages, as a pytest param."""
-    if not _CASSETTES.is_dir():
-        return []
     params = []
     for path in sorted(_CASSETTES.glob("*.yaml")):
         recording = yaml.safe_load(path.read_text(encoding="utf-8"))
         for number, interaction in enumerate(recording["interactions"]):
             if urlsplit(interaction["request"]["uri"]).path.endswith("/v1/messages"):
                 params.append(pytest.param(interaction["response"], id=f"{path.stem}#{number}"))
+    assert params, f"no recorded /v1/messages exchanges in {_CASSETTES}"
     return params
 
 
 _EXCHANGES = _messages_exchanges()
-_NO_DATA = f"pydantic-ai cassettes not found at {_CASSETTES} (set AGENTKIT_TESTDATA)"
 
 
 def _is_stream(response: dict[str, Any]) -> bool:
@@ -153,7 +145,6 @@ class _Expected:
         return out
 
 
-@pytest.mark.skipif(not _EXCHANGES, reason=_NO_DATA)
 @pytest.mark.parametrize("response", _EXCHANGES)
 def test_recorded_response_decodes_to_what_the_recording_says(kit, response) -> None:
     status = response["status"]["code"]
@@ -200,7 +191,6 @@ def test_recorded_response_decodes_to_what_the_recording_says(kit, response) -> 
     )
 
 
-@pytest.mark.skipif(not _EXCHANGES, reason=_NO_DATA)
 def test_the_recordings_cover_streams_whole_bodies_tools_thinking_and_errors() -> None:
     """Guards the test above against a filter that silently drops the interesting cases."""
     kinds = {"stream": 0, "whole": 0, "error": 0, "tool_use": 0, "thinking": 0, "redacted": 0}

@@ -1,7 +1,7 @@
 """Decode the real SSE streams the Anthropic Python SDK tests itself with.
 
 Source: anthropics/anthropic-sdk-python (MIT), ``tests/lib/streaming`` fixtures,
-found under ``$AGENTKIT_TESTDATA/sse/anthropic-sdk-python``: text, tool use,
+kept in ``testdata/anthropic-sdk-python`` (see its ``PROVENANCE.md``): text, tool use,
 partial JSON cut off by ``max_tokens``, refusal, model fallback, compaction.
 
 Each stream is read twice: by our decoder (framed as the host frames it) and
@@ -12,7 +12,6 @@ over a mock transport) as a second opinion.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import anthropic
@@ -21,14 +20,8 @@ import pytest
 
 from agentkit.plugin_api import StopReason, TextBlock, ToolUseBlock
 
-_ROOT = Path(
-    os.environ.get(
-        "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-    )
-)
-_STREAMS = _ROOT / "sse" / "anthropic-sdk-python"
-_FILES = sorted(_STREAMS.glob("*.txt")) if _STREAMS.is_dir() else []
-_NO_DATA = f"SDK SSE fixtures not found at {_STREAMS} (set AGENTKIT_TESTDATA)"
+_STREAMS = Path(__file__).resolve().parents[3] / "testdata" / "anthropic-sdk-python"
+_FILES = sorted(_STREAMS.glob("*.txt"))
 
 _STOP = {
     "end_turn": StopReason.STOP,
@@ -53,12 +46,10 @@ def _sdk_final_message(raw: bytes) -> anthropic.types.Message:
         return stream.get_final_message()
 
 
-@pytest.mark.skipif(not _FILES, reason=_NO_DATA)
 def test_all_seven_streams_are_present() -> None:
     assert len(_FILES) == 7, [path.name for path in _FILES]
 
 
-@pytest.mark.skipif(not _FILES, reason=_NO_DATA)
 @pytest.mark.parametrize("path", _FILES, ids=[path.stem for path in _FILES])
 def test_stream_decodes_like_the_sdk_accumulates_it(kit, path: Path) -> None:
     raw = path.read_bytes()
@@ -84,10 +75,8 @@ def test_stream_decodes_like_the_sdk_accumulates_it(kit, path: Path) -> None:
 
 
 def _decode_file(kit, name: str):
-    path = _STREAMS / name
-    if not path.is_file():
-        pytest.skip(_NO_DATA)
-    return kit.final_message(kit.decode(kit.frame_sse(path.read_bytes())))
+    raw = (_STREAMS / name).read_bytes()
+    return kit.final_message(kit.decode(kit.frame_sse(raw)))
 
 
 def test_tool_use_arguments_are_the_concatenated_partial_json(kit) -> None:

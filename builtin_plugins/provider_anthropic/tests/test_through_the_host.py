@@ -1,48 +1,29 @@
 """The codec driven by the host's provider runtime over ``httpx.MockTransport``.
 
 Responses are recorded Anthropic traffic: pydantic/pydantic-ai (MIT) cassettes
-under ``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_anthropic``.
+kept in ``testdata/pydantic-ai/test_anthropic`` (see its ``PROVENANCE.md``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 from pathlib import Path
 
 import httpx
-import pytest
 import yaml
-from agentkit_provider_anthropic import AnthropicMessages
 
-from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import MessageEnd, StopReason
+from agentkit.plugin_api import StopReason
 
-_CASSETTES = (
-    Path(
-        os.environ.get(
-            "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-        )
-    )
-    / "cassettes"
-    / "pydantic-ai"
-    / "test_anthropic"
-)
+_CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
 
 
 def _response(name: str, number: int = 0) -> dict:
     path = _CASSETTES / name
-    if not path.is_file():
-        pytest.skip(f"pydantic-ai cassettes not found at {_CASSETTES} (set AGENTKIT_TESTDATA)")
     return yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][number]["response"]
 
 
 def _run(kit, recorded: dict, *, stream: bool, env: dict[str, str]):
-    sent: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
+    def respond(request: httpx.Request) -> httpx.Response:
         status = recorded["status"]["code"]
         if "body" in recorded and "string" in recorded["body"]:
             return httpx.Response(
@@ -52,15 +33,8 @@ def _run(kit, recorded: dict, *, stream: bool, env: dict[str, str]):
             )
         return httpx.Response(status, json=recorded["parsed_body"])
 
-    runtime = ProviderRuntime(httpx.MockTransport(handler), env=env, attribution=False)
     request = kit.request_for(stream=stream, max_tokens=1024)
-
-    async def collect():
-        return [event async for event in runtime.stream(AnthropicMessages(), request)]
-
-    events = asyncio.run(collect())
-    assert isinstance(events[-1], MessageEnd)
-    return events[-1].message, sent
+    return kit.through_runtime(request, respond, env=env)
 
 
 def test_a_recorded_stream_through_the_runtime(kit) -> None:

@@ -1,51 +1,21 @@
-"""Shared helpers: Gemini responses and streams built the way the API sends them, host
-framing, the decode driver, and the ``google-genai`` SDK behind a mock transport."""
+"""The test kit: ``agentkit.conformance.codec`` bound to this wire, Gemini responses and streams
+built the way the API sends them, and the ``google-genai`` SDK behind a mock transport."""
 
 from __future__ import annotations
 
 import base64
 import copy
-import dataclasses
-import json
 import re
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from agentkit_provider_gemini import GeminiGenerateContent
 
 from agentkit.conformance import codec
-from agentkit.plugin_api import (
-    AssistantMessage,
-    ModelInfo,
-    ProviderEvent,
-    ProviderRequest,
-    UserMessage,
-    WireEvent,
-)
+from agentkit.plugin_api import AssistantMessage, ProviderRequest
 
-# -- requests ----------------------------------------------------------
-
-
-def model_row(key: str = "google/gemini-2.5-flash", **changes: Any) -> ModelInfo:
-    for row in GeminiGenerateContent().catalog():
-        if row.key == key:
-            return dataclasses.replace(row, **changes) if changes else row
-    raise LookupError(key)
-
-
-def request_for(**fields: Any) -> ProviderRequest:
-    fields.setdefault("model", model_row())
-    fields.setdefault("messages", [UserMessage.text("hi")])
-    return ProviderRequest(**fields)
-
-
-def body_of(request: ProviderRequest, provider: GeminiGenerateContent | None = None) -> Any:
-    """The encoded body, parsed."""
-    wire = (provider or GeminiGenerateContent()).encode(request)
-    assert isinstance(wire.body, bytes)
-    return json.loads(wire.body)
+KIT = codec.ProviderKit(GeminiGenerateContent, "google/gemini-2.5-flash")
 
 
 # -- responses ---------------------------------------------------------
@@ -135,32 +105,7 @@ def stream_chunks(
 
 def sse_bytes(chunks: list[dict[str, Any]]) -> bytes:
     """Chunks as the API writes them with ``alt=sse``: ``data:`` lines, ``\\r\\n\\r\\n`` after each."""
-    return b"".join(
-        b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\r\n\r\n" for chunk in chunks
-    )
-
-
-def frame_sse(raw: bytes) -> list[WireEvent]:
-    """Cut raw SSE bytes into wire events as the host does (its framer, strict JSON)."""
-    return codec.frame(raw, "sse")
-
-
-frame_json = codec.frame_json
-
-
-def decode(
-    events: list[WireEvent], *, request: ProviderRequest | None = None
-) -> list[ProviderEvent]:
-    """Feed every wire event to a fresh decoder, then ``finish`` it."""
-    decoder = GeminiGenerateContent().decoder(request or request_for())
-    out: list[ProviderEvent] = []
-    for event in events:
-        out += decoder.feed(event)
-    out += decoder.finish()
-    return out
-
-
-final_message = codec.final_message
+    return codec.sse_body(chunks, line_end="\r\n")
 
 
 def streamed_and_whole(
@@ -172,8 +117,8 @@ def streamed_and_whole(
 ) -> tuple[AssistantMessage, AssistantMessage]:
     """The message decoded from the SSE stream of ``whole`` and from ``whole`` itself."""
     chunks = stream_chunks(whole, chunk=chunk, signature_apart=signature_apart)
-    streamed = final_message(decode(frame_sse(sse_bytes(chunks)), request=request))
-    return streamed, final_message(decode(frame_json(whole), request=request))
+    streamed = KIT.final_message(KIT.decode(KIT.frame_sse(sse_bytes(chunks)), request=request))
+    return streamed, KIT.final_message(KIT.decode(KIT.frame_json(whole), request=request))
 
 
 # -- the SDK -----------------------------------------------------------
@@ -262,21 +207,14 @@ def sdk_arguments(body: dict[str, Any]) -> dict[str, Any]:
     return {"contents": contents, "config": config or None}
 
 
-@pytest.fixture
-def kit() -> SimpleNamespace:
-    """The helpers above, for test modules (which cannot import each other)."""
-    return SimpleNamespace(
-        model_row=model_row,
-        request_for=request_for,
-        body_of=body_of,
+@pytest.fixture(scope="session")
+def kit() -> codec.ProviderKit:
+    """The helpers, for test modules (which cannot import each other)."""
+    return KIT.with_helpers(
         usage_metadata=usage_metadata,
         response=response,
         stream_chunks=stream_chunks,
         sse_bytes=sse_bytes,
-        frame_sse=frame_sse,
-        frame_json=frame_json,
-        decode=decode,
-        final_message=final_message,
         streamed_and_whole=streamed_and_whole,
         sdk_client=sdk_client,
         proto_json=proto_json,

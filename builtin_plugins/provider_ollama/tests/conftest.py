@@ -1,4 +1,5 @@
-"""Shared helpers: Ollama responses built from the API reference, framed the way the host frames them.
+"""The test kit: ``agentkit.conformance.codec`` bound to this wire, and Ollama responses built
+from the API reference.
 
 The chunk shapes follow Ollama's API reference (``docs/api.md`` of ollama/ollama,
 "Generate a chat completion") and its announcement of streamed tool calls
@@ -10,22 +11,12 @@ and ``done``; the last line has ``done: true``, ``done_reason`` and the counts.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from agentkit_provider_ollama import OllamaChat
 
 from agentkit.conformance import codec
-from agentkit.plugin_api import (
-    ModelInfo,
-    ProviderEvent,
-    ProviderRequest,
-    UserMessage,
-    WireEvent,
-)
 
 CREATED = "2025-05-27T22:54:57.641643Z"
 
@@ -57,11 +48,6 @@ def done(
     )
 
 
-def ndjson(chunks: list[dict]) -> bytes:
-    """The body of a streamed response: one compact JSON object per line, as the server writes it."""
-    return b"".join(json.dumps(chunk, ensure_ascii=False).encode() + b"\n" for chunk in chunks)
-
-
 def whole(chunks: list[dict]) -> dict:
     """The ``stream: false`` response the server builds from the same generation.
 
@@ -81,64 +67,9 @@ def whole(chunks: list[dict]) -> dict:
     return final
 
 
-def frame_ndjson(raw: bytes) -> list[WireEvent]:
-    """Cut NDJSON bytes into wire events as the host does (its framer, strict JSON)."""
-    return codec.frame(raw, "ndjson")
-
-
-frame_json = codec.frame_json
-
-
-def model_row(key: str = "ollama/qwen3", **changes: Any) -> ModelInfo:
-    for row in OllamaChat().catalog():
-        if row.key == key:
-            return dataclasses.replace(row, **changes) if changes else row
-    raise LookupError(key)
-
-
-def request_for(**fields: Any) -> ProviderRequest:
-    fields.setdefault("model", model_row())
-    fields.setdefault("messages", [UserMessage.text("hi")])
-    return ProviderRequest(**fields)
-
-
-def decode(
-    events: list[WireEvent],
-    *,
-    request: ProviderRequest | None = None,
-    provider: OllamaChat | None = None,
-) -> list[ProviderEvent]:
-    """Feed every wire event to a fresh decoder, then ``finish`` it, as the host does."""
-    decoder = (provider or OllamaChat()).decoder(request or request_for())
-    out: list[ProviderEvent] = []
-    for event in events:
-        out += decoder.feed(event)
-    out += decoder.finish()
-    return out
-
-
-final_message = codec.final_message
-
-
-def body_of(provider: OllamaChat, request: ProviderRequest) -> dict[str, Any]:
-    wire = provider.encode(request)
-    assert isinstance(wire.body, bytes)
-    return json.loads(wire.body)
-
-
-@pytest.fixture
-def kit() -> SimpleNamespace:
-    """The helpers above, for test modules (which cannot import each other)."""
-    return SimpleNamespace(
-        line=line,
-        done=done,
-        ndjson=ndjson,
-        whole=whole,
-        frame_ndjson=frame_ndjson,
-        frame_json=frame_json,
-        model_row=model_row,
-        request_for=request_for,
-        decode=decode,
-        final_message=final_message,
-        body_of=body_of,
+@pytest.fixture(scope="session")
+def kit() -> codec.ProviderKit:
+    """The helpers, for test modules (which cannot import each other)."""
+    return codec.ProviderKit(
+        OllamaChat, "ollama/qwen3", line=line, done=done, ndjson=codec.ndjson_body, whole=whole
     )

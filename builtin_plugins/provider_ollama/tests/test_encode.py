@@ -169,7 +169,7 @@ def test_images_and_thinking(kit: Any) -> None:
     ],
 )
 def test_reasoning_is_sent_as_think(kit: Any, row: str, level: str | None, think: Any) -> None:
-    body = kit.body_of(OllamaChat(), kit.request_for(model=kit.model_row(row), reasoning=level))
+    body = kit.body_of(kit.request_for(model=kit.model_row(row), reasoning=level))
     assert body.get("think", None) == think
     assert ("think" in body) is (think is not None)
 
@@ -178,11 +178,11 @@ def test_tool_choice_none_sends_no_tools_and_a_name_sends_only_that_tool(kit: An
     grep = ToolSpec("grep", "Search.", {"type": "object", "properties": {}})
     provider = OllamaChat()
     assert "tools" not in kit.body_of(
-        provider, kit.request_for(tools=[READ, grep], tool_choice="none")
+        kit.request_for(tools=[READ, grep], tool_choice="none"), provider
     )
-    forced = kit.body_of(provider, kit.request_for(tools=[READ, grep], tool_choice="grep"))
+    forced = kit.body_of(kit.request_for(tools=[READ, grep], tool_choice="grep"), provider)
     assert [t["function"]["name"] for t in forced["tools"]] == ["grep"]
-    auto = kit.body_of(provider, kit.request_for(tools=[READ, grep], tool_choice="auto"))
+    auto = kit.body_of(kit.request_for(tools=[READ, grep], tool_choice="auto"), provider)
     assert [t["function"]["name"] for t in auto["tools"]] == ["read_file", "grep"]
     assert "tool_choice" not in auto
 
@@ -190,7 +190,6 @@ def test_tool_choice_none_sends_no_tools_and_a_name_sends_only_that_tool(kit: An
 def test_model_options_from_the_row_and_the_request(kit: Any) -> None:
     row = kit.model_row(options={"num_ctx": 8192, "seed": 1})
     body = kit.body_of(
-        OllamaChat(),
         kit.request_for(
             model=row,
             max_tokens=64,

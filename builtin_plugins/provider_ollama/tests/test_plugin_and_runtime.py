@@ -7,7 +7,6 @@ JSON decoding and the credentials. Response shapes follow Ollama's API reference
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -16,8 +15,7 @@ import pytest
 from agentkit_provider_ollama import OllamaChat
 
 from agentkit.host import PluginHost
-from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import MessageEnd, StopReason
+from agentkit.plugin_api import StopReason
 
 
 def test_the_plugin_is_installed_and_registers_the_wire() -> None:
@@ -42,22 +40,12 @@ def test_the_plugin_is_installed_and_registers_the_wire() -> None:
 def _stream(
     kit: Any, row: str, body: bytes, *, env: dict[str, str], stream: bool = True, status: int = 200
 ):
-    sent: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
+    def respond(request: httpx.Request) -> httpx.Response:
         kind = "application/x-ndjson" if stream else "application/json"
         return httpx.Response(status, headers={"content-type": kind}, content=body)
 
-    runtime = ProviderRuntime(httpx.MockTransport(handler), env=env, attribution=False)
     request = kit.request_for(model=kit.model_row(row), stream=stream)
-
-    async def collect():
-        return [event async for event in runtime.stream(OllamaChat(), request)]
-
-    events = asyncio.run(collect())
-    assert isinstance(events[-1], MessageEnd)
-    return events[-1].message, sent
+    return kit.through_runtime(request, respond, env=env)
 
 
 def test_a_local_row_needs_no_key_and_streams_ndjson(kit: Any) -> None:

@@ -22,7 +22,6 @@ from typing import Any
 import httpx
 import ollama
 import pytest
-from agentkit_provider_ollama import OllamaChat
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -183,14 +182,12 @@ def test_our_body_equals_what_the_sdk_sends(kit: Any, name: str, stream: bool) -
         stream=stream,
         options={"num_ctx": 32768, "keep_alive": "10m"},
     )
-    ours = kit.body_of(OllamaChat(), request)
+    ours = kit.body_of(request)
     assert _sdk_sends(ours) == ours
 
 
 def test_the_three_results_are_tool_messages_in_call_order_without_ids(kit: Any) -> None:
-    body = kit.body_of(
-        OllamaChat(), kit.request_for(messages=_three_parallel_results(), tools=[WEATHER, READ])
-    )
+    body = kit.body_of(kit.request_for(messages=_three_parallel_results(), tools=[WEATHER, READ]))
     tools = [message for message in body["messages"] if message["role"] == "tool"]
     assert [(m["tool_name"], m["content"]) for m in tools] == [
         ("get_weather", "18°C, cloudy"),

@@ -2,7 +2,7 @@
 
 Source: pydantic/pydantic-ai (MIT), ``tests/models/cassettes/test_openai/*.yaml``,
 real HTTP traffic with OpenAI and OpenAI-compatible servers (Cerebras, Gemini's
-compatible endpoint), kept in ``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_openai``.
+compatible endpoint), kept in ``testdata/pydantic-ai/test_openai`` (see its ``PROVENANCE.md``).
 Streamed bodies are framed by the host's own SSE decoder and strict JSON decoder;
 whole bodies go through the strict JSON decoder as one wire event. Expectations
 are read from the raw recording in each test, never written by hand.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,12 +33,7 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
-_ROOT = Path(
-    os.environ.get(
-        "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-    )
-)
-CASSETTES = _ROOT / "cassettes" / "pydantic-ai" / "test_openai"
+CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 # The vendor's documented meaning of each finish reason, written down independently of the codec.
 FINISH = {
@@ -57,14 +51,11 @@ def _recording(path: Path) -> dict[str, Any]:
 
 
 def _interactions() -> list[Any]:
-    if not CASSETTES.is_dir():
-        return [
-            pytest.param(None, 0, marks=pytest.mark.skip(reason=f"no cassettes at {CASSETTES}"))
-        ]
     params = []
     for path in sorted(CASSETTES.glob("*.yaml")):
         for index in range(len(_recording(path)["interactions"])):
             params.append(pytest.param(path, index, id=f"{path.stem}#{index}"))
+    assert params, f"no recorded exchanges in {CASSETTES}"
     return params
 
 

@@ -7,7 +7,7 @@ message, tool and tool choice must also validate against the SDK's declared
 parameter types.
 
 Decoding: recorded response bytes (pydantic/pydantic-ai cassettes, MIT, under
-``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_openai``) and a synthetic
+``testdata/pydantic-ai/test_openai``) and a synthetic
 interleaved stream are replayed through the SDK's own stream accumulator
 (``ChatCompletionStreamState``) or its response parser, and its text, tool calls,
 finish reason and usage must agree with our decoder's message.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from openai.types.chat import (
     ChatCompletionToolUnionParam,
 )
 
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
     ImageBlock,
@@ -47,12 +47,7 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
-_ROOT = Path(
-    os.environ.get(
-        "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-    )
-)
-CASSETTES = _ROOT / "cassettes" / "pydantic-ai" / "test_openai"
+CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode("ascii")
 WEATHER = ToolSpec(
@@ -276,10 +271,6 @@ def _recording(path: Path) -> dict[str, Any]:
 
 
 def _recorded_chat_exchanges(streamed: bool) -> list[Any]:
-    if not CASSETTES.is_dir():
-        return [
-            pytest.param(None, 0, marks=pytest.mark.skip(reason=f"no cassettes at {CASSETTES}"))
-        ]
     params = []
     for path in sorted(CASSETTES.glob("*.yaml")):
         for index, interaction in enumerate(_recording(path)["interactions"]):
@@ -292,6 +283,7 @@ def _recorded_chat_exchanges(streamed: bool) -> list[Any]:
                 and (streamed or "choices" in (response.get("parsed_body") or {}))
             ):
                 params.append(pytest.param(path, index, id=f"{path.stem}#{index}"))
+    assert params, f"no recorded Chat Completions exchanges in {CASSETTES}"
     return params
 
 
@@ -333,10 +325,7 @@ def test_a_recorded_whole_response_decodes_as_the_sdk_parses_it(
 
 
 def _sse(*chunks: dict[str, Any]) -> bytes:
-    return (
-        b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks)
-        + b"data: [DONE]\n\n"
-    )
+    return codec.sse_body(chunks) + b"data: [DONE]\n\n"
 
 
 def _delta(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

@@ -1,57 +1,16 @@
-"""Shared helpers: Responses event streams built the way the API sends them, host framing,
-the decode driver and the ``openai`` SDK behind a mock transport."""
+"""The test kit: ``agentkit.conformance.codec`` bound to this wire, Responses event streams built
+the way the API sends them, and the ``openai`` SDK behind a mock transport."""
 
 from __future__ import annotations
 
 import copy
-import dataclasses
-import json
-import os
 from collections.abc import Callable
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from agentkit_provider_openai_responses import OpenAIResponses
 
 from agentkit.conformance import codec
-from agentkit.plugin_api import (
-    ModelInfo,
-    ProviderEvent,
-    ProviderRequest,
-    UserMessage,
-    WireEvent,
-)
-
-_DEFAULT_TESTDATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-
-
-def testdata_root() -> Path:
-    return Path(os.environ.get("AGENTKIT_TESTDATA", _DEFAULT_TESTDATA))
-
-
-# -- requests ----------------------------------------------------------
-
-
-def model_row(key: str = "openai-responses/gpt-5", **changes: Any) -> ModelInfo:
-    for row in OpenAIResponses().catalog():
-        if row.key == key:
-            return dataclasses.replace(row, **changes) if changes else row
-    raise LookupError(key)
-
-
-def request_for(**fields: Any) -> ProviderRequest:
-    fields.setdefault("model", model_row())
-    fields.setdefault("messages", [UserMessage.text("hi")])
-    return ProviderRequest(**fields)
-
-
-def body_of(request: ProviderRequest, provider: OpenAIResponses | None = None) -> dict[str, Any]:
-    """The encoded body, parsed."""
-    wire = (provider or OpenAIResponses()).encode(request)
-    return json.loads(wire.body)
-
 
 # -- responses ---------------------------------------------------------
 
@@ -221,33 +180,7 @@ def stream_events(
 
 def sse_bytes(events: list[dict[str, Any]]) -> bytes:
     """``events`` as the API writes them: ``event:`` + ``data:`` lines, a blank line each."""
-    return b"".join(
-        f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
-        for event in events
-    )
-
-
-def frame_sse(raw: bytes) -> list[WireEvent]:
-    """Cut raw SSE bytes into wire events as the host does (its framer, strict JSON)."""
-    return codec.frame(raw, "sse")
-
-
-frame_json = codec.frame_json
-
-
-def decode(
-    events: list[WireEvent], *, request: ProviderRequest | None = None
-) -> list[ProviderEvent]:
-    """Feed every wire event to a fresh decoder, then ``finish`` it."""
-    decoder = OpenAIResponses().decoder(request or request_for())
-    out: list[ProviderEvent] = []
-    for event in events:
-        out += decoder.feed(event)
-    out += decoder.finish()
-    return out
-
-
-final_message = codec.final_message
+    return codec.sse_body(events, event=lambda event: event["type"])
 
 
 # -- the SDK -----------------------------------------------------------
@@ -265,21 +198,12 @@ def sdk_client(handler: Callable[[Any], Any]) -> Any:
     )
 
 
-@pytest.fixture
-def testdata() -> Path:
-    root = testdata_root()
-    if not root.is_dir():
-        pytest.skip(f"shared test data not found at {root} (set AGENTKIT_TESTDATA)")
-    return root
-
-
-@pytest.fixture
-def kit() -> SimpleNamespace:
-    """The helpers above, for test modules (which cannot import each other)."""
-    return SimpleNamespace(
-        model_row=model_row,
-        request_for=request_for,
-        body_of=body_of,
+@pytest.fixture(scope="session")
+def kit() -> codec.ProviderKit:
+    """The helpers, for test modules (which cannot import each other)."""
+    return codec.ProviderKit(
+        OpenAIResponses,
+        "openai-responses/gpt-5",
         response_object=response_object,
         usage=usage,
         message_item=message_item,
@@ -287,9 +211,5 @@ def kit() -> SimpleNamespace:
         reasoning_item=reasoning_item,
         stream_events=stream_events,
         sse_bytes=sse_bytes,
-        frame_sse=frame_sse,
-        frame_json=frame_json,
-        decode=decode,
-        final_message=final_message,
         sdk_client=sdk_client,
     )

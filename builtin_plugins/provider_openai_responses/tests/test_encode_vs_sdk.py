@@ -11,15 +11,12 @@ strictly than the SDK itself: every key declared, every required key present.
 
 from __future__ import annotations
 
-import collections.abc
 import json
-import types
-import typing
 from typing import Any
 
 import pytest
-import typing_extensions
 
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
     ImageBlock,
@@ -199,64 +196,15 @@ def test_every_field_has_the_shape_the_sdk_declares(kit, name: str) -> None:
     body = kit.body_of(_request(kit, CASES[name]))
     problems = []
     for index, item in enumerate(body["input"]):
-        problems += _shape(item, ResponseInputItemParam, f"input[{index}]")
+        problems += codec.shape_problems(item, ResponseInputItemParam, f"input[{index}]")
     for index, tool in enumerate(body.get("tools", [])):
-        problems += _shape(tool, FunctionToolParam, f"tools[{index}]")
+        problems += codec.shape_problems(tool, FunctionToolParam, f"tools[{index}]")
     if "tool_choice" in body:
-        problems += _shape(body["tool_choice"], params.ToolChoice, "tool_choice")
+        problems += codec.shape_problems(body["tool_choice"], params.ToolChoice, "tool_choice")
     if "reasoning" in body:
-        problems += _shape(body["reasoning"], Reasoning, "reasoning")
+        problems += codec.shape_problems(body["reasoning"], Reasoning, "reasoning")
     if "include" in body:
-        problems += _shape(body["include"], list[params.ResponseIncludable], "include")
+        problems += codec.shape_problems(
+            body["include"], list[params.ResponseIncludable], "include"
+        )
     assert problems == []
-
-
-def _shape(value: Any, annotation: Any, path: str) -> list[str]:
-    """Where ``value`` departs from a TypedDict-based request type of the SDK."""
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if annotation in (Any, object):
-        return []
-    if origin in (typing.Annotated, typing_extensions.Annotated):
-        return _shape(value, args[0], path)
-    if origin in (typing.Union, types.UnionType):
-        attempts = [_shape(value, member, path) for member in args]
-        if any(not problems for problems in attempts):
-            return []
-        return [f"{path}: fits no member of the union ({min(attempts, key=len)[0]})"]
-    if origin in (typing.Literal, typing_extensions.Literal):
-        return [] if value in args else [f"{path}: {value!r} not in {args}"]
-    if annotation is type(None):
-        return [] if value is None else [f"{path}: expected null"]
-    if typing_extensions.is_typeddict(annotation):
-        if not isinstance(value, dict):
-            return [f"{path}: expected an object"]
-        hints = typing.get_type_hints(annotation, include_extras=True)
-        problems = [f"{path}.{key}: not a declared field" for key in value if key not in hints]
-        for key, hint in hints.items():
-            wrapper = typing.get_origin(hint)
-            required = wrapper in (typing.Required, typing_extensions.Required)
-            if wrapper in (
-                typing.Required,
-                typing.NotRequired,
-                typing_extensions.Required,
-                typing_extensions.NotRequired,
-            ):
-                hint = typing.get_args(hint)[0]
-            if key in value:
-                problems += _shape(value[key], hint, f"{path}.{key}")
-            elif required:
-                problems.append(f"{path}.{key}: required field missing")
-        return problems
-    if origin in (collections.abc.Iterable, collections.abc.Sequence, list):
-        if not isinstance(value, list):
-            return [f"{path}: expected an array"]
-        return [p for i, item in enumerate(value) for p in _shape(item, args[0], f"{path}[{i}]")]
-    if origin in (dict, collections.abc.Mapping) or annotation is dict:
-        return [] if isinstance(value, dict) else [f"{path}: expected an object"]
-    if annotation is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return [] if ok else [f"{path}: expected a number"]
-    if isinstance(annotation, type):
-        ok = isinstance(value, annotation) and not (annotation is int and isinstance(value, bool))
-        return [] if ok else [f"{path}: expected {annotation.__name__}"]
-    raise NotImplementedError(f"{path}: cannot check against {annotation!r}")

@@ -1,7 +1,7 @@
 """Recorded Responses traffic: the pydantic-ai cassettes that hit ``/v1/responses``.
 
 Source: pydantic/pydantic-ai (MIT), ``tests/models/cassettes/test_openai/``,
-found through ``AGENTKIT_TESTDATA`` (``cassettes/pydantic-ai/test_openai/``).
+kept in ``testdata/pydantic-ai/test_openai/`` (see its ``PROVENANCE.md``).
 Whole bodies are decoded as one wire event; the recorded stream goes through
 the host's SSE framing, and through the ``openai`` SDK's accumulator as a
 second opinion. Expectations are read from the recording itself.
@@ -9,31 +9,29 @@ second opinion. Expectations are read from the recording itself.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock
 
-yaml = pytest.importorskip("yaml")
-
 RESPONSES_URI = "https://api.openai.com/v1/responses"
+CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 
-def _exchanges(testdata: Path) -> list[tuple[str, dict[str, Any]]]:
-    folder = testdata / "cassettes" / "pydantic-ai" / "test_openai"
-    if not folder.is_dir():
-        pytest.skip(f"the pydantic-ai OpenAI cassettes are not in {folder}")
+@functools.cache
+def _exchanges() -> list[tuple[str, dict[str, Any]]]:
     found = []
-    for path in sorted(folder.glob("*.yaml")):
+    for path in sorted(CASSETTES.glob("*.yaml")):
         cassette = yaml.safe_load(path.read_text(encoding="utf-8"))
         for number, interaction in enumerate(cassette.get("interactions") or ()):
             if interaction["request"].get("uri") == RESPONSES_URI:
                 found.append((f"{path.stem}#{number}", interaction))
-    if not found:
-        pytest.skip("no recorded /v1/responses exchanges found")
+    assert found, f"no recorded /v1/responses exchanges in {CASSETTES}"
     return found
 
 
@@ -55,9 +53,9 @@ def _expected_blocks(output: list[dict[str, Any]]) -> list[Any]:
     return blocks
 
 
-def test_every_recorded_whole_response_decodes(kit, testdata) -> None:
+def test_every_recorded_whole_response_decodes(kit) -> None:
     checked = 0
-    for name, interaction in _exchanges(testdata):
+    for name, interaction in _exchanges():
         body = interaction["response"].get("parsed_body")
         if interaction["response"]["status"]["code"] != 200 or not isinstance(body, dict):
             continue
@@ -75,18 +73,15 @@ def test_every_recorded_whole_response_decodes(kit, testdata) -> None:
     assert checked >= 5
 
 
-def test_recorded_reasoning_replays_with_its_id_and_encrypted_content(kit, testdata) -> None:
+def test_recorded_reasoning_replays_with_its_id_and_encrypted_content(kit) -> None:
     """``test_openai_model_thinking_part``: o3-mini, two summary parts, encrypted content."""
     from agentkit.plugin_api import UserMessage
 
-    bodies = [
+    recorded = next(
         interaction["response"]["parsed_body"]
-        for name, interaction in _exchanges(testdata)
+        for name, interaction in _exchanges()
         if name.startswith("test_openai_model_thinking_part#")
-    ]
-    if not bodies:
-        pytest.skip("test_openai_model_thinking_part.yaml is not in the test data")
-    recorded = bodies[0]
+    )
     message = kit.final_message(kit.decode(kit.frame_json(recorded)))
     body = kit.body_of(
         kit.request_for(messages=[UserMessage.text("How do I cross the street?"), message])
@@ -100,15 +95,14 @@ def test_recorded_reasoning_replays_with_its_id_and_encrypted_content(kit, testd
     assert body["input"][2]["role"] == "assistant"
 
 
-def test_the_recorded_stream_decodes_as_its_completed_response_says(kit, testdata) -> None:
+def test_the_recorded_stream_decodes_as_its_completed_response_says(kit) -> None:
     httpx2 = pytest.importorskip("httpx2")
     streams = [
         (name, interaction)
-        for name, interaction in _exchanges(testdata)
+        for name, interaction in _exchanges()
         if interaction["request"].get("parsed_body", {}).get("stream")
     ]
-    if not streams:
-        pytest.skip("no recorded Responses stream")
+    assert streams, "no recorded Responses stream"
     for name, interaction in streams:
         raw = interaction["response"]["body"]["string"].encode("utf-8")
         events = kit.frame_sse(raw)

@@ -1,7 +1,7 @@
 """The codec driven by the host's provider runtime over ``httpx.MockTransport``.
 
 Responses are recorded OpenAI Responses traffic: pydantic/pydantic-ai (MIT)
-cassettes under ``$AGENTKIT_TESTDATA/cassettes/pydantic-ai/test_openai``
+cassettes in ``testdata/pydantic-ai/test_openai``
 (``test_openai_instructions_with_responses_logprobs_streaming`` for a stream,
 ``test_openai_model_thinking_part`` for a whole o3-mini response with
 reasoning). The stream is also served in small chunks, so SSE events are cut
@@ -10,24 +10,21 @@ at arbitrary byte boundaries, inside multi-byte characters too.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import httpx
 import pytest
 import yaml
-from agentkit_provider_openai_responses import OpenAIResponses
 from openai.types.responses import ResponseUsage
 
-from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import MessageEnd, StopReason, ThinkingBlock
+from agentkit.plugin_api import StopReason, ThinkingBlock
+
+CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 
-def _recorded(testdata: Path, name: str) -> dict:
-    path = testdata / "cassettes" / "pydantic-ai" / "test_openai" / name
-    if not path.is_file():
-        pytest.skip(f"{name} not found under {path.parent} (set AGENTKIT_TESTDATA)")
+def _recorded(name: str) -> dict:
+    path = CASSETTES / name
     return yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][0]["response"]
 
 
@@ -44,34 +41,20 @@ class _Chunked(httpx.SyncByteStream, httpx.AsyncByteStream):
 
 
 def _run(kit, recorded: dict, *, stream: bool, chunk: int | None = None):
-    sent: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        sent.append(request)
+    def respond(request: httpx.Request) -> httpx.Response:
         if stream:
             raw = recorded["body"]["string"].encode("utf-8")
             body = _Chunked(raw, chunk or len(raw))
             return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
         return httpx.Response(200, json=recorded["parsed_body"])
 
-    runtime = ProviderRuntime(
-        httpx.MockTransport(handler), env={"OPENAI_API_KEY": "sk-test"}, attribution=False
-    )
     request = kit.request_for(stream=stream, max_tokens=1024, system="Be brief.")
-
-    async def collect():
-        return [event async for event in runtime.stream(OpenAIResponses(), request)]
-
-    events = asyncio.run(collect())
-    assert isinstance(events[-1], MessageEnd)
-    return events[-1].message, sent
+    return kit.through_runtime(request, respond, env={"OPENAI_API_KEY": "sk-test"})
 
 
 @pytest.mark.parametrize("chunk", [None, 7, 1])
-def test_a_recorded_stream_through_the_runtime(kit, testdata, chunk) -> None:
-    recorded = _recorded(
-        testdata, "test_openai_instructions_with_responses_logprobs_streaming.yaml"
-    )
+def test_a_recorded_stream_through_the_runtime(kit, chunk) -> None:
+    recorded = _recorded("test_openai_instructions_with_responses_logprobs_streaming.yaml")
     message, sent = _run(kit, recorded, stream=True, chunk=chunk)
     (request,) = sent
     assert str(request.url) == "https://api.openai.com/v1/responses"
@@ -84,8 +67,8 @@ def test_a_recorded_stream_through_the_runtime(kit, testdata, chunk) -> None:
     assert (message.usage.input, message.usage.output) == (25, 10)
 
 
-def test_a_recorded_whole_response_through_the_runtime(kit, testdata) -> None:
-    recorded = _recorded(testdata, "test_openai_model_thinking_part.yaml")
+def test_a_recorded_whole_response_through_the_runtime(kit) -> None:
+    recorded = _recorded("test_openai_model_thinking_part.yaml")
     message, sent = _run(kit, recorded, stream=False)
     assert json.loads(sent[0].content)["stream"] is False
     assert message.stop_reason is StopReason.STOP

@@ -1,37 +1,24 @@
 """The ignore engine against node-ignore's gitignore cases.
 
 Source: kaelzhang/node-ignore (MIT), ``test/fixtures/cases.js``, exported as
-``gitignore/node-ignore-cases.json`` in the shared test data. Its authors check
-each expectation against real ``git check-ignore``; ``1`` means ignored, a
-trailing ``/`` marks a directory.
+``data/node-ignore/node-ignore-cases.json`` beside this file (see its
+``PROVENANCE.md``). Its authors check each expectation against real
+``git check-ignore``; ``1`` means ignored, a trailing ``/`` marks a directory.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from agentkit.plugin_api.workspace import IgnoreEngine
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-TESTDATA = Path(os.environ.get("AGENTKIT_TESTDATA", REPO_ROOT / ".." / "shared" / "testdata"))
-CASES_FILE = TESTDATA / "gitignore" / "node-ignore-cases.json"
+CASES_FILE = Path(__file__).parent / "data" / "node-ignore" / "node-ignore-cases.json"
 
 
 def _cases() -> list:
-    if not CASES_FILE.is_file():
-        return [
-            pytest.param(
-                None,
-                id="missing",
-                marks=pytest.mark.skip(
-                    reason=f"{CASES_FILE} not found; set AGENTKIT_TESTDATA to the shared testdata folder"
-                ),
-            )
-        ]
     cases = json.loads(CASES_FILE.read_text(encoding="utf-8"))
     return [
         pytest.param(case, id=f"{index}-{case['description'][:40]}")

@@ -1,14 +1,14 @@
 """The strict JSON decoder against JSONTestSuite and the holes it closes.
 
-JSONTestSuite: nst/JSONTestSuite (MIT), ``test_parsing/``; ``y_`` must be
-accepted, ``n_`` rejected, ``i_`` either way but never a crash or a hang.
+JSONTestSuite: nst/JSONTestSuite (MIT), ``test_parsing/``, kept in
+``data/jsontestsuite/`` beside this file (see its ``PROVENANCE.md``); ``y_``
+must be accepted, ``n_`` rejected, ``i_`` either way but never a crash or a hang.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -18,16 +18,8 @@ from hypothesis import strategies as st
 from agentkit.host.wire import WireDecodeError, loads
 from agentkit.plugin_api.errors import ProviderError
 
-_SUITE = (
-    Path(
-        os.environ.get(
-            "AGENTKIT_TESTDATA", Path(__file__).resolve().parents[3] / ".." / "shared" / "testdata"
-        )
-    )
-    / "jsontestsuite"
-    / "test_parsing"
-)
-_CASES = sorted(_SUITE.iterdir()) if _SUITE.is_dir() else []
+_SUITE = Path(__file__).parent / "data" / "jsontestsuite" / "test_parsing"
+_CASES = sorted(_SUITE.iterdir())
 
 
 def _expected(name: str) -> bool | None:
@@ -42,9 +34,10 @@ def _expected(name: str) -> bool | None:
     return None
 
 
-@pytest.mark.skipif(
-    not _CASES, reason=f"JSONTestSuite not found at {_SUITE} (set AGENTKIT_TESTDATA)"
-)
+def test_the_whole_suite_is_here() -> None:
+    assert len(_CASES) == 318, _SUITE
+
+
 @pytest.mark.parametrize("path", _CASES, ids=[p.name for p in _CASES])
 def test_json_test_suite(path: Path) -> None:
     data = path.read_bytes()

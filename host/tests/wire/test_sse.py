@@ -1,7 +1,7 @@
 """The incremental SSE decoder: WHATWG event-stream rules, chunking, bounds.
 
-Recorded streams: anthropics/anthropic-sdk-python (MIT), ``tests/`` SSE
-fixtures, copied under ``sse/anthropic-sdk-python/`` of the shared test data.
+Recorded streams: anthropics/anthropic-sdk-python (MIT), its streaming test
+fixtures, kept in ``testdata/anthropic-sdk-python/`` (see its ``PROVENANCE.md``).
 The parsing rules are the HTML standard's "Interpreting an event stream".
 """
 
@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentkit.host.wire import FrameTooLarge, SSEDecoder, SSEMessage, TruncatedStream
+
+SDK_STREAMS = Path(__file__).resolve().parents[3] / "testdata" / "anthropic-sdk-python"
 
 
 def decode(*chunks: bytes, **bounds: int) -> list[SSEMessage]:
@@ -30,10 +33,9 @@ def split(data: bytes, size: int) -> list[bytes]:
     return [data[i : i + size] for i in range(0, len(data), size)]
 
 
-def test_recorded_anthropic_streams_decode_the_same_in_any_chunking(testdata) -> None:
-    folder = testdata / "sse" / "anthropic-sdk-python"
-    files = sorted(folder.glob("*.txt"))
-    assert files
+def test_recorded_anthropic_streams_decode_the_same_in_any_chunking() -> None:
+    files = sorted(SDK_STREAMS.glob("*.txt"))
+    assert len(files) == 7, files
     for path in files:
         # The fixtures were trimmed after the last event's data line; a live
         # stream ends every event with a blank line.
@@ -50,8 +52,8 @@ def test_recorded_anthropic_streams_decode_the_same_in_any_chunking(testdata) ->
         assert decode(*split(crlf, 7)) == whole
 
 
-def test_a_recorded_stream_cut_before_its_blank_line_loses_only_the_last_event(testdata) -> None:
-    raw = (testdata / "sse" / "anthropic-sdk-python" / "basic_response.txt").read_bytes()
+def test_a_recorded_stream_cut_before_its_blank_line_loses_only_the_last_event() -> None:
+    raw = (SDK_STREAMS / "basic_response.txt").read_bytes()
     raw = raw.rstrip(b"\n")
     decoder = SSEDecoder()
     events = decoder.feed(raw)
