@@ -23,10 +23,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import logging
 import threading
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,16 +147,25 @@ class Agent:
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
-        self._listeners: list[Any] = []
+        self._listeners: list[Callable[[Event], object]] = []
         self._last_result: RunResult | None = None
         self._ended: asyncio.Future[None] | None = None  # done when the current run's stream let go
 
-    def subscribe(self, listener: Any) -> Any:
+    def subscribe(self, listener: Callable[[Event], object]) -> Callable[[], None]:
         """Call ``listener(event)`` for every event of every run; returns an unsubscribe function.
 
         A listener that raises is reported in the run's ``problems`` and never
-        stops the run.
+        stops the run. Listeners are plain functions called on the event loop's
+        thread; to consume events asynchronously, iterate :meth:`stream`.
+
+        :raises TypeError: ``listener`` is an ``async def`` function, whose
+            coroutine nothing would await.
         """
+        if inspect.iscoroutinefunction(listener) or inspect.iscoroutinefunction(type(listener).__call__):
+            raise TypeError(
+                f"{listener!r} is an async function, which subscribe would call without awaiting; "
+                "subscribe a plain function, or iterate agent.stream(...) to consume events asynchronously"
+            )
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
