@@ -93,16 +93,23 @@ def test_length_cut_tool_calls_are_not_executed_and_the_loop_continues():
 
 
 def test_results_are_in_call_order_when_handlers_finish_in_reverse():
-    def slow(delay: float, tag: str) -> str:
-        """Sleep, then answer."""
-        time.sleep(delay)
+    """Each handler waits for the one after it, so they finish third, second, first: no clock decides."""
+    finished: list[str] = []
+    done = {tag: threading.Event() for tag in ("first", "second", "third")}
+    after = {"first": "second", "second": "third"}
+
+    def ordered(tag: str) -> str:
+        """Finish once the next call has finished, then answer."""
+        if tag in after and not done[after[tag]].wait(timeout=30):
+            raise TimeoutError(f"the {after[tag]} call never finished: the batch is not concurrent")
+        finished.append(tag)
+        done[tag].set()
         return tag
 
-    calls = [tool_call("slow", {"delay": d, "tag": t}) for d, t in [(0.3, "first"), (0.15, "second"), (0.0, "third")]]
-    agent, _ = make_agent([Turn(calls), Turn([text("ok")])], ToolsPlugin(Tool.from_function(slow)))
-    finished = []
-    agent.subscribe(lambda event: finished.append(event.result.tool_use_id) if event.type == "tool_call_end" else None)
+    calls = [tool_call("ordered", {"tag": tag}) for tag in ("first", "second", "third")]
+    agent, _ = make_agent([Turn(calls), Turn([text("ok")])], ToolsPlugin(Tool.from_function(ordered)))
     result = agent.run_sync("go")
+    assert finished == ["third", "second", "first"]
     answers = results_of(result.messages)
     assert [envelope(answer)["data"] for answer in answers] == ["first", "second", "third"]
     assert [answer.tool_use_id for answer in answers] == ["call_1_1", "call_1_2", "call_1_3"]
