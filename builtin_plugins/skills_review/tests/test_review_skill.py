@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import agentkit_skills_review
@@ -47,8 +45,7 @@ def test_the_model_is_shown_the_skill_and_can_read_its_instructions(tmp_path: Pa
     assert not answer.is_error and "Careful code review" in answer.text
 
 
-def test_validate_plugins_passes_it():
-    agentkit = Path(sys.executable).parent / "agentkit"
-    result = subprocess.run([str(agentkit), "validate-plugins", "review"], capture_output=True, text=True, timeout=300)
+def test_validate_plugins_passes_it(agentkit):
+    result = agentkit("validate-plugins", "review")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Plugins: 1 passed, 0 failed." in result.stdout
