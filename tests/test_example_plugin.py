@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
@@ -30,6 +31,7 @@ def test_the_example_plugin_keeps_to_the_plugin_api():
     assert lint_distribution("agentkit-tools-wordcount").ok
 
 
+@pytest.mark.slow
 def test_the_example_plugin_passes_validate_plugins(agentkit):
     result = agentkit("validate-plugins", "agentkit-tools-wordcount")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -135,6 +135,7 @@ def installed(site_dir):
     return site_dir.site
 
 
+@pytest.mark.slow
 def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(agentkit, installed):
     names = [*BROKEN, *GOOD, "wordcount", "files"]
     result = agentkit("validate-plugins", "--json", *names, site=installed)
@@ -156,6 +157,7 @@ def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(agentkit
     assert (report["passed"], report["failed"]) == (len(GOOD) + 1, len(BROKEN) + 1)
 
 
+@pytest.mark.slow
 def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_its_fix(agentkit, installed):
     result = agentkit("validate-plugins", "good-tool", "broken-raises-on-import", site=installed)
     assert result.returncode == 1
@@ -170,6 +172,7 @@ def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_i
     assert "RuntimeError: broken on purpose" in details and "fix: make the module import cleanly" in details
 
 
+@pytest.mark.slow
 def test_all_good_plugins_exit_0_and_usage_errors_exit_2(agentkit, installed, tmp_path):
     good = agentkit("validate-plugins", "good-tool", "good-hook", "good-skill", site=installed)
     assert good.returncode == 0, good.stdout
@@ -207,6 +210,7 @@ def test_without_the_conformance_suite_the_command_says_what_to_install(monkeypa
     assert len(error.splitlines()) == 1 and error.endswith("pip install agentkit-conformance")
 
 
+@pytest.mark.slow
 def test_every_plugin_of_this_workspace_passes(agentkit):
     """The built-ins get no privilege: the same lint and conformance suite as any plugin."""
     result = agentkit("validate-plugins", "--json")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("category", ["tools", "hooks", "skills", "providers"])
 def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(agentkit, category, tmp_path):
     created = agentkit("new-plugin", category, "sample", "--dir", "sample-plugin", cwd=tmp_path)
@@ -73,6 +74,7 @@ def installed(*projects: Path, site: Path) -> Path:
     return site
 
 
+@pytest.mark.slow
 def test_one_name_in_two_categories_installs_loads_and_validates(agentkit, tmp_path):
     for category in ("provider", "skills"):  # the singular works too
         assert agentkit("new-plugin", category, "x", cwd=tmp_path).returncode == 0

@@ -71,6 +71,7 @@ def test_tool_run_goes_through_validation_authorization_and_the_envelope(agentki
     assert blocked.returncode == 1 and json.loads(blocked.stdout)["result"]["detail"] == "no shouting that"
 
 
+@pytest.mark.slow
 def test_validate_plugins_fails_on_a_broken_plugin(agentkit, plugins):
     # Every enabled plugin, as without names; the switch keeps "every" to the three installed here.
     these = {"AGENTKIT_LOAD_PLUGINS": "brokenplugin,shout,blocker"}

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import agentkit_skills_review
 import agentkit_tools_files
+import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, PluginHost
@@ -45,6 +46,7 @@ def test_the_model_is_shown_the_skill_and_can_read_its_instructions(tmp_path: Pa
     assert not answer.is_error and "Careful code review" in answer.text
 
 
+@pytest.mark.slow
 def test_validate_plugins_passes_it(agentkit):
     result = agentkit("validate-plugins", "review")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -40,6 +40,7 @@ def test_agentkit_plugins_lists_both_plugins_and_their_tools(agentkit):
     assert human.returncode == 0 and "tool:search_files" in human.stdout
 
 
+@pytest.mark.slow
 def test_validate_plugins_passes_both(agentkit):
     report = agentkit("validate-plugins", "--json", "files", "search")
     assert report.returncode == 0, report.stdout + report.stderr

@@ -128,6 +128,7 @@ def test_the_shipped_restrictive_policy_blocks_in_the_loop(plugin_host, tmp_path
     assert (tmp_path / "keep.txt").read_text() == "precious"
 
 
+@pytest.mark.slow
 def test_the_shell_plugin_is_listed_and_passes_validation(agentkit):
     listing = agentkit("plugins", "--json")
     assert listing.returncode == 0, listing.stderr

@@ -6,6 +6,7 @@ import json
 from importlib.metadata import entry_points
 
 import agentkit_tools_web
+import pytest
 
 
 def test_plugin_is_installed_under_the_tools_entry_point():
@@ -23,6 +24,7 @@ def test_fetch_url_is_registered_but_only_enabled_by_name():
     assert tool.input_schema["required"] == ["url"]
 
 
+@pytest.mark.slow
 def test_the_web_plugin_is_listed_and_passes_validation(agentkit):
     listing = agentkit("plugins", "--json")
     assert listing.returncode == 0, listing.stderr
