@@ -161,15 +161,19 @@ def test_an_abort_before_the_start_runs_nothing(run, tmp_path):
 
 
 def test_a_detached_descendants_output_is_drained_while_it_keeps_coming(run):
-    """The idle timer re-arms on each chunk: the ticks span longer than one idle period."""
-    command = "(for i in 1 2 3 4 5 6; do sleep 0.3; echo tick$i; done) & echo started"
+    """The idle timer re-arms on each chunk: the ticks span longer than one idle period.
+
+    A tick comes every 0.2 s and the idle period is 1.5 s: a loaded machine would have to stall
+    the loop for over a second between two ticks to cut the output.
+    """
+    command = "(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.2; echo tick$i; done) & echo started"
     result = run(
         "execute",
         {"command": command, "keep_background": True},
-        options={"drain_idle_s": 1.0, "drain_max_s": 60},
+        options={"drain_idle_s": 1.5, "drain_max_s": 60},
     )
     assert result.ok
-    assert result.data["output"].split() == ["started"] + [f"tick{i}" for i in range(1, 7)]
+    assert result.data["output"].split() == ["started"] + [f"tick{i}" for i in range(1, 11)]
     assert not result.metadata["drain_cut"]
 
 
