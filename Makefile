@@ -19,8 +19,9 @@ bootstrap:
 demo: bootstrap
 	@$(RUN) agentkit demo
 
+# One worker per core (docs/decisions/0009-tests-run-in-parallel.md); `-p no:xdist` runs them in one process.
 test: bootstrap
-	$(RUN) pytest
+	$(RUN) pytest -n auto --dist worksteal
 
 bench: bootstrap
 	$(RUN) python bench/run.py

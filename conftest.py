@@ -3,14 +3,77 @@
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent
+#: The console script pip installed beside this interpreter: what a user runs.
+AGENTKIT = Path(sys.executable).parent / "agentkit"
+#: Never handed to the command from the developer's shell: real credentials, and the replay seams a
+#: test sets itself when it wants them.
+WITHHELD = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY",
+            "GEMINI_API_KEY", "GOOGLE_API_KEY", "OLLAMA_API_KEY", "AGENTKIT_REPLAY", "AGENTKIT_REPLAY_LOG")
+
+
+class AgentkitCommand:
+    """Runs the ``agentkit`` command as a user runs it: a real process, its output and its exit code."""
+
+    def __call__(
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        site: Path | None = None,
+        cwd: Path | None = None,
+        timeout: float = 600,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``agentkit *args`` and wait for it.
+
+        :param env: variables set for this run, over the test process's own environment
+            (less :data:`WITHHELD`).
+        :param site: a directory put first on the command's ``PYTHONPATH``: the plugins installed
+            there (see :func:`write_distribution`) are installed for the command.
+        :param cwd: the working directory of the command.
+        :param timeout: seconds after which the test fails instead of hanging.
+        """
+        return subprocess.run([self.path(), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                              env=self.environment(env, site), stdin=subprocess.DEVNULL)
+
+    def start(
+        self, *args: str, env: Mapping[str, str] | None = None, site: Path | None = None, cwd: Path | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start ``agentkit *args`` without waiting, to watch it while it runs; the caller ends it.
+
+        Its stdout is a pipe of bytes, read as they come; its stderr is dropped.
+        """
+        return subprocess.Popen([self.path(), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                cwd=cwd, env=self.environment(env, site), stdin=subprocess.DEVNULL)
+
+    @staticmethod
+    def path() -> str:
+        if not AGENTKIT.is_file():
+            pytest.fail(f"the agentkit command is not installed next to {sys.executable}: run 'make bootstrap'")
+        return str(AGENTKIT)
+
+    @staticmethod
+    def environment(env: Mapping[str, str] | None = None, site: Path | None = None) -> dict[str, str]:
+        """The test process's environment less :data:`WITHHELD`, with ``env`` over it and ``site`` on the path."""
+        environment = {key: value for key, value in os.environ.items() if key not in WITHHELD}
+        environment.update(env or {})
+        if site is not None:
+            environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), environment.get("PYTHONPATH")]))
+        return environment
+
+
+@pytest.fixture(scope="session")
+def agentkit() -> AgentkitCommand:
+    """The ``agentkit`` command, run in its own process; the one way tests run it."""
+    return AgentkitCommand()
 
 
 def write_distribution(
@@ -46,6 +109,21 @@ def write_distribution(
         record.append(f"{relative},,")
     (info / "RECORD").write_text("\n".join([*record, f"{info.name}/METADATA,,"]) + "\n")
     return info
+
+
+@pytest.fixture(autouse=True)
+def _modules_as_first_imported() -> object:
+    """Hand every test the modules the session first imported, whatever ran before it.
+
+    ``agentkit.conformance.check_plugin`` makes the process forget the checked plugin's modules
+    and import them afresh (to load it under each platform); a later test that imported the
+    plugin's classes earlier would find that the host's objects are instances of the new ones.
+    Putting the first modules back after each test keeps every test independent of which tests
+    its worker ran before it.
+    """
+    before = dict(sys.modules)
+    yield
+    sys.modules.update(before)
 
 
 @pytest.fixture

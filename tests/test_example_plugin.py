@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
+import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
 from agentkit.lint import lint_distribution
-
-AGENTKIT = Path(sys.executable).parent / "agentkit"
 
 
 def test_the_example_plugin_is_discovered_through_its_entry_point():
@@ -35,8 +31,8 @@ def test_the_example_plugin_keeps_to_the_plugin_api():
     assert lint_distribution("agentkit-tools-wordcount").ok
 
 
-def test_the_example_plugin_passes_validate_plugins():
-    result = subprocess.run([str(AGENTKIT), "validate-plugins", "agentkit-tools-wordcount"],
-                            capture_output=True, text=True, timeout=120)
+@pytest.mark.slow
+def test_the_example_plugin_passes_validate_plugins(agentkit):
+    result = agentkit("validate-plugins", "agentkit-tools-wordcount")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "agentkit-tools-wordcount 1.0.0 [tools] PASS" in result.stdout

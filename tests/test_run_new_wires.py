@@ -9,20 +9,12 @@ messages: a turn that calls ``read_file``, then a text answer.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentkit.host import PluginHost
 from agentkit.plugin_api import AssistantMessage, StopReason, TextBlock, ToolUseBlock, Usage
-
-AGENTKIT = Path(sys.executable).parent / "agentkit"
-SECRETS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY",
-           "GEMINI_API_KEY", "GOOGLE_API_KEY", "OLLAMA_API_KEY", "AGENTKIT_REPLAY", "AGENTKIT_REPLAY_LOG")
 
 # (model, credential variable or None, framing, content type)
 WIRES = {
@@ -53,14 +45,8 @@ def body(api: str, message: AssistantMessage) -> str:
     return "".join(lines)
 
 
-def agentkit(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    environment = {key: value for key, value in os.environ.items() if key not in SECRETS}
-    return subprocess.run([str(AGENTKIT), *args], capture_output=True, text=True, timeout=120,
-                          env={**environment, **env})
-
-
 @pytest.mark.parametrize("api", sorted(WIRES))
-def test_run_reads_a_file_through_a_tool_call_and_prints_the_answer(api, tmp_path):
+def test_run_reads_a_file_through_a_tool_call_and_prints_the_answer(api, tmp_path, agentkit):
     model, variable, _, content_type = WIRES[api]
     (tmp_path / "notes.txt").write_text("buy milk\n")
     recording = tmp_path / "replay.json"
@@ -82,14 +68,14 @@ def test_run_reads_a_file_through_a_tool_call_and_prints_the_answer(api, tmp_pat
 
 
 @pytest.mark.parametrize("api", [api for api, wire in sorted(WIRES.items()) if wire[1]])
-def test_run_without_a_key_exits_2_naming_the_variable(api, tmp_path):
+def test_run_without_a_key_exits_2_naming_the_variable(api, tmp_path, agentkit):
     model, variable, _, _ = WIRES[api]
     result = agentkit("run", "hi", "--model", model, env={})
     assert result.returncode == 2
     assert variable in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
-def test_ollama_needs_no_key_and_dry_run_shows_the_local_server(tmp_path: Any):
+def test_ollama_needs_no_key_and_dry_run_shows_the_local_server(tmp_path: Any, agentkit):
     result = agentkit("run", "hi", "--model", "ollama/qwen3", "--dry-run", env={})
     assert result.returncode == 0, result.stderr
     assert "http://127.0.0.1:11434/api/chat" in result.stdout

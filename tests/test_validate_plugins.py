@@ -8,8 +8,6 @@ good plugins installed beside them must still PASS.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +16,6 @@ import pytest
 from agentkit.host import Agent, AgentConfig, PluginHost
 from agentkit.plugin_api import Block
 
-AGENTKIT = Path(sys.executable).parent / "agentkit"
 API = ["agentkit-plugin-api>=0.1,<0.2"]
 
 GOOD_TOOL = """
@@ -127,15 +124,10 @@ GOOD = {
 }
 
 
-def agentkit(*args: str, site: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([str(AGENTKIT), *args], capture_output=True, text=True, env=env, timeout=600)
-
-
-@pytest.fixture
-def installed(site_dir):
-    for name, (kwargs, _, _) in BROKEN.items():
-        kwargs = {"requires": API, **kwargs}
+def install(site_dir, broken: list[str]) -> Path:
+    """The good plugins and the ``broken`` ones, installed into ``site_dir``; the site."""
+    for name in broken:
+        kwargs = {"requires": API, **BROKEN[name][0]}
         site_dir(f"broken-{name}".replace("_", "-"),
                  entry_points={f"agentkit.{CATEGORY.get(name, 'tools')}": {name: name}}, **kwargs)
     for name, (category, source) in GOOD.items():
@@ -144,7 +136,20 @@ def installed(site_dir):
     return site_dir.site
 
 
-def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(installed):
+@pytest.fixture
+def installed(site_dir) -> Path:
+    """Every broken plugin beside the good ones."""
+    return install(site_dir, list(BROKEN))
+
+
+@pytest.fixture
+def few_installed(site_dir) -> Path:
+    """The good plugins and one that fails: what the report's format and exit codes need."""
+    return install(site_dir, ["raises_on_import"])
+
+
+@pytest.mark.slow
+def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(agentkit, installed):
     names = [*BROKEN, *GOOD, "wordcount", "files"]
     result = agentkit("validate-plugins", "--json", *names, site=installed)
     assert result.returncode == 1, result.stderr
@@ -165,8 +170,9 @@ def test_each_broken_plugin_fails_naming_its_problem_and_good_ones_pass(installe
     assert (report["passed"], report["failed"]) == (len(GOOD) + 1, len(BROKEN) + 1)
 
 
-def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_its_fix(installed):
-    result = agentkit("validate-plugins", "good-tool", "broken-raises-on-import", site=installed)
+@pytest.mark.slow
+def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_its_fix(agentkit, few_installed):
+    result = agentkit("validate-plugins", "good-tool", "broken-raises-on-import", site=few_installed)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[:3] == [  # in entry-point name order: good_tool, raises_on_import
@@ -179,8 +185,9 @@ def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_i
     assert "RuntimeError: broken on purpose" in details and "fix: make the module import cleanly" in details
 
 
-def test_all_good_plugins_exit_0_and_usage_errors_exit_2(installed, tmp_path):
-    good = agentkit("validate-plugins", "good-tool", "good-hook", "good-skill", site=installed)
+@pytest.mark.slow
+def test_all_good_plugins_exit_0_and_usage_errors_exit_2(agentkit, few_installed, tmp_path):
+    good = agentkit("validate-plugins", "good-tool", "good-hook", "good-skill", site=few_installed)
     assert good.returncode == 0, good.stdout
     assert "Plugins: 3 passed, 0 failed." in good.stdout
     for args, message in [
@@ -188,7 +195,7 @@ def test_all_good_plugins_exit_0_and_usage_errors_exit_2(installed, tmp_path):
         (["--path", str(tmp_path)], "has no pyproject.toml"),
         (["good-tool", "--path", str(tmp_path)], "not both"),
     ]:
-        result = agentkit("validate-plugins", *args, site=installed)
+        result = agentkit("validate-plugins", *args, site=few_installed)
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
@@ -216,9 +223,10 @@ def test_without_the_conformance_suite_the_command_says_what_to_install(monkeypa
     assert len(error.splitlines()) == 1 and error.endswith("pip install agentkit-conformance")
 
 
-def test_every_plugin_of_this_workspace_passes():
+@pytest.mark.slow
+def test_every_plugin_of_this_workspace_passes(agentkit):
     """The built-ins get no privilege: the same lint and conformance suite as any plugin."""
-    result = subprocess.run([str(AGENTKIT), "validate-plugins", "--json"], capture_output=True, text=True, timeout=600)
+    result = agentkit("validate-plugins", "--json")
     report = json.loads(result.stdout)
     failing = {p["name"]: [c for c in p["checks"] if c["outcome"] == "fail"] for p in report["plugins"] if p["result"] != "PASS"}
     assert failing == {} and result.returncode == 0

@@ -59,6 +59,7 @@ def test_a_tool_registered_only_on_windows_fails_the_platform_check(on_path):
     assert "win32: tools +['dir_listing']" in platforms.message and "lazily" in platforms.fix
 
 
+@pytest.mark.slow
 def test_a_hanging_handler_times_out_and_keeps_what_was_found(on_path):
     on_path("hangs", "tools", HANGS)
     report = check_in_subprocess(Target("hangs", ["tools"]), timeout=20, lint=False)

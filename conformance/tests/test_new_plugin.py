@@ -11,15 +11,10 @@ from pathlib import Path
 
 import pytest
 
-AGENTKIT = Path(sys.executable).parent / "agentkit"
 
-
-def agentkit(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(AGENTKIT), *args], capture_output=True, text=True, cwd=cwd, timeout=600)
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("category", ["tools", "hooks", "skills", "providers"])
-def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(category, tmp_path):
+def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(agentkit, category, tmp_path):
     created = agentkit("new-plugin", category, "sample", "--dir", "sample-plugin", cwd=tmp_path)
     assert created.returncode == 0, created.stderr
     project = tmp_path / "sample-plugin"
@@ -36,7 +31,7 @@ def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(category, tmp_pa
     assert "passed" in tested.stdout and "failed" not in tested.stdout
 
 
-def test_the_default_directory_is_named_after_the_distribution(tmp_path):
+def test_the_default_directory_is_named_after_the_distribution(agentkit, tmp_path):
     assert agentkit("new-plugin", "providers", "acme_chat", cwd=tmp_path).returncode == 0
     text = (tmp_path / "agentkit-provider-acme-chat" / "pyproject.toml").read_text()
     assert 'name = "agentkit-provider-acme-chat"' in text
@@ -52,7 +47,7 @@ def test_the_default_directory_is_named_after_the_distribution(tmp_path):
         (["tools", "fine", "--dir", "occupied"], "occupied already exists and is not empty"),
     ],
 )
-def test_bad_input_is_refused_in_one_line_with_exit_2(args, message, tmp_path):
+def test_bad_input_is_refused_in_one_line_with_exit_2(agentkit, args, message, tmp_path):
     (tmp_path / "occupied").mkdir()
     (tmp_path / "occupied" / "keep.txt").write_text("mine")
     result = agentkit("new-plugin", *args, cwd=tmp_path)
@@ -61,14 +56,14 @@ def test_bad_input_is_refused_in_one_line_with_exit_2(args, message, tmp_path):
     assert (tmp_path / "occupied" / "keep.txt").read_text() == "mine"
 
 
-def test_an_existing_empty_directory_is_used(tmp_path):
+def test_an_existing_empty_directory_is_used(agentkit, tmp_path):
     (tmp_path / "empty").mkdir()
     assert agentkit("new-plugin", "skills", "notes", "--dir", "empty", cwd=tmp_path).returncode == 0
     assert (tmp_path / "empty" / "src" / "agentkit_skills_notes" / "__init__.py").is_file()
 
 
-def installed(*projects: Path, site: Path) -> dict[str, str]:
-    """An environment in which ``projects`` look pip-installed: a dist-info and a RECORD of the sources each."""
+def installed(*projects: Path, site: Path) -> Path:
+    """A site directory in which ``projects`` look pip-installed: a dist-info and a RECORD of the sources each."""
     from agentkit.conformance._source import read_project, write_dist_info
 
     for project in projects:
@@ -76,27 +71,27 @@ def installed(*projects: Path, site: Path) -> dict[str, str]:
         shutil.copytree(project / "src", site, dirs_exist_ok=True)
         sources = [path.relative_to(project / "src").as_posix() for path in (project / "src").rglob("*.py")]
         (info / "RECORD").write_text("".join(f"{source},,\n" for source in sources))
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    return site
 
 
-def test_one_name_in_two_categories_installs_loads_and_validates(tmp_path):
+@pytest.mark.slow
+def test_one_name_in_two_categories_installs_loads_and_validates(agentkit, tmp_path):
     for category in ("provider", "skills"):  # the singular works too
         assert agentkit("new-plugin", category, "x", cwd=tmp_path).returncode == 0
     projects = [tmp_path / "agentkit-provider-x", tmp_path / "agentkit-skills-x"]
-    env = installed(*projects, site=tmp_path / "site")
-    listed = subprocess.run([str(AGENTKIT), "plugins", "--json"], capture_output=True, text=True, env=env, timeout=600)
+    site = installed(*projects, site=tmp_path / "site")
+    listed = agentkit("plugins", "--json", site=site)
     records = {record["name"]: record for record in json.loads(listed.stdout)}
     assert records["x[providers]"]["status"] == "loaded", records["x[providers]"]
     assert records["x[skills]"]["status"] == "loaded", records["x[skills]"]
-    validated = subprocess.run([str(AGENTKIT), "validate-plugins", "x"],  # both plugins answer to the name
-                               capture_output=True, text=True, env=env, timeout=600)
+    validated = agentkit("validate-plugins", "x", site=site)  # both plugins answer to the name
     assert validated.returncode == 0, validated.stdout + validated.stderr
     assert "Plugins: 2 passed, 0 failed." in validated.stdout
 
 
 @pytest.mark.parametrize(("singular", "group"), [("provider", "providers"), ("tool", "tools"),
                                                  ("skill", "skills"), ("hook", "hooks")])
-def test_the_singular_category_is_accepted(singular, group, tmp_path):
+def test_the_singular_category_is_accepted(agentkit, singular, group, tmp_path):
     assert agentkit("new-plugin", singular, "one", "--dir", "one", cwd=tmp_path).returncode == 0
     assert f'[project.entry-points."agentkit.{group}"]' in (tmp_path / "one" / "pyproject.toml").read_text()
 

@@ -35,6 +35,7 @@ def project(site_dir, tmp_path):
     return pytest_in_project
 
 
+@pytest.mark.slow
 def test_the_option_turns_each_check_into_a_test_item(project):
     result = project("-q", "-rA", "--agentkit-plugin=tagger")
     assert result.returncode == 1, result.stdout
@@ -44,12 +45,14 @@ def test_the_option_turns_each_check_into_a_test_item(project):
     assert "fix: change the input_schema" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_option_passes_a_good_plugin(project):
     result = project("-q", "--agentkit-plugin=wordcount")
     assert result.returncode == 0, result.stdout
     assert " passed" in result.stdout and "failed" not in result.stdout
 
 
+@pytest.mark.slow
 def test_the_fixture_fails_the_test_with_every_failure_and_its_fix(project):
     (project.directory / "test_conformance.py").write_text(
         "def test_tagger(agentkit_conformance):\n    agentkit_conformance('tagger')\n\n"

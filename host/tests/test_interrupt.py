@@ -158,7 +158,9 @@ LINGERING_CLI_DRIVER = CLI_DRIVER.replace("sys.exit(main(sys.argv[1:]))", textwr
 
     def linger():  # the interpreter takes a moment to exit: a press may land then
         pathlib.Path(os.environ["STARTED_FILE"] + ".exiting").write_text("exiting")
-        time.sleep(1.5)
+        pressed, deadline = pathlib.Path(os.environ["STARTED_FILE"] + ".pressed"), time.monotonic() + 60
+        while not pressed.exists() and time.monotonic() < deadline:  # the press lands while we wait
+            time.sleep(0.01)
 
     atexit.register(linger)
     sys.exit(main(sys.argv[1:]))
@@ -178,6 +180,7 @@ def test_a_press_after_the_aborted_run_ended_changes_nothing(tmp_path: Path, com
     while not exiting.exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     process.send_signal(signal.SIGINT)  # the run is over and the command returned: nothing left to stop
+    Path(str(started) + ".pressed").write_text("pressed")  # sent: the exiting process may go on
     out, err = process.communicate(timeout=GENEROUS)
     assert process.returncode == 130, err
     assert "Traceback" not in err and "Traceback" not in out, err

@@ -94,16 +94,23 @@ def test_length_cut_tool_calls_are_not_executed_and_the_loop_continues():
 
 
 def test_results_are_in_call_order_when_handlers_finish_in_reverse():
-    def slow(delay: float, tag: str) -> str:
-        """Sleep, then answer."""
-        time.sleep(delay)
+    """Each handler waits for the one after it, so they finish third, second, first: no clock decides."""
+    finished: list[str] = []
+    done = {tag: threading.Event() for tag in ("first", "second", "third")}
+    after = {"first": "second", "second": "third"}
+
+    def ordered(tag: str) -> str:
+        """Finish once the next call has finished, then answer."""
+        if tag in after and not done[after[tag]].wait(timeout=30):
+            raise TimeoutError(f"the {after[tag]} call never finished: the batch is not concurrent")
+        finished.append(tag)
+        done[tag].set()
         return tag
 
-    calls = [tool_call("slow", {"delay": d, "tag": t}) for d, t in [(0.3, "first"), (0.15, "second"), (0.0, "third")]]
-    agent, _ = make_agent([Turn(calls), Turn([text("ok")])], ToolsPlugin(Tool.from_function(slow)))
-    finished = []
-    agent.subscribe(lambda event: finished.append(event.result.tool_use_id) if event.type == "tool_call_end" else None)
+    calls = [tool_call("ordered", {"tag": tag}) for tag in ("first", "second", "third")]
+    agent, _ = make_agent([Turn(calls), Turn([text("ok")])], ToolsPlugin(Tool.from_function(ordered)))
     result = agent.run_sync("go")
+    assert finished == ["third", "second", "first"]
     answers = results_of(result.messages)
     assert [envelope(answer)["data"] for answer in answers] == ["first", "second", "third"]
     assert [answer.tool_use_id for answer in answers] == ["call_1_1", "call_1_2", "call_1_3"]
@@ -124,16 +131,14 @@ def test_a_batch_runs_concurrently():
 
 
 def test_async_handlers_overlap_too():
-    arrived = []
+    """Three coroutines meet at a barrier on the run's loop: this passes only if they truly overlap."""
+    barrier = asyncio.Barrier(3)
 
     async def gather_up() -> int:
         """Wait until all three arrived."""
-        arrived.append(1)
-        for _ in range(200):
-            if len(arrived) == 3:
-                return len(arrived)
-            await asyncio.sleep(0.01)
-        raise TimeoutError("the other calls never started")
+        async with asyncio.timeout(30):  # only a batch run one at a time gets here
+            await barrier.wait()
+        return 3
 
     agent, _ = make_agent([Turn([tool_call("gather_up")] * 3), Turn([text("ok")])], ToolsPlugin(Tool.from_function(gather_up)))
     result = agent.run_sync("go")
@@ -281,16 +286,21 @@ def test_a_raising_listener_neither_hangs_nor_leaks_the_run_slot():
 
 
 def test_running_twice_at_once_is_refused():
-    agent, _ = make_agent([Turn([text("slow")], delay=0.05)])
+    """A second run asked for while the first one streams its events is refused; the first goes on."""
+    agent, _ = make_agent([Turn([text("slow")])])
 
     async def scenario():
-        first = asyncio.ensure_future(agent.run("one"))
-        await asyncio.sleep(0.01)
-        with pytest.raises(AgentBusy):
-            await agent.run("two")
-        return await first
+        events = []
+        async for event in agent.stream("one"):
+            if not events:  # the first run has begun and not ended
+                with pytest.raises(AgentBusy):
+                    await agent.run("two")
+            events.append(event)
+        return events
 
-    assert asyncio.run(scenario()).text == "slow"
+    events = asyncio.run(scenario())
+    assert isinstance(events[-1], AgentEnd) and events[-1].stop_reason == "completed"
+    assert agent.history[-1].text == "slow"
 
 
 def test_max_turns_is_checked_after_the_turns_results_are_in_history():

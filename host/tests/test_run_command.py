@@ -11,9 +11,6 @@ recordings themselves.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +19,13 @@ import yaml
 
 from agentkit.plugin_api import EVENT_SCHEMA
 
-AGENTKIT = Path(sys.executable).parent / "agentkit"
 CASSETTES = Path(__file__).resolve().parents[2] / "testdata" / "pydantic-ai"
-SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY",
-              "AGENTKIT_REPLAY", "AGENTKIT_REPLAY_LOG")
 PLANTED = "sk-planted-0123456789-abcdefghijklmnop-SECRET"
 
 
 def cassette(path: str) -> dict[str, Any]:
     file = CASSETTES / path
     return yaml.safe_load(file.read_text(encoding="utf-8"))
-
-
-def agentkit(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    environment = {key: value for key, value in os.environ.items() if key not in SECRET_ENV}
-    environment.update(env or {})
-    return subprocess.run([str(AGENTKIT), "run", *args], capture_output=True, text=True, env=environment,
-                          timeout=120, cwd=cwd)
 
 
 def replay(tmp_path: Path, recording: dict[str, Any]) -> tuple[dict[str, str], Path]:
@@ -67,7 +54,7 @@ def openai_text(body: str) -> str:
     return "".join(chunk["choices"][0]["delta"].get("content") or "" for chunk in sse_data(body) if chunk["choices"])
 
 
-def test_an_anthropic_text_answer_streams_to_stdout(tmp_path: Path) -> None:
+def test_an_anthropic_text_answer_streams_to_stdout(agentkit, tmp_path: Path) -> None:
     """Cassette test_anthropic/test_request_stream_fallback_for_high_max_tokens: a streamed "2"."""
     recording = cassette("test_anthropic/test_request_stream_fallback_for_high_max_tokens.yaml")
     (interaction,) = recording["interactions"]
@@ -76,7 +63,7 @@ def test_an_anthropic_text_answer_streams_to_stdout(tmp_path: Path) -> None:
     env, log = replay(tmp_path, recording)
     env["ANTHROPIC_API_KEY"] = PLANTED
 
-    result = agentkit(task, "--model", f"anthropic/{recorded['model']}", "--root", str(tmp_path), env=env)
+    result = agentkit("run", task, "--model", f"anthropic/{recorded['model']}", "--root", str(tmp_path), env=env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == anthropic_text(interaction["response"]["body"]["string"]) + "\n"
@@ -88,7 +75,7 @@ def test_an_anthropic_text_answer_streams_to_stdout(tmp_path: Path) -> None:
     assert PLANTED not in result.stdout + result.stderr
 
 
-def test_an_openai_tool_call_runs_and_the_answer_follows(tmp_path: Path) -> None:
+def test_an_openai_tool_call_runs_and_the_answer_follows(agentkit, tmp_path: Path) -> None:
     """Cassette test_openai/test_run_stream_sync_streams_real_model: a streamed tool call, then the answer.
 
     The recorded tool (``get_capital``) is not installed here: the loop answers
@@ -101,7 +88,7 @@ def test_an_openai_tool_call_runs_and_the_answer_follows(tmp_path: Path) -> None
     env, log = replay(tmp_path, recording)
     env["OPENAI_API_KEY"] = PLANTED
 
-    result = agentkit(task, "--model", "openai/gpt-4o-mini", "--root", str(tmp_path), env=env)
+    result = agentkit("run", task, "--model", "openai/gpt-4o-mini", "--root", str(tmp_path), env=env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == openai_text(second["response"]["body"]["string"]).strip()
@@ -113,11 +100,11 @@ def test_an_openai_tool_call_runs_and_the_answer_follows(tmp_path: Path) -> None
     assert PLANTED not in result.stdout + result.stderr
 
 
-def test_json_events_stream_text_deltas_before_the_end(tmp_path: Path) -> None:
+def test_json_events_stream_text_deltas_before_the_end(agentkit, tmp_path: Path) -> None:
     recording = cassette("test_anthropic/test_request_stream_fallback_for_high_max_tokens.yaml")
     env, _ = replay(tmp_path, recording)
     env["ANTHROPIC_API_KEY"] = PLANTED
-    result = agentkit("What is 1+1?", "--model", "anthropic/claude-sonnet-4-5", "--json", "--root", str(tmp_path),
+    result = agentkit("run", "What is 1+1?", "--model", "anthropic/claude-sonnet-4-5", "--json", "--root", str(tmp_path),
                       env=env)
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -128,9 +115,9 @@ def test_json_events_stream_text_deltas_before_the_end(tmp_path: Path) -> None:
     assert {event["schema"] for event in events} == {EVENT_SCHEMA}
 
 
-def test_without_a_key_it_exits_2_with_one_line_naming_the_variables(tmp_path: Path) -> None:
+def test_without_a_key_it_exits_2_with_one_line_naming_the_variables(agentkit, tmp_path: Path) -> None:
     env, log = replay(tmp_path, {"interactions": []})
-    result = agentkit("hello", "--model", "anthropic/claude-opus-5-5", "--root", str(tmp_path), env=env)
+    result = agentkit("run", "hello", "--model", "anthropic/claude-opus-5-5", "--root", str(tmp_path), env=env)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -139,10 +126,10 @@ def test_without_a_key_it_exits_2_with_one_line_naming_the_variables(tmp_path: P
     assert result.stdout == "" and sent(log) == []
 
 
-def test_dry_run_prints_the_request_without_the_key_and_sends_nothing(tmp_path: Path) -> None:
+def test_dry_run_prints_the_request_without_the_key_and_sends_nothing(agentkit, tmp_path: Path) -> None:
     env, log = replay(tmp_path, {"interactions": []})
     env["ANTHROPIC_API_KEY"] = PLANTED
-    result = agentkit("hello there", "--model", "anthropic/claude-sonnet-4-6", "--dry-run", "--root", str(tmp_path),
+    result = agentkit("run", "hello there", "--model", "anthropic/claude-sonnet-4-6", "--dry-run", "--root", str(tmp_path),
                       env=env)
     assert result.returncode == 0, result.stderr
     assert PLANTED not in result.stdout and PLANTED not in result.stderr
@@ -154,17 +141,17 @@ def test_dry_run_prints_the_request_without_the_key_and_sends_nothing(tmp_path: 
     assert sent(log) == []
 
 
-def test_dry_run_without_a_key_still_shows_the_request_and_says_what_to_set(tmp_path: Path) -> None:
-    result = agentkit("hi", "--model", "openai/gpt-4.1", "--dry-run", "--root", str(tmp_path))
+def test_dry_run_without_a_key_still_shows_the_request_and_says_what_to_set(agentkit, tmp_path: Path) -> None:
+    result = agentkit("run", "hi", "--model", "openai/gpt-4.1", "--dry-run", "--root", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["url"] == "https://api.openai.com/v1/chat/completions"
     assert "OPENAI_API_KEY" in result.stderr
 
 
-def test_shell_tools_need_allow_all_tools(tmp_path: Path) -> None:
+def test_shell_tools_need_allow_all_tools(agentkit, tmp_path: Path) -> None:
     base = ("hi", "--model", "anthropic/claude-sonnet-4-6", "--dry-run", "--root", str(tmp_path))
-    without = agentkit(*base)
-    with_all = agentkit(*base, "--allow-all-tools")
+    without = agentkit("run", *base)
+    with_all = agentkit("run", *base, "--allow-all-tools")
     shell = {"run_command", "execute"}
     names_without = {tool["name"] for tool in json.loads(without.stdout)["body"]["tools"]}
     names_with = {tool["name"] for tool in json.loads(with_all.stdout)["body"]["tools"]}
@@ -180,13 +167,13 @@ def _script(tmp_path: Path, turns: list[dict[str, Any]]) -> str:
     return str(file)
 
 
-def test_the_scripted_model_plays_a_script_file(tmp_path: Path) -> None:
+def test_the_scripted_model_plays_a_script_file(agentkit, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\n")
     script = _script(tmp_path, [
         {"content": [{"type": "tool_use", "name": "read_file", "arguments": {"path": "a.txt"}}]},
         {"content": [{"type": "text", "text": "The file says alpha."}]},
     ])
-    result = agentkit("read a.txt", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
+    result = agentkit("run", "read a.txt", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The file says alpha.\n"
     assert "[tool] read_file" in result.stderr
@@ -199,9 +186,9 @@ def test_the_scripted_model_plays_a_script_file(tmp_path: Path) -> None:
         ([{"content": [{"type": "tool_use", "name": "list_files", "arguments": {}}]}] * 3, "max_turns"),
     ],
 )
-def test_a_run_that_does_not_complete_exits_1_and_says_why(tmp_path: Path, turns: list[Any], reason: str) -> None:
+def test_a_run_that_does_not_complete_exits_1_and_says_why(agentkit, tmp_path: Path, turns: list[Any], reason: str) -> None:
     script = _script(tmp_path, turns)
-    result = agentkit("go", "--model", "faux/scripted", "--script", script, "--max-turns", "2",
+    result = agentkit("run", "go", "--model", "faux/scripted", "--script", script, "--max-turns", "2",
                       "--root", str(tmp_path))
     assert result.returncode == 1
     assert f"run ended: {reason}" in result.stderr
@@ -217,22 +204,18 @@ def test_a_run_that_does_not_complete_exits_1_and_says_why(tmp_path: Path, turns
         ("hi", "--model", "faux/scripted", "--root", "/nonexistent/dir"),
     ],
 )
-def test_usage_errors_exit_2_with_one_line(tmp_path: Path, args: tuple[str, ...]) -> None:
-    result = agentkit(*args, cwd=tmp_path)
+def test_usage_errors_exit_2_with_one_line(agentkit, tmp_path: Path, args: tuple[str, ...]) -> None:
+    result = agentkit("run", *args, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
-def test_text_reaches_stdout_while_the_response_is_still_streaming(tmp_path: Path) -> None:
+def test_text_reaches_stdout_while_the_response_is_still_streaming(agentkit, tmp_path: Path) -> None:
     """The scripted response sends its text, then stays open: the text must already be on stdout."""
     import threading
 
     script = _script(tmp_path, [{"content": [{"type": "text", "text": "streaming works"}], "hang": True}])
-    environment = {key: value for key, value in os.environ.items() if key not in SECRET_ENV}
-    process = subprocess.Popen(
-        [str(AGENTKIT), "run", "go", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
-    )
+    process = agentkit.start("run", "go", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
     seen = bytearray()
     found = threading.Event()
 
@@ -254,9 +237,9 @@ def test_text_reaches_stdout_while_the_response_is_still_streaming(tmp_path: Pat
         process.wait()
 
 
-def test_a_script_file_nested_too_deep_is_a_usage_error(tmp_path: Path) -> None:
+def test_a_script_file_nested_too_deep_is_a_usage_error(agentkit, tmp_path: Path) -> None:
     file = tmp_path / "turns.json"
     file.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
-    result = agentkit("go", "--model", "faux/scripted", "--script", str(file))
+    result = agentkit("run", "go", "--model", "faux/scripted", "--script", str(file))
     assert result.returncode == 2, result.stderr
     assert "cannot read a JSON list of turns" in result.stderr and "Traceback" not in result.stderr

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-AGENTKIT = Path(sys.executable).parent / "agentkit"
-
-
-def agentkit(*args: str, home: Path) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "HOME": str(home)}
-    return subprocess.run([str(AGENTKIT), *args], capture_output=True, text=True, env=environment, timeout=120)
 
 
 def write_skill(folder: Path, name: str, description: str, body: str, extra: str = "") -> None:
@@ -38,63 +29,63 @@ def rows(result: subprocess.CompletedProcess) -> dict[str, dict]:
     return {row["name"]: row for row in json.loads(result.stdout)["skills"]}
 
 
-def test_skills_list_shows_tier_source_invocable_and_trust(tree):
+def test_skills_list_shows_tier_source_invocable_and_trust(agentkit, tree):
     home, root = tree
-    untrusted = rows(agentkit("skills", "list", "--json", "--root", str(root), home=home))
+    untrusted = rows(agentkit("skills", "list", "--json", "--root", str(root), env={"HOME": str(home)}))
     assert set(untrusted) >= {"tidy", "quiet"} and "release" not in untrusted
     tidy = untrusted["tidy"]
     assert (tidy["tier"], tidy["source"], tidy["description"], tidy["invocable"], tidy["trusted"]) == (
         "user", str((home / ".agentkit/skills/tidy").resolve()), "Tidy a repository.", True, True)
     assert untrusted["quiet"]["invocable"] is False
-    trusted = rows(agentkit("skills", "list", "--json", "--root", str(root), "--trust-project", home=home))
+    trusted = rows(agentkit("skills", "list", "--json", "--root", str(root), "--trust-project", env={"HOME": str(home)}))
     assert trusted["release"]["tier"] == "project" and trusted["release"]["trusted"] is True
 
 
-def test_skills_list_in_text_says_whether_the_project_is_trusted(tree):
+def test_skills_list_in_text_says_whether_the_project_is_trusted(agentkit, tree):
     home, root = tree
-    result = agentkit("skills", "list", "--root", str(root), home=home)
+    result = agentkit("skills", "list", "--root", str(root), env={"HOME": str(home)})
     assert result.returncode == 0
     assert "tidy  [user:" in result.stdout and "quiet" in result.stdout and "(not shown to the model)" in result.stdout
     assert "project skills: not trusted (pass --trust-project)" in result.stdout
     assert "project skills not loaded: the project is not trusted" in result.stderr
 
 
-def test_skills_show_prints_the_skill_and_its_instructions(tree):
+def test_skills_show_prints_the_skill_and_its_instructions(agentkit, tree):
     home, root = tree
-    result = agentkit("skills", "show", "tidy", "--root", str(root), home=home)
+    result = agentkit("skills", "show", "tidy", "--root", str(root), env={"HOME": str(home)})
     assert result.returncode == 0, result.stderr
     assert "name: tidy" in result.stdout and "tier: user" in result.stdout
     assert result.stdout.rstrip().endswith("Remove build output.")
 
 
-def test_skills_show_of_an_unknown_skill_is_a_usage_error(tree):
+def test_skills_show_of_an_unknown_skill_is_a_usage_error(agentkit, tree):
     home, root = tree
-    result = agentkit("skills", "show", "nope", "--root", str(root), home=home)
+    result = agentkit("skills", "show", "nope", "--root", str(root), env={"HOME": str(home)})
     assert result.returncode == 2
     assert "no skill named 'nope'" in result.stderr and "Traceback" not in result.stderr
 
 
-def dry_run(root: Path, home: Path, *flags: str) -> tuple[dict, str]:
+def dry_run(agentkit, root: Path, home: Path, *flags: str) -> tuple[dict, str]:
     script = root.parent / "turns.json"
     script.write_text(json.dumps([{"content": [{"type": "text", "text": "ok"}]}]))
     result = agentkit("run", "hi", "--model", "faux/scripted", "--script", str(script), "--root", str(root),
-                      "--dry-run", *flags, home=home)
+                      "--dry-run", *flags, env={"HOME": str(home)})
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["body"], result.stderr
 
 
-def test_run_dry_run_shows_the_skills_block_and_trusts_the_project_only_when_asked(tree):
+def test_run_dry_run_shows_the_skills_block_and_trusts_the_project_only_when_asked(agentkit, tree):
     home, root = tree
-    body, stderr = dry_run(root, home)
+    body, stderr = dry_run(agentkit, root, home)
     assert "<name>tidy</name>" in body["system"] and "<name>release</name>" not in body["system"]
     assert "quiet" not in body["system"]
     assert "project is not trusted" in stderr
-    body, _ = dry_run(root, home, "--trust-project")
+    body, _ = dry_run(agentkit, root, home, "--trust-project")
     assert "<name>release</name>" in body["system"]
     assert f"<location>{(root / '.agentkit/skills/release/SKILL.md').resolve()}</location>" in body["system"]
 
 
-def test_a_skill_made_by_new_plugin_reaches_the_model(tmp_path, monkeypatch):
+def test_a_skill_made_by_new_plugin_reaches_the_model(agentkit, tmp_path, monkeypatch):
     import importlib
 
     import agentkit_tools_files
@@ -102,7 +93,7 @@ def test_a_skill_made_by_new_plugin_reaches_the_model(tmp_path, monkeypatch):
     from host_helpers import make_agent
 
     project = tmp_path / "agentkit-skills-careful"
-    result = agentkit("new-plugin", "skills", "careful", "--dir", str(project), home=tmp_path)
+    result = agentkit("new-plugin", "skills", "careful", "--dir", str(project), env={"HOME": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.syspath_prepend(str(project / "src"))

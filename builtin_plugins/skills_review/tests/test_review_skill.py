@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import agentkit_skills_review
 import agentkit_tools_files
+import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, PluginHost
@@ -47,8 +46,8 @@ def test_the_model_is_shown_the_skill_and_can_read_its_instructions(tmp_path: Pa
     assert not answer.is_error and "Careful code review" in answer.text
 
 
-def test_validate_plugins_passes_it():
-    agentkit = Path(sys.executable).parent / "agentkit"
-    result = subprocess.run([str(agentkit), "validate-plugins", "review"], capture_output=True, text=True, timeout=300)
+@pytest.mark.slow
+def test_validate_plugins_passes_it(agentkit):
+    result = agentkit("validate-plugins", "review")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Plugins: 1 passed, 0 failed." in result.stdout

@@ -175,6 +175,7 @@ CASES: dict[str, tuple[str, int, Call, dict[str, Any]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_swapped_directory_never_leads_a_tool_outside(attacked: Attacked, case: str):
     name, attempts, arguments, options = CASES[case]

@@ -57,6 +57,7 @@ def _tree(base: Path, links: list[tuple[str, str, str]]) -> Path:
     return root
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     links=st.lists(

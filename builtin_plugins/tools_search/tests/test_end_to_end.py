@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -23,17 +22,10 @@ from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
 from agentkit.plugin_api import ToolResultMessage
 
 OURS = {"read_file", "write_file", "edit_file", "list_files", "find_files", "search_files"}
-AGENTKIT = Path(sys.executable).parent / "agentkit"
 
 
-def _agentkit(*arguments: str) -> subprocess.CompletedProcess[str]:
-    if not AGENTKIT.exists():
-        pytest.skip(f"the agentkit command is not installed next to {sys.executable}")
-    return subprocess.run([str(AGENTKIT), *arguments], capture_output=True, text=True, timeout=120)
-
-
-def test_agentkit_plugins_lists_both_plugins_and_their_tools():
-    listing = _agentkit("plugins", "--json")
+def test_agentkit_plugins_lists_both_plugins_and_their_tools(agentkit):
+    listing = agentkit("plugins", "--json")
     assert listing.returncode == 0, listing.stderr
     plugins = {plugin["name"]: plugin for plugin in json.loads(listing.stdout)}
     assert plugins["files"]["distribution"] == "agentkit-tools-files"
@@ -44,12 +36,13 @@ def test_agentkit_plugins_lists_both_plugins_and_their_tools():
         assert plugins[name]["categories"] == ["tools"]
         contributions |= set(plugins[name]["contributions"])
     assert contributions == {f"tool:{tool}" for tool in OURS}
-    human = _agentkit("plugins")
+    human = agentkit("plugins")
     assert human.returncode == 0 and "tool:search_files" in human.stdout
 
 
-def test_validate_plugins_passes_both():
-    report = _agentkit("validate-plugins", "--json", "files", "search")
+@pytest.mark.slow
+def test_validate_plugins_passes_both(agentkit):
+    report = agentkit("validate-plugins", "--json", "files", "search")
     assert report.returncode == 0, report.stdout + report.stderr
     results = {plugin["name"]: plugin for plugin in json.loads(report.stdout)["plugins"]}
     for name in ("files", "search"):

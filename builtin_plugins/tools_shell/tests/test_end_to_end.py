@@ -128,25 +128,18 @@ def test_the_shipped_restrictive_policy_blocks_in_the_loop(plugin_host, tmp_path
     assert (tmp_path / "keep.txt").read_text() == "precious"
 
 
-def _agentkit(*args: str):
-    import shutil
-    import subprocess
-    from pathlib import Path
-
-    command = shutil.which("agentkit", path=str(Path(sys.executable).parent))
-    if command is None:
-        pytest.skip("the agentkit command is not installed next to this Python")
-    done = subprocess.run([command, *args], capture_output=True, text=True, timeout=300)
-    return json.loads(done.stdout)
-
-
-def test_the_shell_plugin_is_listed_and_passes_validation():
-    listed = {p["name"]: p for p in _agentkit("plugins", "--json")}
+@pytest.mark.slow
+def test_the_shell_plugin_is_listed_and_passes_validation(agentkit):
+    listing = agentkit("plugins", "--json")
+    assert listing.returncode == 0, listing.stderr
+    listed = {p["name"]: p for p in json.loads(listing.stdout)}
     assert listed["shell"]["status"] == "loaded"
     assert set(listed["shell"]["contributions"]) == {
         "tool:execute",
         "tool:run_command",
         "tool:powershell",
     }
-    validated = {p["name"]: p for p in _agentkit("validate-plugins", "--json")["plugins"]}
-    assert validated["shell"]["result"] == "PASS", validated["shell"]
+    validation = agentkit("validate-plugins", "--json", "shell")
+    assert validation.returncode == 0, validation.stdout + validation.stderr
+    [validated] = json.loads(validation.stdout)["plugins"]
+    assert (validated["name"], validated["result"]) == ("shell", "PASS"), validated

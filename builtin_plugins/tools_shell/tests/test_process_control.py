@@ -9,10 +9,57 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from agentkit.plugin_api import CancelToken
 
-# The grandchild outlives its parent by this much before it writes the marker.
-_GRANDCHILD_DELAY_S = 1.0
+#: A grandchild under a name no other test uses, so a stray one is easy to recognise.
+_GRANDCHILD = "sleep 1000.75"
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError):  # where /proc exists, tell a zombie from a live process
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+        return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
+    return True
+
+
+def _gone(pid: int, within_s: float = 30.0) -> bool:
+    """A kill is delivered asynchronously: allow the process a generous moment to die."""
+    end = time.monotonic() + within_s
+    while _alive(pid):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.fixture
+def grandchild(tmp_path: Path):
+    """``(command, pid)``: a command that starts a grandchild and then hangs, and that grandchild's pid.
+
+    The command hangs only once the grandchild's pid is on disk, and touches ``started`` then,
+    so a test that waits for ``started`` knows which process must go. Killed afterwards in any case.
+    """
+    pid_file, started = tmp_path / "grandchild.pid", tmp_path / "started"
+    command = (f"sh -c 'echo $$ > \"{pid_file}\"; exec {_GRANDCHILD}' >/dev/null 2>&1 & "
+               f"while [ ! -s '{pid_file}' ]; do sleep 0.01; done; touch '{started}'; sleep 60")
+    pids: list[int] = []
+
+    def pid() -> int:
+        assert _wait_for(started, 60), "the command never started its grandchild"
+        pids.append(int(pid_file.read_text()))
+        return pids[-1]
+
+    yield command, pid
+    for number in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(number, signal.SIGKILL)
 
 
 def _wait_for(path: Path, seconds: float) -> bool:
@@ -24,61 +71,64 @@ def _wait_for(path: Path, seconds: float) -> bool:
     return path.exists()
 
 
-def _grandchild_then_hang(marker: Path) -> str:
-    return f"(sleep {_GRANDCHILD_DELAY_S}; touch '{marker}') & sleep 60"
+def test_the_liveness_check_can_see_a_surviving_background_process(run):
+    """Control: with its background kept, the subshell is still running after the call."""
+    result = run("execute", {"command": f"({_GRANDCHILD}) >/dev/null 2>&1 & echo $!", "keep_background": True})
+    pid = int(result.data["output"].split()[-1])
+    try:
+        assert result.ok
+        assert _alive(pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
-def test_the_marker_test_can_see_a_surviving_grandchild(run, tmp_path):
-    """Control: with its background kept, the grandchild does write its marker."""
-    marker = tmp_path / "marker"
-    command = f"(sleep 0.2; touch '{marker}') >/dev/null 2>&1 &"
-    result = run("execute", {"command": command, "keep_background": True})
-    assert result.ok
-    assert _wait_for(marker, 10)
+def test_a_background_grandchild_is_killed_when_the_command_exits(run):
+    result = run("execute", {"command": f"({_GRANDCHILD}) >/dev/null 2>&1 & echo $!"})
+    pid = int(result.data["output"].split()[-1])
+    try:
+        assert result.ok
+        assert "left_running" not in result.data
+        assert _gone(pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
-def test_a_background_grandchild_is_killed_when_the_command_exits(run, tmp_path):
-    marker = tmp_path / "marker"
-    result = run("execute", {"command": f"(sleep 0.2; touch '{marker}') >/dev/null 2>&1 &"})
-    assert result.ok
-    assert "left_running" not in result.data
-    assert not _wait_for(marker, 1.5)
-
-
-def test_a_timeout_kills_the_grandchild_too(run, tmp_path):
-    marker = tmp_path / "marker"
-    result = run("execute", {"command": _grandchild_then_hang(marker), "timeout_s": 0.3})
+def test_a_timeout_kills_the_grandchild_too(run, grandchild):
+    command, pid = grandchild
+    result = run("execute", {"command": command, "timeout_s": 3})  # time enough to start the grandchild
     assert not result.ok
     assert result.error == "timeout"
     assert result.data["timed_out"] and not result.data["aborted"]
     assert result.data["exit_code"] == 137
-    assert not _wait_for(marker, _GRANDCHILD_DELAY_S * 3)
+    assert _gone(pid())
 
 
-def test_an_abort_kills_the_grandchild_too(run, tmp_path):
-    marker = tmp_path / "marker"
+def test_an_abort_kills_the_grandchild_too(run, grandchild, tmp_path):
+    command, pid = grandchild
     cancel = CancelToken()
-    started = tmp_path / "started"
-    command = f"touch '{started}'; " + _grandchild_then_hang(marker)
+    started: list[int] = []
 
     def abort_once_started() -> None:
-        _wait_for(started, 30)
+        started.append(pid())
         cancel.cancel()
 
-    threading.Thread(target=abort_once_started, daemon=True).start()
+    aborter = threading.Thread(target=abort_once_started, daemon=True)
+    aborter.start()
     result = run("execute", {"command": command}, cancel=cancel)
+    aborter.join()
     assert not result.ok
     assert result.error == "aborted"
     assert result.data["aborted"] and not result.data["timed_out"]
-    assert not _wait_for(marker, _GRANDCHILD_DELAY_S * 3)
+    assert _gone(started[0])
 
 
-def test_run_command_kills_its_tree_on_timeout(run, tmp_path):
-    marker = tmp_path / "marker"
-    argv = ["sh", "-c", _grandchild_then_hang(marker)]
-    result = run("run_command", {"argv": argv, "timeout_s": 0.3})
+def test_run_command_kills_its_tree_on_timeout(run, grandchild):
+    command, pid = grandchild
+    result = run("run_command", {"argv": ["sh", "-c", command], "timeout_s": 3})
     assert result.error == "timeout"
-    assert not _wait_for(marker, _GRANDCHILD_DELAY_S * 3)
+    assert _gone(pid())
 
 
 class _CancelWhenTheTimeoutExpires(CancelToken):
@@ -111,15 +161,19 @@ def test_an_abort_before_the_start_runs_nothing(run, tmp_path):
 
 
 def test_a_detached_descendants_output_is_drained_while_it_keeps_coming(run):
-    """The idle timer re-arms on each chunk: the ticks span longer than one idle period."""
-    command = "(for i in 1 2 3 4 5 6; do sleep 0.3; echo tick$i; done) & echo started"
+    """The idle timer re-arms on each chunk: the ticks span longer than one idle period.
+
+    A tick comes every 0.2 s and the idle period is 1.5 s: a loaded machine would have to stall
+    the loop for over a second between two ticks to cut the output.
+    """
+    command = "(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.2; echo tick$i; done) & echo started"
     result = run(
         "execute",
         {"command": command, "keep_background": True},
-        options={"drain_idle_s": 1.0, "drain_max_s": 60},
+        options={"drain_idle_s": 1.5, "drain_max_s": 60},
     )
     assert result.ok
-    assert result.data["output"].split() == ["started"] + [f"tick{i}" for i in range(1, 7)]
+    assert result.data["output"].split() == ["started"] + [f"tick{i}" for i in range(1, 11)]
     assert not result.metadata["drain_cut"]
 
 

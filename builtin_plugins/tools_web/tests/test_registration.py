@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from importlib.metadata import entry_points
 
 import agentkit_tools_web
+import pytest
 
 
 def test_plugin_is_installed_under_the_tools_entry_point():
@@ -22,25 +24,14 @@ def test_fetch_url_is_registered_but_only_enabled_by_name():
     assert tool.input_schema["required"] == ["url"]
 
 
-def _agentkit(*args: str):
-    import json
-    import shutil
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    import pytest
-
-    command = shutil.which("agentkit", path=str(Path(sys.executable).parent))
-    if command is None:
-        pytest.skip("the agentkit command is not installed next to this Python")
-    done = subprocess.run([command, *args], capture_output=True, text=True, timeout=300)
-    return json.loads(done.stdout)
-
-
-def test_the_web_plugin_is_listed_and_passes_validation():
-    listed = {p["name"]: p for p in _agentkit("plugins", "--json")}
+@pytest.mark.slow
+def test_the_web_plugin_is_listed_and_passes_validation(agentkit):
+    listing = agentkit("plugins", "--json")
+    assert listing.returncode == 0, listing.stderr
+    listed = {p["name"]: p for p in json.loads(listing.stdout)}
     assert listed["web"]["status"] == "loaded"
     assert listed["web"]["contributions"] == ["tool:fetch_url"]
-    validated = {p["name"]: p for p in _agentkit("validate-plugins", "--json")["plugins"]}
-    assert validated["web"]["result"] == "PASS", validated["web"]
+    validation = agentkit("validate-plugins", "--json", "web")
+    assert validation.returncode == 0, validation.stdout + validation.stderr
+    [validated] = json.loads(validation.stdout)["plugins"]
+    assert (validated["name"], validated["result"]) == ("web", "PASS"), validated

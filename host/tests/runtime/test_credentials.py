@@ -153,9 +153,11 @@ def test_different_vendors_do_not_wait_for_each_other() -> None:
                 "fast": Credential("oauth", "fast-old", expires_at=NOW - 1),
             }
             self.gate = asyncio.Event()
+            self.refreshing = asyncio.Event()
 
         async def refresh(self, vendor: str, credential: Credential) -> Credential:
             if vendor == "slow":
+                self.refreshing.set()
                 await self.gate.wait()  # released only once "fast" got through
             return Credential("oauth", f"{vendor}-new", expires_at=NOW + 3600)
 
@@ -168,7 +170,7 @@ def test_different_vendors_do_not_wait_for_each_other() -> None:
         slow = asyncio.ensure_future(
             runtime.complete(FakeProvider(), request(model=model(vendor="slow")))
         )
-        await asyncio.sleep(0.01)
+        await store.refreshing.wait()  # "slow" holds its refresh from here on
         fast = await runtime.complete(FakeProvider(), request(model=model(vendor="fast")))
         store.gate.set()
         return fast, await slow

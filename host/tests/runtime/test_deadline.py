@@ -31,10 +31,10 @@ class KeepAlive(httpx.AsyncByteStream):
 
     async def __aiter__(self):
         yield sse({"type": "text", "text": "partial"})
-        while True:
-            await asyncio.sleep(self.every)
+        while True:  # the first ping follows the text at once: no clock decides whether one was sent
             self.pings += 1
             yield b": ping\n\n"
+            await asyncio.sleep(self.every)
 
 
 def collect(runtime: ProviderRuntime) -> list:
