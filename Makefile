@@ -19,7 +19,7 @@ bootstrap:
 demo: bootstrap
 	@$(RUN) agentkit demo
 
-# One worker per core (docs/decisions/0009-tests-run-in-parallel.md); `-p no:xdist` runs them in one process.
+# One worker per core (docs/decisions/0010-tests-run-in-parallel.md); `-p no:xdist` runs them in one process.
 test: bootstrap
 	$(RUN) pytest -n auto --dist worksteal
 

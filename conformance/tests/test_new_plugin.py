@@ -129,6 +129,6 @@ def test_the_install_command_it_prints_works_in_a_venv_without_pip(tmp_path):
     assert "pipless" in found.stdout, found.stdout + found.stderr
 
 
-def test_a_new_plugin_ships_py_typed(tmp_path):
+def test_a_new_plugin_ships_py_typed(agentkit, tmp_path):
     assert agentkit("new-plugin", "tools", "typed", cwd=tmp_path).returncode == 0
     assert (tmp_path / "agentkit-tools-typed" / "src" / "agentkit_tools_typed" / "py.typed").is_file()
