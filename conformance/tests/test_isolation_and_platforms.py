@@ -79,3 +79,17 @@ def test_a_plugin_that_ends_the_interpreter_cannot_hide_its_neighbours(on_path):
     assert [c.message for c in reports["zzz_empty_skill"].failures] == [
         "plugin 'zzz_empty_skill': skill 'terse' has no instructions"]
     assert reports["zzz_empty_skill"].warnings == []
+
+
+
+def test_checking_a_plugin_in_process_leaves_the_callers_modules_as_they_were():
+    """The platform check imports the plugin afresh; the caller keeps the modules it had, so
+    objects it made before the check are still instances of its classes after it."""
+    from agentkit_provider_faux import FauxProvider
+
+    made_before = FauxProvider()
+    report = check_plugin("faux", lint=False)
+    assert report.ok, report.failures
+    from agentkit_provider_faux import FauxProvider as after
+
+    assert isinstance(made_before, after)

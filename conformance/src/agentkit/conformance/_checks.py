@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import importlib_metadata
@@ -131,21 +132,29 @@ def _own_modules(module: str | None) -> Callable[[str], bool]:
     return lambda name: bool(top) and (name == top or name.startswith(f"{top}."))
 
 
-def _forget(is_own: Callable[[str], bool]) -> None:
-    for name in [name for name in sys.modules if is_own(name)]:
+def _forget(is_own: Callable[[str], bool]) -> dict[str, ModuleType]:
+    """Remove the plugin's modules from ``sys.modules`` and return them."""
+    forgotten = {name: module for name, module in sys.modules.items() if is_own(name)}
+    for name in forgotten:
         del sys.modules[name]
+    return forgotten
 
 
 def registrations(name: str, is_own: Callable[[str], bool], platform: str) -> dict[str, Any]:
-    """What ``name`` registers when imported with ``sys.platform`` set to ``platform``."""
+    """What ``name`` registers when imported with ``sys.platform`` set to ``platform``.
+
+    The plugin is imported afresh for the check; its modules as the caller had them are
+    put back afterwards, so the caller's classes stay the ones its objects were made from.
+    """
     real = sys.platform
-    _forget(is_own)
+    kept = _forget(is_own)
     sys.platform = platform
     try:
         host, record = load(name)
     finally:
         sys.platform = real
         _forget(is_own)
+        sys.modules.update(kept)
     if record is None or record.status != "loaded":
         return {"failed": record.reason if record else "not found"}
     owned: dict[str, Any] = {
@@ -211,18 +220,25 @@ def check_plugin(name: str, *, path: str | None = None, lint: bool = True,
     if "tools" in report.categories or "providers" in report.categories or "skills" in report.categories:
         report.add(*platform_checks(name, module))
         progress(report)
-    _forget(_own_modules(module))
-    host, record = load(name, "faux") if "hooks" in report.categories else load(name)
-    if record is None:
-        report.add(failed("loads", "the host did not load it", "check the entry point"))
+    # The checks import the plugin afresh; the caller's modules are put back afterwards.
+    is_own = _own_modules(module)
+    kept = _forget(is_own)
+    try:
+        host, record = load(name, "faux") if "hooks" in report.categories else load(name)
+        if record is None:
+            report.add(failed("loads", "the host did not load it", "check the entry point"))
+            return report
+        report.add(*common_checks(host, record))
+        progress(report)
+        if record.status != "loaded":
+            return report
+        by_category = {"tools": check_tools, "providers": check_providers, "skills": check_skills, "hooks": check_hooks}
+        for category in record.categories:
+            for check in by_category[category](host, name):
+                report.add(check)
+                progress(report)
         return report
-    report.add(*common_checks(host, record))
-    progress(report)
-    if record.status != "loaded":
-        return report
-    by_category = {"tools": check_tools, "providers": check_providers, "skills": check_skills, "hooks": check_hooks}
-    for category in record.categories:
-        for check in by_category[category](host, name):
-            report.add(check)
-            progress(report)
-    return report
+    finally:
+        if kept:
+            _forget(is_own)
+            sys.modules.update(kept)
