@@ -299,7 +299,7 @@ def test_running_twice_at_once_is_refused():
         return events
 
     events = asyncio.run(scenario())
-    assert isinstance(events[-1], AgentEnd) and events[-1].stop_reason == "completed"
+    assert isinstance(events[-1], AgentEnd) and events[-1].outcome == "completed"
     assert agent.history[-1].text == "slow"
 
 
