@@ -7,12 +7,12 @@ out as mutmut expects: ``src`` links to ``host/src``, ``pyproject.toml`` to the
 root one (which holds ``[tool.mutmut]``), and ``mutants/host`` links back to
 ``host/`` so that pytest, running in ``mutants/``, sees the usual test ids.
 
-Results stay in ``.mutation/mutants/`` between runs: a rerun checks only the
-mutants not checked yet, or those of a changed function. Usage::
+Results stay in ``.mutation/mutants/`` between runs. Usage::
 
-    make mutation                      # every module in scope
-    make mutation MODULES="_batch wire/sse"  # some of them
-    python mutation/run.py --report    # the table only, from the last runs
+    make mutation                            # every mutant not checked yet, in every module
+    make mutation MODULES="_batch wire/sse"  # every mutant of these modules, checked again
+    make mutation MODULES=--survivors        # the survivors again (after adding tests)
+    python mutation/run.py --report          # the table only, from the last runs
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ PACKAGE = "agentkit.host"
 
 def main(argv: list[str]) -> int:
     report_only = "--report" in argv
+    survivors_only = "--survivors" in argv
     modules = [arg for arg in argv if not arg.startswith("--")] or SCOPE
     unknown = [module for module in modules if module.split("/")[0] not in SCOPE]
     if unknown:
@@ -40,7 +41,14 @@ def main(argv: list[str]) -> int:
         return 2
     if not report_only:
         _lay_out()
-        patterns = [f"{PACKAGE}.{module.replace('/', '.')}.*" for module in modules]
+        if survivors_only:
+            patterns = _survivors(modules)
+            if not patterns:
+                return _report(modules)
+        elif modules == SCOPE:
+            patterns = []  # mutmut then skips the mutants it already has a verdict for
+        else:
+            patterns = [f"{PACKAGE}.{module.replace('/', '.')}.*" for module in modules]
         mutmut = Path(sys.executable).with_name("mutmut")
         # The machine is shared: the run yields to everything else.
         command = ["nice", "-n", "19", str(mutmut), "run", *patterns]
@@ -79,16 +87,22 @@ def _module_of(mutant: str) -> str:
     return dotted.replace(".", "/")
 
 
+def _in(modules: list[str], mutant: str) -> bool:
+    module = _module_of(mutant)
+    return any(module == chosen or module.startswith(chosen + "/") for chosen in modules)
+
+
+def _survivors(modules: list[str]) -> list[str]:
+    return sorted(name for name, status in _statuses().items()
+                  if status in ("survived", "no tests") and _in(modules, name))
+
+
 def _report(modules: list[str]) -> int:
     by_module: dict[str, Counter[str]] = {}
-    survivors = []
     for name, status in _statuses().items():
-        module = _module_of(name)
-        if not any(module == chosen or module.startswith(chosen + "/") for chosen in modules):
-            continue
-        by_module.setdefault(module, Counter())[status] += 1
-        if status in ("survived", "no tests"):
-            survivors.append(name)
+        if _in(modules, name):
+            by_module.setdefault(_module_of(name), Counter())[status] += 1
+    survivors = _survivors(modules)
     print(f"{'module':<18} {'mutants':>7} {'killed':>6} {'timeout':>7} {'survived':>8} {'unchecked':>9} {'kill ratio':>10}")
     total: Counter[str] = Counter()
     for module in sorted(by_module):
@@ -98,7 +112,7 @@ def _report(modules: list[str]) -> int:
     print("kill ratio: (killed + timeout) / checked; timeouts are mutants that made the tests hang.")
     if survivors:
         print(f"\n{len(survivors)} survivors (see docs/mutation.md; `mutmut show NAME` in .mutation/):")
-        for name in sorted(survivors):
+        for name in survivors:
             print(f"  {name}")
     return 0
 

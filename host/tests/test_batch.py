@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 
+import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.plugin_api import Tool, ToolResultMessage
+from agentkit.host import Terminate
+from agentkit.plugin_api import (
+    Block,
+    ImageBlock,
+    Tool,
+    ToolError,
+    ToolResult,
+    ToolResultMessage,
+    hookimpl,
+)
 
 
 def results_of(messages) -> list[ToolResultMessage]:
@@ -47,3 +59,342 @@ def test_an_abort_during_the_last_authorization_starts_no_handler():
     assert started == []
     assert errors_of(result.messages) == ["aborted", "aborted"]
     assert result.stop_reason == "aborted" and len(script.requests) == 1
+
+
+def answer_to(call_arguments, *tools: Tool, **config):
+    """The envelopes a one-call turn gets, and the run's result."""
+    calls = call_arguments if isinstance(call_arguments, list) else [call_arguments]
+    agent, _ = make_agent([Turn(calls), Turn([text("k")])], ToolsPlugin(*tools), **config)
+    result = agent.run_sync("go")
+    return [json.loads(answer.text) for answer in results_of(result.messages)], result
+
+
+def counter_tool(received: list | None = None) -> Tool:
+    sink = received if received is not None else []
+    schema = {
+        "type": "object",
+        "properties": {"count": {"type": "integer"}, "name": {"type": "string"}},
+        "required": ["count"],
+    }
+    return Tool("count", "Count.", schema, lambda arguments, context: sink.append(arguments) or "counted")
+
+
+def test_an_unknown_tool_is_answered_with_the_tools_there_are():
+    [envelope], _ = answer_to(tool_call("nope", {}), counter_tool(), Tool("another", "Another.", {"type": "object"}, lambda arguments, context: "x"))
+    assert envelope == {"ok": False, "error": "unknown_tool",
+                        "detail": "No tool named 'nope'. Available tools: another, count."}
+
+
+def test_an_unknown_tool_without_any_tool_says_none():
+    [envelope], _ = answer_to(tool_call("nope", {}))
+    assert envelope["detail"] == "No tool named 'nope'. Available tools: none."
+
+
+def test_arguments_that_are_not_an_object_name_what_they_are():
+    [envelope], _ = answer_to(tool_call("count", "[1, 2]"), counter_tool())
+    assert envelope == {"ok": False, "error": "invalid_arguments",
+                        "detail": "The arguments must be a JSON object, got list."}
+
+
+def test_arguments_that_are_not_json_say_so_and_what_to_send():
+    [envelope], _ = answer_to(tool_call("count", '{"count": 1'), counter_tool())
+    detail = envelope["detail"]
+    assert detail.startswith("The arguments are not valid JSON (")
+    assert detail.endswith("). Send a JSON object matching the tool's schema.")
+
+
+def test_blank_arguments_are_an_empty_object():
+    received: list = []
+    tool = Tool("any", "Any.", {"type": "object"}, lambda arguments, context: received.append(dict(arguments)) or "ok")
+    envelopes, _ = answer_to([tool_call("any", ""), tool_call("any", "  \n")], tool)
+    assert received == [{}, {}] and all(envelope["ok"] for envelope in envelopes)
+
+
+def test_schema_errors_are_listed_by_path_with_the_arguments_received():
+    raw = '{"name": 3, "count": "three"}'
+    [envelope], _ = answer_to(tool_call("count", raw), counter_tool())
+    assert envelope["detail"] == (
+        "The arguments do not match the tool's schema: count: 'three' is not of type 'integer'; "
+        f"name: 3 is not of type 'string'. Arguments received: {raw}"
+    )
+
+
+def test_a_missing_property_is_reported_at_the_root():
+    [envelope], _ = answer_to(tool_call("count", {}), counter_tool())
+    assert envelope["detail"] == (
+        "The arguments do not match the tool's schema: (root): 'count' is a required property. Arguments received: {}"
+    )
+
+
+def test_schema_errors_stop_at_five_and_the_arguments_shown_at_two_thousand_characters():
+    schema = {"type": "object", "properties": {key: {"type": "integer"} for key in "abcdefg"}}
+    tool = Tool("seven", "Seven.", schema, lambda arguments, context: "ok")
+    arguments = {key: "x" for key in "abcdefg"} | {"padding": "p" * 3000}
+    [envelope], _ = answer_to(tool_call("seven", arguments), tool)
+    detail = envelope["detail"]
+    assert [f"{key}: 'x' is not of type 'integer'" in detail for key in "abcdefg"] == [True] * 5 + [False] * 2
+    shown = detail.split("Arguments received: ", 1)[1]
+    assert len(shown) == 2000 and json.dumps(arguments, separators=(",", ":")).startswith(shown)
+
+
+def test_the_handler_gets_the_arguments_that_were_validated():
+    received: list = []
+    envelopes, _ = answer_to(tool_call("count", {"count": 2, "name": "n"}), counter_tool(received))
+    assert received == [{"count": 2, "name": "n"}] and envelopes == [{"ok": True, "data": "counted"}]
+
+
+def simple_tool(handler, name: str = "act", **kwargs) -> Tool:
+    return Tool(name, "Act.", {"type": "object"}, handler, **kwargs)
+
+
+@pytest.fixture
+def never():
+    """An event a hook or handler waits on that is set only when the test is over."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def test_an_authorization_that_raises_blocks_with_its_exception():
+    def policy(call, arguments):
+        raise ValueError("policy bug")
+
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"), before_tool_call=policy)
+    assert envelope == {"ok": False, "error": "blocked", "detail": "Authorization failed: ValueError: policy bug"}
+    assert "before_tool_call raised ValueError: policy bug" in result.problems
+
+
+def test_an_authorization_answering_something_else_blocks_and_is_reported():
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"),
+                                   before_tool_call=lambda call, arguments: "yes")
+    assert envelope["detail"] == "Authorization returned an unknown decision"
+    assert result.problems == ["before_tool_call returned 'yes'; only None, Block or Terminate are understood"]
+
+
+def test_an_authorization_that_never_answers_blocks_at_the_hook_timeout(never):
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"),
+                                   before_tool_call=lambda call, arguments: never.wait(), hook_timeout=0.05)
+    assert envelope["detail"] == "Authorization did not answer within 0.05 seconds."
+    assert result.problems == ["before_tool_call did not answer within hook_timeout=0.05s; the call was blocked"]
+
+
+def test_a_plugin_check_that_never_answers_blocks_at_the_hook_timeout(never):
+    class Slow:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            never.wait()
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), hook_timeout=0.05)
+    result = agent.run_sync("go")
+    [answer] = results_of(result.messages)
+    assert json.loads(answer.text)["detail"] == "Blocked: a plugin's check did not answer within 0.05 seconds."
+    assert result.problems == [
+        "agentkit_before_tool_call did not answer within hook_timeout=0.05s; the call was blocked"
+    ]
+
+
+def test_a_plugin_check_is_asked_only_about_calls_the_embedder_allowed():
+    asked = []
+
+    class Records:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            asked.append(call.id)
+
+    agent, _ = make_agent(
+        [Turn([tool_call("act", {}), tool_call("act", {})]), Turn([text("k")])],
+        ToolsPlugin(simple_tool(lambda a, c: "ran")), Records(),
+        before_tool_call=lambda call, arguments: Block("not this one") if call.id.endswith("_1") else None,
+    )
+    result = agent.run_sync("go")
+    assert asked == ["call_1_2"]
+    assert [answer.is_error for answer in results_of(result.messages)] == [True, False]
+
+
+def test_terminate_refuses_the_call_and_ends_the_run_after_the_batch():
+    ran = []
+    envelopes, result = answer_to(
+        [tool_call("act", {}), tool_call("act", {})], simple_tool(lambda a, c: ran.append(1) or "ran"),
+        before_tool_call=lambda call, arguments: Terminate("enough"),
+    )
+    assert ran == [] and envelopes == [{"ok": False, "error": "blocked", "detail": "enough"}] * 2
+    assert result.stop_reason == "terminated"
+
+
+def test_the_run_goes_on_unless_every_call_voted_to_end_it():
+    envelopes, result = answer_to(
+        [tool_call("act", {}), tool_call("act", {})], simple_tool(lambda a, c: "ran"),
+        before_tool_call=lambda call, arguments: Terminate("enough") if call.id.endswith("_1") else None,
+    )
+    assert [envelope["ok"] for envelope in envelopes] == [False, True]
+    assert result.stop_reason == "completed" and result.text == "k"
+
+
+def test_a_tool_error_gives_the_code_and_detail_the_tool_chose():
+    def handler(arguments, context):
+        raise ToolError("path_not_allowed", "outside the root")
+
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(handler))
+    assert envelope == {"ok": False, "error": "path_not_allowed", "detail": "outside the root"}
+
+
+def test_any_other_exception_is_a_tool_failure_naming_it():
+    def handler(arguments, context):
+        raise KeyError("missing")
+
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(handler))
+    assert envelope == {"ok": False, "error": "tool_failed", "detail": "KeyError: 'missing'"}
+
+
+def test_a_base_exception_from_a_handler_is_a_tool_failure_too():
+    def handler(arguments, context):
+        raise SystemExit(4)
+
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(handler))
+    assert envelope == {"ok": False, "error": "tool_failed", "detail": "SystemExit: 4"}
+    assert result.stop_reason == "completed"
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_tool_past_its_deadline_is_answered_and_reported(never, asynchronous):
+    async def waits_async(arguments, context):
+        await asyncio.get_running_loop().run_in_executor(None, never.wait)
+
+    def waits(arguments, context):
+        never.wait()
+
+    tool = simple_tool(waits_async if asynchronous else waits, timeout=0.05)
+    [envelope], result = answer_to(tool_call("act", {}), tool)
+    assert envelope == {"ok": False, "error": "timeout",
+                        "detail": "The tool did not finish within 0.05 seconds and was stopped."}
+    assert result.problems == ["tool 'act' (call call_1_1) ran past its 0.05s deadline and was abandoned"]
+
+
+def test_the_agents_tool_timeout_applies_to_a_tool_without_its_own(never):
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: never.wait()), tool_timeout=0.05)
+    assert envelope["detail"] == "The tool did not finish within 0.05 seconds and was stopped."
+
+
+def test_a_handler_gets_its_call_id_the_root_and_its_options(tmp_path):
+    seen = []
+
+    def handler(arguments, context):
+        seen.append((context.call_id, context.root, dict(context.options), context.cancel.cancelled))
+        return "ok"
+
+    answer_to(tool_call("act", {}), simple_tool(handler), root=tmp_path, tool_options={"act": {"level": 2}})
+    assert seen == [("call_1_1", tmp_path, {"level": 2}, False)]
+
+
+def test_a_sync_handler_handing_back_a_coroutine_is_awaited():
+    async def later():
+        return "awaited"
+
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: later()))
+    assert envelope == {"ok": True, "data": "awaited"}
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_tool_result_is_passed_through_with_its_images(asynchronous):
+    image = ImageBlock(data="aGk=", mime_type="image/png")
+
+    def handler(arguments, context):
+        return _with_image(image)
+
+    async def handler_async(arguments, context):
+        return _with_image(image)
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(handler_async if asynchronous else handler)))
+    result = agent.run_sync("go")
+    [answer] = results_of(result.messages)
+    assert json.loads(answer.text) == {"ok": True, "data": "look"}
+    assert answer.content[1:] == [image] and answer.is_error is False
+
+
+def _with_image(image: ImageBlock) -> ToolResult:
+    result = ToolResult.success("look")
+    result.images = [image]
+    return result
+
+
+@pytest.mark.parametrize("images", ["not a list", [ImageBlock(data=b"raw", mime_type="image/png")], ["x"]])
+def test_images_that_are_not_image_blocks_make_an_invalid_result(images):
+    def handler(arguments, context):
+        result = ToolResult.success("look")
+        result.images = images
+        return result
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(simple_tool(handler)))
+    result = agent.run_sync("go")
+    [answer] = results_of(result.messages)
+    envelope = json.loads(answer.text)
+    assert envelope["error"] == "invalid_result" and answer.is_error and answer.content[1:] == []
+    assert envelope["detail"].startswith("The tool returned data that cannot be written as JSON (TypeError: ToolResult.images must")
+
+
+def test_a_failure_keeps_no_images():
+    def handler(arguments, context):
+        result = ToolResult.failure("nope", "no")
+        result.images = [ImageBlock(data="aGk=", mime_type="image/png")]
+        return result
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(simple_tool(handler)))
+    [answer] = results_of(agent.run_sync("go").messages)
+    assert answer.is_error and answer.content[1:] == []
+
+
+def test_circular_data_makes_an_invalid_result_naming_the_problem():
+    loop: list = []
+    loop.append(loop)
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: loop))
+    assert envelope == {"ok": False, "error": "invalid_result",
+                        "detail": "The tool returned data that cannot be written as JSON (ValueError: Circular reference detected)."}
+    assert result.stop_reason == "completed"
+
+
+def test_a_long_result_is_cut_with_a_note_saying_how_much():
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 100), max_tool_result_chars=40)
+    full = json.dumps({"ok": True, "data": "x" * 100})
+    assert envelope == {"ok": True, "data": full[:40], "note": (
+        f"The result was {len(full)} characters; only the first 40 are shown, "
+        f"{len(full) - 40} were cut (max_tool_result_chars).")}
+
+
+def test_a_result_exactly_at_the_limit_is_not_cut():
+    full = json.dumps({"ok": True, "data": "x" * 10})
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 10), max_tool_result_chars=len(full))
+    assert envelope == {"ok": True, "data": "x" * 10}
+
+
+def test_without_a_limit_nothing_is_cut():
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 300_000), max_tool_result_chars=None)
+    assert envelope == {"ok": True, "data": "x" * 300_000}
+
+
+def test_an_after_tool_call_hook_that_raises_is_reported_and_the_result_stands():
+    class Raises:
+        @hookimpl
+        def agentkit_after_tool_call(self, call):
+            raise ValueError("observer bug")
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Raises())
+    result = agent.run_sync("go")
+    [answer] = results_of(result.messages)
+    assert json.loads(answer.text) == {"ok": True, "data": "ran"}
+    assert result.problems == ["plugin 'plugin1' agentkit_after_tool_call raised ValueError: observer bug"]
+
+
+def test_an_after_tool_call_hook_that_never_returns_is_abandoned_and_reported(never):
+    class Slow:
+        @hookimpl
+        def agentkit_after_tool_call(self, call):
+            never.wait()
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), hook_timeout=0.05)
+    result = agent.run_sync("go")
+    assert result.stop_reason == "completed" and result.text == "k"
+    assert result.problems == ["agentkit_after_tool_call did not return in time for call call_1_1; it was abandoned"]
