@@ -18,6 +18,7 @@ from agentkit.plugin_api import (
     ToolError,
     ToolResult,
     ToolResultMessage,
+    ToolUseBlock,
     hookimpl,
 )
 
@@ -398,3 +399,56 @@ def test_an_after_tool_call_hook_that_never_returns_is_abandoned_and_reported(ne
     result = agent.run_sync("go")
     assert result.stop_reason == "completed" and result.text == "k"
     assert result.problems == ["agentkit_after_tool_call did not return in time for call call_1_1; it was abandoned"]
+
+
+def test_calls_cut_by_the_output_limit_are_announced_and_answered_by_name():
+    events = []
+    agent, _ = make_agent([Turn([tool_call("write", {"a": 1})], stop_reason="length"), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran", name="write")))
+    agent.subscribe(lambda event: events.append(event) if event.type.startswith("tool_call") else None)
+    result = agent.run_sync("go")
+    [answer] = results_of(result.messages)
+    assert json.loads(answer.text) == {"ok": False, "error": "not_executed", "detail": (
+        'Tool call "write" was not executed: the response hit the output token limit, so its arguments '
+        "may be truncated. Re-issue the tool call with complete arguments.")}
+    assert [(event.type, getattr(event, "call", None)) for event in events] == [
+        ("tool_call_start", ToolUseBlock("call_1_1", "write", '{"a":1}')), ("tool_call_end", None)]
+
+
+class _Textless(Exception):
+    def __str__(self):
+        raise RuntimeError("no text either")
+
+
+class _Unprintable:
+    def __str__(self):
+        raise _Textless()
+
+
+def test_data_whose_error_has_no_text_is_still_described_by_its_type():
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: _Unprintable()))
+    assert envelope == {"ok": False, "error": "invalid_result",
+                        "detail": "The tool returned data that cannot be written as JSON (_Textless)."}
+    assert result.stop_reason == "completed"
+
+
+@pytest.mark.parametrize("hook_timeout", [None, 60.0])
+def test_after_an_abort_the_after_tool_call_hooks_still_see_every_result(hook_timeout):
+    """Once the run is stopped the hooks share what is left of the stop budget; they are still called."""
+    holder, seen = [], []
+
+    def aborts(arguments, context):
+        holder[0].abort()
+        return "done"
+
+    class Observes:
+        @hookimpl
+        def agentkit_after_tool_call(self, result):
+            seen.append(result.tool_use_id)
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
+                          ToolsPlugin(simple_tool(aborts)), Observes(), hook_timeout=hook_timeout)
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert result.stop_reason == "aborted"
+    assert seen == ["call_1_1"] and result.problems == []
