@@ -148,12 +148,25 @@ def simple_tool(handler, name: str = "act", **kwargs) -> Tool:
     return Tool(name, "Act.", {"type": "object"}, handler, **kwargs)
 
 
+class _Never:
+    """What a hook or handler that never answers waits on: set when the test is over.
+
+    The wait is bounded all the same, so that a defect that stops the host giving
+    up on it makes the test fail after a while rather than hang.
+    """
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def wait(self) -> bool:
+        return self.event.wait(20)
+
+
 @pytest.fixture
 def never():
-    """An event a hook or handler waits on that is set only when the test is over."""
-    event = threading.Event()
-    yield event
-    event.set()
+    never = _Never()
+    yield never
+    never.event.set()
 
 
 def test_an_authorization_that_raises_blocks_with_its_exception():
@@ -260,7 +273,7 @@ def test_a_base_exception_from_a_handler_is_a_tool_failure_too():
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_a_tool_past_its_deadline_is_answered_and_reported(never, asynchronous):
     async def waits_async(arguments, context):
-        await asyncio.get_running_loop().run_in_executor(None, never.wait)
+        await asyncio.sleep(20)
 
     def waits(arguments, context):
         never.wait()
@@ -452,3 +465,58 @@ def test_after_an_abort_the_after_tool_call_hooks_still_see_every_result(hook_ti
     result = agent.run_sync("go")
     assert result.stop_reason == "aborted"
     assert seen == ["call_1_1"] and result.problems == []
+
+
+def test_an_abort_reaches_a_running_handler_through_its_cancel_token():
+    holder, seen = [], []
+
+    def aborts(arguments, context):
+        holder[0].abort()
+        seen.append(context.cancel.cancelled)
+        return "stopped"
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])], ToolsPlugin(simple_tool(aborts)))
+    holder.append(agent)
+    assert agent.run_sync("go").stop_reason == "aborted" and seen == [True]
+
+
+def test_a_handler_that_ignores_the_abort_is_abandoned_and_reported(never):
+    holder = []
+
+    def ignores_the_abort(arguments, context):
+        holder[0].abort()
+        never.wait()
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
+                          ToolsPlugin(simple_tool(ignores_the_abort)), tool_timeout=60)
+    holder.append(agent)
+    result = agent.run_sync("go")
+    [answer] = results_of(result.messages)
+    assert json.loads(answer.text) == {"ok": False, "error": "aborted", "detail": "Operation aborted"}
+    assert result.stop_reason == "aborted"
+    assert "tool 'act' (call call_1_1) did not stop after the abort and was abandoned" in result.problems
+
+
+def test_a_tool_without_options_gets_an_empty_mapping():
+    seen = []
+    answer_to(tool_call("act", {}), simple_tool(lambda a, c: seen.append(dict(c.options)) or "ok"),
+              tool_options={"other": {"level": 1}})
+    assert seen == [{}]
+
+
+def test_a_sync_handler_runs_and_its_result_is_written_in_a_thread_named_after_the_tool():
+    """A thread dump names the tool; a result slow to write as JSON never holds up the event loop."""
+    threads = []
+
+    class Data:
+        def __str__(self):
+            threads.append(threading.current_thread().name)
+            return "data"
+
+    def handler(arguments, context):
+        threads.append(threading.current_thread().name)
+        return Data()
+
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(handler))
+    assert envelope == {"ok": True, "data": "data"}
+    assert threads == ["agentkit-tool-act", "agentkit-tool-act"]
