@@ -56,6 +56,15 @@ def test_errors_deep_in_the_stack_are_still_wire_errors(spare: int) -> None:
             at_depth(headroom() - spare, lambda bad=bad: loads(bad))
 
 
+def test_a_bad_key_deep_in_the_stack_is_named_where_it_is() -> None:
+    """The iterative parser reports a bad key in the words and at the byte the standard one would."""
+    text = "[" * 200 + "{bad: 1}" + "]" * 200
+    with pytest.raises(WireDecodeError) as info:
+        at_depth(headroom() - 60, lambda: loads(text))
+    assert str(info.value) == "invalid JSON at byte 201: Expecting property name enclosed in double quotes"
+    assert info.value.offset == 201
+
+
 def test_a_generous_max_depth_is_parsed_without_recursion() -> None:
     depth = 20_000
     value = loads("[" * depth + "1" + "]" * depth, max_depth=depth)
@@ -73,6 +82,7 @@ def test_a_generous_max_depth_is_parsed_without_recursion() -> None:
         ('{"s": "{\\"a\\": 1, \\"a\\": 2}", "a": 1, "a": 2}', "a", 38),
         ('{"\\u0061": 1, "a": 2}', "a", 14),
         ('{"é": 1, "\\u00e9": 2}', "é", 9),
+        ('{"\\u0061": 1.5, "a": 2}', "a", 16),
     ],
 )
 def test_a_duplicate_is_reported_where_the_key_repeats(text: str, key: str, repeat: int) -> None:
