@@ -333,8 +333,12 @@ def _with_image(image: ImageBlock) -> ToolResult:
     return result
 
 
-@pytest.mark.parametrize("images", ["not a list", [ImageBlock(data=b"raw", mime_type="image/png")], ["x"]])
-def test_images_that_are_not_image_blocks_make_an_invalid_result(images):
+@pytest.mark.parametrize(("images", "problem"), [
+    ("not a list", "ToolResult.images must be a list of ImageBlock, not str"),
+    ([ImageBlock(data=b"raw", mime_type="image/png")], "ToolResult.images must hold ImageBlock(data: str, mime_type: str) only"),
+    (["x"], "ToolResult.images must hold ImageBlock(data: str, mime_type: str) only"),
+])
+def test_images_that_are_not_image_blocks_make_an_invalid_result(images, problem):
     def handler(arguments, context):
         result = ToolResult.success("look")
         result.images = images
@@ -343,9 +347,9 @@ def test_images_that_are_not_image_blocks_make_an_invalid_result(images):
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(simple_tool(handler)))
     result = agent.run_sync("go")
     [answer] = results_of(result.messages)
-    envelope = json.loads(answer.text)
-    assert envelope["error"] == "invalid_result" and answer.is_error and answer.content[1:] == []
-    assert envelope["detail"].startswith("The tool returned data that cannot be written as JSON (TypeError: ToolResult.images must")
+    assert answer.is_error and answer.content[1:] == []
+    assert json.loads(answer.text) == {"ok": False, "error": "invalid_result", "detail": (
+        f"The tool returned data that cannot be written as JSON (TypeError: {problem}).")}
 
 
 def test_a_failure_keeps_no_images():
@@ -520,3 +524,19 @@ def test_a_sync_handler_runs_and_its_result_is_written_in_a_thread_named_after_t
     [envelope], _ = answer_to(tool_call("act", {}), simple_tool(handler))
     assert envelope == {"ok": True, "data": "data"}
     assert threads == ["agentkit-tool-act", "agentkit-tool-act"]
+
+
+def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(never):
+    holder, ran = [], []
+
+    def aborts_then_hangs(call, arguments):
+        holder[0].abort()
+        never.wait()
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
+                          ToolsPlugin(simple_tool(lambda a, c: ran.append(1) or "ran")),
+                          before_tool_call=aborts_then_hangs, hook_timeout=60)
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert ran == [] and result.stop_reason == "aborted"
+    assert errors_of(result.messages) == ["aborted"]
