@@ -2,12 +2,13 @@
 
 mutmut names a mutant after its module path relative to the directory it runs
 in, and imports the mutated copy from ``mutants/src``. The workspace keeps the
-host under ``host/src``, so the run happens in ``.mutation/`` (ignored), laid
-out as mutmut expects: ``src`` links to ``host/src``, ``pyproject.toml`` to the
-root one (which holds ``[tool.mutmut]``), and ``mutants/host`` links back to
-``host/`` so that pytest, running in ``mutants/``, sees the usual test ids.
+host under ``host/src``, so the run happens in ``.mutation/work/`` (ignored),
+laid out as mutmut expects: ``src`` links to ``host/src``, ``pyproject.toml`` to
+the root one (which holds ``[tool.mutmut]``), and ``mutants/host`` links back to
+``host/`` so that pytest, running in ``mutants/``, sees the usual test ids. (Two
+levels down, so that no ``*/pyproject.toml`` glob over the workspace finds it.)
 
-Results stay in ``.mutation/mutants/`` between runs. Usage::
+Results stay in ``.mutation/work/mutants/`` between runs. Usage::
 
     make mutation                            # every mutant not checked yet, in every module
     make mutation MODULES="_batch wire/sse"  # every mutant of these modules, checked again
@@ -25,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-WORK = REPO / ".mutation"
+WORK = REPO / ".mutation" / "work"
 SCOPE = ["_agent", "_batch", "_repair", "_hooks", "wire"]
 PACKAGE = "agentkit.host"
 
@@ -62,9 +63,9 @@ def main(argv: list[str]) -> int:
 def _lay_out() -> None:
     (WORK / "mutants").mkdir(parents=True, exist_ok=True)
     for link, target in [
-        (WORK / "src", "../host/src"),
-        (WORK / "pyproject.toml", "../pyproject.toml"),
-        (WORK / "mutants" / "host", "../../host"),
+        (WORK / "src", "../../host/src"),
+        (WORK / "pyproject.toml", "../../pyproject.toml"),
+        (WORK / "mutants" / "host", "../../../host"),
     ]:
         if not link.is_symlink():
             os.symlink(target, link)
@@ -111,7 +112,7 @@ def _report(modules: list[str]) -> int:
     print(_row("all", total))
     print("kill ratio: (killed + timeout) / checked; timeouts are mutants that made the tests hang.")
     if survivors:
-        print(f"\n{len(survivors)} survivors (see docs/mutation.md; `mutmut show NAME` in .mutation/):")
+        print(f"\n{len(survivors)} survivors (see docs/mutation.md; `mutmut show NAME` in .mutation/work/):")
         for name in survivors:
             print(f"  {name}")
     return 0
