@@ -540,3 +540,13 @@ def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(neve
     result = agent.run_sync("go")
     assert ran == [] and result.stop_reason == "aborted"
     assert errors_of(result.messages) == ["aborted"]
+
+
+def test_an_authorization_runs_in_a_thread_named_after_it():
+    names = []
+
+    def policy(call, arguments):
+        names.append(threading.current_thread().name)
+
+    answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ok"), before_tool_call=policy)
+    assert names == ["agentkit-before_tool_call"]
