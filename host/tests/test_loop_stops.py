@@ -96,7 +96,18 @@ def test_an_abort_while_the_stop_policy_hangs_ends_the_run_as_aborted(never):
         return False
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
-                          ToolsPlugin(tool(lambda a, c: "ok")), stop_policy=aborts_then_hangs, hook_timeout=60)
+                          ToolsPlugin(tool(lambda a, c: "ok")), stop_policy=aborts_then_hangs, hook_timeout=15)
     holder.append(agent)
     result = agent.run_sync("go")
     assert result.stop_reason == "aborted" and result.problems == []
+
+
+def test_a_stop_policy_that_raises_is_reported_by_its_exception():
+    def raises(context) -> bool:
+        raise ValueError("policy bug")
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(tool(lambda a, c: "ok")),
+                          stop_policy=raises)
+    result = agent.run_sync("go")
+    assert "the stop policy raised ValueError: policy bug" in result.problems
+    assert result.stop_reason != "completed"
