@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -111,3 +112,21 @@ def test_a_stop_policy_that_raises_is_reported_by_its_exception():
     result = agent.run_sync("go")
     assert "the stop policy raised ValueError: policy bug" in result.problems
     assert result.stop_reason != "completed"
+
+
+def test_a_run_started_right_after_a_bare_break_waits_for_the_stopped_run(never):
+    """A consumer's ``break`` ends its run as aborted; the next run takes the agent once that one ended."""
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("again")])],
+                          ToolsPlugin(tool(lambda arguments, context: never())))
+    ends = []
+    agent.subscribe(lambda event: ends.append(event.stop_reason) if event.type == "agent_end" else None)
+
+    async def break_then_run_again():
+        async for event in agent.stream("go"):
+            if event.type == "tool_call_start":
+                break
+        return await agent.run("once more")
+
+    result = asyncio.run(break_then_run_again())
+    assert ends == ["aborted", "completed"]
+    assert result.stop_reason == "completed" and result.text == "again"
