@@ -58,7 +58,8 @@ def test_an_abort_during_the_last_authorization_starts_no_handler():
     holder.append(agent)
     result = agent.run_sync("go")
     assert started == []
-    assert errors_of(result.messages) == ["aborted", "aborted"]
+    assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
+        {"ok": False, "error": "aborted", "detail": "Operation aborted"}] * 2
     assert result.stop_reason == "aborted" and len(script.requests) == 1
 
 
@@ -539,7 +540,8 @@ def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(neve
     holder.append(agent)
     result = agent.run_sync("go")
     assert ran == [] and result.stop_reason == "aborted"
-    assert errors_of(result.messages) == ["aborted"]
+    assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
+        {"ok": False, "error": "aborted", "detail": "Operation aborted"}]
 
 
 def test_an_authorization_runs_in_a_thread_named_after_it():
@@ -550,3 +552,45 @@ def test_an_authorization_runs_in_a_thread_named_after_it():
 
     answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ok"), before_tool_call=policy)
     assert names == ["agentkit-before_tool_call"]
+
+
+def test_each_call_is_announced_with_itself_before_it_is_answered():
+    events = []
+    agent, _ = make_agent([Turn([tool_call("act", {"n": 1}), tool_call("act", {"n": 2})]), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ok")))
+    agent.subscribe(lambda event: events.append(event) if event.type.startswith("tool_call") else None)
+    agent.run_sync("go")
+    starts = [event.call for event in events if event.type == "tool_call_start"]
+    assert starts == [ToolUseBlock("call_1_1", "act", '{"n":1}'), ToolUseBlock("call_1_2", "act", '{"n":2}')]
+
+
+def test_arguments_nested_deeper_than_sixty_four_levels_are_refused():
+    nested: dict = {}
+    for _ in range(70):
+        nested = {"a": nested}
+    [deep], _ = answer_to(tool_call("act", nested), simple_tool(lambda a, c: "ran"))
+    assert deep["error"] == "invalid_arguments" and deep["detail"].startswith("The arguments are not valid JSON (")
+    shallow: dict = {}
+    for _ in range(60):
+        shallow = {"a": shallow}
+    [fine], _ = answer_to(tool_call("act", shallow), simple_tool(lambda a, c: "ran"))
+    assert fine == {"ok": True, "data": "ran"}
+
+
+def test_a_nested_schema_error_names_its_path():
+    schema = {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "integer"}}}}}
+    tool = Tool("nest", "Nest.", schema, lambda arguments, context: "ok")
+    [envelope], _ = answer_to(tool_call("nest", {"a": {"b": "x"}}), tool)
+    assert envelope["detail"].startswith("The arguments do not match the tool's schema: a/b: 'x' is not of type 'integer'.")
+
+
+def test_what_runs_is_what_the_embedder_approved_even_if_it_changed_its_copy():
+    received = []
+
+    def meddles(call, arguments):
+        arguments["items"].append("added by the policy")
+
+    schema = {"type": "object", "properties": {"items": {"type": "array"}}}
+    tool = Tool("list", "List.", schema, lambda arguments, context: received.append(json.loads(json.dumps(arguments))) or "ok")
+    answer_to(tool_call("list", {"items": ["a"]}), tool, before_tool_call=meddles)
+    assert received == [{"items": ["a"]}]
