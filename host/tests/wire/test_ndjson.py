@@ -91,3 +91,17 @@ def test_a_blank_unterminated_tail_is_not_truncation() -> None:
     decoder = NDJSONDecoder()
     assert decoder.feed(b"1\n \t\r") == [1]
     assert decoder.close() == []
+
+
+def test_closing_after_a_raised_error_adds_nothing() -> None:
+    decoder = NDJSONDecoder()
+    with pytest.raises(WireDecodeError):
+        decoder.feed(b'[1,]\n{"partial')
+    assert decoder.close() == []
+
+
+def test_the_depth_bound_applies_to_each_line() -> None:
+    decoder = NDJSONDecoder(max_depth=2)
+    assert decoder.feed(b"[[1]]\n") == [[[1]]]
+    with pytest.raises(WireDecodeError, match="nest"):
+        decoder.feed(b"[[[1]]]\n")
