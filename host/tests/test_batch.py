@@ -431,6 +431,7 @@ def test_calls_cut_by_the_output_limit_are_announced_and_answered_by_name():
         "may be truncated. Re-issue the tool call with complete arguments.")}
     assert [(event.type, getattr(event, "call", None)) for event in events] == [
         ("tool_call_start", ToolUseBlock("call_1_1", "write", '{"a":1}')), ("tool_call_end", None)]
+    assert events[1].result is answer and answer.tool_name == "write"
 
 
 class _Textless(Exception):
@@ -594,3 +595,33 @@ def test_what_runs_is_what_the_embedder_approved_even_if_it_changed_its_copy():
     tool = Tool("list", "List.", schema, lambda arguments, context: received.append(json.loads(json.dumps(arguments))) or "ok")
     answer_to(tool_call("list", {"items": ["a"]}), tool, before_tool_call=meddles)
     assert received == [{"items": ["a"]}]
+
+
+def test_a_cut_result_keeps_its_characters_as_they_are():
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), max_tool_result_chars=40)
+    assert envelope["data"] == json.dumps({"ok": True, "data": "é" * 100}, ensure_ascii=False)[:40]
+
+
+class _NumberText(ToolResult):
+    def to_text(self):  # a subclass breaking the contract
+        return 42
+
+
+def test_a_result_whose_text_is_not_a_string_is_an_invalid_result():
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: _NumberText(True, data="x")))
+    assert envelope == {"ok": False, "error": "invalid_result", "detail": (
+        "The tool returned data that cannot be written as JSON (TypeError: ToolResult.to_text() returned int, not str).")}
+
+
+def test_an_observer_runs_in_a_thread_named_after_its_hook():
+    names = []
+
+    class Observes:
+        @hookimpl
+        def agentkit_after_tool_call(self, call):
+            names.append(threading.current_thread().name)
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Observes())
+    agent.run_sync("go")
+    assert names == ["agentkit-agentkit_after_tool_call"]

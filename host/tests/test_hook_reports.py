@@ -54,7 +54,8 @@ def test_an_answer_neither_none_nor_a_block_is_reported_with_its_value():
 
 
 def test_a_plugin_without_objection_leaves_the_word_to_the_next_one():
-    _, [envelope], ran = run(plugin_answering(None), plugin_answering(Block("second says no")))
+    # pluggy calls the plugin registered last first: the one without objection speaks first
+    _, [envelope], ran = run(plugin_answering(Block("second says no")), plugin_answering(None))
     assert ran == [] and envelope["detail"] == "second says no"
 
 
