@@ -32,7 +32,7 @@ lint: bootstrap
 # and the wire decoders, then the kill ratio per module (see docs/mutation.md).
 # MODULES="_batch wire/sse" narrows it; results are kept in .mutation/ between runs.
 mutation: bootstrap
-	$(RUN) python mutation/run.py $(MODULES)
+	$(UV) run --locked --all-packages --group mutation python mutation/run.py $(MODULES)
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis .mutation

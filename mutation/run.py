@@ -13,7 +13,7 @@ Results stay in ``.mutation/work/mutants/`` between runs. Usage::
     make mutation                            # every mutant not checked yet, in every module
     make mutation MODULES="_batch wire/sse"  # every mutant of these modules, checked again
     make mutation MODULES=--survivors        # the survivors again (after adding tests)
-    python mutation/run.py --report          # the table only, from the last runs
+    make mutation MODULES=--report           # the table only, from the last runs
 """
 
 from __future__ import annotations
