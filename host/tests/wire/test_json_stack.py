@@ -56,6 +56,37 @@ def test_errors_deep_in_the_stack_are_still_wire_errors(spare: int) -> None:
             at_depth(headroom() - spare, lambda bad=bad: loads(bad))
 
 
+@pytest.mark.parametrize(
+    "inner",
+    ["{bad: 1}", '{"bad" 1}', '{"a\x01": 1}', '{"a": 1 "b": 2}', "[1 2]", "[1,]", '{"a": }', "[tru]", '["\\x"]',
+     "[NaN]", "[-Infinity]", "[1.5e400]", '{"a": 1}} ', "[]]"],
+)
+def test_an_error_deep_in_the_stack_has_the_words_and_offset_it_has_at_the_top(inner: str) -> None:
+    """Deep in the caller's stack the iterative parser takes over; it fails as the standard one does."""
+    text = "[" * 200 + inner + "]" * 200
+    with pytest.raises(WireDecodeError) as at_the_top:
+        loads(text)
+    with pytest.raises(WireDecodeError) as deep:
+        at_depth(headroom() - 60, lambda: loads(text))
+    assert (str(deep.value), deep.value.offset) == (str(at_the_top.value), at_the_top.value.offset)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_JSON, st.sampled_from([None, 0, 2]))
+def test_deep_in_the_stack_any_document_decodes_to_what_it_does_at_the_top(value, indent) -> None:
+    import json
+
+    text = "[" * 200 + json.dumps(value, indent=indent) + "]" * 200
+    assert at_depth(headroom() - 60, lambda: loads(text)) == loads(text)
+
+
 def test_a_generous_max_depth_is_parsed_without_recursion() -> None:
     depth = 20_000
     value = loads("[" * depth + "1" + "]" * depth, max_depth=depth)
@@ -73,6 +104,7 @@ def test_a_generous_max_depth_is_parsed_without_recursion() -> None:
         ('{"s": "{\\"a\\": 1, \\"a\\": 2}", "a": 1, "a": 2}', "a", 38),
         ('{"\\u0061": 1, "a": 2}', "a", 14),
         ('{"é": 1, "\\u00e9": 2}', "é", 9),
+        ('{"\\u0061": 1.5, "a": 2}', "a", 16),
     ],
 )
 def test_a_duplicate_is_reported_where_the_key_repeats(text: str, key: str, repeat: int) -> None:
