@@ -151,3 +151,17 @@ def test_the_reported_offset_is_always_a_repeated_key_of_one_object(doc) -> None
         decoder = json.JSONDecoder()
         key, _ = decoder.raw_decode(text, pos)
         assert repr(key) in str(exc)
+
+
+@pytest.mark.parametrize("spare", [15, 60])
+def test_where_an_error_is_found_is_told_deep_in_the_stack_too(spare: int) -> None:
+    """Finding the offset of a bad literal or an overlong integer compiles nothing at error time."""
+    digits = sys.get_int_max_str_digits() + 1
+    cases = {
+        '["NaN", NaN]': len('["NaN", '),
+        '["9", -' + "9" * digits + "]": len('["9", '),
+    }
+    for text, offset in cases.items():
+        with pytest.raises(WireDecodeError) as info:
+            at_depth(headroom() - spare, lambda text=text: loads(text))
+        assert info.value.offset == offset, text

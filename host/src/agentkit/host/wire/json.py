@@ -33,6 +33,7 @@ import math
 import re
 import sys
 import threading
+from collections.abc import Iterator
 from itertools import accumulate
 from typing import Any
 
@@ -48,6 +49,8 @@ DEFAULT_MAX_DEPTH = 256
 # whole so that brackets inside them are never counted.
 _DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_STRING_OR_OTHER = re.compile(_STRING.pattern + r'|[^"]+', re.DOTALL)
+_DIGITS = re.compile(r"-?[0-9]+")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 # Only an escape can put a surrogate into a decoded string: the text itself is
 # valid UTF-8 (bytes) or checked (str).
@@ -124,16 +127,31 @@ def _parse_float(text: str) -> float:
 
 def _literal_offset(text: str, literal: str) -> int | None:
     """Where ``literal`` first occurs outside a string (the scanner does not say)."""
-    return _pattern_offset(text, re.escape(literal))
-
-
-def _pattern_offset(text: str, token: str) -> int | None:
-    """The byte offset of the first match of ``token`` outside a string."""
-    pattern = re.compile(_STRING.pattern + "|" + token, re.DOTALL)
-    for match in pattern.finditer(text):
-        if not match.group().startswith('"'):
-            return _byte_offset(text, match.start())
+    for start, segment in _outside_strings(text):
+        found = segment.find(literal)
+        if found >= 0:
+            return _byte_offset(text, start + found)
     return None  # pragma: no cover - the scanner saw it
+
+
+def _long_integer_offset(text: str, limit: int) -> int | None:
+    """Where the first integer of more than ``limit`` digits starts, outside a string."""
+    for start, segment in _outside_strings(text):
+        for match in _DIGITS.finditer(segment):
+            if len(match.group()) - match.group().startswith("-") > limit:
+                return _byte_offset(text, start + match.start())
+    return None  # pragma: no cover - int() saw it
+
+
+def _outside_strings(text: str) -> Iterator[tuple[int, str]]:
+    """The runs of ``text`` between its strings, with where each starts.
+
+    The patterns are compiled once, at import: an error can be met with little
+    stack left, and compiling a pattern then could itself overflow it.
+    """
+    for match in _STRING_OR_OTHER.finditer(text):
+        if not match.group().startswith('"'):
+            yield match.start(), match.group()
 
 
 _DECODER = _json.JSONDecoder(
@@ -284,7 +302,7 @@ def loads(
         # guard against quadratic conversion); the scanner does not say where.
         limit = sys.get_int_max_str_digits()
         if limit and "digits" in str(exc):
-            where = _pattern_offset(text, "-?[0-9]{" + str(limit + 1) + ",}")
+            where = _long_integer_offset(text, limit)
             raise WireDecodeError(
                 f"invalid JSON at byte {where}: an integer has more than {limit} digits",
                 offset=where,
