@@ -116,7 +116,7 @@ class CountingPricing:
 
     def __call__(self, message: AssistantMessage, requested: ModelInfo) -> AssistantMessage:
         self.priced.append(message)
-        return self.inner(message, requested)  # type: ignore[no-any-return]
+        return self.inner(message, requested)
 
 
 def _run(served: str, usage: dict[str, Any], tmp_path: Any) -> tuple[Any, CountingPricing]:

@@ -151,7 +151,7 @@ class Recorder:
         self.steps: list[tuple[tuple[str, ...] | None, list[str]]] = []
 
     def extend(self, done: tuple[str, ...] | None, new: Sequence[Message]) -> tuple[str, ...]:
-        texts = [message.content[0].text for message in new]  # type: ignore[union-attr]
+        texts = [message.content[0].text for message in new]
         self.steps.append((done, texts))
         return (*(done or ()), *texts)
 
@@ -226,7 +226,7 @@ def test_the_transcript_encoder_always_agrees_with_encoding_from_scratch(actions
         else:
             current = amount
             transcript = sessions[current]
-        expected = tuple(message.content[0].text for message in transcript)  # type: ignore[union-attr]
+        expected = tuple(message.content[0].text for message in transcript)
         assert encoder.encode(transcript) == expected
 
 
@@ -234,7 +234,7 @@ def test_the_transcript_encoder_never_changes_a_kept_state():
     """Two requests that extend one kept state differently each get their own result."""
 
     def extend(done: list[str] | None, new: Sequence[Message]) -> list[str]:
-        return [*(done or []), *(m.content[0].text for m in new)]  # type: ignore[union-attr]
+        return [*(done or []), *(m.content[0].text for m in new)]
 
     encoder = TranscriptEncoder(extend)
     base = [user("a")]
@@ -316,7 +316,7 @@ def test_the_transcript_encoder_under_concurrent_threads_gives_each_request_its_
             for step in range(200):
                 own.append(user(f"{seed}-{step}"))
                 for transcript in (own, shared[: 1 + step % 3]):
-                    expected = tuple(m.content[0].text for m in transcript)  # type: ignore[union-attr]
+                    expected = tuple(m.content[0].text for m in transcript)
                     assert encoder.encode(list(transcript)) == expected
         except BaseException as exc:
             failures.append(exc)

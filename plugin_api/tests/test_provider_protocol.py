@@ -77,4 +77,4 @@ def test_a_declared_method_is_returned_bound():
 
 def test_a_name_that_is_not_an_optional_member_is_refused():
     with pytest.raises(ValueError, match="'encode' is not an optional Provider member"):
-        provider_member(Bare(), "encode")  # type: ignore[call-overload]
+        provider_member(Bare(), "encode")

@@ -66,7 +66,7 @@ class _ValueBody(FakeProvider):
         super().__init__()
         self.body = body
 
-    def encode(self, request):  # type: ignore[no-untyped-def]
+    def encode(self, request):
         return WireRequest("/v1/generate", self.body)
 
 

@@ -55,9 +55,11 @@ class AnthropicResponder:
                 start = {"type": "thinking", "thinking": "", "signature": ""}
                 deltas = [{"type": "thinking_delta", "thinking": p} for p in chunks(block.thinking, CHUNK) or [""]]
                 deltas.append({"type": "signature_delta", "signature": block.signature or ""})
-            else:
+            elif isinstance(block, TextBlock):
                 start = {"type": "text", "text": ""}
-                deltas = [{"type": "text_delta", "text": p} for p in chunks(block.text, CHUNK) or [""]]  # type: ignore[union-attr]
+                deltas = [{"type": "text_delta", "text": p} for p in chunks(block.text, CHUNK) or [""]]
+            else:  # an assistant message holds no other blocks
+                continue
             events.append({"type": "content_block_start", "index": index, "content_block": start})
             events += [{"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas]
             events.append({"type": "content_block_stop", "index": index})
