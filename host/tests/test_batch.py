@@ -10,7 +10,6 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import Terminate
 from agentkit.plugin_api import (
     Block,
     ImageBlock,
@@ -60,7 +59,7 @@ def test_an_abort_during_the_last_authorization_starts_no_handler():
     assert started == []
     assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
         {"ok": False, "error": "aborted", "detail": "Operation aborted"}] * 2
-    assert result.stop_reason == "aborted" and len(script.requests) == 1
+    assert result.outcome == "aborted" and len(script.requests) == 1
 
 
 def answer_to(call_arguments, *tools: Tool, **config):
@@ -183,7 +182,8 @@ def test_an_authorization_answering_something_else_blocks_and_is_reported():
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"),
                                    before_tool_call=lambda call, arguments: "yes")
     assert envelope["detail"] == "Authorization returned an unknown decision"
-    assert result.problems == ["before_tool_call returned 'yes'; only None, Block or Terminate are understood"]
+    assert result.problems == ["before_tool_call returned 'yes'; only None or a Block is understood "
+                               "(Block(reason, terminate=True) also ends the run)"]
 
 
 def test_an_authorization_that_never_answers_blocks_at_the_hook_timeout(never):
@@ -227,23 +227,23 @@ def test_a_plugin_check_is_asked_only_about_calls_the_embedder_allowed():
     assert [answer.is_error for answer in results_of(result.messages)] == [True, False]
 
 
-def test_terminate_refuses_the_call_and_ends_the_run_after_the_batch():
+def test_a_terminating_block_refuses_the_call_and_ends_the_run_after_the_batch():
     ran = []
     envelopes, result = answer_to(
         [tool_call("act", {}), tool_call("act", {})], simple_tool(lambda a, c: ran.append(1) or "ran"),
-        before_tool_call=lambda call, arguments: Terminate("enough"),
+        before_tool_call=lambda call, arguments: Block("enough", terminate=True),
     )
     assert ran == [] and envelopes == [{"ok": False, "error": "blocked", "detail": "enough"}] * 2
-    assert result.stop_reason == "terminated"
+    assert result.outcome == "terminated"
 
 
 def test_the_run_goes_on_unless_every_call_voted_to_end_it():
     envelopes, result = answer_to(
         [tool_call("act", {}), tool_call("act", {})], simple_tool(lambda a, c: "ran"),
-        before_tool_call=lambda call, arguments: Terminate("enough") if call.id.endswith("_1") else None,
+        before_tool_call=lambda call, arguments: Block("enough", terminate=True) if call.id.endswith("_1") else None,
     )
     assert [envelope["ok"] for envelope in envelopes] == [False, True]
-    assert result.stop_reason == "completed" and result.text == "k"
+    assert result.outcome == "completed" and result.text == "k"
 
 
 def test_a_tool_error_gives_the_code_and_detail_the_tool_chose():
@@ -268,7 +268,7 @@ def test_a_base_exception_from_a_handler_is_a_tool_failure_too():
 
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(handler))
     assert envelope == {"ok": False, "error": "tool_failed", "detail": "SystemExit: 4"}
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
@@ -370,7 +370,7 @@ def test_circular_data_makes_an_invalid_result_naming_the_problem():
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: loop))
     assert envelope == {"ok": False, "error": "invalid_result",
                         "detail": "The tool returned data that cannot be written as JSON (ValueError: Circular reference detected)."}
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
 
 
 def test_a_long_result_is_cut_with_a_note_saying_how_much():
@@ -415,7 +415,7 @@ def test_an_after_tool_call_hook_that_never_returns_is_abandoned_and_reported(ne
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
                           ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), hook_timeout=0.05)
     result = agent.run_sync("go")
-    assert result.stop_reason == "completed" and result.text == "k"
+    assert result.outcome == "completed" and result.text == "k"
     assert result.problems == ["agentkit_after_tool_call did not return in time for call call_1_1; it was abandoned"]
 
 
@@ -448,7 +448,7 @@ def test_data_whose_error_has_no_text_is_still_described_by_its_type():
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: _Unprintable()))
     assert envelope == {"ok": False, "error": "invalid_result",
                         "detail": "The tool returned data that cannot be written as JSON (_Textless)."}
-    assert result.stop_reason == "completed"
+    assert result.outcome == "completed"
 
 
 @pytest.mark.parametrize("hook_timeout", [None, 60.0])
@@ -469,7 +469,7 @@ def test_after_an_abort_the_after_tool_call_hooks_still_see_every_result(hook_ti
                           ToolsPlugin(simple_tool(aborts)), Observes(), hook_timeout=hook_timeout)
     holder.append(agent)
     result = agent.run_sync("go")
-    assert result.stop_reason == "aborted"
+    assert result.outcome == "aborted"
     assert seen == ["call_1_1"] and result.problems == []
 
 
@@ -483,7 +483,7 @@ def test_an_abort_reaches_a_running_handler_through_its_cancel_token():
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])], ToolsPlugin(simple_tool(aborts)))
     holder.append(agent)
-    assert agent.run_sync("go").stop_reason == "aborted" and seen == [True]
+    assert agent.run_sync("go").outcome == "aborted" and seen == [True]
 
 
 def test_a_handler_that_ignores_the_abort_is_abandoned_and_reported(never):
@@ -499,7 +499,7 @@ def test_a_handler_that_ignores_the_abort_is_abandoned_and_reported(never):
     result = agent.run_sync("go")
     [answer] = results_of(result.messages)
     assert json.loads(answer.text) == {"ok": False, "error": "aborted", "detail": "Operation aborted"}
-    assert result.stop_reason == "aborted"
+    assert result.outcome == "aborted"
     assert "tool 'act' (call call_1_1) did not stop after the abort and was abandoned" in result.problems
 
 
@@ -540,7 +540,7 @@ def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(neve
                           before_tool_call=aborts_then_hangs, hook_timeout=60)
     holder.append(agent)
     result = agent.run_sync("go")
-    assert ran == [] and result.stop_reason == "aborted"
+    assert ran == [] and result.outcome == "aborted"
     assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
         {"ok": False, "error": "aborted", "detail": "Operation aborted"}]
 

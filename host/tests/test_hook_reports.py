@@ -82,12 +82,12 @@ def test_a_block_whose_reason_is_not_text_is_told_by_plugin_name():
 def test_a_plugin_block_that_terminates_ends_the_run_after_the_batch():
     result, envelopes, ran = run(plugin_answering(Block("stop here", terminate=True)), calls=2)
     assert ran == [] and [envelope["detail"] for envelope in envelopes] == ["stop here"] * 2
-    assert result.stop_reason == "terminated" and result.text != "k"
+    assert result.outcome == "terminated" and result.text != "k"
 
 
 def test_only_a_terminate_that_is_true_ends_the_run():
     result, _, _ = run(plugin_answering(Block("just this call", terminate="yes")))
-    assert result.stop_reason == "completed" and result.text == "k"
+    assert result.outcome == "completed" and result.text == "k"
 
 
 def test_an_observer_returning_a_value_is_reported_with_the_value():

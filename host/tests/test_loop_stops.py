@@ -35,7 +35,7 @@ def test_an_abort_between_turns_is_recorded_as_an_aborted_turn_without_an_error(
     agent, script = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])], ToolsPlugin(tool(aborts)))
     holder.append(agent)
     result = agent.run_sync("go")
-    assert (result.stop_reason, result.error) == ("aborted", None)
+    assert (result.outcome, result.error) == ("aborted", None)
     last = agent.history[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ABORTED
     assert last.error_message == "aborted by the caller"
@@ -46,7 +46,7 @@ def test_a_deadline_between_turns_is_recorded_with_its_reason_as_the_error(never
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
                           ToolsPlugin(tool(lambda arguments, context: never())), run_timeout=0.2)
     result = agent.run_sync("go")
-    assert (result.stop_reason, result.error) == ("timeout", "the run took longer than run_timeout=0.2s")
+    assert (result.outcome, result.error) == ("timeout", "the run took longer than run_timeout=0.2s")
     last = agent.history[-1]
     assert isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ABORTED
     assert last.error_message == "the run took longer than run_timeout=0.2s"
@@ -72,7 +72,7 @@ def test_a_stop_policy_that_never_answers_is_reported_and_ends_the_run(never):
                           stop_policy=hangs, hook_timeout=0.05)
     result = agent.run_sync("go")
     assert "the stop policy did not answer within hook_timeout=0.05s" in result.problems
-    assert result.stop_reason != "completed"
+    assert result.outcome != "completed"
 
 
 def test_a_stop_policy_runs_in_a_thread_named_after_it():
@@ -84,7 +84,7 @@ def test_a_stop_policy_runs_in_a_thread_named_after_it():
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(tool(lambda a, c: "ok")),
                           stop_policy=stop_when(records, "never"))
-    assert agent.run_sync("go").stop_reason == "completed"
+    assert agent.run_sync("go").outcome == "completed"
     assert names == ["agentkit-stop_policy"]
 
 
@@ -100,7 +100,7 @@ def test_an_abort_while_the_stop_policy_hangs_ends_the_run_as_aborted(never):
                           ToolsPlugin(tool(lambda a, c: "ok")), stop_policy=aborts_then_hangs, hook_timeout=15)
     holder.append(agent)
     result = agent.run_sync("go")
-    assert result.stop_reason == "aborted" and result.problems == []
+    assert result.outcome == "aborted" and result.problems == []
 
 
 def test_a_stop_policy_that_raises_is_reported_by_its_exception():
@@ -111,7 +111,7 @@ def test_a_stop_policy_that_raises_is_reported_by_its_exception():
                           stop_policy=raises)
     result = agent.run_sync("go")
     assert "the stop policy raised ValueError: policy bug" in result.problems
-    assert result.stop_reason != "completed"
+    assert result.outcome != "completed"
 
 
 def test_a_run_started_right_after_a_bare_break_waits_for_the_stopped_run(never):
@@ -119,7 +119,7 @@ def test_a_run_started_right_after_a_bare_break_waits_for_the_stopped_run(never)
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("again")])],
                           ToolsPlugin(tool(lambda arguments, context: never())))
     ends = []
-    agent.subscribe(lambda event: ends.append(event.stop_reason) if event.type == "agent_end" else None)
+    agent.subscribe(lambda event: ends.append(event.outcome) if event.type == "agent_end" else None)
 
     async def break_then_run_again():
         async for event in agent.stream("go"):
@@ -129,4 +129,4 @@ def test_a_run_started_right_after_a_bare_break_waits_for_the_stopped_run(never)
 
     result = asyncio.run(break_then_run_again())
     assert ends == ["aborted", "completed"]
-    assert result.stop_reason == "completed" and result.text == "again"
+    assert result.outcome == "completed" and result.text == "again"
