@@ -47,6 +47,9 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
+# libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
+FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(64))).decode("ascii")
@@ -267,7 +270,7 @@ def _agree(ours: AssistantMessage, sdk: Any) -> None:
 
 @functools.cache
 def _recording(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml.load(path.read_bytes(), Loader=FAST_YAML)
 
 
 def _recorded_chat_exchanges(streamed: bool) -> list[Any]:

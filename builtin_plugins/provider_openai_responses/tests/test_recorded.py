@@ -19,6 +19,9 @@ import yaml
 
 from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock
 
+# libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
+FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 RESPONSES_URI = "https://api.openai.com/v1/responses"
 CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
@@ -27,7 +30,7 @@ CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "
 def _exchanges() -> list[tuple[str, dict[str, Any]]]:
     found = []
     for path in sorted(CASSETTES.glob("*.yaml")):
-        cassette = yaml.safe_load(path.read_text(encoding="utf-8"))
+        cassette = yaml.load(path.read_bytes(), Loader=FAST_YAML)
         for number, interaction in enumerate(cassette.get("interactions") or ()):
             if interaction["request"].get("uri") == RESPONSES_URI:
                 found.append((f"{path.stem}#{number}", interaction))

@@ -20,12 +20,15 @@ from openai.types.responses import ResponseUsage
 
 from agentkit.plugin_api import StopReason, ThinkingBlock
 
+# libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
+FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_openai"
 
 
 def _recorded(name: str) -> dict:
     path = CASSETTES / name
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"][0]["response"]
+    return yaml.load(path.read_bytes(), Loader=FAST_YAML)["interactions"][0]["response"]
 
 
 class _Chunked(httpx.SyncByteStream, httpx.AsyncByteStream):
