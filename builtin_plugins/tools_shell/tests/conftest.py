@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,9 @@ import agentkit_tools_shell
 import pytest
 
 from agentkit.plugin_api import CancelToken, Tool, ToolContext, ToolResult
+
+# Test modules import the process checks in shell_test_processes.py.
+sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture(scope="session")

@@ -13,11 +13,10 @@ import os
 import shutil
 import signal
 import sys
-import time
-from pathlib import Path
 
 import pytest
 from agentkit_tools_shell import _tree
+from shell_test_processes import alive, gone
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads process states from /proc"
@@ -31,22 +30,8 @@ needs_setsid = pytest.mark.skipif(
 SLEEP = "sleep 1000.5"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except FileNotFoundError:
-        return False
-    return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
 
 
-def _gone(pid: int, within_s: float = 10.0) -> bool:
-    """SIGKILL is delivered asynchronously: allow the process a moment to die."""
-    end = time.monotonic() + within_s
-    while _alive(pid):
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 @pytest.fixture
@@ -68,7 +53,7 @@ def test_a_background_sleep_does_not_outlive_the_call(run, kill_afterwards):
     pid = _pid(result.data["output"])
     kill_afterwards.append(pid)
     assert result.ok and result.data["exit_code"] == 0
-    assert _gone(pid)
+    assert gone(pid)
 
 
 @linux_only
@@ -77,8 +62,8 @@ def test_a_background_process_that_calls_setsid_is_killed_too(run, kill_afterwar
     result = run("execute", {"command": f"setsid {SLEEP} >/dev/null 2>&1 & echo $!"})
     pid = _pid(result.data["output"])
     kill_afterwards.append(pid)
-    assert os.getsid(pid) == pid if _alive(pid) else True  # it did leave the session
-    assert _gone(pid)
+    assert os.getsid(pid) == pid if alive(pid) else True  # it did leave the session
+    assert gone(pid)
 
 
 @linux_only
@@ -92,7 +77,7 @@ def test_a_daemon_that_double_forks_into_its_own_session_is_killed(run, kill_aft
     result = run("execute", {"command": command, "timeout_s": 60})
     pid = _pid(result.data["output"])
     kill_afterwards.append(pid)
-    assert _gone(pid)
+    assert gone(pid)
 
 
 @linux_only
@@ -112,9 +97,9 @@ def test_a_command_that_kills_its_supervisor_still_loses_its_setsid_descendants(
     assert "killed its supervisor" in result.data["output"]
     if keep:
         kill_afterwards.extend(result.data["left_running"])  # the shell's own sleep too
-        assert pid in result.data["left_running"] and _alive(pid)
+        assert pid in result.data["left_running"] and alive(pid)
     else:
-        assert _gone(pid)
+        assert gone(pid)
 
 
 @linux_only
@@ -122,7 +107,7 @@ def test_run_command_kills_the_background_of_the_program_it_ran(run, kill_afterw
     result = run("run_command", {"argv": ["sh", "-c", f"{SLEEP} >/dev/null 2>&1 & echo $!"]})
     pid = _pid(result.data["output"])
     kill_afterwards.append(pid)
-    assert _gone(pid)
+    assert gone(pid)
 
 
 @linux_only
@@ -133,7 +118,7 @@ def test_keep_background_leaves_the_server_running_and_reports_its_pid(run, kill
     kill_afterwards.append(pid)
     assert result.ok
     assert result.data["left_running"] == [pid]
-    assert _alive(pid)
+    assert alive(pid)
 
 
 @linux_only
@@ -144,7 +129,7 @@ def test_keep_background_reports_a_process_in_its_own_session_too(run, kill_afte
     kept = result.data["left_running"]
     kill_afterwards.extend(kept)
     assert len(kept) == 2 and _pid(result.data["output"]) in kept
-    assert all(_alive(pid) for pid in kept)
+    assert all(alive(pid) for pid in kept)
 
 
 @linux_only
@@ -156,13 +141,13 @@ def test_without_the_supervisor_the_process_group_is_still_killed(
     result = run("execute", {"command": f"{SLEEP} >/dev/null 2>&1 & echo $!"})
     pid = _pid(result.data["output"])
     kill_afterwards.append(pid)
-    assert _gone(pid)
+    assert gone(pid)
     kept = run(
         "execute", {"command": f"{SLEEP} >/dev/null 2>&1 & echo $!", "keep_background": True}
     )
     pid = _pid(kept.data["output"])
     kill_afterwards.append(pid)
-    assert kept.data["left_running"] == [pid] and _alive(pid)
+    assert kept.data["left_running"] == [pid] and alive(pid)
 
 
 @linux_only
@@ -173,7 +158,7 @@ def test_a_python_that_cannot_be_started_falls_back_to_the_process_group(
     result = run("execute", {"command": f"{SLEEP} >/dev/null 2>&1 & echo $!"})
     pid = _pid(result.data["output"])
     kill_afterwards.append(pid)
-    assert result.ok and _gone(pid)
+    assert result.ok and gone(pid)
 
 
 def test_keep_background_must_be_a_boolean(run):

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from shell_test_processes import alive, gone
 
 from agentkit.plugin_api import CancelToken
 
@@ -17,26 +18,8 @@ from agentkit.plugin_api import CancelToken
 _GRANDCHILD = "sleep 1000.75"
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, killed and not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with contextlib.suppress(OSError):  # where /proc exists, tell a zombie from a live process
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-        return stat[stat.rindex(b")") + 2 :].split()[0] != b"Z"
-    return True
 
 
-def _gone(pid: int, within_s: float = 30.0) -> bool:
-    """A kill is delivered asynchronously: allow the process a generous moment to die."""
-    end = time.monotonic() + within_s
-    while _alive(pid):
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 @pytest.fixture
@@ -77,7 +60,7 @@ def test_the_liveness_check_can_see_a_surviving_background_process(run):
     pid = int(result.data["output"].split()[-1])
     try:
         assert result.ok
-        assert _alive(pid)
+        assert alive(pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -89,7 +72,7 @@ def test_a_background_grandchild_is_killed_when_the_command_exits(run):
     try:
         assert result.ok
         assert "left_running" not in result.data
-        assert _gone(pid)
+        assert gone(pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -102,7 +85,7 @@ def test_a_timeout_kills_the_grandchild_too(run, grandchild):
     assert result.error == "timeout"
     assert result.data["timed_out"] and not result.data["aborted"]
     assert result.data["exit_code"] == 137
-    assert _gone(pid())
+    assert gone(pid())
 
 
 def test_an_abort_kills_the_grandchild_too(run, grandchild, tmp_path):
@@ -121,14 +104,14 @@ def test_an_abort_kills_the_grandchild_too(run, grandchild, tmp_path):
     assert not result.ok
     assert result.error == "aborted"
     assert result.data["aborted"] and not result.data["timed_out"]
-    assert _gone(started[0])
+    assert gone(started[0])
 
 
 def test_run_command_kills_its_tree_on_timeout(run, grandchild):
     command, pid = grandchild
     result = run("run_command", {"argv": ["sh", "-c", command], "timeout_s": 3})
     assert result.error == "timeout"
-    assert _gone(pid())
+    assert gone(pid())
 
 
 class _CancelWhenTheTimeoutExpires(CancelToken):
