@@ -306,6 +306,21 @@ def test_breaking_out_of_the_stream_then_running_again_works_at_once():
     assert len(answered) == len(set(answered)) == 2
 
 
+def run_aborted_while_stuck(agent, hook, what: str):
+    """Run ``agent`` in a thread, abort it once ``hook`` is entered, and release the hook afterwards."""
+    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
+    outcome: list = []
+    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
+    try:
+        runner.start()
+        runner.join(GENEROUS)
+        assert outcome, f"the run did not end after abort() while {what} was stuck"
+    finally:
+        hook.release.set()
+        runner.join(GENEROUS)
+    return outcome[0]
+
+
 class StuckAfterToolCall:
     """Only ``agentkit_after_tool_call``, and it blocks until released."""
 
@@ -324,18 +339,9 @@ def test_abort_while_an_after_tool_call_hook_is_stuck_ends_the_run():
     hook = StuckAfterToolCall()
     agent, recorder = recorded_agent(Script([Turn([tool_call("echo"), tool_call("echo")]), Turn([text("never")])]),
                                      tools(echo()), hook, hook_timeout=None)
-    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
-    outcome: list = []
-    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
-    try:
-        runner.start()
-        runner.join(GENEROUS)
-        assert outcome, "the run did not end after abort() while an after_tool_call hook was stuck"
-    finally:
-        hook.release.set()
-        runner.join(GENEROUS)
+    result = run_aborted_while_stuck(agent, hook, "an after_tool_call hook")
     assert_well_formed(agent, recorder, "aborted")
-    assert any("after_tool_call" in problem for problem in outcome[0].problems)
+    assert any("after_tool_call" in problem for problem in result.problems)
 
 
 class StuckSessionEnd:
@@ -352,19 +358,10 @@ class StuckSessionEnd:
 def test_abort_while_the_session_end_hook_is_stuck_ends_the_run_with_its_outcome():
     hook = StuckSessionEnd()
     agent, recorder = recorded_agent(Script([Turn([text("done")])]), hook, hook_timeout=None)
-    threading.Thread(target=lambda: hook.entered.wait(GENEROUS) and agent.abort(), daemon=True).start()
-    outcome: list = []
-    runner = threading.Thread(target=lambda: outcome.append(agent.run_sync("go")), daemon=True)
-    try:
-        runner.start()
-        runner.join(GENEROUS)
-        assert outcome, "the run did not end after abort() while the session_end hook was stuck"
-    finally:
-        hook.release.set()
-        runner.join(GENEROUS)
-    assert outcome[0].outcome == "completed", "the run had completed before the abort"
+    result = run_aborted_while_stuck(agent, hook, "the session_end hook")
+    assert result.outcome == "completed", "the run had completed before the abort"
     assert [end.outcome for end in recorder.ends] == ["completed"]
-    assert any("agentkit_session_end" in problem for problem in outcome[0].problems)
+    assert any("agentkit_session_end" in problem for problem in result.problems)
 
 
 def test_a_cancellation_while_a_closed_stream_waits_for_the_runs_end_still_reaches_the_caller():

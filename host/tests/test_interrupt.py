@@ -100,9 +100,14 @@ def interrupt_when_started(process: subprocess.Popen, started: Path, presses: in
     deadline = time.monotonic() + GENEROUS
     while not started.exists():
         if process.poll() is not None or time.monotonic() > deadline:
-            out, err = process.communicate()
+            _, err = process.communicate()
             pytest.fail(f"the tool never started (exit {process.returncode}): {err}")
         time.sleep(0.02)
+    return press_ctrl_c(process, presses)
+
+
+def press_ctrl_c(process: subprocess.Popen, presses: int) -> tuple[int, str, str]:
+    """Send ``presses`` SIGINTs and wait for the process to exit: ``(returncode, stdout, stderr)``."""
     for _ in range(presses):
         process.send_signal(signal.SIGINT)
         time.sleep(0.05)
@@ -195,15 +200,8 @@ def test_agentkit_run_exits_130_with_one_line_while_a_response_streams(tmp_path:
     process, _ = start(tmp_path, CLI_DRIVER, "run", "go", "--model", "faux/scripted", "--script", str(path))
     assert process.stdout is not None
     first = os.read(process.stdout.fileno(), 1).decode()  # streaming now, and it will never end by itself
-    for _ in range(presses):
-        process.send_signal(signal.SIGINT)
-        time.sleep(0.05)
-    try:
-        out, err = process.communicate(timeout=GENEROUS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail(f"still running {GENEROUS}s after Ctrl-C")
-    assert process.returncode == 130, err
+    returncode, out, err = press_ctrl_c(process, presses)
+    assert returncode == 130, err
     assert "Counting sheep, one, two, three".startswith((first + out).strip())  # what arrived, then one newline
     assert "Traceback" not in err
     assert [line for line in err.splitlines() if not line.startswith(("[tool]", "note:"))] == ["agentkit: aborted"]
