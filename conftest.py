@@ -111,21 +111,6 @@ def write_distribution(
     return info
 
 
-@pytest.fixture(autouse=True)
-def _modules_as_first_imported() -> object:
-    """Hand every test the modules the session first imported, whatever ran before it.
-
-    ``agentkit.conformance.check_plugin`` makes the process forget the checked plugin's modules
-    and import them afresh (to load it under each platform); a later test that imported the
-    plugin's classes earlier would find that the host's objects are instances of the new ones.
-    Putting the first modules back after each test keeps every test independent of which tests
-    its worker ran before it.
-    """
-    before = dict(sys.modules)
-    yield
-    sys.modules.update(before)
-
-
 @pytest.fixture
 def site_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
     """Returns ``install(name, **kwargs)`` writing a distribution onto ``sys.path``."""
