@@ -30,11 +30,23 @@ from agentkit.plugin_api import (
     WireEvent,
     WireRequest,
 )
-from agentkit.plugin_api.codec import CodecProvider, IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import (
+    SAMPLING_SETTINGS,
+    CodecProvider,
+    IdentityCache,
+    SamplingRules,
+    TranscriptEncoder,
+    array,
+    dumps,
+    sampling,
+    tool_choice,
+)
 
 from ._conformance import FauxResponder
 
 API = "faux"
+#: The scripted wire carries every setting under its canonical name, so a test reads back what the host sent.
+SAMPLING = SamplingRules("faux", {name: name for name in SAMPLING_SETTINGS})
 CATALOG = (
     ModelInfo(
         vendor="faux",
@@ -120,13 +132,16 @@ class FauxProvider(CodecProvider):
         return (*(done or ()), *(self._messages.get(m, partial(_message_json, m)) for m in new))
 
     def encode(self, request: ProviderRequest) -> WireRequest:
+        tool_choice(request)  # refused here as on every wire: a choice naming no tool
+        settings = sampling(request, SAMPLING)
         head = {
             "model": request.model.id,
             "system": request.system,
             "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
+            "temperature": settings.pop("temperature", None),
             "tool_choice": request.tool_choice,
             "reasoning": request.reasoning,
+            **settings,  # the other sampling settings, only those set
             "stream": request.stream,
         }
         tools = [self._tools.get(spec, partial(_tool_json, spec)) for spec in request.tools]

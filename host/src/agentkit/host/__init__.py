@@ -13,6 +13,7 @@ from agentkit.plugin_api import Block, Outcome
 from ._agent import Agent, AgentStats
 from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
 from ._plugins import PluginHost, PluginRecord
+from ._settings import ModelSettings
 from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
 from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
 
@@ -34,6 +35,7 @@ __all__ = [
     "ConfigError",
     "Decision",
     "ModelNotFound",
+    "ModelSettings",
     "Outcome",
     "PluginHost",
     "PluginRecord",

@@ -72,6 +72,7 @@ from ._plugins import PluginHost
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
+from ._settings import ModelSettings, check_settings
 from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
@@ -149,6 +150,7 @@ class Agent:
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._listeners: list[Callable[[Event], object]] = []
         self._last_result: RunResult | None = None
+        self._overrides: dict[str, Any] = {}  # the running run's model settings (Agent.run's settings)
         self._ended: asyncio.Future[None] | None = None  # done when the current run's stream let go
 
     def subscribe(self, listener: Callable[[Event], object]) -> Callable[[], None]:
@@ -322,39 +324,46 @@ class Agent:
 
     # -- running ---------------------------------------------------------------------
 
-    async def run(self, prompt: Prompt | None = None) -> RunResult:
+    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None) -> RunResult:
         """Run until the model answers without tool calls, a stop policy fires, or the run fails.
+
+        ``settings`` overrides the config's model settings for this run only.
 
         Failures inside the run end it with a result (``error``, ``aborted``,
         ``timeout``...), never an exception. Cancelling the task that awaits
         it stops the run, answers every pending tool call, records the outcome
         ``cancelled`` (see :attr:`last_result`) and re-raises ``CancelledError``.
         """
-        async for _ in self.stream(prompt):
+        async for _ in self.stream(prompt, settings=settings):
             pass
         result = self._last_result
         if result is None:  # _run always records one; this would be a host defect
             raise RuntimeError("the run ended without a result")
         return result
 
-    def run_sync(self, prompt: Prompt | None = None) -> RunResult:
+    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None) -> RunResult:
         """``run`` for code that is not async.
 
         Ctrl-C aborts the run (a second press too): it ends within a second
         with a well-formed history and outcome ``aborted``, then
         ``KeyboardInterrupt`` is raised. A third press raises at once.
         """
-        result, interrupted = run_interruptibly(self.run(prompt), self.abort)
+        result, interrupted = run_interruptibly(self.run(prompt, settings=settings), self.abort)
         if interrupted:
             raise KeyboardInterrupt
         return result
 
-    async def stream(self, prompt: Prompt | None = None) -> AsyncIterator[Event]:
+    async def stream(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None
+                     ) -> AsyncIterator[Event]:
         """Run and yield every event as it happens; the last one is ``agent_end``.
 
         A consumer that stops reading (``break``, ``aclose()``) ends the run as
-        ``aborted``; a run started right after waits for that end.
+        ``aborted``; a run started right after waits for that end. ``settings``
+        overrides the config's model settings for this run only.
+
+        :raises ConfigError: ``settings`` names something that is no model setting.
         """
+        overrides = check_settings(settings)
         if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
@@ -363,6 +372,7 @@ class Agent:
             stop = RunStop()
             stop.bind(asyncio.get_running_loop())
             self._stop = stop
+            self._overrides = overrides
             task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait, stop))
             cancelled = False
             try:
@@ -494,7 +504,7 @@ class Agent:
                 return
             state.turn += 1
             emit(TurnStart(state.turn))
-            message = await self._request(emit, stop)
+            message = await self._request(emit, stop, first=state.turn == 1)
             append(message)
             state.usage = state.usage + message.usage
             if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
@@ -577,11 +587,11 @@ class Agent:
         except Exception as exc:
             hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
 
-    async def _request(self, emit: Any, stop: RunStop) -> AssistantMessage:
+    async def _request(self, emit: Any, stop: RunStop, *, first: bool) -> AssistantMessage:
         # The wire gets a repaired view of the history (failed turns and their
         # results left out, foreign thinking and ids adapted, every call
         # answered) and limits that fit the model; the history stays as it happened.
-        request = build_request(self, self.history)
+        request = build_request(self, self.history, overrides=self._overrides, first=first)
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):

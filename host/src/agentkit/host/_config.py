@@ -62,6 +62,14 @@ class AgentConfig:
     :param max_turns: stop after this many turns (``None``: no limit).
     :param stop_policy: a predicate consulted after each turn.
     :param max_tokens: output token limit per response (clamped to the model's).
+    :param temperature: sampling temperature, clamped to the range the wire
+        accepts; ``top_p``, ``top_k``, ``stop_sequences`` and ``seed`` are the
+        other sampling settings. A setting the wire cannot carry or the model
+        refuses ends the run with an error naming it (``docs/providers.md``).
+        ``Agent.run(..., settings=...)`` overrides any of them for one run.
+    :param tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool's
+        name; ``None`` leaves it to the wire. A forcing choice (``required``
+        or a name) applies to each run's first request only, later ones use ``auto``.
     :param transport: an ``httpx.AsyncBaseTransport`` for provider traffic (tests
         use ``httpx.MockTransport``; the scripted provider is one); ``None``
         uses httpx's own.
@@ -115,6 +123,10 @@ class AgentConfig:
     max_tokens: int | None = None
     temperature: float | None = None
     tool_choice: str | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    stop_sequences: Sequence[str] = ()
+    seed: int | None = None
     reasoning: str | None = None
     transport: httpx.AsyncBaseTransport | None = None
     provider_options: Mapping[str, Any] = field(default_factory=dict)

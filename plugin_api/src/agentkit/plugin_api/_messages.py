@@ -160,7 +160,9 @@ class Usage:
     """Token counts and cost of one response, or the sum of several.
 
     ``input`` excludes cached tokens on every wire (providers net them out
-    once); ``reasoning`` is a part of ``output``, never added to it.
+    once); ``reasoning`` is a part of ``output``, never added to it;
+    ``cache_write_1h`` (tokens written to a one-hour cache, priced at the
+    row's ``cache_write_1h_price``) is likewise a part of ``cache_write``.
     ``cost`` is in US dollars.
     """
 
@@ -170,6 +172,7 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    cache_write_1h: int = 0
 
     @property
     def total(self) -> int:
@@ -183,10 +186,11 @@ class Usage:
             self.cache_read + other.cache_read,
             self.cache_write + other.cache_write,
             self.cost + other.cost,
+            self.cache_write_1h + other.cache_write_1h,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "input": self.input,
             "output": self.output,
             "reasoning": self.reasoning,
@@ -194,6 +198,9 @@ class Usage:
             "cache_write": self.cache_write,
             "cost": self.cost,
         }
+        if self.cache_write_1h:  # only then: records of wires without it stay as they were
+            data["cache_write_1h"] = self.cache_write_1h
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:

@@ -23,7 +23,13 @@ class ModelInfo:
     """One row of the model catalog, shipped by the provider plugin that serves it.
 
     Prices are US dollars per million tokens. ``default`` marks the row an
-    unknown model of the same vendor is cloned from.
+    unknown model of the same vendor is cloned from. ``cache_write_1h_price``
+    prices the tokens written to a one-hour cache (Anthropic's longer
+    retention), which cost more than the default write. ``refused_settings``
+    names the sampling settings (of ``temperature``, ``top_p``, ``top_k``,
+    ``stop_sequences``, ``seed``) the model does not accept: a request that
+    sets one fails with an error naming the model, see
+    :func:`agentkit.plugin_api.codec.sampling`.
     """
 
     vendor: str
@@ -41,6 +47,8 @@ class ModelInfo:
     default: bool = False
     headers: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    cache_write_1h_price: float = 0.0
+    refused_settings: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -90,9 +98,21 @@ class ProviderRequest:
     """One canonical request, the same whatever wire carries it.
 
     :param tool_choice: ``None`` sends nothing (the wire's default);
-        ``"auto"``, ``"none"``, or a tool name to force that tool.
+        ``"auto"`` (the model decides), ``"none"`` (no tool call),
+        ``"required"`` (some tool call), or the name of one of ``tools`` to
+        force that tool. A wire that cannot express a choice refuses it with
+        an error naming the wire (see :func:`agentkit.plugin_api.codec.tool_choice`).
     :param reasoning: a reasoning effort level the model supports, or ``None``.
     :param options: wire-specific extras a provider documents.
+    :param top_p: nucleus sampling, ``None`` for the model's default; like
+        ``temperature``, clamped to the range the wire accepts.
+    :param top_k: sample from the ``top_k`` likeliest tokens, ``None`` for the default.
+    :param stop_sequences: texts that end the response when the model writes one.
+    :param seed: a seed for reproducible sampling, where the wire has one.
+
+    A sampling setting the wire cannot carry, or the model refuses (its
+    catalog row's ``refused_settings``), fails the request with an error that
+    names the wire or the model and the setting: it is never dropped quietly.
     """
 
     model: ModelInfo
@@ -106,6 +126,10 @@ class ProviderRequest:
     stream: bool = True
     session_id: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    top_p: float | None = None
+    top_k: int | None = None
+    stop_sequences: Sequence[str] = ()
+    seed: int | None = None
 
 
 Framing = Literal["sse", "ndjson", "json"]

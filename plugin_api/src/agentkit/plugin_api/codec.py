@@ -17,6 +17,10 @@ agentkit.plugin_api`` does not load it. Standard library only.
 * :class:`CodecProvider` is a base for the provider class (the protocol's
   optional defaults, the catalog, bearer auth), and :func:`model_rows` builds
   catalog rows from a table.
+* :func:`tool_choice` and :func:`sampling` check a request's tool choice and
+  sampling settings once for every wire; a wire maps them with its own
+  :class:`SamplingRules` and refuses what it cannot express with
+  :func:`refusal`, never dropping it.
 * :func:`array`, :func:`count`, :func:`error_text` and :func:`chunks` are the
   small helpers every wire writes otherwise.
 
@@ -48,11 +52,24 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
+from ._settings import (
+    SAMPLING_SETTINGS,
+    TOOL_CHOICE_MODES,
+    SamplingRules,
+    ToolChoice,
+    refusal,
+    sampling,
+    tool_choice,
+)
 
 __all__ = [
     "PRICED_COLUMNS",
+    "SAMPLING_SETTINGS",
+    "TOOL_CHOICE_MODES",
     "CodecProvider",
     "IdentityCache",
+    "SamplingRules",
+    "ToolChoice",
     "TranscriptEncoder",
     "array",
     "chunks",
@@ -60,6 +77,9 @@ __all__ = [
     "dumps",
     "error_text",
     "model_rows",
+    "refusal",
+    "sampling",
+    "tool_choice",
 ]
 
 V = TypeVar("V")

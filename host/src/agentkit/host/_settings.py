@@ -1,0 +1,77 @@
+"""The model settings of a run: the agent's, overridden per run, and the tool-choice rule.
+
+``AgentConfig`` holds the agent's settings; ``Agent.run(..., settings=...)``
+overrides any of them for one run. A forcing tool choice (``"required"`` or
+a tool's name) applies to the run's first request only; every later request
+of the run goes out with ``"auto"``, so that the model, having made the
+forced call and seen its result, can answer. Without that rule a forced
+choice would make the model call a tool on every turn, and the run would
+only end at ``max_turns``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from ._config import AgentConfig
+
+__all__ = ["ModelSettings", "check_settings", "request_settings"]
+
+
+class ModelSettings(TypedDict, total=False):
+    """Model settings for one run, each overriding the ``AgentConfig`` field of the same name.
+
+    :param max_tokens: output token limit per response (clamped to the model's).
+    :param temperature: sampling temperature, clamped to the wire's range.
+    :param top_p: nucleus sampling, clamped to the wire's range.
+    :param top_k: sample from this many likeliest tokens.
+    :param stop_sequences: texts that end a response when the model writes one.
+    :param seed: a seed for reproducible sampling, where the wire has one.
+    :param tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool's
+        name; a forcing choice applies to the run's first request only.
+    """
+
+    max_tokens: int | None
+    temperature: float | None
+    top_p: float | None
+    top_k: int | None
+    stop_sequences: Sequence[str]
+    seed: int | None
+    tool_choice: str | None
+
+
+_NAMES = tuple(ModelSettings.__annotations__)
+_FORCING_IS_NOT = ("auto", "none", None)
+
+
+def check_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``settings`` as a plain dict, checked for unknown names.
+
+    :raises ConfigError: a name that is no model setting.
+    """
+    if settings is None:
+        return {}
+    if not isinstance(settings, Mapping):
+        raise ConfigError(f"settings must be a dict of model settings, got {type(settings).__name__}")
+    unknown = sorted(set(settings) - set(_NAMES))
+    if unknown:
+        raise ConfigError(f"unknown model setting(s) {', '.join(map(repr, unknown))}; "
+                          f"the settings are {', '.join(_NAMES)}")
+    return dict(settings)
+
+
+def request_settings(config: AgentConfig, overrides: Mapping[str, Any], *, first: bool) -> dict[str, Any]:
+    """The settings of one request: the config's, the run's overrides, and the tool-choice rule.
+
+    :param first: whether this is the run's first request.
+    """
+    chosen = {name: getattr(config, name) for name in _NAMES}
+    chosen.update(overrides)
+    if not first and chosen["tool_choice"] not in _FORCING_IS_NOT:
+        chosen["tool_choice"] = "auto"
+    chosen["stop_sequences"] = chosen["stop_sequences"] or ()
+    return chosen
