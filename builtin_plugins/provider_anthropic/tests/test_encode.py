@@ -176,10 +176,12 @@ def test_tool_choice_mapping_and_absence(kit) -> None:
     choices = {
         "auto": {"type": "auto"},
         "none": {"type": "none"},
+        "required": {"type": "any"},
         "read": {"type": "tool", "name": "read"},
     }
     for choice, wire in choices.items():
-        assert _body(provider.encode(kit.request_for(tool_choice=choice)))["tool_choice"] == wire
+        request = kit.request_for(tool_choice=choice, tools=[_spec("read")])
+        assert _body(provider.encode(request))["tool_choice"] == wire
     assert "tool_choice" not in _body(provider.encode(kit.request_for(tool_choice=None)))
 
 
@@ -225,8 +227,8 @@ def test_max_tokens_defaults_to_the_model_row_and_stream_sets_framing(kit) -> No
     assert _body(wire)["max_tokens"] == row.max_output == 64_000
     assert _body(wire)["stream"] is False and wire.framing == "json"
     assert (wire.method, wire.path) == ("POST", "/v1/messages")
-    assert wire.headers == {"anthropic-version": "2023-06-01"}
-    streamed = provider.encode(kit.request_for(max_tokens=50, temperature=0.3))
+    assert wire.headers == {"anthropic-version": "2026-10-21"}
+    streamed = provider.encode(kit.request_for(model=row, max_tokens=50, temperature=0.3))
     assert _body(streamed)["max_tokens"] == 50 and _body(streamed)["temperature"] == 0.3
     assert _body(streamed)["stream"] is True and streamed.framing == "sse"
 
@@ -259,3 +261,25 @@ def test_messages_left_empty_are_dropped_and_the_body_stays_json(kit) -> None:
     body = _body(provider.encode(kit.request_for(messages=messages)))
     assert [m["role"] for m in body["messages"]] == ["user"]
     assert [b["text"] for b in body["messages"][0]["content"]] == ["go", "again"]
+
+
+def test_sampling_settings_reach_the_wire_clamped_to_its_range(kit) -> None:
+    request = kit.request_for(model=kit.model_row("claude-sonnet-4-6"), temperature=1.7, top_p=0.8, top_k=5,
+                              stop_sequences=["END"])
+    body = _body(AnthropicMessages().encode(request))
+    assert (body["temperature"], body["top_p"], body["top_k"], body["stop_sequences"]) == (1.0, 0.8, 5, ["END"])
+
+
+@pytest.mark.parametrize("setting", [{"temperature": 0.2}, {"top_p": 0.5}, {"top_k": 3}])
+def test_a_claude_5_model_refuses_the_sampling_fields_the_api_version_removed(kit, setting) -> None:
+    (name,) = setting
+    with pytest.raises(ValueError, match=f"anthropic/claude-opus-5-5 does not accept {name}"):
+        AnthropicMessages().encode(kit.request_for(model=kit.model_row("claude-opus-5-5"), **setting))
+
+
+def test_stop_sequences_reach_every_model_and_seed_is_refused_naming_the_wire(kit) -> None:
+    row = kit.model_row("claude-opus-5-5")
+    body = _body(AnthropicMessages().encode(kit.request_for(model=row, stop_sequences=["END"])))
+    assert body["stop_sequences"] == ["END"]
+    with pytest.raises(ValueError, match=r"anthropic-messages \(anthropic-version 2026-10-21\) cannot express seed"):
+        AnthropicMessages().encode(kit.request_for(model=row, seed=1))

@@ -116,11 +116,17 @@ _TRANSCRIPTS: dict[str, dict[str, Any]] = {
             _result("toolu_8", "search", "☔"),
         ],
         tools=[_SEARCH],
+        model="claude-haiku-4-5",
         temperature=0.0,
     ),
     "tool_choice_none": dict(tools=[_WEATHER], tool_choice="none"),
     "tool_choice_specific": dict(tools=[_WEATHER, _SEARCH], tool_choice="search"),
     "tool_choice_absent": dict(tools=[_WEATHER], tool_choice=None),
+    "tool_choice_required": dict(tools=[_WEATHER, _SEARCH], tool_choice="required"),
+    "stop_sequences": dict(stop_sequences=["END", "\n\nHuman:"]),
+    "sampling_on_a_claude_4_model": dict(
+        model="claude-sonnet-4-6", temperature=0.7, top_p=0.9, top_k=40, stop_sequences=["END"]
+    ),
     "tool_choice_without_tools": dict(tool_choice="none"),
     "budget_thinking_and_options": dict(
         model="claude-haiku-4-5",
@@ -163,17 +169,35 @@ def _sdk_body(body: dict[str, Any]) -> dict[str, Any]:
         max_retries=0,
         http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
     )
-    # Sampling fields left the SDK with API version 2026-10-21; this wire pins
-    # 2023-06-01, where they exist, so they travel as extra body fields.
+    # temperature, top_p and top_k left the SDK's request type with API version
+    # 2026-10-21; the Claude 4 models still take them (the recorded exchange
+    # test_anthropic_sampling_settings_reach_the_wire shows it), so for those
+    # rows they travel as extra body fields, and only for those.
     known = set(inspect.signature(client.messages.create).parameters)
     extra = {key: value for key, value in body.items() if key not in known}
-    assert set(extra) <= {"temperature"}, f"fields the SDK does not know: {sorted(extra)}"
+    assert set(extra) <= {"temperature", "top_p", "top_k"}, f"fields the SDK does not know: {sorted(extra)}"
+    assert not extra or "-4-" in body["model"], f"{body['model']} is a model that refuses {sorted(extra)}"
     params = {key: value for key, value in body.items() if key in known}
     response = client.messages.create(**params, extra_body=extra or None)
     if body.get("stream"):
         response.close()
     (sent,) = captured
     return json.loads(sent)
+
+
+def test_the_api_version_is_the_one_the_sdk_sends(kit) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request.headers["anthropic-version"])
+        return httpx2.Response(400, json={"type": "error", "error": {"type": "x", "message": "x"}})
+
+    client = anthropic.Anthropic(api_key="test", max_retries=0,
+                                 http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    with pytest.raises(anthropic.BadRequestError):
+        client.messages.create(model="claude-opus-5-5", max_tokens=1, messages=[])
+    wire = AnthropicMessages().encode(kit.request_for(model=kit.model_row("claude-opus-5-5")))
+    assert seen == [wire.headers["anthropic-version"]]
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
@@ -192,6 +216,7 @@ def test_body_is_what_the_sdk_sends_for_the_same_request(kit, name: str, stream:
 def test_replayed_tool_input_keeps_the_key_order_of_the_argument_text(kit) -> None:
     """Anthropic carries input as an object: the bytes are re-serialized, the order is kept."""
     fields = dict(_TRANSCRIPTS["unicode_and_key_order"])
+    fields["model"] = kit.model_row(fields["model"])
     request = kit.request_for(max_tokens=1024, **fields)
     sent = _sdk_body(_body(AnthropicMessages().encode(request)))
     calls = [b for m in sent["messages"] for b in m["content"] if b["type"] == "tool_use"]

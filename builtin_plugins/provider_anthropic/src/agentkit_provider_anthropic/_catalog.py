@@ -1,8 +1,13 @@
 """The Claude models this wire serves, as catalog rows.
 
 Prices are US dollars per million tokens, from Anthropic's model pages as of
-2026-11: ``cache_write_price`` is the 5-minute write (the 1-hour write costs
-more and is not modelled here); ``cache_read_price`` is the cache hit.
+2026-11: ``cache_write_price`` is the 5-minute write, ``cache_write_1h_price``
+the 1-hour write (twice the input price); ``cache_read_price`` is the cache hit.
+
+``refused_settings``: the Claude 5 models take no ``temperature``, ``top_p``
+or ``top_k`` (API version 2026-10-21 removed them from the request; the
+Claude 4 rows still accept them, as recorded traffic shows), and no model of
+this wire takes a ``seed``, which the wire itself refuses.
 
 ``options["thinking"]`` says how a reasoning level reaches the wire:
 ``"adaptive"`` rows take ``thinking: {"type": "adaptive"}`` plus
@@ -19,6 +24,8 @@ VENDOR = "anthropic"
 BASE_URL = "https://api.anthropic.com"
 
 _EFFORTS = ("low", "medium", "high", "xhigh", "max")
+#: What the Claude 5 models no longer accept.
+_NO_SAMPLING = frozenset({"temperature", "top_p", "top_k"})
 
 
 def _row(
@@ -30,6 +37,7 @@ def _row(
     levels: tuple[str, ...] = _EFFORTS,
     thinking: str = "adaptive",
     default: bool = False,
+    refused: frozenset[str] = _NO_SAMPLING,
 ) -> ModelInfo:
     input_price, output_price, cache_read, cache_write = prices
     return ModelInfo(
@@ -43,6 +51,8 @@ def _row(
         output_price=output_price,
         cache_read_price=cache_read,
         cache_write_price=cache_write,
+        cache_write_1h_price=2 * input_price,
+        refused_settings=refused,
         image_input=True,
         reasoning_levels=levels,
         default=default,
@@ -80,6 +90,7 @@ CATALOG: tuple[ModelInfo, ...] = (
         max_output=128_000,
         prices=(3.0, 15.0, 0.30, 3.75),
         levels=("low", "medium", "high"),
+        refused=frozenset(),
     ),
     _row(
         "claude-haiku-4-5",
@@ -88,5 +99,6 @@ CATALOG: tuple[ModelInfo, ...] = (
         prices=(1.0, 5.0, 0.10, 1.25),
         levels=("minimal", "low", "medium", "high"),
         thinking="budget",
+        refused=frozenset(),
     ),
 )

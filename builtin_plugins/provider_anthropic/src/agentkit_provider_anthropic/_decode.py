@@ -218,6 +218,10 @@ class AnthropicDecoder:
         details = usage.get("output_tokens_details")
         if isinstance(details, dict):
             _merge(current, "reasoning", details.get("thinking_tokens"))
+        # The one-hour cache write is a part of cache_creation_input_tokens, priced apart.
+        created = usage.get("cache_creation")
+        if isinstance(created, dict):
+            _merge(current, "cache_write_1h", created.get("ephemeral_1h_input_tokens"))
 
 
 def _merge(usage: Usage, name: str, value: Any) -> None:

@@ -10,6 +10,15 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
   when the request names none.
 * Reasoning: ``thinking: {"type": "adaptive"}`` plus ``output_config.effort``,
   or extended thinking with ``budget_tokens`` on rows that take a budget.
+* ``tool_choice``: ``auto``, ``none``, ``required`` -> ``{"type": "any"}``, a
+  tool's name -> ``{"type": "tool", "name": ...}``.
+* Sampling: ``temperature`` (clamped to 0..1), ``top_p``, ``top_k`` and
+  ``stop_sequences``; the wire has no seed, which is refused. API version
+  2026-10-21, what the SDK sends, took ``temperature``, ``top_p`` and
+  ``top_k`` out of the request type: the catalog rows of the models that
+  refuse them say so (``refused_settings``), and a request setting one for
+  such a model fails naming it. The request option ``stop_sequences`` is
+  still read when the request sets none.
 * The body is sent pre-serialized (JSON bytes, compact, UTF-8). Tool
   definitions are serialized once per :class:`ToolSpec` object (the host
   reuses them across turns) and the tool array once per list of them.
@@ -17,16 +26,22 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
-from agentkit.plugin_api.codec import IdentityCache, dumps
+from agentkit.plugin_api.codec import IdentityCache, SamplingRules, dumps, sampling, tool_choice
 
 from ._transcript import Transcript, Wire
 
 PATH = "/v1/messages"
-API_VERSION = "2023-06-01"
+API_VERSION = "2026-10-21"
+SAMPLING = SamplingRules(
+    f"anthropic-messages (anthropic-version {API_VERSION})",
+    {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "stop_sequences": "stop_sequences"},
+    temperature=(0.0, 1.0),
+)
 
 #: ``budget_tokens`` per reasoning level, for catalog rows with budget thinking.
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32768}
@@ -78,12 +93,12 @@ class Encoder:
             fields["system"] = [system]
         if request.tools:
             fields["tools"] = self._tool_array(list(request.tools), retention, cache_control)
-        if request.tool_choice is not None:
-            fields["tool_choice"] = _tool_choice(request.tool_choice)
-        if request.temperature is not None:
-            fields["temperature"] = request.temperature
-        if "stop_sequences" in options:
-            fields["stop_sequences"] = list(options["stop_sequences"])
+        choice = _tool_choice(request)
+        if choice is not None:
+            fields["tool_choice"] = choice
+        if not request.stop_sequences and "stop_sequences" in options:
+            request = dataclasses.replace(request, stop_sequences=options["stop_sequences"])
+        fields.update(sampling(request, SAMPLING))
         fields.update(_reasoning(request, max_tokens))
         fields["stream"] = request.stream
         pieces = [b"{"]
@@ -134,10 +149,13 @@ def _tool(spec: ToolSpec) -> Wire:
     }
 
 
-def _tool_choice(choice: str) -> Wire:
-    if choice in ("auto", "none"):
-        return {"type": choice}
-    return {"type": "tool", "name": choice}
+def _tool_choice(request: ProviderRequest) -> Wire | None:
+    choice = tool_choice(request)
+    if choice is None:
+        return None
+    if choice.mode == "tool":
+        return {"type": "tool", "name": choice.name}
+    return {"type": "any" if choice.mode == "required" else choice.mode}
 
 
 def _reasoning(request: ProviderRequest, max_tokens: int) -> Wire:

@@ -26,12 +26,18 @@ PriceResponse: TypeAlias = Callable[[AssistantMessage, ModelInfo], AssistantMess
 
 
 def cost_of(usage: Usage, model: ModelInfo) -> float:
-    """US dollars for ``usage`` at ``model``'s prices (per million tokens), cache reads and writes included."""
+    """US dollars for ``usage`` at ``model``'s prices (per million tokens), cache reads and writes included.
+
+    The one-hour cache write (a part of ``cache_write``) is priced at
+    ``cache_write_1h_price``, the rest of the write at ``cache_write_price``.
+    """
+    long_write = min(usage.cache_write_1h, usage.cache_write)
     return (
         usage.input * model.input_price
         + usage.output * model.output_price
         + usage.cache_read * model.cache_read_price
-        + usage.cache_write * model.cache_write_price
+        + (usage.cache_write - long_write) * model.cache_write_price
+        + long_write * model.cache_write_1h_price
     ) / 1_000_000
 
 

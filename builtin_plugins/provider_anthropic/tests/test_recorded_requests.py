@@ -1,0 +1,67 @@
+"""Our tool choice and sampling fields against the requests pydantic-ai recorded to the Messages API.
+
+Source: ``testdata/pydantic-ai/test_anthropic`` (see its ``PROVENANCE.md``). For
+every recorded ``POST /v1/messages`` that carried a ``tool_choice``, the same
+canonical choice over the same tools encodes to the recorded value; the
+recorded sampling exchange (Claude Haiku 4.5, which answered it) encodes to
+the recorded sampling fields.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from agentkit_provider_anthropic import AnthropicMessages
+
+from agentkit.plugin_api import ToolSpec
+
+FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
+#: The recorded wire value -> the canonical choice that asks for it.
+_CANONICAL = {"auto": "auto", "any": "required", "none": "none"}
+
+
+def _requests() -> list:
+    params = []
+    for path in sorted(_CASSETTES.glob("*.yaml")):
+        for number, interaction in enumerate(yaml.load(path.read_bytes(), Loader=FAST_YAML)["interactions"]):
+            request = interaction["request"]
+            body = request.get("parsed_body")
+            if urlsplit(request["uri"]).path.endswith("/v1/messages") and isinstance(body, dict):
+                params.append(pytest.param(body, id=f"{path.stem}#{number}"))
+    return params
+
+
+_RECORDED = _requests()
+_WITH_CHOICE = [p for p in _RECORDED if "tool_choice" in p.values[0]]
+
+
+def _encoded(kit, **fields) -> dict:
+    return json.loads(AnthropicMessages().encode(kit.request_for(max_tokens=1024, **fields)).body)
+
+
+def test_the_recordings_hold_forced_and_automatic_choices() -> None:
+    kinds = {p.values[0]["tool_choice"]["type"] for p in _WITH_CHOICE}
+    assert {"auto", "any"} <= kinds
+
+
+@pytest.mark.parametrize("recorded", _WITH_CHOICE)
+def test_a_recorded_tool_choice_is_what_we_send_for_the_same_choice(kit, recorded) -> None:
+    wire = recorded["tool_choice"]
+    choice = wire["name"] if wire["type"] == "tool" else _CANONICAL[wire["type"]]
+    tools = [ToolSpec(tool["name"], tool.get("description", ""), tool.get("input_schema", {"type": "object"}))
+             for tool in recorded.get("tools", []) if "name" in tool]
+    ours = _encoded(kit, tools=tools, tool_choice=choice)["tool_choice"]
+    assert ours == {key: value for key, value in wire.items() if key != "disable_parallel_tool_use"}
+
+
+def test_the_recorded_sampling_settings_are_what_we_send(kit) -> None:
+    (recorded,) = [p.values[0] for p in _RECORDED if "top_k" in p.values[0]]
+    ours = _encoded(kit, model=kit.model_row(recorded["model"]), temperature=recorded["temperature"],
+                    top_k=recorded["top_k"], stream=recorded["stream"])
+    fields = ("model", "temperature", "top_k", "stream")
+    assert {f: ours[f] for f in fields} == {f: recorded[f] for f in fields}
