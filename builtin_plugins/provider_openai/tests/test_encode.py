@@ -350,3 +350,39 @@ def test_images_of_a_tool_run_stay_together_when_the_run_spans_two_requests(kit:
         "data:image/png;base64,AAAA",
         "data:image/png;base64,BBBB",
     ]
+
+
+def test_every_tool_choice_maps_to_the_wire(kit) -> None:
+    tools = [ToolSpec("read", "Read.", {"type": "object"})]
+    bodies = {choice: _settings_body(kit, tools=tools, tool_choice=choice)["tool_choice"]
+              for choice in ("auto", "none", "required", "read")}
+    assert bodies == {"auto": "auto", "none": "none", "required": "required",
+                      "read": {"type": "function", "function": {"name": "read"}}}
+
+
+def test_sampling_settings_are_clamped_and_named_as_the_wire_names_them(kit) -> None:
+    body = _settings_body(kit, temperature=3.5, top_p=0.5, stop_sequences=["END"], seed=9)
+    assert (body["temperature"], body["top_p"], body["stop"], body["seed"]) == (2.0, 0.5, ["END"], 9)
+
+
+def test_top_k_is_refused_on_openai_and_sent_where_the_profile_takes_it(kit) -> None:
+    with pytest.raises(ValueError, match=r"openai-completions \(openai profile\) cannot express top_k"):
+        _settings_body(kit, top_k=5)
+    assert _settings_body(kit, model=kit.model_row("local/default"), top_k=5)["top_k"] == 5
+
+
+def test_more_than_four_stop_sequences_are_refused_on_openai(kit) -> None:
+    with pytest.raises(ValueError, match="5 stop sequences; it takes at most 4"):
+        _settings_body(kit, stop_sequences=["a", "b", "c", "d", "e"])
+
+
+@pytest.mark.parametrize("setting", [{"temperature": 0.2}, {"top_p": 0.5}])
+def test_a_reasoning_model_refuses_temperature_and_top_p_naming_the_model(kit, setting) -> None:
+    (name,) = setting
+    with pytest.raises(ValueError, match=f"openai/o3 does not accept {name}"):
+        _settings_body(kit, model=kit.model_row("openai/o3"), **setting)
+
+
+def _settings_body(kit, **fields) -> dict:
+    fields.setdefault("model", kit.model_row("openai/gpt-4o-mini"))
+    return json.loads(OpenAICompletions().encode(kit.request_for(**fields)).body)

@@ -289,6 +289,26 @@ def _as_sent(message: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
+#: The recorded sampling fields -> the canonical setting.
+_SAMPLING = {"temperature": "temperature", "top_p": "top_p", "seed": "seed", "stop": "stop_sequences"}
+
+
+def _canonical_choice(recorded: Any) -> str | None:
+    """The canonical tool choice that asks for the recorded one."""
+    if isinstance(recorded, dict):
+        return recorded["function"]["name"]
+    return recorded
+
+
+def test_the_recordings_hold_required_and_automatic_tool_choices() -> None:
+    seen = set()
+    for param in _interactions():
+        request = _recording(param.values[0])["interactions"][param.values[1]]["request"]
+        if request["uri"].endswith("/chat/completions"):
+            seen.add(json.dumps((request.get("parsed_body") or {}).get("tool_choice")))
+    assert {'"auto"', '"required"'} <= seen
+
+
 @pytest.mark.parametrize(("path", "index"), _interactions())
 def test_a_recorded_request_is_what_we_encode_for_the_same_transcript(
     path: Path, index: int, kit: Any
@@ -327,9 +347,13 @@ def test_a_recorded_request_is_what_we_encode_for_the_same_transcript(
             tools=specs,
             stream=bool(body.get("stream")),
             options={"strict_tools": strict == {True}},
+            tool_choice=_canonical_choice(body.get("tool_choice")),
+            **{name: body[field] for field, name in _SAMPLING.items() if field in body},
         )
     )
     wire = json.loads(encoded.body)
+    for field in ("tool_choice", *_SAMPLING):
+        assert wire.get(field) == body.get(field), field
     assert wire["messages"] == [_as_sent(message) for message in body["messages"]]
     if tools and len(strict) == 1 and row.options["compat"] == "openai":
         assert wire["tools"] == tools

@@ -156,6 +156,18 @@ TRANSCRIPTS: dict[str, dict[str, Any]] = {
         "tool_choice": "read_file",
     },
     "tool_choice_without_tools": {"messages": [UserMessage.text("hi")], "tool_choice": "none"},
+    "tools_required": {
+        "messages": [UserMessage.text("hi")],
+        "tools": [WEATHER, READ],
+        "tool_choice": "required",
+    },
+    "every_sampling_setting": {
+        "messages": [UserMessage.text("hi")],
+        "temperature": 1.2,
+        "top_p": 0.9,
+        "stop_sequences": ["END", "\n\n"],
+        "seed": 42,
+    },
     "images": {"messages": _images(), "tools": [READ]},
     "limits_and_sampling": {
         "messages": [UserMessage.text("hi")],

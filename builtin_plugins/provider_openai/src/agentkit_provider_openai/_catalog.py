@@ -5,9 +5,13 @@ Prices are US dollars per million tokens as published by each vendor;
 compatibility profile in ``options["compat"]``; rows of vendors other than
 OpenAI name their own key in ``options["credential_env"]`` (the host reads it
 instead of the provider's ``credential_env``; an empty list means no key).
+OpenAI's reasoning rows (o3, o4-mini, gpt-5...) refuse ``temperature`` and
+``top_p`` (``refused_settings``): those models accept only the default.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from agentkit.plugin_api import ModelInfo
 from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
@@ -76,8 +80,16 @@ def _options(vendor: str) -> dict[str, object]:
     return {"compat": vendor, "credential_env": credential_env}
 
 
+#: OpenAI's reasoning models answer 400 to a temperature or top_p other than the default.
+_REASONING_REFUSES = frozenset({"temperature", "top_p"})
+
+
+def _refused(vendor: str, levels: tuple[str, ...]) -> frozenset[str]:
+    return _REASONING_REFUSES if vendor == "openai" and levels else frozenset()
+
+
 CATALOG: tuple[ModelInfo, ...] = tuple(
-    row
+    dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels))
     for vendor, (base_url, _) in _VENDORS.items()
     for row in model_rows(
         _COLUMNS,

@@ -61,6 +61,10 @@ class CompatProfile:
         than 40 characters ("string too long"), which ids minted by other
         wires can be; longer ids are replaced by a stable digest when sent.
         ``None``: no limit known.
+    :param supports_top_k: send ``top_k``. OpenAI's Chat Completions has no
+        such field; OpenRouter, vLLM and llama.cpp's server take it.
+    :param max_stop_sequences: the most ``stop`` sequences the server takes
+        (OpenAI: 4); ``None``: no limit known.
     """
 
     name: str
@@ -72,6 +76,8 @@ class CompatProfile:
     reasoning_effort_style: ReasoningEffortStyle = "none"
     supports_prompt_cache_key: bool = False
     max_tool_call_id_length: int | None = None
+    supports_top_k: bool = False
+    max_stop_sequences: int | None = None
 
 
 OPENAI = CompatProfile(
@@ -84,6 +90,7 @@ OPENAI = CompatProfile(
     reasoning_effort_style="reasoning_effort",
     supports_prompt_cache_key=True,
     max_tool_call_id_length=40,
+    max_stop_sequences=4,
 )
 
 OPENROUTER = CompatProfile(
@@ -95,6 +102,7 @@ OPENROUTER = CompatProfile(
     supports_strict_tools=True,
     reasoning_fields=("reasoning",),
     reasoning_effort_style="openrouter",
+    supports_top_k=True,
 )
 
 DEEPSEEK = CompatProfile(
@@ -121,6 +129,7 @@ LOCAL = CompatProfile(
     # option just sends no usage.
     supports_stream_usage=True,
     reasoning_fields=("reasoning_content", "reasoning"),
+    supports_top_k=True,
 )
 
 PROFILES: Mapping[str, CompatProfile] = {

@@ -16,6 +16,12 @@ Wire decisions (documented in ``docs/providers.md``):
   exception is a call without argument text (``null`` or ``""`` on the wire,
   or blank from another wire): it is sent as ``"{}"``, because empty text is
   not a JSON object and the vendor refuses the replayed turn.
+* ``tool_choice``: ``auto``, ``none``, ``required``, or
+  ``{"type": "function", "function": {"name": ...}}`` for a tool's name; not
+  sent when the request has no tools (OpenAI refuses a choice without tools;
+  ``required`` or a name without tools is refused before sending).
+* Sampling: ``temperature`` (0..2), ``top_p``, ``stop`` (at most 4 on
+  OpenAI), ``seed``; ``top_k`` only where the compatibility profile has it.
 * Thinking blocks are not sent. Chat Completions has no field for reasoning
   in a request, and DeepSeek answers 400 when ``reasoning_content`` is
   echoed back.
@@ -32,6 +38,7 @@ messages. Parse ``WireRequest.body`` to inspect it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,7 +57,16 @@ from agentkit.plugin_api import (
     UserMessage,
     WireRequest,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    SamplingRules,
+    ToolChoice,
+    TranscriptEncoder,
+    array,
+    dumps,
+    sampling,
+    tool_choice,
+)
 
 from ._compat import CompatProfile
 
@@ -161,14 +177,14 @@ class CompletionsEncoder:
 def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any]:
     """Every body field but the model, the messages and the tools, in wire order."""
     body: dict[str, Any] = {}
-    if request.tool_choice is not None and request.tools:
+    choice = tool_choice(request)
+    if choice is not None and request.tools:
         # OpenAI answers 400 to a tool_choice without tools ("only allowed
         # when 'tools' are specified"); with no tools none is the only outcome.
-        body["tool_choice"] = _tool_choice(request.tool_choice)
+        body["tool_choice"] = _tool_choice(choice)
     if request.max_tokens is not None:
         body[profile.max_tokens_field] = request.max_tokens
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
+    body.update(sampling(request, _sampling_rules(profile)))
     if request.reasoning is not None:
         if profile.reasoning_effort_style == "reasoning_effort":
             body["reasoning_effort"] = request.reasoning
@@ -279,7 +295,16 @@ def _tool(spec: ToolSpec, strict: bool) -> bytes:
     return dumps({"type": "function", "function": function})
 
 
-def _tool_choice(choice: str) -> str | dict[str, Any]:
-    if choice in ("auto", "none"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
+def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if choice.mode == "tool":
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice.mode
+
+
+@functools.cache
+def _sampling_rules(profile: CompatProfile) -> SamplingRules:
+    fields = {"temperature": "temperature", "top_p": "top_p", "stop_sequences": "stop", "seed": "seed"}
+    if profile.supports_top_k:
+        fields["top_k"] = "top_k"
+    return SamplingRules(f"openai-completions ({profile.name} profile)", fields,
+                         max_stop_sequences=profile.max_stop_sequences)
