@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from agentkit_provider_openai_responses import OpenAIResponses
 
 from agentkit.plugin_api import (
@@ -115,11 +116,29 @@ class TestTools:
         assert choice("none") == "none"
         assert choice("read_file") == {"type": "function", "name": "read_file"}
         assert choice("required") == "required"
+        # The modes are words of the canonical choice on every wire: a tool named like one
+        # cannot be forced by name (docs/providers.md), and the mode is what is sent.
         named = ToolSpec("required", "A tool with an unlucky name.", {"type": "object"})
         body = kit.body_of(kit.request_for(tools=[READ, named], tool_choice="required"))
-        assert body["tool_choice"] == {"type": "function", "name": "required"}
+        assert body["tool_choice"] == "required"
         # No tools: no tool_choice at all (the API refuses one).
         assert "tool_choice" not in kit.body_of(kit.request_for(tool_choice="auto"))
+
+
+class TestSampling:
+    def test_temperature_and_top_p_reach_the_wire_clamped(self, kit) -> None:
+        body = kit.body_of(kit.request_for(model=kit.model_row("gpt-4.1"), temperature=2.5, top_p=0.3))
+        assert (body["temperature"], body["top_p"]) == (2.0, 0.3)
+
+    @pytest.mark.parametrize("setting", [{"top_k": 4}, {"stop_sequences": ["END"]}, {"seed": 1}])
+    def test_what_the_wire_has_no_field_for_is_refused_naming_it(self, kit, setting) -> None:
+        (name,) = setting
+        with pytest.raises(ValueError, match=f"openai-responses cannot express {name}"):
+            kit.body_of(kit.request_for(model=kit.model_row("gpt-4.1"), **setting))
+
+    def test_a_reasoning_model_refuses_temperature(self, kit) -> None:
+        with pytest.raises(ValueError, match="openai-responses/o3 does not accept temperature"):
+            kit.body_of(kit.request_for(model=kit.model_row("o3"), temperature=0.1))
 
 
 class TestToolCallIdentity:

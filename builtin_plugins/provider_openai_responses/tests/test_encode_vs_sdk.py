@@ -136,6 +136,17 @@ CASES: dict[str, dict[str, Any]] = {
         "reasoning": "high",
         "options": {"strict_tools": True, "reasoning_summary": "auto"},
     },
+    "tool-choice-required": {
+        "messages": [UserMessage.text("hi")],
+        "tools": [READ, GREP],
+        "tool_choice": "required",
+    },
+    "sampling": {
+        "messages": [UserMessage.text("hi")],
+        "model": "openai-responses/gpt-4.1-mini",
+        "temperature": 1.1,
+        "top_p": 0.9,
+    },
     "three-parallel": {"messages": _three_parallel(), "tools": [READ, GREP], "system": "Be brief."},
     "reasoning-replay": {"messages": _reasoning_replay(), "tools": [READ], "reasoning": "low"},
     "images": {"messages": _images(), "tools": [READ]},

@@ -7,7 +7,8 @@ from OpenAI's pricing page; ``cache_read_price`` is the cached-input price.
 OpenAI bills tokens written to the prompt cache (``cache_write_tokens``, which
 the decoder moves out of ``input`` into ``cache_write``) as ordinary input, so
 ``cache_write_price`` is the input price: left at zero, about half the cost of
-a turn that fills the cache went missing.
+a turn that fills the cache went missing. The reasoning rows refuse
+``temperature`` and ``top_p`` (``refused_settings``): those models take only the default.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], .
     ("gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, (), False),
 )
 
+_REASONING_REFUSES = frozenset({"temperature", "top_p"})
+
 CATALOG: tuple[ModelInfo, ...] = tuple(
-    dataclasses.replace(row, cache_write_price=row.input_price)
+    dataclasses.replace(row, cache_write_price=row.input_price,
+                        refused_settings=_REASONING_REFUSES if row.reasoning_levels else frozenset())
     for row in model_rows(_COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True)
 )

@@ -24,6 +24,12 @@ Wire decisions (documented in ``docs/providers.md``, section *openai-responses*)
   ``call_id`` alone. There is no error flag: an error result's text starts
   with :data:`ERROR_PREFIX`. Images travel inside the output as
   ``input_image`` parts.
+* ``tool_choice``: ``auto``, ``none``, ``required``, or
+  ``{"type": "function", "name": ...}`` for a tool's name; not sent without
+  tools (refused by the server), and ``required`` or a name without tools is
+  refused before sending.
+* Sampling: ``temperature`` (0..2) and ``top_p``. The wire has no ``top_k``,
+  stop sequences or seed: those are refused, naming the wire.
 
 The body is ``bytes`` of JSON serialized as the host would (UTF-8, compact,
 no NaN). Each message's items and each tool definition are serialized once
@@ -51,10 +57,20 @@ from agentkit.plugin_api import (
     UserMessage,
     WireRequest,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    SamplingRules,
+    ToolChoice,
+    TranscriptEncoder,
+    array,
+    dumps,
+    sampling,
+    tool_choice,
+)
 
 from ._ids import ReasoningRef, split_call_id
 
+SAMPLING = SamplingRules("openai-responses", {"temperature": "temperature", "top_p": "top_p"})
 #: Prepended to the text of a tool result whose ``is_error`` is set.
 ERROR_PREFIX = "Error: "
 #: Longest ``prompt_cache_key`` OpenAI accepts.
@@ -103,13 +119,13 @@ class ResponsesEncoder:
 def _settings(request: ProviderRequest) -> dict[str, Any]:
     """Every body field after the tools, in wire order."""
     body: dict[str, Any] = {}
-    if request.tool_choice is not None and request.tools:
+    choice = tool_choice(request)
+    if choice is not None and request.tools:
         # Like Chat Completions, a tool_choice without tools is refused.
-        body["tool_choice"] = _tool_choice(request.tool_choice, request.tools)
+        body["tool_choice"] = _tool_choice(choice)
     if request.max_tokens is not None:
         body["max_output_tokens"] = request.max_tokens
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
+    body.update(sampling(request, SAMPLING))
     summary = request.options.get("reasoning_summary")
     if request.reasoning is not None or summary:
         reasoning: dict[str, Any] = {}
@@ -245,10 +261,7 @@ def _tool(spec: ToolSpec, strict: bool) -> bytes:
     )
 
 
-def _tool_choice(choice: str, tools: Sequence[ToolSpec]) -> str | dict[str, Any]:
-    # "required" (call some tool) is this wire's word, unless a tool has that name.
-    if choice in ("auto", "none") or (
-        choice == "required" and all(spec.name != choice for spec in tools)
-    ):
-        return choice
-    return {"type": "function", "name": choice}
+def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if choice.mode == "tool":
+        return {"type": "function", "name": choice.name}
+    return choice.mode
