@@ -278,9 +278,29 @@ class TestRequest:
         ],
     )
     def test_tool_choice(self, kit, choice, config) -> None:
-        body = kit.body_of(kit.request_for(tool_choice=choice))
-        # Sent even without tools: an explicit choice is never dropped.
+        grep = ToolSpec("grep", "Search.", {"type": "object"})
+        body = kit.body_of(kit.request_for(tool_choice=choice, tools=[grep]))
         assert body["toolConfig"] == {"functionCallingConfig": config}
+
+    @pytest.mark.parametrize("choice", ["auto", "none"])
+    def test_a_choice_that_forces_nothing_is_sent_even_without_tools(self, kit, choice) -> None:
+        body = kit.body_of(kit.request_for(tool_choice=choice))
+        assert body["toolConfig"] == {"functionCallingConfig": {"mode": choice.upper()}}
+
+    @pytest.mark.parametrize("choice", ["required", "grep"])
+    def test_a_forcing_choice_without_tools_is_refused(self, kit, choice) -> None:
+        with pytest.raises(ValueError, match=f"tool_choice='{choice}'"):
+            kit.body_of(kit.request_for(tool_choice=choice))
+
+    def test_every_sampling_setting_reaches_the_generation_config(self, kit) -> None:
+        request = kit.request_for(temperature=9.0, top_p=0.4, top_k=32, stop_sequences=["A", "B"], seed=5)
+        assert kit.body_of(request)["generationConfig"] == {
+            "temperature": 2.0, "topP": 0.4, "topK": 32, "stopSequences": ["A", "B"], "seed": 5,
+        }
+
+    def test_more_than_five_stop_sequences_are_refused(self, kit) -> None:
+        with pytest.raises(ValueError, match="google-generative-ai cannot express 6 stop sequences"):
+            kit.body_of(kit.request_for(stop_sequences=list("abcdef")))
 
     @pytest.mark.parametrize(
         ("key", "level", "config"),

@@ -206,6 +206,14 @@ def test_tool_choice_variants_match_the_sdk(kit, choice) -> None:
     assert "functionCallingConfig" in body["toolConfig"]
 
 
+def test_every_sampling_setting_matches_the_sdk(kit) -> None:
+    request = kit.request_for(messages=_three_parallel(), tools=[READ, GREP], max_tokens=512, temperature=1.3,
+                              top_p=0.95, top_k=40, stop_sequences=["END", "STOP"], seed=1234, stream=False)
+    body = _compare(kit, request, stream=False)
+    assert set(body["generationConfig"]) == {"maxOutputTokens", "temperature", "topP", "topK", "stopSequences",
+                                             "seed"}
+
+
 @pytest.mark.parametrize(
     ("key", "level"),
     [("google/gemini-3-pro-preview", "high"), ("google/gemini-3-flash-preview", "minimal")],

@@ -11,13 +11,16 @@ surrounds ``contents``:
   ``{name, description, parametersJsonSchema}`` (see :mod:`._schema`).
 * ``tool_choice`` -> ``toolConfig.functionCallingConfig.mode``: ``auto`` ->
   ``AUTO``, ``none`` -> ``NONE``, ``required`` -> ``ANY``, a tool name ->
-  ``ANY`` with ``allowedFunctionNames: [name]``. Sent even without tools
-  (an explicit choice is never dropped).
-* ``generationConfig``: ``maxOutputTokens``, ``temperature``, and
-  ``thinkingConfig`` when reasoning is set (``thinkingLevel`` or
-  ``thinkingBudget`` per the model row; levels in the enum's upper case, with ``includeThoughts: true`` so
-  thought summaries arrive as thinking). ``stop_sequences`` (option) becomes
-  ``stopSequences``.
+  ``ANY`` with ``allowedFunctionNames: [name]``. ``auto`` and ``none`` are
+  sent even without tools (an explicit choice is never dropped); a forcing
+  choice without tools is refused before sending.
+* ``generationConfig``: ``maxOutputTokens``, the sampling settings
+  (``temperature`` clamped to 0..2, ``topP``, ``topK``, ``stopSequences``, at
+  most 5, and ``seed``), and ``thinkingConfig`` when reasoning is set
+  (``thinkingLevel`` or ``thinkingBudget`` per the model row; levels in the
+  enum's upper case, with ``includeThoughts: true`` so thought summaries
+  arrive as thinking). The request option ``stop_sequences`` is still read
+  when the request sets none.
 
 The body is ``bytes`` of JSON serialized as the host would. Tool declarations
 are serialized once per :class:`ToolSpec` object, the transcript
@@ -26,18 +29,32 @@ incrementally (see :mod:`._transcript`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
-from agentkit.plugin_api.codec import IdentityCache, array, dumps
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    SamplingRules,
+    array,
+    dumps,
+    sampling,
+    tool_choice,
+)
 
 from ._schema import parameters_schema
 from ._transcript import Transcript, Wire
 
-_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "any": "ANY"}
+_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
+SAMPLING = SamplingRules(
+    "google-generative-ai",
+    {"temperature": "temperature", "top_p": "topP", "top_k": "topK", "stop_sequences": "stopSequences",
+     "seed": "seed"},
+    max_stop_sequences=5,
+)
 
 # Body fields written by the codec; the extra_body option may not replace them.
 _ASSEMBLED = frozenset({"contents", "systemInstruction", "tools"})
@@ -92,16 +109,15 @@ def _declaration(spec: ToolSpec) -> bytes:
 def settings(request: ProviderRequest) -> Wire:
     """``toolConfig`` and ``generationConfig``, as far as the request sets them."""
     body: Wire = {}
-    if request.tool_choice is not None:
-        body["toolConfig"] = {"functionCallingConfig": tool_choice(request.tool_choice)}
+    choice = tool_choice(request)
+    if choice is not None:
+        body["toolConfig"] = {"functionCallingConfig": _calling_config(choice.mode, choice.name)}
     generation: Wire = {}
     if request.max_tokens is not None:
         generation["maxOutputTokens"] = request.max_tokens
-    if request.temperature is not None:
-        generation["temperature"] = request.temperature
-    stops = request.options.get("stop_sequences")
-    if stops:
-        generation["stopSequences"] = list(stops)
+    if not request.stop_sequences and request.options.get("stop_sequences"):
+        request = dataclasses.replace(request, stop_sequences=request.options["stop_sequences"])
+    generation.update(sampling(request, SAMPLING))
     thinking = thinking_config(request.reasoning, request.model.options)
     if thinking is not None:
         generation["thinkingConfig"] = thinking
@@ -110,11 +126,10 @@ def settings(request: ProviderRequest) -> Wire:
     return body
 
 
-def tool_choice(choice: str) -> Wire:
-    mode = _MODES.get(choice)
-    if mode is not None:
-        return {"mode": mode}
-    return {"mode": "ANY", "allowedFunctionNames": [choice]}
+def _calling_config(mode: str, name: str | None) -> Wire:
+    if name is None:
+        return {"mode": _MODES[mode]}
+    return {"mode": "ANY", "allowedFunctionNames": [name]}
 
 
 def thinking_config(level: str | None, options: Mapping[str, Any]) -> Wire | None:
