@@ -174,17 +174,31 @@ def test_reasoning_is_sent_as_think(kit: Any, row: str, level: str | None, think
     assert ("think" in body) is (think is not None)
 
 
-def test_tool_choice_none_sends_no_tools_and_a_name_sends_only_that_tool(kit: Any) -> None:
+def test_tool_choice_none_sends_no_tools_and_auto_sends_them_all(kit: Any) -> None:
     grep = ToolSpec("grep", "Search.", {"type": "object", "properties": {}})
     provider = OllamaChat()
     assert "tools" not in kit.body_of(
         kit.request_for(tools=[READ, grep], tool_choice="none"), provider
     )
-    forced = kit.body_of(kit.request_for(tools=[READ, grep], tool_choice="grep"), provider)
-    assert [t["function"]["name"] for t in forced["tools"]] == ["grep"]
     auto = kit.body_of(kit.request_for(tools=[READ, grep], tool_choice="auto"), provider)
     assert [t["function"]["name"] for t in auto["tools"]] == ["read_file", "grep"]
     assert "tool_choice" not in auto
+
+
+@pytest.mark.parametrize("choice", ["required", "grep"])
+def test_a_forcing_tool_choice_is_refused_naming_the_wire(kit: Any, choice: str) -> None:
+    grep = ToolSpec("grep", "Search.", {"type": "object", "properties": {}})
+    with pytest.raises(ValueError, match=r"ollama-chat cannot express .*tool_choice="):
+        kit.body_of(kit.request_for(tools=[READ, grep], tool_choice=choice), OllamaChat())
+
+
+def test_sampling_settings_go_in_options_and_win_over_the_same_option(kit: Any) -> None:
+    row = kit.model_row(options={"seed": 1, "top_k": 9})
+    request = kit.request_for(model=row, max_tokens=64, temperature=0.4, top_p=0.8, top_k=20,
+                              stop_sequences=["END"], seed=7, options={"stop": ["X"]})
+    assert kit.body_of(request, OllamaChat())["options"] == {
+        "num_predict": 64, "temperature": 0.4, "seed": 7, "top_k": 20, "top_p": 0.8, "stop": ["END"],
+    }
 
 
 def test_model_options_from_the_row_and_the_request(kit: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import ollama
 import pytest
+from ollama import Options
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -89,6 +90,9 @@ def _sdk_sends(body: dict[str, Any]) -> dict[str, Any]:
 
     known = {"model", "messages", "tools", "think", "options", "stream", "keep_alive"}
     assert set(body) <= known, f"fields the SDK's chat() has no parameter for: {set(body) - known}"
+    # The SDK passes unknown option names through: hold them to its Options model.
+    unknown = set(body.get("options") or {}) - set(Options.model_fields)
+    assert not unknown, f"options the SDK's Options has no field for: {sorted(unknown)}"
     result = _client(handler).chat(
         model=body["model"],
         messages=body["messages"],
@@ -178,6 +182,10 @@ def test_our_body_equals_what_the_sdk_sends(kit: Any, name: str, stream: bool) -
         tools=[WEATHER, READ],
         max_tokens=512,
         temperature=0.2,
+        top_p=0.9,
+        top_k=40,
+        stop_sequences=["END"],
+        seed=11,
         reasoning=reasoning,
         stream=stream,
         options={"num_ctx": 32768, "keep_alive": "10m"},

@@ -22,6 +22,13 @@ Wire decisions (documented in ``docs/providers.md``, section *ollama-chat*):
   thinking (another wire's opaque reasoning) is never sent.
 * ``content`` is left out when empty: the server reads a missing one as
   ``""``, and the ``ollama`` SDK drops it the same way.
+* The wire has no ``tool_choice``: ``auto`` sends the tools, ``none`` sends
+  none (so no call can be made); ``required`` and a tool's name, which
+  nothing on this wire can force, are refused with an error naming the wire.
+* Sampling settings go in ``options``: ``temperature``, ``top_p``, ``top_k``,
+  ``stop``, ``seed`` (and ``num_predict`` for the output limit); a setting on
+  the request wins over the same option set through ``ProviderRequest.options``
+  or the model row.
 
 The body is ``bytes`` of JSON serialized the way the host serializes bodies,
 built so that a turn costs nearly the same at any depth: each tool definition
@@ -50,9 +57,22 @@ from agentkit.plugin_api import (
     UserMessage,
     WireRequest,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    SamplingRules,
+    TranscriptEncoder,
+    array,
+    dumps,
+    refusal,
+    sampling,
+    tool_choice,
+)
 
 PATH = "/api/chat"
+SAMPLING = SamplingRules(
+    "ollama-chat",
+    {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "stop_sequences": "stop", "seed": "seed"},
+)
 #: Prepended to the text of a tool result whose ``is_error`` is set.
 ERROR_PREFIX = "Error: "
 #: Joins the text blocks of one message: the wire has one ``content`` string.
@@ -105,14 +125,14 @@ class ChatEncoder:
 
 def _offered_tools(request: ProviderRequest) -> tuple[ToolSpec, ...]:
     """The tools to send. The wire has no ``tool_choice``: ``"none"`` sends no
-    tools and a tool name sends only that tool (the model may still answer in
-    text; nothing on this wire can force a call)."""
-    choice = request.tool_choice
-    if choice == "none":
-        return ()
-    if choice is None or choice == "auto":
+    tools; a forcing choice is refused, since nothing on this wire can force a call."""
+    choice = tool_choice(request)
+    if choice is None or choice.mode == "auto":
         return tuple(request.tools)
-    return tuple(spec for spec in request.tools if spec.name == choice)
+    if choice.mode == "none":
+        return ()
+    what = "tool_choice='required'" if choice.mode == "required" else f"a forced tool (tool_choice={choice.name!r})"
+    raise refusal("ollama-chat", what, "it has no tool_choice; use 'auto' or 'none', or a wire that forces calls")
 
 
 def _settings(request: ProviderRequest) -> dict[str, Any]:
@@ -124,12 +144,16 @@ def _settings(request: ProviderRequest) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if request.max_tokens is not None:
         options["num_predict"] = request.max_tokens
-    if request.temperature is not None:
-        options["temperature"] = request.temperature
+    settings = sampling(request, SAMPLING)
+    if "temperature" in settings:
+        options["temperature"] = settings.pop("temperature")
     for name in _MODEL_OPTIONS:
-        value = request.options.get(name, request.model.options.get(name))
+        value = settings.pop(name, None)
+        if value is None:
+            value = request.options.get(name, request.model.options.get(name))
         if value is not None:
             options[name] = value
+    options.update(settings)
     if options:
         body["options"] = options
     body["stream"] = request.stream
