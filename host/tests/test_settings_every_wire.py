@@ -35,8 +35,13 @@ SETTINGS = {
 }
 
 
+#: One message object for every request, so that the bodies differ only by the setting (the
+#: scripted wire sends the message's timestamp).
+MESSAGES = (UserMessage.text("hi"),)
+
+
 def _body(row: ModelInfo, **fields) -> bytes:
-    request = ProviderRequest(model=row, messages=[UserMessage.text("hi")], tools=TOOLS, max_tokens=64,
+    request = ProviderRequest(model=row, messages=MESSAGES, tools=TOOLS, max_tokens=64,
                               stream=False, **fields)
     prepared = asyncio.run(ProviderRuntime(env={}).prepare(HOST.providers[row.api], request))
     return prepared.body_bytes
