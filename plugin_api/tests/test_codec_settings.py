@@ -7,7 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentkit.plugin_api import ModelInfo, ProviderRequest, ToolSpec, UserMessage
-from agentkit.plugin_api.codec import SamplingRules, ToolChoice, sampling, tool_choice
+from agentkit.plugin_api.codec import (
+    FORCED_TOOL_CHOICE,
+    SamplingRules,
+    ToolChoice,
+    sampling,
+    tool_choice,
+)
 from agentkit.plugin_api.errors import UsageError
 
 ROW = ModelInfo(vendor="acme", id="m1", api="acme", base_url="http://acme.invalid", context_window=8, max_output=4)
@@ -31,6 +37,15 @@ def test_tool_choice_reads_modes_and_tool_names(choice, expected):
 def test_a_tool_choice_naming_no_tool_is_refused_naming_the_tools():
     with pytest.raises(UsageError, match=r"tool_choice='calendar' names no tool .*clock, search"):
         tool_choice(_request(tools=TOOLS, tool_choice="calendar"))
+
+
+@pytest.mark.parametrize("choice", ["required", "clock"])
+def test_a_forced_choice_is_refused_for_a_model_that_refuses_it(choice):
+    row = ModelInfo(vendor="acme", id="m3", api="acme", base_url="http://acme.invalid", context_window=8,
+                    max_output=4, refused_settings=frozenset({FORCED_TOOL_CHOICE}))
+    with pytest.raises(UsageError, match=f"acme/m3 does not accept a forced tool choice \\(tool_choice='{choice}'"):
+        tool_choice(_request(row, tools=TOOLS, tool_choice=choice))
+    assert tool_choice(_request(row, tools=TOOLS, tool_choice="none")) == ToolChoice("none")
 
 
 def test_required_without_tools_is_refused():

@@ -7,7 +7,8 @@ the 1-hour write (twice the input price); ``cache_read_price`` is the cache hit.
 ``refused_settings``: the Claude 5 models take no ``temperature``, ``top_p``
 or ``top_k`` (API version 2026-10-21 removed them from the request; the
 Claude 4 rows still accept them, as recorded traffic shows), and no model of
-this wire takes a ``seed``, which the wire itself refuses.
+this wire takes a ``seed``, which the wire itself refuses. Claude Fable 5.1
+also refuses a forced tool choice (``forced_tool_choice``).
 
 ``options["thinking"]`` says how a reasoning level reaches the wire:
 ``"adaptive"`` rows take ``thinking: {"type": "adaptive"}`` plus
@@ -18,6 +19,7 @@ this wire takes a ``seed``, which the wire itself refuses.
 from __future__ import annotations
 
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE
 
 API = "anthropic-messages"
 VENDOR = "anthropic"
@@ -70,8 +72,13 @@ CATALOG: tuple[ModelInfo, ...] = (
         prices=(4.0, 20.0, 0.20, 5.0),
         default=True,
     ),
+    # Fable 5.1 answers 400 to a forced tool_choice (any, or a named tool).
     _row(
-        "claude-fable-5-1", context=1_000_000, max_output=128_000, prices=(10.0, 50.0, 0.25, 12.5)
+        "claude-fable-5-1",
+        context=1_000_000,
+        max_output=128_000,
+        prices=(10.0, 50.0, 0.25, 12.5),
+        refused=_NO_SAMPLING | {FORCED_TOOL_CHOICE},
     ),
     _row("claude-sonnet-5-5", context=1_000_000, max_output=128_000, prices=(2.0, 10.0, 0.10, 2.5)),
     # Haiku 5.5 is priced in two bands by prompt length; this is the band up to

@@ -27,9 +27,11 @@ class ModelInfo:
     prices the tokens written to a one-hour cache (Anthropic's longer
     retention), which cost more than the default write. ``refused_settings``
     names the sampling settings (of ``temperature``, ``top_p``, ``top_k``,
-    ``stop_sequences``, ``seed``) the model does not accept: a request that
-    sets one fails with an error naming the model, see
-    :func:`agentkit.plugin_api.codec.sampling`.
+    ``stop_sequences``, ``seed``) the model does not accept, and
+    ``forced_tool_choice`` when it refuses ``required`` and named tool
+    choices: a request that sets one fails with an error naming the model,
+    see :func:`agentkit.plugin_api.codec.sampling` and
+    :func:`agentkit.plugin_api.codec.tool_choice`.
     """
 
     vendor: str

@@ -22,6 +22,9 @@ from .errors import UsageError
 #: The tool choices that are not a tool's name.
 TOOL_CHOICE_MODES = ("auto", "none", "required")
 
+#: What a catalog row lists in ``refused_settings`` when the model refuses ``required`` and named choices.
+FORCED_TOOL_CHOICE = "forced_tool_choice"
+
 #: The sampling settings of a :class:`~agentkit.plugin_api.ProviderRequest`, in the order a wire writes them.
 SAMPLING_SETTINGS = ("temperature", "top_p", "top_k", "stop_sequences", "seed")
 
@@ -43,7 +46,9 @@ def tool_choice(request: ProviderRequest) -> ToolChoice | None:
     named like a mode cannot be forced by name).
 
     :raises UsageError: ``required`` without tools, a name that is no tool of
-        the request, or a value that is not text.
+        the request, a forcing choice (``required`` or a name) for a model
+        whose catalog row lists ``forced_tool_choice`` in ``refused_settings``,
+        or a value that is not text.
     """
     choice = request.tool_choice
     if choice is None:
@@ -56,6 +61,10 @@ def tool_choice(request: ProviderRequest) -> ToolChoice | None:
     if choice == "required" and not names:
         raise UsageError("tool_choice='required' needs a tool, and the request offers none; "
                          "enable a tool or use tool_choice='auto'")
+    model = request.model
+    if choice not in ("auto", "none") and FORCED_TOOL_CHOICE in model.refused_settings:
+        raise UsageError(f"{model.key} does not accept a forced tool choice (tool_choice={choice!r}); "
+                         "use 'auto' or 'none' with this model, or choose another model")
     if choice in TOOL_CHOICE_MODES:
         return ToolChoice(choice)  # type: ignore[arg-type]  # one of the three modes
     if choice not in names:

@@ -53,6 +53,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
 from ._settings import (
+    FORCED_TOOL_CHOICE,
     SAMPLING_SETTINGS,
     TOOL_CHOICE_MODES,
     SamplingRules,
@@ -63,6 +64,7 @@ from ._settings import (
 )
 
 __all__ = [
+    "FORCED_TOOL_CHOICE",
     "PRICED_COLUMNS",
     "SAMPLING_SETTINGS",
     "TOOL_CHOICE_MODES",
