@@ -37,7 +37,15 @@ from agentkit.plugin_api import (
     WireRequest,
     hookimpl,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    SamplingRules,
+    TranscriptEncoder,
+    array,
+    dumps,
+    refusal,
+    sampling,
+)
 
 API = "protocol-only"
 MODEL = ModelInfo(vendor="protocol-only", id="model-1", api=API, base_url="http://protocol-only.invalid",
@@ -127,6 +135,13 @@ class ProtocolOnly(Provider):
         return (MODEL,)
 
     def encode(self, request: ProviderRequest) -> WireRequest:
+        # This wire sends no tools and no sampling settings: it refuses them, naming itself.
+        if request.tool_choice not in (None, "auto"):
+            raise refusal(API, f"tool_choice={request.tool_choice!r}", "it sends no tools")
+        sampling(request, SamplingRules(API))
+        return self.bare(request)
+
+    def bare(self, request: ProviderRequest) -> WireRequest:
         head = dumps({"model": request.model.id, "system": request.system, "stream": request.stream})
         body = b"".join([head[:-1], b',"messages":', *array(self.transcript.encode(request.messages)), b"}"])
         return WireRequest("/generate", body, framing="sse" if request.stream else "json")
@@ -135,16 +150,33 @@ class ProtocolOnly(Provider):
         return Decoder(request)
 
 
+class DropsSettings(ProtocolOnly):
+    """The same wire, forgetting to refuse what it cannot send."""
+
+    def encode(self, request: ProviderRequest) -> WireRequest:
+        return self.bare(request)
+
+
 class Plugin:
+    def __init__(self, provider: Provider | None = None) -> None:
+        self.provider = provider or ProtocolOnly()
+
     @hookimpl
     def agentkit_register_providers(self, register: Any) -> None:
-        register(ProtocolOnly())
+        register(self.provider)
 
 
-def host() -> PluginHost:
+def host(provider: Provider | None = None) -> PluginHost:
     built = PluginHost()
-    assert built.register(Plugin(), name="protocol-only").status == "loaded"
+    assert built.register(Plugin(provider), name="protocol-only").status == "loaded"
     return built
+
+
+def test_a_provider_that_drops_settings_quietly_is_warned_naming_them():
+    (warning,) = [c for c in check_providers(host(DropsSettings()), "protocol-only") if c.outcome != "pass"]
+    assert (warning.check, warning.outcome) == ("providers.settings", "warn")
+    assert "tool_choice='required'" in warning.message and "seed" in warning.message
+    assert "codec.refusal" in warning.fix
 
 
 def test_a_provider_written_from_the_protocol_alone_passes_the_conformance_checks():

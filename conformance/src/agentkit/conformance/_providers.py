@@ -6,6 +6,7 @@ wire's responses are rendered.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -42,6 +43,7 @@ def check_providers(host: PluginHost, plugin: str) -> list[Check]:
         if not rows:
             checks.append(warned("providers.catalog", "the catalog is empty", "list the models the wire serves", provider.api))
         checks += _encode_checks(provider, model)
+        checks.append(_settings_check(provider, model))
         checks += _decode_checks(provider, model)
     return checks
 
@@ -67,6 +69,49 @@ def _encode_checks(provider: Any, model: Any) -> list[Check]:
     return [failed("providers.encode", f"{label}: {problem}",
                    "encode must return a WireRequest (path '/...', str headers, JSON body, a known framing), "
                    "the same for the same request", provider.api) for label, problem in problems]
+
+
+#: A value of each tool choice and sampling setting, set one at a time on a request with tools.
+SETTINGS: dict[str, dict[str, Any]] = {
+    "tool_choice='none'": {"tool_choice": "none"},
+    "tool_choice='required'": {"tool_choice": "required"},
+    "a named tool_choice": {"tool_choice": "<first tool>"},
+    "temperature": {"temperature": 0.25},
+    "top_p": {"top_p": 0.5},
+    "top_k": {"top_k": 7},
+    "stop_sequences": {"stop_sequences": ["STOP-HERE"]},
+    "seed": {"seed": 4242},
+}
+
+
+def _settings_check(provider: Any, model: Any) -> Check:
+    """Each tool choice and sampling setting changes the body or is refused with an error naming it."""
+    transcript = next(t for t in fixtures.TRANSCRIPTS if t.tools)
+    base = fixtures.request_for(transcript, model, stream=False)
+    dropped = []
+    try:
+        baseline = _body_text(provider.encode(base))
+    except Exception as exc:  # the encode check reports it
+        return skipped("providers.settings", f"the base request did not encode ({type(exc).__name__})", provider.api)
+    for label, fields in SETTINGS.items():
+        if fields.get("tool_choice") == "<first tool>":
+            fields = {"tool_choice": transcript.tools[0].name}
+        (name,) = fields
+        request = dataclasses.replace(base, **fields)
+        try:
+            body = _body_text(provider.encode(request))
+        except Exception as exc:
+            if name not in str(exc):
+                dropped.append(f"{label} (refused, but the error does not name {name}: {exc})")
+            continue
+        if body == baseline:
+            dropped.append(label)
+    if not dropped:
+        return passed("providers.settings", "every tool choice and sampling setting is carried or refused by name",
+                      provider.api)
+    return warned("providers.settings", f"dropped without an error: {', '.join(dropped)}",
+                  "map each setting to the wire, or refuse it with agentkit.plugin_api.codec.refusal "
+                  "(codec.tool_choice and codec.sampling do both)", provider.api)
 
 
 def _wire_request_problem(wire: Any) -> str | None:
