@@ -96,6 +96,11 @@ def test_values_of_the_wrong_type_are_refused(fields):
         sampling(_request(**fields), rules)
 
 
+def test_no_stop_sequences_send_none():
+    rules = SamplingRules("any", {"stop_sequences": "stop"})
+    assert sampling(_request(stop_sequences=()), rules) == sampling(_request(stop_sequences=None), rules) == {}
+
+
 def test_top_k_and_seed_must_be_integers_and_top_k_is_at_least_one():
     rules = SamplingRules("any", {"top_k": "top_k", "seed": "seed"})
     assert sampling(_request(top_k=0, seed=-3), rules) == {"top_k": 1, "seed": -3}

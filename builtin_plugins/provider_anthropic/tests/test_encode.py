@@ -283,3 +283,21 @@ def test_stop_sequences_reach_every_model_and_seed_is_refused_naming_the_wire(ki
     assert body["stop_sequences"] == ["END"]
     with pytest.raises(ValueError, match=r"anthropic-messages \(anthropic-version 2026-10-21\) cannot express seed"):
         AnthropicMessages().encode(kit.request_for(model=row, seed=1))
+
+
+@pytest.mark.parametrize(("setting", "named"), [
+    ({"tool_choice": "required"}, "a forced tool_choice"), ({"tool_choice": "read"}, "a forced tool_choice"),
+    ({"top_k": 5}, "top_k"), ({"temperature": 0.5}, "temperature other than 1"), ({"top_p": 0.5}, "top_p below 0.95"),
+])
+def test_what_thinking_does_not_allow_is_refused_before_sending(kit, setting, named) -> None:
+    request = kit.request_for(model=kit.model_row("claude-haiku-4-5"), reasoning="low", tools=[_spec("read")],
+                              **setting)
+    with pytest.raises(ValueError, match=f"{named} with thinking on"):
+        AnthropicMessages().encode(request)
+
+
+def test_what_thinking_allows_is_sent(kit) -> None:
+    request = kit.request_for(model=kit.model_row("claude-haiku-4-5"), reasoning="low", tools=[_spec("read")],
+                              tool_choice="auto", temperature=1.0, top_p=0.97, stop_sequences=["END"])
+    body = _body(AnthropicMessages().encode(request))
+    assert (body["temperature"], body["top_p"], body["thinking"]["type"]) == (1.0, 0.97, "enabled")

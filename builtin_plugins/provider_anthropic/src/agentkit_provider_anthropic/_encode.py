@@ -18,7 +18,9 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
   ``top_k`` out of the request type: the catalog rows of the models that
   refuse them say so (``refused_settings``), and a request setting one for
   such a model fails naming it. The request option ``stop_sequences`` is
-  still read when the request sets none.
+  still read when the request sets none. With thinking on, the API refuses a
+  forced tool choice, ``top_k``, a temperature other than 1 and a ``top_p``
+  below 0.95: such a request is refused before sending.
 * The body is sent pre-serialized (JSON bytes, compact, UTF-8). Tool
   definitions are serialized once per :class:`ToolSpec` object (the host
   reuses them across turns) and the tool array once per list of them.
@@ -31,7 +33,14 @@ from functools import partial
 from typing import Any
 
 from agentkit.plugin_api import ProviderRequest, ToolSpec, WireRequest
-from agentkit.plugin_api.codec import IdentityCache, SamplingRules, dumps, sampling, tool_choice
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    SamplingRules,
+    dumps,
+    refusal,
+    sampling,
+    tool_choice,
+)
 
 from ._transcript import Transcript, Wire
 
@@ -100,6 +109,8 @@ class Encoder:
             request = dataclasses.replace(request, stop_sequences=options["stop_sequences"])
         fields.update(sampling(request, SAMPLING))
         fields.update(_reasoning(request, max_tokens))
+        if "thinking" in fields:
+            _check_thinking_compatible(fields)
         fields["stream"] = request.stream
         pieces = [b"{"]
         for key, value in fields.items():
@@ -156,6 +167,21 @@ def _tool_choice(request: ProviderRequest) -> Wire | None:
     if choice.mode == "tool":
         return {"type": "tool", "name": choice.name}
     return {"type": "any" if choice.mode == "required" else choice.mode}
+
+
+def _check_thinking_compatible(fields: Wire) -> None:
+    """Refuse what the API answers 400 to when thinking is on: a forced tool choice, ``top_k``, a
+    ``temperature`` other than 1 and a ``top_p`` below 0.95."""
+    forced = fields.get("tool_choice", {}).get("type") in ("any", "tool")
+    conflicts = [name for name, bad in (
+        ("a forced tool_choice", forced),
+        ("top_k", "top_k" in fields),
+        ("temperature other than 1", fields.get("temperature", 1) != 1),
+        ("top_p below 0.95", fields.get("top_p", 1) < 0.95),
+    ) if bad]
+    if conflicts:
+        raise refusal(SAMPLING.wire, f"{', '.join(conflicts)} with thinking on",
+                      "leave reasoning unset for this request, or drop those settings")
 
 
 def _reasoning(request: ProviderRequest, max_tokens: int) -> Wire:

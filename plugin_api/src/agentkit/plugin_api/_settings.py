@@ -148,6 +148,8 @@ def _checked(name: str, value: Any, rules: SamplingRules) -> Any:
 
 
 def _stop_sequences(value: Any) -> list[str]:
+    if value is None:
+        return []
     # A lone string is a sequence of characters: taking it as one would stop at any of its letters.
     if isinstance(value, str) or not all(isinstance(item, str) and item for item in value):
         raise UsageError(f"stop_sequences must be a list of non-empty texts, got {value!r}")
