@@ -245,14 +245,11 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _read_all(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    chunks, offset = [], 0
-    while offset < size:
-        chunk = os.pread(fd, size - offset, offset)
-        if not chunk:
-            break
+    """The whole file; appends with ``O_APPEND`` go to its end wherever this leaves the offset."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
-        offset += len(chunk)
     return b"".join(chunks)
 
 
