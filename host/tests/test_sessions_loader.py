@@ -217,3 +217,19 @@ def test_a_cut_just_before_the_newline_keeps_the_whole_last_entry(tmp_path: Path
     log = parse_log(data[:-1])
     assert [entry.raw for entry in log.entries] == lines(data)[1:]
     assert log.repairs == ["line 6: the last entry had no newline; added"]
+
+
+def test_an_unknown_entry_survives_appends_and_forks_unchanged(tmp_path: Path) -> None:
+    store, session, data = sample_log(tmp_path, messages=1)
+    parent = json.loads(lines(data)[-1])["id"]
+    future = b'{"id":"f1","parent_id":"%s","type":"from_the_future","timestamp":0,"n":1.0e3}' % parent.encode()
+    with store.path(session.id).open("ab") as file:
+        file.write(future + b"\n")
+    resumed = Session.open(session.id, JsonlSessionStore(tmp_path))
+    resumed.append_message(UserMessage.text("after it"))
+    forked = resumed.fork()
+    resumed.close()
+    forked.close()
+    for written in (store.path(session.id).read_bytes(), store.path(forked.id).read_bytes()):
+        assert future in lines(written)
+    assert [message.content[0].text for message in forked.messages()] == ["message 0", "after it"]

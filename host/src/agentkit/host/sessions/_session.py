@@ -108,7 +108,9 @@ class Session:
 
     def path(self, entry_id: str | None = _LEAF) -> list[Entry]:
         """The entries from the root to ``entry_id`` (default: the leaf), in order."""
-        return self._tree.path(self.leaf_id if entry_id is _LEAF else entry_id and self.entry(entry_id).id)
+        if entry_id is _LEAF:
+            return self._tree.path(self.leaf_id)
+        return self._tree.path(None if entry_id is None else self.entry(entry_id).id)
 
     def leaves(self) -> list[Entry]:
         """The entries no other entry continues: the ends of the branches, in the order written."""
