@@ -101,3 +101,27 @@ def test_show_reports_what_loading_repaired(agentkit: Any, tmp_path: Path, data:
     shown = agentkit("sessions", "show", sid, env=data)
     assert shown.returncode == 0
     assert "repaired: line 5: a truncated last line" in shown.stderr
+
+
+def test_a_run_killed_mid_response_resumes_in_another_process_with_what_was_written(
+        agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    hanging = tmp_path / "hang.json"
+    hanging.write_text(json.dumps([{"content": [{"type": "text", "text": "thinking it over"}], "hang": True}]))
+    process = agentkit.start("run", "First question", "--root", str(tmp_path), "--model", "faux/scripted",
+                             "--script", str(hanging), "--session", "new", env=data)
+    sessions = tmp_path / "data" / "sessions"
+    try:
+        assert process.stdout is not None
+        process.stdout.read(len("thinking it over"))  # the response is streaming: the request went out
+        logs = list(sessions.glob("*.jsonl"))
+        assert len(logs) == 1
+    finally:
+        process.kill()  # SIGKILL: no cleanup of any kind
+        process.wait(timeout=60)
+
+    resumed = run(agentkit, tmp_path, data, "Second question", "--resume", answer="answered")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout == "answered\n"
+    entries = json.loads(agentkit("sessions", "show", logs[0].stem, "--json", env=data).stdout)["entries"]
+    said = [entry["message"]["content"][0]["text"] for entry in entries if entry["type"] == "message"]
+    assert said == ["First question", "Second question", "answered"]
