@@ -112,6 +112,11 @@ def test_a_log_without_a_header_is_refused_with_the_loaders_error(data: bytes) -
 
 # -- fuzzing -------------------------------------------------------------------------
 
+#: No deadline and no speed checks: a loaded machine must not fail a property that holds.
+FUZZ: dict = {"deadline": None, "suppress_health_check": [
+    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
+    HealthCheck.function_scoped_fixture]}
+
 any_text = st.text(st.characters(codec="utf-8"), max_size=40)
 numbers = st.floats(allow_nan=False, allow_infinity=False, width=64)
 blocks = st.one_of(
@@ -141,7 +146,7 @@ def written_log(directory: Path, conversation: list) -> bytes:
     return store.path(session.id).read_bytes()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, **FUZZ)
 @given(conversation=st.lists(messages, min_size=1, max_size=6))
 def test_every_valid_log_round_trips_byte_for_byte(tmp_path_factory: pytest.TempPathFactory, conversation: list) -> None:
     data = written_log(tmp_path_factory.mktemp("log"), conversation)
@@ -176,7 +181,7 @@ operations = st.lists(st.tuples(st.sampled_from(["truncate", "flip", "insert", "
                       min_size=1, max_size=4)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, **FUZZ)
 @given(conversation=st.lists(messages, min_size=1, max_size=4), mutations=operations)
 def test_a_mutated_log_loads_or_raises_only_the_loaders_error(tmp_path_factory: pytest.TempPathFactory,
                                                               conversation: list, mutations: list) -> None:
@@ -196,7 +201,7 @@ def test_a_mutated_log_loads_or_raises_only_the_loaders_error(tmp_path_factory: 
                for repair in again.repairs)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, **FUZZ)
 @given(conversation=st.lists(messages, min_size=1, max_size=4), cut=st.integers(0, 10**6))
 def test_a_log_cut_anywhere_keeps_every_entry_written_before_the_cut(tmp_path_factory: pytest.TempPathFactory,
                                                                      conversation: list, cut: int) -> None:
@@ -233,3 +238,30 @@ def test_an_unknown_entry_survives_appends_and_forks_unchanged(tmp_path: Path) -
     for written in (store.path(session.id).read_bytes(), store.path(forked.id).read_bytes()):
         assert future in lines(written)
     assert [message.content[0].text for message in forked.messages()] == ["message 0", "after it"]
+
+
+number_tokens = st.from_regex(r"-?(0|[1-9][0-9]{0,15})(\.[0-9]{1,12})?([eE][+-]?[0-9]{1,3})?", fullmatch=True)
+json_texts = st.recursive(
+    number_tokens | st.sampled_from(["true", "false", "null"]) | any_text.map(json.dumps),
+    lambda inner: st.lists(inner, max_size=3).map(lambda items: "[" + " , ".join(items) + "]")
+    | st.dictionaries(any_text, inner, max_size=3).map(
+        lambda items: "{" + ",".join(f"{json.dumps(key)}: {value}" for key, value in items.items()) + "}"),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=80, **FUZZ)
+@given(stamps=st.lists(number_tokens, min_size=1, max_size=5), payloads=st.lists(json_texts, min_size=5, max_size=5))
+def test_a_valid_log_written_by_anyone_round_trips_byte_for_byte(stamps: list[str], payloads: list[str]) -> None:
+    """Spacing, key order and number spellings (``1.50e+3``) are another writer's: they are kept as they are."""
+    rows = [b'{"type": "session", "version": 1, "id": "s", "timestamp": "t", "cwd": "/"}']
+    parent = "null"
+    for number, (stamp, payload) in enumerate(zip(stamps, payloads, strict=False)):
+        kind = "custom" if number % 2 else "someone_elses_type"
+        rows.append(f'{{"type":"{kind}", "id":"e{number}","parent_id":{parent},"timestamp":{stamp},'
+                    f'"custom_type":"x","data":{payload}}}'.encode())
+        parent = f'"e{number}"'
+    data = b"\n".join(rows) + b"\n"
+    log = parse_log(data)
+    assert len(log.entries) == len(stamps)
+    assert log.to_bytes() == data
