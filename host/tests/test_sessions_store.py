@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import stat
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -130,3 +132,34 @@ def test_an_agent_writes_to_any_store_that_implements_the_seam() -> None:
                     session=Session.open(agent.session_id, store))
     assert [message.role for message in resumed.history] == ["user", "assistant"]
     assert resumed.run_sync("more").text == "again"
+
+
+def test_writers_racing_on_one_leaf_lose_nothing_and_never_fork_it(tmp_path: Path) -> None:
+    """Each writer reloads and retries on a conflict: every append lands, each on the leaf the winner left."""
+    first = Session.new(JsonlSessionStore(tmp_path), cwd=tmp_path)
+    first.append_message(UserMessage.text("start"))
+    first.close()
+    conflicts: list[str] = []
+
+    def writer(name: str) -> None:
+        done = 0
+        while done < 40:
+            session = Session.open(first.id, JsonlSessionStore(tmp_path))
+            try:
+                session.append_message(UserMessage.text(f"{name} {done}"))
+                done += 1
+            except SessionConflict as exc:
+                conflicts.append(str(exc))
+            finally:
+                session.close()
+
+    threads = [threading.Thread(target=writer, args=(name,)) for name in ("a", "b", "c")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    entries = Session.open(first.id, JsonlSessionStore(tmp_path)).entries
+    texts = [entry.message.content[0].text for entry in entries]
+    assert sorted(texts[1:]) == sorted(f"{name} {n}" for name in "abc" for n in range(40))
+    assert all(entry.parent_id == before.id for before, entry in itertools.pairwise(entries))
