@@ -43,6 +43,10 @@ def test_a_run_continues_a_session_by_id_and_the_latest_by_resume(agentkit: Any,
     assert third.returncode == 0, third.stderr
     assert session_id(second.stderr) == session_id(third.stderr) == sid
 
+    dry = run(agentkit, tmp_path, data, "Say four", "--resume", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert len(json.loads(dry.stdout)["body"]["messages"]) == 7  # the session's six, and the new task
+
     shown = agentkit("sessions", "show", sid, "--json", env=data)
     assert shown.returncode == 0, shown.stderr
     entries = json.loads(shown.stdout)["entries"]

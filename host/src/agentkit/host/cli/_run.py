@@ -203,10 +203,8 @@ def _session(args: argparse.Namespace, root: Path) -> Session | None:
     """The session the run is written to: a new one, a stored one, the latest one, or none."""
     if args.resume and args.session is not None:
         raise UsageError("--resume continues the latest session and --session names one: pass one of them")
-    if args.dry_run:
-        return _open(args.session) if args.session not in (None, "new") else None
-    if args.session == "new":
-        return Session.new(cwd=root.resolve())
+    if args.session == "new":  # a dry run writes nothing: it shows the request a new session would send
+        return None if args.dry_run else Session.new(cwd=root.resolve())
     if args.session is not None:
         return _open(args.session)
     if args.resume:
