@@ -78,6 +78,8 @@ from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError
 from .runtime import Pricing, ProviderRuntime, http_timeouts
+from .sessions._recorder import RunLog
+from .sessions._session import Session
 from .skills import SkillSet, load_skills, read_tool, render_skills_block
 
 Prompt = str | Message | Sequence[TextBlock | ImageBlock]
@@ -108,9 +110,15 @@ class Agent:
     that the new model's wire accepts (failed turns left out, foreign
     thinking and tool-call ids adapted, every call answered), and the history
     itself is never changed.
+
+    With a ``session`` (:class:`~agentkit.host.sessions.Session`), the
+    history starts as the session's current branch and every run is written
+    to it as it happens (see ``docs/sessions.md``); ``session_id`` is the
+    session's id.
     """
 
-    def __init__(self, config: AgentConfig, host: PluginHost | None = None) -> None:
+    def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
+                 session: Session | None = None) -> None:
         check_limits(config)
         self.config = config
         self.host = host if host is not None else PluginHost.discover()
@@ -130,10 +138,12 @@ class Agent:
         self._context_text = [render_context_file(item) for item in self.context_files]  # fixed for the session
         self._require_authorization()
         self._warn_about_skills()
-        self.history: list[Message] = []
+        #: The session each run is written to, if any.
+        self.session = session
+        self.history: list[Message] = session.messages() if session is not None else []
         #: The skills activated in this session, in order (the audit of which instructions the model loaded).
         self.active_skills: list[str] = []
-        self.session_id = config.session_id or uuid.uuid4().hex
+        self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
         self.stats = AgentStats()
         self.runtime = ProviderRuntime(
             transport=config.transport, retry=config.retry, credential_store=config.credential_store,
@@ -419,6 +429,7 @@ class Agent:
         session = SessionInfo(self.session_id, self.model.key, self.root)
         state = RunState()
         batch: ToolBatch | None = None
+        log: RunLog | None = None
         cancelled = failed = False
         timer = None
         loop = asyncio.get_running_loop()
@@ -434,6 +445,8 @@ class Agent:
         def append(message: Message) -> None:
             self.history.append(message)
             state.added.append(message)
+            if log is not None:
+                log.record(message)
 
         try:
             if self.config.run_timeout is not None:
@@ -442,6 +455,7 @@ class Agent:
                     f"the run took longer than run_timeout={self.config.run_timeout}s",
                 )
             await self._hook(hooks, stop, "agentkit_session_start", session=session)
+            log = RunLog.start(self.session, self.model.key, self.config.reasoning, stop)
             for message in new:
                 append(message)
             emit(AgentStart(list(new)))
@@ -459,7 +473,7 @@ class Agent:
                 max_result_chars=self.config.max_tool_result_chars,
                 hook_callers=self.host.hook_callers,
             )
-            await self._turns(state, batch, hooks, stop, emit, append)
+            await self._turns(state, batch, hooks, stop, emit, append, log)
         except asyncio.CancelledError:
             cancelled = True
             state.outcome, state.error = Outcome.CANCELLED, "the run's task was cancelled"
@@ -477,6 +491,8 @@ class Agent:
             if failed:
                 append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
                                         model=self.model.id, error_message=state.error))
+            if log is not None:
+                log.end(state)
             # Its own task, waited for through further cancellations: the hook is
             # bounded by its deadline and the stop budget, and reports the end
             # before agent_end does, never after the run has returned.
@@ -496,9 +512,11 @@ class Agent:
             raise asyncio.CancelledError
 
     async def _turns(self, state: RunState, batch: ToolBatch, hooks: HookRunner, stop: RunStop,
-                     emit: Any, append: Any) -> None:
+                     emit: Any, append: Any, log: RunLog | None = None) -> None:
         """The turns of one run; the outcome is left in ``state``."""
         while True:
+            if log is not None:
+                log.before_request()
             if stop.requested:
                 self._end_stopped(state, stop, append)
                 return

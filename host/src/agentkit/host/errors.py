@@ -7,7 +7,11 @@
     │   ├── ConfigError                an AgentConfig or environment setting is wrong
     │   │   └── SkillConflictError     a skill's tool takes a name the agent already has
     │   ├── ModelNotFound              no installed provider serves the model
-    │   └── AgentBusy                  run/stream called while a run is in progress
+    │   ├── AgentBusy                  run/stream called while a run is in progress
+    │   └── SessionNotFound            no stored session has that id
+    ├── SessionError                   a session log could not be read or written
+    │   ├── SessionLoadError           the bytes are not a session log at all (no header)
+    │   └── SessionConflict            another writer appended first, or holds the session
     ├── PluginError                    a plugin broke its contract (plugin, hook)
     └── ProviderError                  a provider or the transport failed
 
@@ -36,6 +40,23 @@ class AgentBusy(UsageError):
     """``run`` or ``stream`` was called while the agent was already running."""
 
 
+class SessionNotFound(UsageError):
+    """No stored session has the id (or id prefix) asked for."""
+
+
+class SessionError(AgentkitError):
+    """A session log could not be read or written."""
+
+
+class SessionLoadError(SessionError):
+    """The bytes are not a session log: no readable header line. Damage after the header is repaired, never raised."""
+
+
+class SessionConflict(SessionError):
+    """An append expected another last entry: a second writer appended first (retry from the new last entry),
+    or holds the session open for writing."""
+
+
 __all__ = [
     "AgentBusy",
     "AgentkitError",
@@ -43,6 +64,10 @@ __all__ = [
     "ModelNotFound",
     "PluginError",
     "ProviderError",
+    "SessionConflict",
+    "SessionError",
+    "SessionLoadError",
+    "SessionNotFound",
     "SkillConflictError",
     "UsageError",
 ]

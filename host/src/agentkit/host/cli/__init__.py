@@ -14,9 +14,18 @@ from typing import NoReturn
 
 from agentkit.plugin_api.errors import UsageError
 
-from . import _demo, _new_plugin, _plugins_cmd, _run, _skills_cmd, _tools_cmd, _validate
+from . import (
+    _demo,
+    _new_plugin,
+    _plugins_cmd,
+    _run,
+    _sessions_cmd,
+    _skills_cmd,
+    _tools_cmd,
+    _validate,
+)
 
-COMMANDS = (_plugins_cmd, _tools_cmd, _skills_cmd, _validate, _new_plugin, _demo, _run)
+COMMANDS = (_plugins_cmd, _tools_cmd, _skills_cmd, _validate, _new_plugin, _demo, _run, _sessions_cmd)
 
 
 class _Parser(argparse.ArgumentParser):

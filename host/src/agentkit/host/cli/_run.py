@@ -2,7 +2,10 @@
 
 The answer's text is written to stdout as it streams; tool calls and notes go
 to stderr, one line each. ``--json`` writes every event as one JSON line
-instead (the ``agentkit.event/v2`` schema). ``--dry-run`` prints the request
+instead (the ``agentkit.event/v2`` schema). ``--session new`` writes the run to a new
+session, ``--session ID`` continues a stored one (``--model`` defaults to the
+model it last ran with), ``--resume`` continues the one written to last; the
+session's id is printed to stderr at the end. ``--dry-run`` prints the request
 the first turn would send (method, URL, headers with credentials redacted,
 body as sent, the assembled system prompt included) and sends nothing.
 
@@ -59,6 +62,8 @@ from .._interrupt import run_interruptibly
 from .._plugins import PluginHost
 from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
 from .._request import build_request
+from ..errors import SessionLoadError
+from ..sessions import Session
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,7 +74,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(error, aborted, max_turns, ...), 2 usage or configuration error.",
     )
     parser.add_argument("task", help="what the agent should do")
-    parser.add_argument("--model", required=True, help="vendor/model, e.g. anthropic/claude-sonnet-4-6")
+    parser.add_argument("--model", default=None,
+                        help="vendor/model, e.g. anthropic/claude-sonnet-4-6 (continuing a session: its model)")
+    parser.add_argument("--session", default=None, metavar="ID|new",
+                        help="write the run to a new session ('new'), or continue the stored session ID")
+    parser.add_argument("--resume", action="store_true", help="continue the session written to last")
     parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
     parser.add_argument("--max-turns", type=int, default=50, help="stop after this many turns (default: 50)")
     parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
@@ -135,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root!r} is not a directory")
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    session = _session(args, root)
+    if session is not None and session.model is not None and args.model is None:
+        args.model = session.model
+    if args.model is None:
+        raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
     host = PluginHost.discover()
     model = host.resolve_model(args.model)  # ModelNotFound is a usage error: exit 2
     provider = host.providers.get(model.api)
@@ -160,7 +174,10 @@ def run(args: argparse.Namespace) -> int:
         max_turns=args.max_turns, max_tokens=args.max_tokens, transport=transport,
         trust_project=args.trust_project,
     )
-    agent = Agent(config, host=host)  # a ConfigError is a usage error: exit 2
+    if session is not None:
+        config = session.config_for(config)
+        config.model = args.model  # the one asked for, or the session's
+    agent = Agent(config, host=host, session=session)  # a ConfigError is a usage error: exit 2
     for problem in agent.skills.problems:
         print(f"note: {problem}", file=sys.stderr)
 
@@ -172,13 +189,49 @@ def run(args: argparse.Namespace) -> int:
         interrupted.set()
         agent.abort()
 
-    code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout, interrupted=interrupted),
-                                on_interrupt, exiting=True)
+    try:
+        code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout,
+                                            interrupted=interrupted), on_interrupt, exiting=True)
+    finally:
+        if session is not None:
+            session.close()
+            print(f"session: {session.id} (continue it with --session {session.id})", file=sys.stderr)
     return code
 
 
+def _session(args: argparse.Namespace, root: Path) -> Session | None:
+    """The session the run is written to: a new one, a stored one, the latest one, or none."""
+    if args.resume and args.session is not None:
+        raise UsageError("--resume continues the latest session and --session names one: pass one of them")
+    if args.session == "new":  # a dry run writes nothing: it shows the request a new session would send
+        return None if args.dry_run else Session.new(cwd=root.resolve())
+    if args.session is not None:
+        return _open(args.session)
+    if args.resume:
+        latest = Session.most_recent()
+        if latest is None:
+            raise UsageError("there is no session to resume; start one with --session new")
+        _report(latest)
+        return latest
+    return None
+
+
+def _open(session_id: str) -> Session:
+    try:
+        session = Session.open(session_id)
+    except SessionLoadError as exc:
+        raise UsageError(str(exc)) from None
+    _report(session)
+    return session
+
+
+def _report(session: Session) -> None:
+    for repair in session.repairs:
+        print(f"note: session {session.id} repaired: {repair}", file=sys.stderr)
+
+
 def _dry_run(agent: Agent, task: str) -> int:
-    request = build_request(agent, [UserMessage.text(task)])
+    request = build_request(agent, [*agent.history, UserMessage.text(task)])
     prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
     try:
         body: Any = json.loads(prepared.body_bytes) if prepared.body_bytes else None

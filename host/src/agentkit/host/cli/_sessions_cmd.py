@@ -1,0 +1,179 @@
+"""``agentkit sessions list|show|fork|export``: the sessions kept in the data directory.
+
+Sessions live in ``sessions/`` under ``$AGENTKIT_DATA_DIR`` (else the
+platform's user data directory). An id may be shortened to any unique
+prefix. ``show`` renders the current branch of a session for reading (control
+characters of model and tool text removed), ``--json`` gives every entry as
+stored. What loading repaired is printed to stderr, one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from typing import Any
+
+from agentkit.plugin_api.errors import UsageError
+
+from ..errors import SessionLoadError
+from ..sessions import JsonlSessionStore, LoadedLog, Session
+from ..sessions._entries import Entry
+from ._text import printable
+
+#: How much of one message ``show`` prints before it cuts the rest.
+_SHOWN_CHARS = 2000
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sessions = commands.add_parser("sessions", help="list, show, fork and export stored sessions")
+    actions = sessions.add_subparsers(dest="action", metavar="ACTION", parser_class=type(sessions))
+    listing = actions.add_parser("list", help="list the stored sessions, the most recent first")
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    show = actions.add_parser("show", help="show a session's current branch")
+    show.add_argument("id", help="the session's id, or a unique prefix of it")
+    show.add_argument("--json", action="store_true", help="print the header, the repairs and every entry as JSON")
+    fork = actions.add_parser("fork", help="copy a session's branch into a new session; prints the new id")
+    fork.add_argument("id", help="the session's id, or a unique prefix of it")
+    fork.add_argument("--entry", default=None, help="fork at this entry (default: the current leaf)")
+    export = actions.add_parser("export", help="write a session's log (repaired) as JSON Lines")
+    export.add_argument("id", help="the session's id, or a unique prefix of it")
+    export.add_argument("--output", "-o", default=None, help="a file to write (default: stdout)")
+    listing.set_defaults(handler=list_sessions)
+    show.set_defaults(handler=show_session)
+    fork.set_defaults(handler=fork_session)
+    export.set_defaults(handler=export_session)
+    sessions.set_defaults(handler=lambda args: sessions.error(
+        "say what to do: 'agentkit sessions list', 'show ID', 'fork ID' or 'export ID'"))
+
+
+def open_session(session_id: str, store: JsonlSessionStore | None = None) -> Session:
+    """A stored session, its repairs reported on stderr; a file that is no session log is a clear error."""
+    store = store if store is not None else JsonlSessionStore()
+    try:
+        session = Session.open(session_id, store)
+    except SessionLoadError as exc:  # the id named a file that is no session log
+        raise UsageError(str(exc)) from None
+    for repair in session.repairs:
+        print(f"note: session {session.id} repaired: {repair}", file=sys.stderr)
+    return session
+
+
+def list_sessions(args: argparse.Namespace) -> int:
+    store = JsonlSessionStore()
+    rows = sorted(store.list_sessions(), key=lambda item: (item.updated, item.started, item.id), reverse=True)
+    if args.json:
+        print(json.dumps([{"id": row.id, "started": row.started, "updated": _when(row.updated), "cwd": row.cwd,
+                           "location": row.location} for row in rows], indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        print(f"no sessions in {store.directory}; start one with 'agentkit run --session new ...'", file=sys.stderr)
+        return 0
+    for row in rows:
+        print(f"{row.id}  {_when(row.updated)}  {printable(row.cwd)}")
+    return 0
+
+
+def show_session(args: argparse.Namespace) -> int:
+    session = open_session(args.id)
+    if args.json:
+        print(json.dumps({
+            "header": json.loads(session.header.raw),
+            "repairs": session.repairs,
+            "leaf_id": session.leaf_id,
+            "leaves": [leaf.id for leaf in session.leaves()],
+            "entries": [entry.data for entry in session.entries],
+        }, indent=2, ensure_ascii=False))
+        return 0
+    header = session.header
+    print(f"session {header.id}  started {header.timestamp}  in {printable(header.cwd)}")
+    if header.parent_session:
+        print(f"forked from {header.parent_session}")
+    for entry in session.path():
+        for line in _render(entry):
+            print(line)
+    others = [leaf.id for leaf in session.leaves() if leaf.id != session.leaf_id]
+    if others:
+        print(f"other branches end at: {', '.join(others)} (see 'agentkit sessions fork {header.id} --entry ID')")
+    return 0
+
+
+def fork_session(args: argparse.Namespace) -> int:
+    session = open_session(args.id)
+    try:
+        forked = session.fork(args.entry) if args.entry is not None else session.fork()
+    except KeyError as exc:
+        raise UsageError(f"--entry: {exc.args[0]}") from None
+    forked.close()
+    print(forked.id)
+    return 0
+
+
+def export_session(args: argparse.Namespace) -> int:
+    session = open_session(args.id)
+    data = LoadedLog(session.header, session.entries).to_bytes()
+    if args.output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:  # the user's alone, as the session itself
+        try:
+            fd = os.open(args.output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except OSError as exc:
+            raise UsageError(f"--output {args.output}: {exc.strerror}") from None
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+    return 0
+
+
+def _render(entry: Entry) -> list[str]:
+    """The lines ``show`` prints for one entry."""
+    tag = entry.id[:8]
+    if entry.damaged or not entry.known:
+        return [f"{tag} [{printable(entry.type)}] (kept as stored, not shown to the model)"]
+    if entry.type == "model_change":
+        return [f"{tag} [model] {printable(entry.data['model'])}"]
+    if entry.type == "thinking_level_change":
+        return [f"{tag} [thinking] {entry.data['thinking_level'] or 'default'}"]
+    if entry.type == "branch_summary":
+        return [f"{tag} [branch] came back from {entry.data['from_id'] or 'the root'}"
+                + (f": {_cut(entry.data['summary'])}" if entry.data["summary"] else "")]
+    if entry.type == "compaction":
+        return [f"{tag} [compaction] {_cut(entry.data['summary'])}"]
+    if entry.type == "custom":
+        return [f"{tag} [custom {printable(entry.data['custom_type'])}]"]
+    return _render_message(tag, entry.message.to_dict() if entry.message is not None else {})
+
+
+def _render_message(tag: str, message: dict[str, Any]) -> list[str]:
+    role = message.get("role", "?")
+    if role == "tool_result":
+        role = f"{'tool error' if message.get('is_error') else 'tool result'} {message.get('tool_name', '')}"
+    lines = [f"{tag} [{printable(role)}]"]
+    for block in message.get("content", []):
+        kind = block.get("type")
+        if kind == "text":
+            lines.append(_indent(_cut(block["text"])))
+        elif kind == "thinking":
+            lines.append(_indent("(thinking) " + _cut(block["thinking"])))
+        elif kind == "tool_use":
+            lines.append(_indent(f"-> {block['name']} {_cut(block['arguments'])}"))
+        elif kind == "image":
+            lines.append(_indent(f"(image {block.get('mime_type', '')})"))
+    if message.get("error_message"):
+        lines.append(_indent(f"({message.get('stop_reason')}: {_cut(message['error_message'])})"))
+    return lines
+
+
+def _cut(text: str) -> str:
+    text = printable(text)
+    return text if len(text) <= _SHOWN_CHARS else f"{text[:_SHOWN_CHARS]}... ({len(text) - _SHOWN_CHARS} more characters)"
+
+
+def _indent(text: str) -> str:
+    return "    " + text.replace("\n", "\n    ")
+
+
+def _when(epoch: float) -> str:
+    return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,0 +1,51 @@
+"""Sessions: an agent's history as an append-only log that survives the process.
+
+See ``docs/sessions.md``. A :class:`Session` lives in a :class:`SessionStore`
+(the default, :class:`JsonlSessionStore`, keeps one JSON Lines file per
+session in the data directory); give it to an :class:`~agentkit.host.Agent`
+and each run is written as it happens.
+"""
+
+from ._entries import (
+    BRANCH_SUMMARY,
+    COMPACTION,
+    CUSTOM,
+    ENTRY_TYPES,
+    MESSAGE,
+    MODEL_CHANGE,
+    SESSION_VERSION,
+    THINKING_LEVEL_CHANGE,
+    Entry,
+    SessionHeader,
+)
+from ._loader import LoadedLog, parse_log
+from ._paths import DATA_DIR_ENV, data_dir
+from ._session import Session, find_session
+from ._store import Durability, JsonlSessionStore, SessionListing, SessionStore
+from ._tree import BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, Resume
+
+__all__ = [
+    "BRANCH_SUMMARY",
+    "BRANCH_SUMMARY_PREFIX",
+    "BRANCH_SUMMARY_SUFFIX",
+    "COMPACTION",
+    "CUSTOM",
+    "DATA_DIR_ENV",
+    "ENTRY_TYPES",
+    "MESSAGE",
+    "MODEL_CHANGE",
+    "SESSION_VERSION",
+    "THINKING_LEVEL_CHANGE",
+    "Durability",
+    "Entry",
+    "JsonlSessionStore",
+    "LoadedLog",
+    "Resume",
+    "Session",
+    "SessionHeader",
+    "SessionListing",
+    "SessionStore",
+    "data_dir",
+    "find_session",
+    "parse_log",
+]

@@ -1,0 +1,167 @@
+"""Reading a session log back: repair what is damaged, say what was repaired, refuse only a log with no header.
+
+A log is written as the run happens, so a crash or a full disk can leave it
+damaged. The loader never gives up on the entries it can read:
+
+* a last line cut short (no newline, not JSON) is dropped: a write torn by a crash;
+* a line in the middle that is not an entry is skipped, and when a torn write
+  was glued to the next entry's line, that entry is recovered: a torn write
+  never swallows the next entry;
+* an entry of a type this version does not know is kept verbatim, written back
+  unchanged, and left out of the conversation; so is a known entry whose
+  payload cannot be read;
+* an entry whose parent is missing (the parent's line was lost) is re-parented
+  to the last entry before it, the nearest ancestor left;
+* a repeated entry id keeps its first entry.
+
+Each repair is one line of :attr:`LoadedLog.repairs`. A log that needs none is
+written back (:meth:`LoadedLog.to_bytes`) byte for byte as it was read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import SessionLoadError
+from ._entries import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader, read_payload, reparented
+
+#: How a line written by agentkit begins: a torn line is searched for it.
+_ENTRY_START = b'{"id":'
+
+
+@dataclass
+class LoadedLog:
+    """A parsed session log: its header, its entries in file order, and the repairs made on the way."""
+
+    header: SessionHeader
+    entries: list[Entry] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+
+    def to_bytes(self) -> bytes:
+        """The log as lines: what was read, less what the repairs dropped."""
+        return b"".join(line + b"\n" for line in (self.header.raw, *(entry.raw for entry in self.entries)))
+
+
+def parse_log(data: bytes, name: str = "session log") -> LoadedLog:
+    """Parse and repair the bytes of a session log.
+
+    :param name: how reports name the log (its path).
+    :raises SessionLoadError: the first line is not a session header; nothing else raises.
+    """
+    lines = data.split(b"\n")
+    ends_cleanly = lines[-1] == b""
+    if ends_cleanly:
+        lines.pop()
+    if not lines:
+        raise SessionLoadError(f"{name} is empty: it is not a session log")
+    header = _header(lines[0], name)
+    log = LoadedLog(header)
+    if len(lines) == 1 and not ends_cleanly:
+        log.repairs.append("line 1: the header had no newline; added")
+    seen: set[str] = set()
+    for number, line in enumerate(lines[1:], start=2):
+        last_unterminated = number == len(lines) and not ends_cleanly
+        entry, problem = _entry(line)
+        if entry is None and not last_unterminated:
+            entry, problem = _salvage(line, problem)
+        if entry is None:
+            if last_unterminated:
+                log.repairs.append(f"line {number}: a truncated last line ({len(line)} bytes) was dropped")
+            else:
+                log.repairs.append(f"line {number}: {problem}; skipped")
+            continue
+        if problem:
+            log.repairs.append(f"line {number}: {problem}")
+        elif last_unterminated:
+            log.repairs.append(f"line {number}: the last entry had no newline; added")
+        if entry.id in seen:
+            log.repairs.append(f"line {number}: entry {entry.id} repeats an earlier id; skipped")
+            continue
+        if entry.parent_id is not None and entry.parent_id not in seen:
+            nearest = log.entries[-1].id if log.entries else None
+            log.repairs.append(f"line {number}: entry {entry.id} names a missing parent {entry.parent_id}; "
+                               f"re-parented to {nearest or 'the root'}")
+            entry = reparented(entry, nearest)
+        entry, unreadable = _with_payload(entry)
+        if unreadable:
+            log.repairs.append(f"line {number}: entry {entry.id} ({entry.type}): {unreadable}; "
+                               "kept as it is, left out of the conversation")
+        elif not entry.known:
+            log.repairs.append(f"line {number}: entry {entry.id} has a type this version does not know "
+                               f"({entry.type!r}); kept as it is")
+        seen.add(entry.id)
+        log.entries.append(entry)
+    return log
+
+
+def _decode(line: bytes) -> Any:
+    """The JSON value of a line, or ``None`` when it is not one."""
+    try:
+        return json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
+def _header(line: bytes, name: str) -> SessionHeader:
+    data = _decode(line)
+    if not isinstance(data, dict) or data.get("type") != "session" or not _is_id(data.get("id")):
+        raise SessionLoadError(f"{name} is not a session log: its first line is not a session header")
+    version = data.get("version")
+    parent = data.get("parent_session")
+    return SessionHeader(
+        data["id"], _text(data.get("timestamp")), _text(data.get("cwd")),
+        version if isinstance(version, int) and not isinstance(version, bool) else SESSION_VERSION,
+        parent if isinstance(parent, str) else None, line,
+    )
+
+
+def _entry(line: bytes) -> tuple[Entry | None, str]:
+    """The entry a line holds, or ``None`` and what is wrong with it."""
+    if not line.strip():
+        return None, "a blank line"
+    data = _decode(line)
+    if data is None:
+        return None, "not JSON (a torn write?)"
+    if not isinstance(data, dict) or not _is_id(data.get("id")) or not isinstance(data.get("type"), str):
+        return None, "not an entry (it needs a string id and type)"
+    if data["type"] == "session":
+        return None, "a second session header"
+    parent = data.get("parent_id")
+    if parent is not None and not _is_id(parent):
+        return None, "not an entry (its parent_id is neither a string id nor null)"
+    return Entry(data["id"], parent, data["type"], data.get("timestamp"), data, line), ""
+
+
+def _salvage(line: bytes, problem: str) -> tuple[Entry | None, str]:
+    """An entry glued after the bytes of a torn write, if the line holds one."""
+    start = line.find(_ENTRY_START, 1)
+    while start != -1:
+        entry, _ = _entry(line[start:])
+        if entry is not None:
+            return entry, f"{start} bytes of a torn write before entry {entry.id}; dropped, the entry kept"
+        start = line.find(_ENTRY_START, start + 1)
+    return None, problem
+
+
+def _with_payload(entry: Entry) -> tuple[Entry, str]:
+    """The entry with its message decoded; or why its known payload cannot be read."""
+    if entry.type not in ENTRY_TYPES:
+        return entry, ""
+    try:
+        message = read_payload(entry.type, entry.data)
+    except ValueError as exc:
+        return Entry(entry.id, entry.parent_id, entry.type, entry.timestamp, entry.data, entry.raw, None, True), str(exc)
+    if message is None:
+        return entry, ""
+    # Built directly: dataclasses.replace costs as much as the JSON decoding of the line.
+    return Entry(entry.id, entry.parent_id, entry.type, entry.timestamp, entry.data, entry.raw, message), ""
+
+
+def _is_id(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""

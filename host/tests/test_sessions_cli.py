@@ -1,0 +1,131 @@
+"""``agentkit sessions list|show|fork|export`` and ``agentkit run --session/--resume``, run as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> dict[str, str]:
+    """An environment whose data directory is the test's own."""
+    return {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
+
+
+def script(tmp_path: Path, *answers: str, name: str = "turns.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]} for answer in answers]))
+    return str(path)
+
+
+def run(agentkit: Any, tmp_path: Path, env: dict[str, str], task: str, *args: str, answer: str = "ok") -> Any:
+    return agentkit("run", task, "--root", str(tmp_path), "--script", script(tmp_path, answer), *args, env=env)
+
+
+def session_id(stderr: str) -> str:
+    line = next(line for line in stderr.splitlines() if line.startswith("session: "))
+    return line.split()[1]
+
+
+def test_a_run_continues_a_session_by_id_and_the_latest_by_resume(agentkit: Any, tmp_path: Path,
+                                                                  data: dict[str, str]) -> None:
+    first = run(agentkit, tmp_path, data, "Say one", "--model", "faux/scripted", "--session", "new", answer="one")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "one\n"
+    sid = session_id(first.stderr)
+
+    second = run(agentkit, tmp_path, data, "Say two", "--session", sid[:8], answer="two")  # the model is the session's
+    assert second.returncode == 0, second.stderr
+    third = run(agentkit, tmp_path, data, "Say three", "--resume", answer="three")
+    assert third.returncode == 0, third.stderr
+    assert session_id(second.stderr) == session_id(third.stderr) == sid
+
+    dry = run(agentkit, tmp_path, data, "Say four", "--resume", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert len(json.loads(dry.stdout)["body"]["messages"]) == 7  # the session's six, and the new task
+
+    shown = agentkit("sessions", "show", sid, "--json", env=data)
+    assert shown.returncode == 0, shown.stderr
+    entries = json.loads(shown.stdout)["entries"]
+    said = [block["text"] for entry in entries if entry["type"] == "message"
+            for block in entry["message"]["content"]]
+    assert said == ["Say one", "one", "Say two", "two", "Say three", "three"]
+
+
+def test_list_show_fork_and_export(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    older = session_id(run(agentkit, tmp_path, data, "First task", "--model", "faux/scripted", "--session", "new").stderr)
+    newer = session_id(run(agentkit, tmp_path, data, "Second\x1b[31m task", "--model", "faux/scripted",
+                           "--session", "new", answer="Done \x1b]0;title\x07here").stderr)
+
+    listed = agentkit("sessions", "list", env=data)
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == [newer, older]
+    assert [row["id"] for row in json.loads(agentkit("sessions", "list", "--json", env=data).stdout)] == [newer, older]
+
+    shown = agentkit("sessions", "show", newer[:6], env=data)
+    assert shown.returncode == 0, shown.stderr
+    assert f"session {newer}" in shown.stdout
+    assert "[model] faux/scripted" in shown.stdout
+    assert "Second[31m task" in shown.stdout and "Done ]0;titlehere" in shown.stdout  # no escape reaches the terminal
+    assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
+
+    exported = agentkit("sessions", "export", older, env=data)
+    stored = (tmp_path / "data" / "sessions" / f"{older}.jsonl").read_text()
+    assert exported.returncode == 0 and exported.stdout == stored
+
+    entries = json.loads(agentkit("sessions", "show", older, "--json", env=data).stdout)["entries"]
+    forked = agentkit("sessions", "fork", older, "--entry", entries[1]["id"], env=data)
+    assert forked.returncode == 0, forked.stderr
+    copy = json.loads(agentkit("sessions", "show", forked.stdout.strip(), "--json", env=data).stdout)
+    assert copy["header"]["parent_session"] == older
+    assert copy["entries"] == entries[:2]
+
+
+def test_session_mistakes_are_usage_errors_naming_the_fix(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    resume = run(agentkit, tmp_path, data, "x", "--model", "faux/scripted", "--resume")
+    assert resume.returncode == 2 and "--session new" in resume.stderr
+    missing = agentkit("sessions", "show", "nosuchsession", env=data)
+    assert missing.returncode == 2 and "agentkit sessions list" in missing.stderr
+    both = run(agentkit, tmp_path, data, "x", "--model", "faux/scripted", "--resume", "--session", "new")
+    assert both.returncode == 2 and "one of them" in both.stderr
+    no_model = run(agentkit, tmp_path, data, "x", "--session", "new")
+    assert no_model.returncode == 2 and "--model" in no_model.stderr
+    for result in (resume, missing, both, no_model):
+        assert "Traceback" not in result.stderr
+
+
+def test_show_reports_what_loading_repaired(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    sid = session_id(run(agentkit, tmp_path, data, "Task", "--model", "faux/scripted", "--session", "new").stderr)
+    path = tmp_path / "data" / "sessions" / f"{sid}.jsonl"
+    with path.open("ab") as file:
+        file.write(b'{"id":"cut","par')
+    shown = agentkit("sessions", "show", sid, env=data)
+    assert shown.returncode == 0
+    assert "repaired: line 5: a truncated last line" in shown.stderr
+
+
+def test_a_run_killed_mid_response_resumes_in_another_process_with_what_was_written(
+        agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    hanging = tmp_path / "hang.json"
+    hanging.write_text(json.dumps([{"content": [{"type": "text", "text": "thinking it over"}], "hang": True}]))
+    process = agentkit.start("run", "First question", "--root", str(tmp_path), "--model", "faux/scripted",
+                             "--script", str(hanging), "--session", "new", env=data)
+    sessions = tmp_path / "data" / "sessions"
+    try:
+        assert process.stdout is not None
+        process.stdout.read(len("thinking it over"))  # the response is streaming: the request went out
+        logs = list(sessions.glob("*.jsonl"))
+        assert len(logs) == 1
+    finally:
+        process.kill()  # SIGKILL: no cleanup of any kind
+        process.wait(timeout=60)
+
+    resumed = run(agentkit, tmp_path, data, "Second question", "--resume", answer="answered")
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout == "answered\n"
+    entries = json.loads(agentkit("sessions", "show", logs[0].stem, "--json", env=data).stdout)["entries"]
+    said = [entry["message"]["content"][0]["text"] for entry in entries if entry["type"] == "message"]
+    assert said == ["First question", "Second question", "answered"]
