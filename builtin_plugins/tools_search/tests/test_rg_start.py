@@ -1,0 +1,53 @@
+"""When the rg backend starts ripgrep: not for a page that fills in the first files it reads.
+
+ripgrep is replaced by a script that records that it ran and then fails (the
+backend then answers natively, saying so): whether the script ran is what the
+user of the rg backend pays for.
+"""
+
+from __future__ import annotations
+
+import stat
+
+import pytest
+from agentkit_tools_search import ripgrep
+
+
+@pytest.fixture
+def recording_rg(tmp_path):
+    ran = tmp_path / "rg-ran"
+    script = tmp_path / "bin" / "rg"
+    script.parent.mkdir()
+    script.write_text(f"#!/bin/sh\ntouch '{ran}'\necho 'rg: broken on purpose' >&2\nexit 2\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script, ran
+
+
+@pytest.fixture
+def head(monkeypatch):
+    monkeypatch.setattr(ripgrep, "NATIVE_HEAD_FILES", 4)
+
+
+def test_a_page_filled_in_the_first_files_never_starts_rg(workspace, recording_rg, head):
+    script, ran = recording_rg
+    for n in range(10):
+        workspace.write(f"f{n}.txt", "hit\n" * 3)
+    result = workspace.search("rg", str(script), pattern="hit", max_matches=5)
+    native = workspace.search("native", pattern="hit", max_matches=5)
+    assert result.metadata["backend"] == "rg" and not ran.exists()
+    assert result.data == native.data and result.data["truncated"]
+
+
+def test_a_page_not_filled_there_is_ripgrep_s(workspace, recording_rg, head):
+    script, ran = recording_rg
+    for n in range(10):
+        workspace.write(f"f{n}.txt", "hit\n" * 3)
+    result = workspace.search("rg", str(script), pattern="hit", max_matches=20)
+    assert ran.exists() and result.metadata["backend"].startswith("native (rg failed")
+
+
+def test_only_ripgrep_matches_it_so_ripgrep_reads_the_first_files(workspace, recording_rg, head):
+    script, ran = recording_rg
+    workspace.write("f.txt", "hit\n")
+    workspace.search("rg", str(script), pattern=r"\p{Greek}")
+    assert ran.exists()
