@@ -1,8 +1,9 @@
-"""When the rg backend starts ripgrep: not for a page that fills in the first files it reads.
+"""What the rg backend asks of ripgrep: nothing for a page that fills in the first files it
+reads, and no more than one line of a binary file.
 
 ripgrep is replaced by a script that records that it ran and then fails (the
-backend then answers natively, saying so): whether the script ran is what the
-user of the rg backend pays for.
+backend then answers natively, saying so), or by one that keeps a copy of what
+ripgrep printed: what the script saw is what the user of the rg backend pays for.
 """
 
 from __future__ import annotations
@@ -51,3 +52,24 @@ def test_only_ripgrep_matches_it_so_ripgrep_reads_the_first_files(workspace, rec
     workspace.write("f.txt", "hit\n")
     workspace.search("rg", str(script), pattern=r"\p{Greek}")
     assert ran.exists()
+
+
+def test_ripgrep_prints_at_most_one_line_of_a_binary_file(workspace, rg, tmp_path):
+    import json
+
+    log = tmp_path / "rg-output"
+    wrapper = tmp_path / "bin" / "rg-tee"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\n'{rg}' \"$@\" | tee -a '{log}'\n")
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    workspace.write("archive.dat", b"\x00" + b"hit in the archive\n" * 50)
+    workspace.write("notes.txt", b"a hit\n" * 3)
+    result = workspace.search("rg", str(wrapper), pattern="hit")
+    assert [m["file"] for m in result.data["matches"]] == ["notes.txt"] * 3
+    printed = [json.loads(line) for line in log.read_text().splitlines()]
+    binary = [
+        event
+        for event in printed
+        if event["type"] == "match" and event["data"]["path"].get("text") == "archive.dat"
+    ]
+    assert len(binary) <= 1

@@ -70,10 +70,12 @@ MAX_CHUNK = 2048
 THREADS = max(1, min(4, os.cpu_count() or 1))
 #: The first files are read here, not by ripgrep, when the native translation of the pattern
 #: exists (it answers as ripgrep does): a page that fills among them never pays ripgrep's start.
-#: At most this many files...
+#: At most this many text files (the regex runs on them here, slower than in ripgrep)...
 NATIVE_HEAD_FILES = 64
-#: ...and about this many bytes of them.
-NATIVE_HEAD_BYTES = 256 * 1024
+#: ...and this many bytes of them, among at most this many files in all (a binary file costs
+#: a read and a look for its NUL, which ripgrep pays too, given a path).
+NATIVE_HEAD_BYTES = 1024 * 1024
+NATIVE_HEAD_ANY = 512
 #: Most files whose lines one ripgrep call reports (each is held open meanwhile).
 LINES_BATCH = 256
 
@@ -306,8 +308,8 @@ def _native_head(query: Query, files: WalkedFiles, source: Iterator[str], outcom
         scanner = NativeScanner(query)
     except (PatternError, UntranslatablePattern):
         return False
-    budget = NATIVE_HEAD_BYTES
-    for _ in range(NATIVE_HEAD_FILES):
+    budget, texts = NATIVE_HEAD_BYTES, NATIVE_HEAD_FILES
+    for _ in range(NATIVE_HEAD_ANY):
         relative = next(source, None)
         if relative is None:
             return True
@@ -320,9 +322,10 @@ def _native_head(query: Query, files: WalkedFiles, source: Iterator[str], outcom
         scanner.scan(relative, data, outcome)
         if len(outcome.matches) > query.needed:
             return True
-        budget -= len(data)
-        if budget <= 0:
-            break
+        if b"\x00" not in data:
+            budget, texts = budget - len(data), texts - 1
+            if budget <= 0 or texts <= 0:
+                break
     return False
 
 
