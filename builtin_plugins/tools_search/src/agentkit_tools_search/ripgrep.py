@@ -348,6 +348,7 @@ def _read_chunk(
     query = session.query
     gone = 0  # reported by ripgrep, gone (or swapped) when opened here
     pending: list[tuple[int, str, bytes]] = []  # text files whose lines ripgrep is asked for
+    gone_before: dict[int, int] = {}  # by a pending file's index in the chunk
 
     def flush() -> int | None:
         need = query.needed + 1 - len(outcome.matches)
@@ -360,7 +361,6 @@ def _read_chunk(
         pending.clear()
         return None
 
-    gone_before: dict[int, int] = {}
     for index, relative in enumerate(chunk):
         if relative not in candidates:
             continue
@@ -401,7 +401,8 @@ def search_rg(query: Query, rg: str) -> Outcome:
             reports, searched = session.collect(running)
             running = None
             if following is not None and len(outcome.matches) + len(reports) <= query.needed:
-                # This chunk cannot fill the page: the next one is scanned while its lines are read.
+                # Few files matched: the page likely stays open, so the next chunk is scanned
+                # while this one's lines are read (and stopped if the page fills after all).
                 running = session.start(following[1])
             try:
                 stopped, gone = _read_chunk(session, chunk, set(reports), outcome)
