@@ -55,8 +55,6 @@ def test_only_ripgrep_matches_it_so_ripgrep_reads_the_first_files(workspace, rec
 
 
 def test_ripgrep_prints_at_most_one_line_of_a_binary_file(workspace, rg, tmp_path):
-    import json
-
     log = tmp_path / "rg-output"
     wrapper = tmp_path / "bin" / "rg-tee"
     wrapper.parent.mkdir()
@@ -66,10 +64,5 @@ def test_ripgrep_prints_at_most_one_line_of_a_binary_file(workspace, rg, tmp_pat
     workspace.write("notes.txt", b"a hit\n" * 3)
     result = workspace.search("rg", str(wrapper), pattern="hit")
     assert [m["file"] for m in result.data["matches"]] == ["notes.txt"] * 3
-    printed = [json.loads(line) for line in log.read_text().splitlines()]
-    binary = [
-        event
-        for event in printed
-        if event["type"] == "match" and event["data"]["path"].get("text") == "archive.dat"
-    ]
-    assert len(binary) <= 1
+    about_the_archive = [line for line in log.read_bytes().split(b"\n") if b"archive.dat" in line]
+    assert len(about_the_archive) <= 1

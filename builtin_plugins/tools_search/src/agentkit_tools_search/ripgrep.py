@@ -14,11 +14,12 @@ translation (decision 0013): reading a few small files here costs less than
 starting ripgrep, and a page that fills among them is answered without it.
 
 Binary files: given a path explicitly, ripgrep prints every matching line of a
-file, NUL or not. So each chunk is scanned in two steps: ripgrep reports at
-most one line per file (``--max-count 1``: which files match, one line however
-binary the file), each of those files is read here (through
-:class:`WalkedFiles`), a binary one is dropped, and ripgrep is asked for the
-lines of the text ones only, no more per file than the page still needs.
+file, NUL or not. So ripgrep first only counts each file's matching lines
+(``--count``: one short line per matching file, however binary), which says
+where the page fills and so where the scan stops; each counted file is read
+here (through :class:`WalkedFiles`), a binary one is dropped, and at the end
+ripgrep is asked for the lines of the text files the page shows, no more per
+file than the page needs.
 
 Containment: ripgrep opens the paths it is given itself, and the kernel follows
 a link on the way, so a directory swapped for a link to the outside between
@@ -35,6 +36,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator
@@ -76,7 +78,7 @@ NATIVE_HEAD_FILES = 64
 #: a read and a look for its NUL, which ripgrep pays too, given a path).
 NATIVE_HEAD_BYTES = 1024 * 1024
 NATIVE_HEAD_ANY = 512
-#: Most files whose lines one ripgrep call reports (each is held open meanwhile).
+#: Most files whose lines one ripgrep call reports.
 LINES_BATCH = 256
 
 
@@ -108,12 +110,39 @@ def _bytes(field: dict) -> bytes:
 _COMMON = ["--no-config", "--no-ignore", "--hidden", "--no-messages"]
 
 
-def _search_command(rg: str, query: Query, threads: int, max_count: int) -> list[str]:
-    command = [rg, "--json", *_COMMON, "--encoding", "none", "--threads", str(threads)]
-    # Per file: one match tells a file worth reading; no file needs more lines than the page.
-    command += ["--max-count", str(max_count)]
-    command.append("--ignore-case" if query.ignore_case else "--case-sensitive")
+def _options(query: Query, threads: int) -> list[str]:
+    case = "--ignore-case" if query.ignore_case else "--case-sensitive"
+    return [*_COMMON, "--encoding", "none", "--threads", str(threads), case]
+
+
+def _count_command(rg: str, query: Query) -> list[str]:
+    """ripgrep counting each file's matching lines: one line of output per matching file."""
+    # --with-filename: given one file, ripgrep would print its count alone.
+    command = [rg, "--count", "--with-filename", "--null", "--stats", *_options(query, THREADS)]
     return [*command, "-e", query.pattern, "--"]
+
+
+def _lines_command(rg: str, query: Query, threads: int, max_count: int) -> list[str]:
+    """ripgrep printing matching lines, no more per file than the page needs."""
+    command = [rg, "--json", *_options(query, threads), "--max-count", str(max_count)]
+    return [*command, "-e", query.pattern, "--"]
+
+
+_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
+
+
+def _read_counts(out: bytes) -> tuple[dict[str, int], int]:
+    """``--count --null --stats`` output: each file's matching lines, and the files searched."""
+    counts: dict[str, int] = {}
+    position = 0
+    while (nul := out.find(b"\0", position)) >= 0:  # the statistics hold no NUL; a path ends at one
+        end = out.index(b"\n", nul)
+        counts[os.fsdecode(out[position:nul])] = int(out[nul + 1 : end])
+        position = end + 1
+    searched = _SEARCHED.search(out, position)
+    if searched is None:
+        raise RipgrepError("ripgrep printed no statistics (is it ripgrep?)")
+    return counts, int(searched.group(1))
 
 
 def _chunks(files: Iterable[str], first: int) -> Iterator[tuple[int, list[str]]]:
@@ -201,18 +230,25 @@ class _Session:
         else:
             self.cwd, self.keep = query.root, []
 
-    def start(self, chunk: list[str], max_count: int = 1) -> subprocess.Popen[bytes]:
-        """ripgrep scanning ``chunk``, started (it runs while the walk lists the next chunk).
+    def count(self, chunk: list[str]) -> subprocess.Popen[bytes]:
+        """ripgrep counting the matching lines of each file of ``chunk``, started.
 
-        With ``max_count`` 1 it reports at most one line per file: enough to tell which
-        files match, and a binary file costs one line, however many of its lines match.
+        It runs while the walk lists the next chunk. A count is one line of output
+        per matching file: a binary file costs no more, however many of its lines match.
         """
-        command = _search_command(self.rg, self.query, THREADS, max_count)
-        return _start(command + chunk, self.cwd, self.keep)
+        return _start(_count_command(self.rg, self.query) + chunk, self.cwd, self.keep)
+
+    @staticmethod
+    def counted(search: subprocess.Popen[bytes]) -> tuple[dict[str, int], int]:
+        """The counts ripgrep found in its chunk, and how many of its files it read."""
+        return _read_counts(_finish(search))
+
+    def start_lines(self, files: list[str], need: int) -> subprocess.Popen[bytes]:
+        return _start(_lines_command(self.rg, self.query, THREADS, need) + files, self.cwd, self.keep)
 
     @staticmethod
     def collect(search: subprocess.Popen[bytes]) -> tuple[dict[str, _Reported], int]:
-        """ripgrep's reports for its chunk, and how many of its files it read."""
+        """ripgrep's reported lines, and how many files it read."""
         try:
             return _read_reports(search)
         except BaseException:
@@ -233,7 +269,7 @@ class _Session:
 
         ripgrep is asked again for their lines, at most ``need`` per file.
         """
-        search = self.start([relative for relative, _ in candidates], max_count=need)
+        search = self.start_lines([relative for relative, _ in candidates], need)
         reports, _ = self.collect(search)
         return [
             self.verified(relative, data, reports.get(relative, _Reported()), need)
@@ -268,7 +304,7 @@ class _Session:
         if self.fd_directory is None:
             return {}
         name = f"{self.fd_directory}/{fd}"
-        command = [*_search_command(self.rg, self.query, 1, need), name]
+        command = [*_lines_command(self.rg, self.query, 1, need), name]
         search = _start(command, self.cwd, [*self.keep, fd])
         reports, _ = _read_reports(search)
         _finish(search)
@@ -336,52 +372,25 @@ def _stop(process: subprocess.Popen[bytes] | None) -> None:
         process.communicate()
 
 
-def _read_chunk(
-    session: _Session, chunk: list[str], candidates: set[str], outcome: Outcome
-) -> tuple[int | None, int]:
-    """Add the matches of ``chunk``'s candidates (the files ripgrep found a match in), in order.
-
-    :returns: the files of ``chunk`` searched if the page filled within it (the native
-        backend's stop: every file up to that one; else None), and how many candidates
-        were gone when opened here.
-    """
-    query = session.query
-    gone = 0  # reported by ripgrep, gone (or swapped) when opened here
-    pending: list[tuple[int, str, bytes]] = []  # text files whose lines ripgrep is asked for
-    gone_before: dict[int, int] = {}  # by a pending file's index in the chunk
-
-    def flush() -> int | None:
-        need = query.needed + 1 - len(outcome.matches)
-        found = session.lines_of([(relative, data) for _, relative, data in pending], need)
-        for (index, _, _), matches in zip(pending, found, strict=True):
+def _page(session: _Session, shown: list[tuple[str, bytes]], outcome: Outcome) -> None:
+    """Add the matches of ``shown`` (text files, in list order, with the bytes read here)."""
+    need = session.query.needed + 1
+    for first in range(0, len(shown), LINES_BATCH):
+        if len(outcome.matches) >= need:
+            break
+        found = session.lines_of(shown[first : first + LINES_BATCH], need - len(outcome.matches))
+        for matches in found:
             outcome.matches.extend(matches)
-            if len(outcome.matches) > query.needed:
-                del outcome.matches[query.needed + 1 :]
-                return index + 1 - gone_before[index]
-        pending.clear()
-        return None
-
-    for index, relative in enumerate(chunk):
-        if relative not in candidates:
-            continue
-        data = session.read(relative)
-        if data is None:
-            gone += 1
-            continue
-        if b"\x00" in data:
-            continue  # binary: never shown
-        gone_before[index] = gone
-        pending.append((index, relative, data))
-        # Each holds at least one match: these are all the page can still take.
-        if len(pending) >= min(LINES_BATCH, query.needed + 1 - len(outcome.matches)):
-            stopped = flush()
-            if stopped is not None:
-                return stopped, gone
-    return (flush() if pending else None), gone
+    del outcome.matches[need:]
 
 
 def search_rg(query: Query, rg: str) -> Outcome:
     """Scan ``query.files`` with ripgrep; same contract as :func:`.native.search_native`.
+
+    ripgrep first counts each chunk's matching lines per file: that says where the
+    page fills (files holding a NUL are dropped when read here) and so where the
+    scan stops, with one short line per matching file. The lines are asked for at
+    the end, of the text files the page shows only.
 
     :raises RipgrepRefused: ripgrep refused the pattern.
     :raises RipgrepError: ripgrep could not run.
@@ -392,29 +401,43 @@ def search_rg(query: Query, rg: str) -> Outcome:
         if _native_head(query, files, source, outcome):
             return outcome
         session = _Session(query, rg, files)
+        shown: list[tuple[str, bytes]] = []  # the text files that match, up to the page's end
+        expected = len(outcome.matches)  # the matches found so far, by ripgrep's counts
         chunks = _chunks(source, FIRST_CHUNK)
         current = next(chunks, None)
-        running = session.start(current[1]) if current else None
-        while current is not None and running is not None:
-            _, chunk = current
-            following = next(chunks, None)  # walked while ripgrep scans ``chunk``
-            reports, searched = session.collect(running)
-            running = None
-            if following is not None and len(outcome.matches) + len(reports) <= query.needed:
-                # Few files matched: the page likely stays open, so the next chunk is scanned
-                # while this one's lines are read (and stopped if the page fills after all).
-                running = session.start(following[1])
-            try:
-                stopped, gone = _read_chunk(session, chunk, set(reports), outcome)
-            except BaseException:
-                _stop(running)
-                raise
-            if stopped is not None:
-                _stop(running)
-                outcome.files_searched += stopped
-                return outcome
-            outcome.files_searched += searched - gone
-            current = following
-            if running is None and following is not None:
-                running = session.start(following[1])
+        running = session.count(current[1]) if current else None
+        try:
+            while current is not None and running is not None:
+                _, chunk = current
+                following = next(chunks, None)  # walked while ripgrep scans ``chunk``
+                counts, searched = session.counted(running)
+                running = None
+                if following is not None and expected + sum(counts.values()) <= query.needed:
+                    # This chunk cannot fill the page: the next one is scanned while it is read.
+                    running = session.count(following[1])
+                gone = 0  # counted by ripgrep, gone (or swapped) when opened here
+                for index, relative in enumerate(chunk):
+                    if not counts.get(relative):
+                        continue
+                    data = session.read(relative)
+                    if data is None:
+                        gone += 1
+                        continue
+                    if b"\x00" in data:
+                        continue  # binary: never shown
+                    shown.append((relative, data))
+                    expected += counts[relative]
+                    if expected > query.needed:
+                        # Every file up to this one was scanned: the native backend's stop.
+                        outcome.files_searched += index + 1 - gone
+                        current = None
+                        break
+                else:
+                    outcome.files_searched += searched - gone
+                    current = following
+                    if running is None and following is not None:
+                        running = session.count(following[1])
+        finally:
+            _stop(running)
+        _page(session, shown, outcome)
     return outcome
