@@ -67,7 +67,7 @@ CHUNK_BYTES = _argument_room()
 FIRST_CHUNK = 64
 #: up to this many: the walk lists a chunk while ripgrep scans the one before, so the last
 #: chunk, scanned after the walk ends, is kept small.
-MAX_CHUNK = 2048
+MAX_CHUNK = 8192
 #: Threads each ripgrep uses (it orders nothing: answers are reordered here).
 THREADS = max(1, min(4, os.cpu_count() or 1))
 #: The first files are read here, not by ripgrep, when the native translation of the pattern
