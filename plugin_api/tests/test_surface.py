@@ -38,6 +38,8 @@ def test_importing_the_plugin_api_stays_cheap():
     assert heavy == set()
     host = {m for m in loaded if m.startswith(("agentkit.host", "agentkit.lint", "agentkit.conformance"))}
     assert host == set()
+    # The tool helpers are paid for by the plugins that import them.
+    assert {"agentkit.plugin_api.workspace", "agentkit.plugin_api.results"} & loaded == set()
 
 
 def test_one_project_name_builds_the_marker():

@@ -21,6 +21,18 @@ def _rg_binary() -> str | None:
     return str(VENV_RG) if VENV_RG.is_file() else shutil.which("rg")
 
 
+@pytest.fixture(autouse=True)
+def rg_reads_every_file(monkeypatch):
+    """The rg backend reads no file itself, so that the tests check ripgrep's answers.
+
+    Out of tests it reads the first few (a page that fills there never starts
+    ripgrep); the tests that want that set ``NATIVE_HEAD_FILES`` back.
+    """
+    from agentkit_tools_search import ripgrep
+
+    monkeypatch.setattr(ripgrep, "NATIVE_HEAD_FILES", 0)
+
+
 @pytest.fixture
 def rg() -> str:
     found = _rg_binary()

@@ -76,14 +76,19 @@ def _tree(rng: random.Random, workspace, prefix: str, depth: int) -> None:
         _tree(rng, workspace, child, depth - 1)
 
 
-@pytest.fixture(params=["large", "tiny"])
+@pytest.fixture(params=["large", "tiny", "native head"])
 def chunks(request, monkeypatch) -> str:
-    """ripgrep's invocations as configured, or a few files each (so every tree spans many)."""
-    if request.param == "tiny":
-        from agentkit_tools_search import ripgrep
+    """ripgrep's invocations as configured, or a few files each (so every tree spans many),
+    or a few files each after the first few read in-process (a page may fill on either side).
+    """
+    from agentkit_tools_search import ripgrep
 
+    if request.param in ("tiny", "native head"):
         monkeypatch.setattr(ripgrep, "CHUNK_BYTES", 40)
         monkeypatch.setattr(ripgrep, "FIRST_CHUNK", 1)
+        monkeypatch.setattr(ripgrep, "LINES_BATCH", 2)
+    if request.param == "native head":
+        monkeypatch.setattr(ripgrep, "NATIVE_HEAD_FILES", 3)
     return request.param
 
 

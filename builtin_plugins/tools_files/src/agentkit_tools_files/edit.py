@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.results import enveloped
 from agentkit.plugin_api.workspace import locate
 
 from .content import BOM, decode_text, encode_text, is_binary, printable
-from .envelope import enveloped
 from .fold import fold_line
 from .locks import locked_file
 

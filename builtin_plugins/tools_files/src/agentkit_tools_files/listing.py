@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.results import Accumulator, Limits, enveloped
 from agentkit.plugin_api.workspace import Directory, IgnoreEngine, compile_glob, locate
 
-from .envelope import enveloped
-from .limits import FIND_LIMITS, LIST_LIMITS, Accumulator, Limits
+from .limits import FIND_LIMITS, LIST_LIMITS
 
 __all__ = ["FIND_FILES", "LIST_FILES", "page"]
 

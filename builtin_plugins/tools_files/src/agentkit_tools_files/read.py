@@ -8,11 +8,11 @@ import shlex
 from typing import Any
 
 from agentkit.plugin_api import ImageBlock, Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.results import Accumulator, enveloped
 from agentkit.plugin_api.workspace import locate
 
 from .content import BOM, decode_text, detect_image, is_binary, printable, split_editor_lines
-from .envelope import enveloped
-from .limits import LONG_LINE_WORKAROUND, READ_LIMITS, Accumulator
+from .limits import LONG_LINE_WORKAROUND, READ_LIMITS
 
 __all__ = ["READ_FILE"]
 

@@ -6,9 +6,9 @@ import os
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
+from agentkit.plugin_api.results import enveloped
 from agentkit.plugin_api.workspace import locate
 
-from .envelope import enveloped
 from .locks import locked_file
 
 __all__ = ["WRITE_FILE"]

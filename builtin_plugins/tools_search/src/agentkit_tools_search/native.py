@@ -15,7 +15,7 @@ from agentkit.plugin_api.workspace import WalkedFiles
 from .dialect import translate
 from .query import Match, Outcome, Query, line_text
 
-__all__ = ["search_native", "shown"]
+__all__ = ["NativeScanner", "search_native", "shown"]
 
 
 def shown(line: str) -> str:
@@ -23,6 +23,35 @@ def shown(line: str) -> str:
     if line.isascii():
         return line
     return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+class NativeScanner:
+    """The pattern translated and compiled once, to scan files one by one into an :class:`Outcome`.
+
+    :raises dialect.PatternError: the pattern is not in the dialect.
+    :raises dialect.UntranslatablePattern: only ripgrep can match it.
+    """
+
+    def __init__(self, query: Query) -> None:
+        self.query = query
+        translation = translate(query.pattern, query.ignore_case)
+        self.regex = translation.compile(query.ignore_case)
+        # \A and \z mean something else for a whole file than for one line: no whole-file prefilter.
+        self.prefilter = not translation.text_anchors
+
+    def scan(self, relative: str, data: bytes, outcome: Outcome) -> None:
+        """Count ``relative`` as searched and add its matches, up to one past the page's need."""
+        outcome.files_searched += 1
+        if b"\x00" in data:
+            return  # binary: searched for its NUL, never shown
+        _scan(
+            relative,
+            data.decode("utf-8", errors="surrogateescape"),
+            self.query,
+            self.regex,
+            self.prefilter,
+            outcome,
+        )
 
 
 def search_native(query: Query) -> Outcome:
@@ -34,10 +63,7 @@ def search_native(query: Query) -> Outcome:
     :raises dialect.PatternError: the pattern is not in the dialect.
     :raises dialect.UntranslatablePattern: only ripgrep can match it.
     """
-    translation = translate(query.pattern, query.ignore_case)
-    regex = translation.compile(query.ignore_case)
-    # \A and \z mean something else for a whole file than for one line: no whole-file prefilter.
-    prefilter = not translation.text_anchors
+    scanner = NativeScanner(query)
     outcome = Outcome(backend="native")
     with WalkedFiles(query.root) as files:
         for relative in query.files:
@@ -47,17 +73,7 @@ def search_native(query: Query) -> Outcome:
                 continue
             if data is None:
                 continue
-            outcome.files_searched += 1
-            if b"\x00" in data:
-                continue  # binary: searched for its NUL, never shown
-            _scan(
-                relative,
-                data.decode("utf-8", errors="surrogateescape"),
-                query,
-                regex,
-                prefilter,
-                outcome,
-            )
+            scanner.scan(relative, data, outcome)
             if len(outcome.matches) > query.needed:
                 break
     return outcome
@@ -89,3 +105,5 @@ def _scan(
                 after=tuple(shown(line_text(x)) for x in lines[index + 1 : index + 1 + context]),
             )
         )
+        if len(outcome.matches) > query.needed:
+            return  # the page, and the sign that there is more, are complete

@@ -4,8 +4,9 @@ The file set is decided here, once, by the ignore engine and our glob dialect
 (symbolic links are not followed, so a link cannot lead a search out of the
 workspace). A backend only scans the files it is given, in the order given,
 and answers with :class:`Outcome`. Both backends stop after the first file
-that takes the match count past what the page needs, so ``files_searched`` and
-truncation agree between them.
+that takes the match count past what the page needs, keeping one match past it
+(which says there are more), so ``files_searched`` and truncation agree
+between them.
 
 Binary means "contains a NUL byte anywhere"; a binary file never shows a match
 but counts as searched (it was, for its NUL): ``files_searched`` counts every
@@ -37,7 +38,7 @@ class Query:
     :param files: the files to scan, in order (a :class:`FileList` walks them as they
         are needed, so a search that stops early has not walked the whole tree).
     :param needed: how many matches the requested page needs; a backend stops
-        after the file that takes the count past it.
+        after the file that takes the count past it, with ``needed + 1`` matches.
     """
 
     pattern: str

@@ -4,13 +4,22 @@ ripgrep never walks or filters here. It is handed our file list, relative to
 the root, with its own ignore handling and globbing off: its rules about when
 a ``.gitignore`` counts differ from git's, and a post-filter cannot bring back
 a file it was told not to open. Lists are handed over in chunks that grow
-(a search that stops early has not scanned thousands of files), each searched
-by several threads; answers are put back in list order per file.
+(a search that stops early has not scanned thousands of files) up to a cap
+(the walk lists the next chunk while ripgrep scans one, so little is left to
+scan when the walk ends), each searched by several threads; answers are put
+back in list order per file.
 
-Binary files: ripgrep searches an explicitly named file whole and marks it
-binary if it holds a NUL; it prints only matching lines, never a binary file's
-other lines, so binary detection adds nothing to its output. A binary file that
-matches is dropped here (its NUL is seen when the file is read again, below).
+The first files are not handed over at all when the pattern has a native
+translation (decision 0013): reading a few small files here costs less than
+starting ripgrep, and a page that fills among them is answered without it.
+
+Binary files: given a path explicitly, ripgrep prints every matching line of a
+file, NUL or not. So ripgrep first only counts each file's matching lines
+(``--count``: one short line per matching file, however binary), which says
+where the page fills and so where the scan stops; each counted file is read
+here (through :class:`WalkedFiles`), a binary one is dropped, and at the end
+ripgrep is asked for the lines of the text files the page shows, no more per
+file than the page needs.
 
 Containment: ripgrep opens the paths it is given itself, and the kernel follows
 a link on the way, so a directory swapped for a link to the outside between
@@ -27,6 +36,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator
@@ -35,7 +45,8 @@ from pathlib import Path
 
 from agentkit.plugin_api.workspace import WalkedFiles, descriptors_available
 
-from .native import shown
+from .dialect import PatternError, UntranslatablePattern
+from .native import NativeScanner, shown
 from .query import Match, Outcome, Query, line_text
 
 __all__ = ["RipgrepError", "RipgrepRefused", "find_rg", "search_rg"]
@@ -52,10 +63,23 @@ def _argument_room() -> int:
 
 #: Bytes of paths per ripgrep invocation, well below the argument-length limit.
 CHUNK_BYTES = _argument_room()
-#: Files in the first invocation (a page often fills there); each next one is four times larger.
+#: Files in the first invocation (a page often fills there); each next one is four times larger,
 FIRST_CHUNK = 64
+#: up to this many: the walk lists a chunk while ripgrep scans the one before, so the last
+#: chunk, scanned after the walk ends, is kept small.
+MAX_CHUNK = 8192
 #: Threads each ripgrep uses (it orders nothing: answers are reordered here).
 THREADS = max(1, min(4, os.cpu_count() or 1))
+#: The first files are read here, not by ripgrep, when the native translation of the pattern
+#: exists (it answers as ripgrep does): a page that fills among them never pays ripgrep's start.
+#: At most this many text files (the regex runs on them here, slower than in ripgrep)...
+NATIVE_HEAD_FILES = 64
+#: ...and this many bytes of them, among at most this many files in all (a binary file costs
+#: a read and a look for its NUL, which ripgrep pays too, given a path).
+NATIVE_HEAD_BYTES = 1024 * 1024
+NATIVE_HEAD_ANY = 512
+#: Most files whose lines one ripgrep call reports.
+LINES_BATCH = 256
 
 
 class RipgrepError(RuntimeError):
@@ -86,14 +110,43 @@ def _bytes(field: dict) -> bytes:
 _COMMON = ["--no-config", "--no-ignore", "--hidden", "--no-messages"]
 
 
-def _search_command(rg: str, query: Query, threads: int) -> list[str]:
-    command = [rg, "--json", *_COMMON, "--encoding", "none", "--threads", str(threads)]
-    command.append("--ignore-case" if query.ignore_case else "--case-sensitive")
+def _options(query: Query, threads: int) -> list[str]:
+    case = "--ignore-case" if query.ignore_case else "--case-sensitive"
+    return [*_COMMON, "--encoding", "none", "--threads", str(threads), case]
+
+
+def _count_command(rg: str, query: Query) -> list[str]:
+    """ripgrep counting each file's matching lines: one line of output per matching file."""
+    # --with-filename: given one file, ripgrep would print its count alone.
+    command = [rg, "--count", "--with-filename", "--null", "--stats", *_options(query, THREADS)]
     return [*command, "-e", query.pattern, "--"]
 
 
+def _lines_command(rg: str, query: Query, threads: int, max_count: int) -> list[str]:
+    """ripgrep printing matching lines, no more per file than the page needs."""
+    command = [rg, "--json", *_options(query, threads), "--max-count", str(max_count)]
+    return [*command, "-e", query.pattern, "--"]
+
+
+_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
+
+
+def _read_counts(out: bytes) -> tuple[dict[str, int], int]:
+    """``--count --null --stats`` output: each file's matching lines, and the files searched."""
+    counts: dict[str, int] = {}
+    position = 0
+    while (nul := out.find(b"\0", position)) >= 0:  # the statistics hold no NUL; a path ends at one
+        end = out.index(b"\n", nul)
+        counts[os.fsdecode(out[position:nul])] = int(out[nul + 1 : end])
+        position = end + 1
+    searched = _SEARCHED.search(out, position)
+    if searched is None:
+        raise RipgrepError("ripgrep printed no statistics (is it ripgrep?)")
+    return counts, int(searched.group(1))
+
+
 def _chunks(files: Iterable[str], first: int) -> Iterator[tuple[int, list[str]]]:
-    """``files`` in pieces growing fourfold from ``first`` up to CHUNK_BYTES of paths."""
+    """``files`` in pieces growing fourfold from ``first`` up to MAX_CHUNK files or CHUNK_BYTES of paths."""
     source = iter(files)
     start, step = 0, max(1, first)
     while True:
@@ -108,7 +161,7 @@ def _chunks(files: Iterable[str], first: int) -> Iterator[tuple[int, list[str]]]
         if not chunk:
             return
         yield start, chunk
-        start, step = start + len(chunk), step * 4
+        start, step = start + len(chunk), min(step * 4, MAX_CHUNK)
 
 
 @dataclass
@@ -177,13 +230,25 @@ class _Session:
         else:
             self.cwd, self.keep = query.root, []
 
-    def start(self, chunk: list[str]) -> subprocess.Popen[bytes]:
-        """ripgrep scanning ``chunk``, started (it runs while the walk lists the next chunk)."""
-        return _start(_search_command(self.rg, self.query, THREADS) + chunk, self.cwd, self.keep)
+    def count(self, chunk: list[str]) -> subprocess.Popen[bytes]:
+        """ripgrep counting the matching lines of each file of ``chunk``, started.
+
+        It runs while the walk lists the next chunk. A count is one line of output
+        per matching file: a binary file costs no more, however many of its lines match.
+        """
+        return _start(_count_command(self.rg, self.query) + chunk, self.cwd, self.keep)
+
+    @staticmethod
+    def counted(search: subprocess.Popen[bytes]) -> tuple[dict[str, int], int]:
+        """The counts ripgrep found in its chunk, and how many of its files it read."""
+        return _read_counts(_finish(search))
+
+    def start_lines(self, files: list[str], need: int) -> subprocess.Popen[bytes]:
+        return _start(_lines_command(self.rg, self.query, THREADS, need) + files, self.cwd, self.keep)
 
     @staticmethod
     def collect(search: subprocess.Popen[bytes]) -> tuple[dict[str, _Reported], int]:
-        """ripgrep's reports for its chunk, and how many of its files it read."""
+        """ripgrep's reported lines, and how many files it read."""
         try:
             return _read_reports(search)
         except BaseException:
@@ -192,37 +257,54 @@ class _Session:
         finally:
             _finish(search)
 
-    def verified(self, relative: str, reported: _Reported) -> list[Match] | None:
-        """The matches of ``relative``, shown from the file we hold; None if it is gone.
-
-        A binary file has no matches (an empty list).
-        """
-        fd = self.files.open(relative)
-        if fd is None:
-            return None
+    def read(self, relative: str) -> bytes | None:
+        """The bytes of ``relative`` as we reach it (never through a link); None if it is gone."""
         try:
-            with os.fdopen(os.dup(fd), "rb") as handle:
-                data = handle.read()
-            if b"\x00" in data:
+            return self.files.read(relative)
+        except OSError:
+            return None
+
+    def lines_of(self, candidates: list[tuple[str, bytes]], need: int) -> list[list[Match]]:
+        """The matches of text files ripgrep said match, each shown from the bytes we read.
+
+        ripgrep is asked again for their lines, at most ``need`` per file.
+        """
+        search = self.start_lines([relative for relative, _ in candidates], need)
+        reports, _ = self.collect(search)
+        return [
+            self.verified(relative, data, reports.get(relative, _Reported()), need)
+            for relative, data in candidates
+        ]
+
+    def verified(self, relative: str, data: bytes, reported: _Reported, need: int) -> list[Match]:
+        """The matches ripgrep reported for ``relative``, checked against the bytes we read."""
+        lines = data.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()
+        hits = reported.hits
+        if any(n > len(lines) or lines[n - 1] != _unterminated(h) for n, h in hits.items()):
+            # Not the lines of the file we read: ripgrep read another one (a swap won the
+            # race). Ask it again about exactly the file we hold, and show that one.
+            fd = self.files.open(relative)
+            if fd is None:
                 return []
+            try:
+                with os.fdopen(os.dup(fd), "rb") as handle:
+                    data = handle.read()
+                hits = {} if b"\x00" in data else self.rescan(fd, need)
+            finally:
+                os.close(fd)
             lines = data.split(b"\n")
             if lines[-1] == b"":
                 lines.pop()
-            hits = reported.hits
-            if any(n > len(lines) or lines[n - 1] != _unterminated(h) for n, h in hits.items()):
-                # Not the lines of the file we hold: ripgrep read another one (a swap won
-                # the race). Ask it again about exactly this file.
-                hits = self.rescan(fd)
-        finally:
-            os.close(fd)
         # A file rewritten meanwhile may have lost lines ripgrep saw: show what is there.
         return self.matches(relative, lines, sorted(n for n in hits if n <= len(lines)))
 
-    def rescan(self, fd: int) -> dict[int, bytes]:
+    def rescan(self, fd: int, need: int) -> dict[int, bytes]:
         if self.fd_directory is None:
             return {}
         name = f"{self.fd_directory}/{fd}"
-        command = [*_search_command(self.rg, self.query, 1), name]
+        command = [*_lines_command(self.rg, self.query, 1, need), name]
         search = _start(command, self.cwd, [*self.keep, fd])
         reports, _ = _read_reports(search)
         _finish(search)
@@ -250,36 +332,112 @@ def _unterminated(line: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\n") else line
 
 
+def _native_head(query: Query, files: WalkedFiles, source: Iterator[str], outcome: Outcome) -> bool:
+    """Scan the first files of ``source`` here; True if that answered the whole search.
+
+    Only where the native translation of the pattern exists: the dialect is one
+    (decision 0006), so its answers are ripgrep's.
+    """
+    if NATIVE_HEAD_FILES <= 0:
+        return False
+    try:
+        scanner = NativeScanner(query)
+    except (PatternError, UntranslatablePattern):
+        return False
+    budget, texts = NATIVE_HEAD_BYTES, NATIVE_HEAD_FILES
+    for _ in range(NATIVE_HEAD_ANY):
+        relative = next(source, None)
+        if relative is None:
+            return True
+        try:
+            data = files.read(relative)
+        except OSError:
+            continue
+        if data is None:
+            continue
+        scanner.scan(relative, data, outcome)
+        if len(outcome.matches) > query.needed:
+            return True
+        if b"\x00" not in data:
+            budget, texts = budget - len(data), texts - 1
+            if budget <= 0 or texts <= 0:
+                break
+    return False
+
+
+def _stop(process: subprocess.Popen[bytes] | None) -> None:
+    if process is not None and process.poll() is None:
+        process.kill()
+    if process is not None:
+        process.communicate()
+
+
+def _page(session: _Session, shown: list[tuple[str, bytes]], outcome: Outcome) -> None:
+    """Add the matches of ``shown`` (text files, in list order, with the bytes read here)."""
+    need = session.query.needed + 1
+    for first in range(0, len(shown), LINES_BATCH):
+        if len(outcome.matches) >= need:
+            break
+        found = session.lines_of(shown[first : first + LINES_BATCH], need - len(outcome.matches))
+        for matches in found:
+            outcome.matches.extend(matches)
+    del outcome.matches[need:]
+
+
 def search_rg(query: Query, rg: str) -> Outcome:
     """Scan ``query.files`` with ripgrep; same contract as :func:`.native.search_native`.
+
+    ripgrep first counts each chunk's matching lines per file: that says where the
+    page fills (files holding a NUL are dropped when read here) and so where the
+    scan stops, with one short line per matching file. The lines are asked for at
+    the end, of the text files the page shows only.
 
     :raises RipgrepRefused: ripgrep refused the pattern.
     :raises RipgrepError: ripgrep could not run.
     """
     outcome = Outcome(backend="rg")
     with WalkedFiles(query.root) as files:
+        source = iter(query.files)
+        if _native_head(query, files, source, outcome):
+            return outcome
         session = _Session(query, rg, files)
-        chunks = _chunks(query.files, FIRST_CHUNK)
+        shown: list[tuple[str, bytes]] = []  # the text files that match, up to the page's end
+        expected = len(outcome.matches)  # the matches found so far, by ripgrep's counts
+        chunks = _chunks(source, FIRST_CHUNK)
         current = next(chunks, None)
-        running = session.start(current[1]) if current else None
-        while current is not None and running is not None:
-            start, chunk = current
-            following = next(chunks, None)  # walked while ripgrep scans ``chunk``
-            reports, searched = session.collect(running)
-            gone = 0  # reported by ripgrep, gone (or swapped) when opened here
-            for index, relative in enumerate(chunk, start=start):
-                if relative not in reports:
-                    continue
-                found = session.verified(relative, reports[relative])
-                if found is None:
-                    gone += 1
-                    continue
-                outcome.matches.extend(found)
-                if len(outcome.matches) > query.needed:
-                    # Every file up to this one was scanned: the native backend's stop.
-                    outcome.files_searched += index - start + 1 - gone
-                    return outcome
-            outcome.files_searched += searched - gone
-            current = following
-            running = session.start(following[1]) if following else None
+        running = session.count(current[1]) if current else None
+        try:
+            while current is not None and running is not None:
+                _, chunk = current
+                following = next(chunks, None)  # walked while ripgrep scans ``chunk``
+                counts, searched = session.counted(running)
+                running = None
+                if following is not None and expected + sum(counts.values()) <= query.needed:
+                    # This chunk cannot fill the page: the next one is scanned while it is read.
+                    running = session.count(following[1])
+                gone = 0  # counted by ripgrep, gone (or swapped) when opened here
+                for index, relative in enumerate(chunk):
+                    if not counts.get(relative):
+                        continue
+                    data = session.read(relative)
+                    if data is None:
+                        gone += 1
+                        continue
+                    if b"\x00" in data:
+                        continue  # binary: never shown
+                    shown.append((relative, data))
+                    expected += counts[relative]
+                    if expected > query.needed:
+                        # Every file up to this one was scanned: the native backend's stop.
+                        outcome.files_searched += index + 1 - gone
+                        current = None
+                        break
+                else:
+                    outcome.files_searched += searched - gone
+                    current = following
+                    if running is None and following is not None:
+                        running = session.count(following[1])
+        finally:
+            _stop(running)
+        _page(session, shown, outcome)
     return outcome

@@ -6,10 +6,8 @@ import json
 import stat
 from typing import Any
 
-from agentkit_tools_files.envelope import enveloped
-from agentkit_tools_files.limits import SEARCH_LIMITS, Accumulator, clip_line
-
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.results import Accumulator, Limits, clip_line, enveloped
 from agentkit.plugin_api.workspace import IgnoreEngine, compile_glob, locate
 
 from .dialect import PatternError, UntranslatablePattern, translate
@@ -17,7 +15,10 @@ from .native import search_native
 from .query import FileList, Match, Outcome, Query, smart_case_ignores, walk_files
 from .ripgrep import RipgrepError, RipgrepRefused, find_rg, search_rg
 
-__all__ = ["SEARCH_FILES", "run_search"]
+__all__ = ["SEARCH_FILES", "SEARCH_LIMITS", "run_search"]
+
+#: At most 100 matches, 500 characters per line and 50 KB per call.
+SEARCH_LIMITS = Limits(items=100, line_chars=500)
 
 
 def _clip(text: str, file: str, line: int) -> str:

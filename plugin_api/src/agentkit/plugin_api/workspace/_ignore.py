@@ -30,6 +30,7 @@ cannot lead the walk, or its rules, outside.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -41,7 +42,45 @@ from ._gitpattern import Pattern, parse_lines
 
 __all__ = ["Entry", "IgnoreEngine"]
 
-Layer = tuple[int, tuple[Pattern, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """The patterns of one rule file, and one regex per kind of subject screening them all.
+
+    Most entries match no rule at all: one search of ``any_name`` (for the patterns
+    matched against the name) and ``any_path`` (against the path below ``base``)
+    says so for the whole file; only an entry one of them matches is decided
+    pattern by pattern, last first.
+    """
+
+    base: int  # length in bytes of the rule file's directory prefix
+    patterns: tuple[Pattern, ...]
+    any_name: re.Pattern[bytes] | None
+    any_path: re.Pattern[bytes] | None
+
+
+def _screen(patterns: list[Pattern]) -> re.Pattern[bytes] | None:
+    """A regex that fullmatches whatever one of ``patterns`` fullmatches (None: nothing)."""
+    regexes = [pattern.regex for pattern in patterns if pattern.regex is not None]
+    if not regexes:
+        return None
+    flags = {regex.flags for regex in regexes}
+    if len(flags) > 1:
+        return _ANYTHING  # not expected (one file folds case or not): screen nothing out
+    return re.compile(b"|".join(b"(?:" + regex.pattern + b")" for regex in regexes), flags.pop())
+
+
+_ANYTHING = re.compile(b".*", re.DOTALL)
+
+
+def _layer(base: int, patterns: tuple[Pattern, ...]) -> Layer:
+    return Layer(
+        base,
+        patterns,
+        _screen([pattern for pattern in patterns if pattern.basename]),
+        _screen([pattern for pattern in patterns if not pattern.basename]),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,14 +169,14 @@ class IgnoreEngine:
         layers: list[Layer] = []
         if excludes is not None:
             try:
-                layers.append((0, tuple(parse_lines(excludes.read_bytes(), folds))))
+                layers.append(_layer(0, tuple(parse_lines(excludes.read_bytes(), folds))))
             except OSError:
-                layers.append((0, ()))
+                layers.append(_layer(0, ()))
         else:
-            layers.append((0, ()))
+            layers.append(_layer(0, ()))
         if git is not None:
             exclude = _read_in(git, handle, "info", "exclude")
-            layers.append((0, tuple(parse_lines(exclude or b"", folds))))
+            layers.append(_layer(0, tuple(parse_lines(exclude or b"", folds))))
         repo = self._repos[git] = _Repo(tuple(layers), folds)
         return repo
 
@@ -187,7 +226,7 @@ class IgnoreEngine:
                 break
         else:
             candidate, repo = self.root, self._repo(None)
-        layers = [*repo.layers, (0, self._rules(at(candidate), repo.ignore_case))]
+        layers = [*repo.layers, _layer(0, self._rules(at(candidate), repo.ignore_case))]
         directory, prefix = candidate, b""
         for part in self.root.relative_to(candidate).parts:
             if self._decide(_Frame(prefix, tuple(layers), repo.ignore_case), part, True):
@@ -196,12 +235,12 @@ class IgnoreEngine:
                 # chose this root explicitly: it becomes its own ignore root.
                 return self._standalone_root(handle)
             directory, prefix = directory / part, prefix + os.fsencode(part) + b"/"
-            layers.append((len(prefix), self._rules(at(directory), repo.ignore_case)))
+            layers.append(_layer(len(prefix), self._rules(at(directory), repo.ignore_case)))
         return _Frame(prefix, tuple(layers), repo.ignore_case)
 
     def _standalone_root(self, handle: Directory) -> _Frame:
         repo = self._repo(None)
-        layers = (*repo.layers, (0, self._rules(handle, repo.ignore_case)))
+        layers = (*repo.layers, _layer(0, self._rules(handle, repo.ignore_case)))
         return _Frame(b"", layers, repo.ignore_case)
 
     def _frame(self, directory: str, handle: Directory | None = None) -> _Frame:
@@ -239,11 +278,11 @@ class IgnoreEngine:
             return _Frame(outer.prefix + os.fsencode(name) + b"/", outer.layers, outer.ignore_case)
         repo = self._repo_at(self.root / directory, handle)
         if repo is not None:
-            layers = (*repo.layers, (0, self._rules(handle, repo.ignore_case)))
+            layers = (*repo.layers, _layer(0, self._rules(handle, repo.ignore_case)))
             return _Frame(b"", layers, repo.ignore_case)
         prefix = outer.prefix + os.fsencode(name) + b"/"
         own = self._rules(handle, outer.ignore_case)
-        layers = (*outer.layers, (len(prefix), own)) if own else outer.layers
+        layers = (*outer.layers, _layer(len(prefix), own)) if own else outer.layers
         return _Frame(prefix, layers, outer.ignore_case)
 
     # -- verdicts ---------------------------------------------------------------
@@ -252,9 +291,14 @@ class IgnoreEngine:
     def _decide(frame: _Frame, name: str, is_dir: bool, subject: str | None = None) -> bool | None:
         encoded = os.fsencode(name)
         relative = frame.prefix + (encoded if subject is None else os.fsencode(subject))
-        for base, layer in reversed(frame.layers):
-            below = relative[base:]
-            for pattern in reversed(layer):
+        for layer in reversed(frame.layers):
+            below = relative[layer.base :]
+            if not (
+                (layer.any_name is not None and layer.any_name.fullmatch(encoded))
+                or (layer.any_path is not None and layer.any_path.fullmatch(below))
+            ):
+                continue
+            for pattern in reversed(layer.patterns):
                 if pattern.regex is None or (pattern.dir_only and not is_dir):
                     continue
                 if pattern.regex.fullmatch(encoded if pattern.basename else below):

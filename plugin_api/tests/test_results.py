@@ -1,10 +1,12 @@
-"""The bounded accumulator every cap goes through: head, rolling tail, item and byte limits."""
+"""agentkit.plugin_api.results: the accumulator every cap goes through, and the result envelope."""
 
 from __future__ import annotations
 
-from agentkit_tools_files.limits import Accumulator, clip_line
 from hypothesis import given
 from hypothesis import strategies as st
+
+from agentkit.plugin_api import ToolContext, ToolError
+from agentkit.plugin_api.results import Accumulator, clip_line, enveloped
 
 
 def test_head_only_stops_at_the_item_cap():
@@ -44,3 +46,24 @@ def test_clip_line():
     assert clip_line("abcdef", 3) == ("abc", True)
     assert clip_line("abc", 3) == ("abc", False)
     assert clip_line("abc", 0) == ("abc", False)
+
+
+def test_enveloped_handlers_answer_with_a_result_whatever_they_raise(tmp_path):
+    def make(exception):
+        @enveloped
+        def handler(arguments, context):
+            raise exception
+
+        return handler
+
+    context = ToolContext(root=tmp_path)
+    cases = [
+        (ToolError("busy", "try later"), "busy"),
+        (FileNotFoundError(2, "No such file", "gone.txt"), "not_found"),
+        (IsADirectoryError(21, "Is a directory", "d"), "is_a_directory"),
+        (PermissionError(13, "Permission denied", "secret"), "permission_denied"),
+        (OSError(5, "Input/output error", "disk"), "io_error"),
+    ]
+    for exception, code in cases:
+        result = make(exception)({}, context)
+        assert not result.ok and result.error == code
