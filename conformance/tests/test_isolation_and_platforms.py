@@ -106,6 +106,7 @@ def assorted(on_path) -> list[Target]:
             Target("zzz_empty_skill", ["skills"])]
 
 
+@pytest.mark.slow
 def test_checked_at_once_or_one_by_one_the_reports_are_the_same(assorted):
     finished: list[PluginReport] = []
     at_once = validate(assorted, jobs=len(assorted), on_report=finished.append)
@@ -119,6 +120,7 @@ def test_checked_at_once_or_one_by_one_the_reports_are_the_same(assorted):
                                                 "zzz_empty_skill": False}
 
 
+@pytest.mark.slow
 @needs_server
 def test_forked_from_the_checks_server_a_plugin_gets_the_report_its_own_interpreter_gives(assorted):
     server = Server(None)
