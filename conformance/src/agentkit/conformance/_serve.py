@@ -59,6 +59,9 @@ class _Running:
 def serve() -> int:
     """Serve jobs from stdin until it closes and every child has ended (see the module docstring)."""
     _warm()
+    # Ctrl-C reaches the whole process group: the children stop, each answered as ended, and
+    # the caller, which stops too, closes stdin; the server must not vanish with jobs unanswered.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)  # a child's end wakes the select below
@@ -109,6 +112,7 @@ def _fork(job: dict[str, Any], wake: tuple[int, int]) -> int:
     if pid == 0:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         for fd in wake:
             os.close(fd)
         _run_child(job)  # never returns

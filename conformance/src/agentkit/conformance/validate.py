@@ -196,18 +196,19 @@ def validate(targets: Sequence[Target], *, timeout: float = DEFAULT_TIMEOUT, lin
     path = targets[0].path
     server = Server(path) if SERVER_AVAILABLE else None
     reports: list[PluginReport | None] = [None] * len(targets)
+    pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            collision_check = pool.submit(collisions, path, timeout, server)
-            checks = {pool.submit(check_in_subprocess, target, timeout=timeout, lint=lint, server=server): index
-                      for index, target in enumerate(targets)}
-            found, problem = collision_check.result()
-            for check in as_completed(checks):
-                report = reports[checks[check]] = check.result()
-                _add_collisions(report, found, problem)
-                if on_report is not None:
-                    on_report(report)
+        collision_check = pool.submit(collisions, path, timeout, server)
+        checks = {pool.submit(check_in_subprocess, target, timeout=timeout, lint=lint, server=server): index
+                  for index, target in enumerate(targets)}
+        found, problem = collision_check.result()
+        for check in as_completed(checks):
+            report = reports[checks[check]] = check.result()
+            _add_collisions(report, found, problem)
+            if on_report is not None:
+                on_report(report)
     finally:
+        pool.shutdown(cancel_futures=True)  # after Ctrl-C, no plugin not yet started is started
         if server is not None:
             server.close()
     return [report for report in reports if report is not None]
