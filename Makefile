@@ -3,6 +3,9 @@
 SHELL := /bin/bash
 PYTHON ?= python3
 export UV_PYTHON_DOWNLOADS := never
+# Installed modules are compiled once, at sync: where PYTHONDONTWRITEBYTECODE is set, every process
+# (the suite starts hundreds) would otherwise compile httpx, jsonschema, pytest... again.
+export UV_COMPILE_BYTECODE := 1
 # Recursive so that a uv installed by `bootstrap` is found by the later recipes.
 UV = $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
 RUN = $(UV) run --no-sync

@@ -8,6 +8,9 @@ good plugins installed beside them must still PASS.
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -175,11 +178,11 @@ def test_the_text_report_has_a_line_per_plugin_a_summary_and_each_failure_with_i
     result = agentkit("validate-plugins", "good-tool", "broken-raises-on-import", site=few_installed)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[:3] == [  # in entry-point name order: good_tool, raises_on_import
-        "good-tool 0.1.0 [tools] PASS (0 warnings)",
+    assert sorted(lines[:2]) == [  # in the order the plugins finished
         "broken-raises-on-import 0.1.0 [tools] FAIL (0 warnings)",
-        "Plugins: 1 passed, 1 failed.",
+        "good-tool 0.1.0 [tools] PASS (0 warnings)",
     ]
+    assert lines[2] == "Plugins: 1 passed, 1 failed."
     details = "\n".join(lines[3:])
     assert "broken-raises-on-import 0.1.0 (raises_on_import): FAIL" in details
     assert "RuntimeError: broken on purpose" in details and "fix: make the module import cleanly" in details
@@ -231,3 +234,81 @@ def test_every_plugin_of_this_workspace_passes(agentkit):
     failing = {p["name"]: [c for c in p["checks"] if c["outcome"] == "fail"] for p in report["plugins"] if p["result"] != "PASS"}
     assert failing == {} and result.returncode == 0
     assert {"files", "search", "shell", "web", "anthropic", "openai", "faux", "wordcount"} <= {p["name"] for p in report["plugins"]}
+
+
+def _gated_tool(gate: Path) -> str:
+    """A tool plugin whose handler, which the conformance checks call, returns once ``gate`` exists."""
+    return f"""
+import pathlib
+import time
+
+from agentkit.plugin_api import Tool, hookimpl
+
+def wait_for_gate(arguments, context):
+    while not pathlib.Path({str(gate)!r}).exists():
+        time.sleep(0.01)
+    return "opened"
+
+@hookimpl
+def agentkit_register_tools(register):
+    register(Tool("wait_for_gate", "Wait until the gate opens.", {{"type": "object"}}, wait_for_gate))
+"""
+
+
+@pytest.mark.slow
+def test_each_plugins_line_is_printed_as_soon_as_it_is_done_while_others_still_run(agentkit, site_dir, tmp_path):
+    """The gated plugin sorts first and cannot finish before the test opens its gate, which the test does
+    only once it has read a line: so that line is the other plugin's, printed while the gated one ran."""
+    gate = tmp_path / "gate"
+    site_dir("aa-gated", entry_points={"agentkit.tools": {"aa_gated": "aa_gated"}}, requires=API,
+             files={"aa_gated.py": _gated_tool(gate)})
+    site_dir("good-tool", entry_points={"agentkit.tools": {"good_tool": "good_tool"}}, requires=API,
+             files={"good_tool.py": GOOD_TOOL})
+    process = agentkit.start("validate-plugins", "--jobs", "2", "aa-gated", "good-tool", site=site_dir.site)
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline().decode()
+        gate.touch()
+        rest = process.stdout.read().decode()
+        assert process.wait(timeout=600) == 0, first + rest
+    finally:
+        gate.touch()
+        process.kill()
+        process.wait()
+    assert first == "good-tool 0.1.0 [tools] PASS (0 warnings)\n"
+    assert rest.splitlines()[:2] == ["aa-gated 0.1.0 [tools] PASS (0 warnings)", "Plugins: 2 passed, 0 failed."]
+    # Not a terminal: plain lines, no status line and no control characters.
+    assert "\r" not in first + rest and "\x1b" not in first + rest
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal needs POSIX")
+def test_on_a_terminal_a_status_line_counts_the_plugins_and_is_erased_before_each_line(agentkit, few_installed):
+    import pty
+
+    controller, terminal = pty.openpty()
+    with subprocess.Popen([agentkit.path(), "validate-plugins", "good-tool", "good-skill"], stdout=terminal,
+                          stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                          env=agentkit.environment(site=few_installed)) as process:
+        os.close(terminal)
+        shown = b""
+        while chunk := _read_terminal(controller):
+            shown += chunk
+        assert process.wait(timeout=600) == 0
+    os.close(controller)
+    text = shown.decode().replace("\r\n", "\n")
+    assert text.startswith("[0/2] checking plugins...\r\x1b[K")
+    assert "[1/2] checking plugins...\r\x1b[K" in text
+    # Erased, the status lines leave the plain report.
+    plain = re.sub(r"\[\d/2\] checking plugins\.\.\.\r\x1b\[K", "", text)
+    assert sorted(plain.splitlines()[:2]) == ["good-skill 0.1.0 [skills] PASS (0 warnings)",
+                                              "good-tool 0.1.0 [tools] PASS (0 warnings)"]
+    assert plain.splitlines()[2:] == ["Plugins: 2 passed, 0 failed."]
+
+
+def _read_terminal(controller: int) -> bytes:
+    """What the terminal shows next; empty once the command has closed it."""
+    try:
+        return os.read(controller, 4096)
+    except OSError:  # Linux reports a closed pseudo-terminal as EIO
+        return b""

@@ -7,11 +7,16 @@ path); the checks processes find them through ``PYTHONPATH``.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from agentkit.conformance import check_plugin
+from agentkit.conformance import PluginReport, check_plugin
+from agentkit.conformance._serve import AVAILABLE as SERVER_AVAILABLE
+from agentkit.conformance._serve import Server
 from agentkit.conformance.validate import Target, check_in_subprocess, validate
+
+needs_server = pytest.mark.skipif(not SERVER_AVAILABLE, reason="the checks server forks: POSIX only")
 
 API = ["agentkit-plugin-api>=0.1,<0.2"]
 PER_PLATFORM = """
@@ -60,13 +65,22 @@ def test_a_tool_registered_only_on_windows_fails_the_platform_check(on_path):
 
 
 @pytest.mark.slow
+@needs_server
 def test_a_hanging_handler_times_out_and_keeps_what_was_found(on_path):
+    """Whether its process is forked from the checks server or started on its own (the two run at once)."""
     on_path("hangs", "tools", HANGS)
-    report = check_in_subprocess(Target("hangs", ["tools"]), timeout=20, lint=False)
-    assert not report.ok
-    [isolation] = [check for check in report.failures if check.check == "isolation"]
-    assert "did not finish within 20s" in isolation.message
-    assert any(check.check == "tools.name" and check.outcome == "pass" for check in report.checks)
+    server = Server(None)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            reports = list(pool.map(lambda server: check_in_subprocess(Target("hangs", ["tools"]), timeout=20,
+                                                                       lint=False, server=server), [server, None]))
+    finally:
+        server.close()
+    for report in reports:
+        assert not report.ok
+        [isolation] = [check for check in report.failures if check.check == "isolation"]
+        assert "did not finish within 20s" in isolation.message
+        assert any(check.check == "tools.name" and check.outcome == "pass" for check in report.checks)
 
 
 def test_a_plugin_that_ends_the_interpreter_cannot_hide_its_neighbours(on_path):
@@ -80,6 +94,44 @@ def test_a_plugin_that_ends_the_interpreter_cannot_hide_its_neighbours(on_path):
         "plugin 'zzz_empty_skill': skill 'terse' has no instructions"]
     assert reports["zzz_empty_skill"].warnings == []
 
+
+
+@pytest.fixture
+def assorted(on_path) -> list[Target]:
+    """Plugins that exit, fail a check, fail the platform check and pass, beside a built-in."""
+    on_path("aaa_exits", "tools", "import os\nos._exit(7)\n")
+    on_path("perplatform", "tools", PER_PLATFORM)
+    on_path("zzz_empty_skill", "skills", EMPTY_SKILL)
+    return [Target("aaa_exits", ["tools"]), Target("perplatform", ["tools"]), Target("wordcount", ["tools"]),
+            Target("zzz_empty_skill", ["skills"])]
+
+
+@pytest.mark.slow
+def test_checked_at_once_or_one_by_one_the_reports_are_the_same(assorted):
+    finished: list[PluginReport] = []
+    at_once = validate(assorted, jobs=len(assorted), on_report=finished.append)
+    one_by_one = validate(assorted, jobs=1)
+    assert [report.to_dict() for report in at_once] == [report.to_dict() for report in one_by_one]
+    assert [report.name for report in at_once] == [target.name for target in assorted]
+    # Each report was handed over once, as it is returned.
+    assert sorted((r.name, r.to_dict()["result"]) for r in finished) == sorted(
+        (r.name, r.to_dict()["result"]) for r in at_once)
+    assert {r.name: r.ok for r in at_once} == {"aaa_exits": False, "perplatform": False, "wordcount": True,
+                                                "zzz_empty_skill": False}
+
+
+@pytest.mark.slow
+@needs_server
+def test_forked_from_the_checks_server_a_plugin_gets_the_report_its_own_interpreter_gives(assorted):
+    """One that ends the interpreter, and one linted against the index the server built."""
+    targets = [target for target in assorted if target.name in ("aaa_exits", "wordcount")]
+    server = Server(None)
+    try:
+        served = [check_in_subprocess(target, server=server).to_dict() for target in targets]
+    finally:
+        server.close()
+    assert served == [check_in_subprocess(target).to_dict() for target in targets]
+    assert [report["result"] for report in served] == ["FAIL", "PASS"]
 
 
 def test_checking_a_plugin_in_process_leaves_the_callers_modules_as_they_were():

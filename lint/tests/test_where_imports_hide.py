@@ -81,6 +81,16 @@ def test_an_undeclared_import_inside_a_function_is_found_at_its_line(make_plugin
     assert (found.kind, found.imported, found.line) == ("undeclared-dependency", "httpx", 4)
 
 
+def test_syntax_newer_than_this_python_still_gets_each_import_at_its_line(make_plugin):
+    """LibCST reads what this Python's own parser may not (a 3.12 ``type`` statement on 3.11)."""
+    project = make_plugin(
+        {"sample_plugin/__init__.py": "type Pair = tuple[int, int]\n\nimport os\nimport httpx\n"}
+    )
+
+    (found,) = lint_path(project).findings
+    assert (found.kind, found.imported, found.line) == ("undeclared-dependency", "httpx", 4)
+
+
 def test_a_literal_import_module_of_a_declared_module_is_kept(make_plugin):
     project = make_plugin(
         {

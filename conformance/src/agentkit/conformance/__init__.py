@@ -20,9 +20,10 @@ Checks per category, run against the plugin loaded by the host's own loader
 Public API::
 
     check_plugin(name) -> PluginReport          # in this process
-    validate(targets) -> list[PluginReport]     # each plugin in its own process
+    validate(targets, jobs=, on_report=) -> list[PluginReport]  # each plugin in its own process
     installed_targets(names) / path_targets(dir) -> list[Target]
-    format_reports(reports) -> str
+    format_reports(reports) -> str              # = each summary_line, then format_summary
+    cpu_count() -> int                          # validate's default jobs
     PluginReport, Check
 
 The pytest plugin (``agentkit.conformance.pytest_plugin``, registered under
@@ -30,15 +31,17 @@ The pytest plugin (``agentkit.conformance.pytest_plugin``, registered under
 """
 
 from ._checks import check_plugin
-from ._report import Check, PluginReport, format_reports, summary_line
-from .validate import Target, installed_targets, path_targets, validate
+from ._report import Check, PluginReport, format_reports, format_summary, summary_line
+from .validate import Target, cpu_count, installed_targets, path_targets, validate
 
 __all__ = [
     "Check",
     "PluginReport",
     "Target",
     "check_plugin",
+    "cpu_count",
     "format_reports",
+    "format_summary",
     "installed_targets",
     "path_targets",
     "summary_line",

@@ -116,9 +116,14 @@ def summary_line(report: PluginReport) -> str:
 
 def format_reports(reports: list[PluginReport]) -> str:
     """The text report: a line per plugin, the summary, then each failure with its fix."""
-    lines = [summary_line(report) for report in reports]
+    return "".join(summary_line(report) + "\n" for report in reports) + format_summary(reports)
+
+
+def format_summary(reports: list[PluginReport]) -> str:
+    """The end of the text report, after the plugins' lines: the counts, then each failure with its fix,
+    then each warning."""
     failed_reports = [report for report in reports if not report.ok]
-    lines.append(f"Plugins: {len(reports) - len(failed_reports)} passed, {len(failed_reports)} failed.")
+    lines = [f"Plugins: {len(reports) - len(failed_reports)} passed, {len(failed_reports)} failed."]
     for report in failed_reports:
         lines += ["", f"{report.title} ({report.name}): FAIL"]
         for check in report.failures:

@@ -6,6 +6,12 @@ again after each phase, so that a plugin that ends the interpreter
 report goes to a file, not to stdout, which the plugin may write to.
 ``--path DIR`` first makes the project in ``DIR`` importable and discoverable
 (see ``_source``).
+
+``--serve`` starts a checks server instead (POSIX only): it imports the suite
+and builds the lint's index of installed distributions once, then forks one
+child per job it reads from stdin, so each plugin still gets a process of its
+own without paying for an interpreter, the imports and the index again. See
+:mod:`._serve`.
 """
 
 from __future__ import annotations
@@ -25,26 +31,39 @@ def _write(out: Path, data: dict) -> None:
     os.replace(partial, out)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m agentkit.conformance.run")
     parser.add_argument("name", nargs="?", help="the plugin's entry-point name")
     parser.add_argument("--discover", action="store_true",
                         help="instead: load every plugin together and report each one's record")
-    parser.add_argument("--out", required=True, help="where to write the JSON report")
+    parser.add_argument("--serve", action="store_true",
+                        help="instead: read jobs (JSON lines) from stdin and run each in a forked child")
+    parser.add_argument("--out", help="where to write the JSON report")
     parser.add_argument("--path", help="a plugin project directory to check instead of an installed plugin")
     parser.add_argument("--no-lint", action="store_true", help="skip the import lint")
+    return parser
+
+
+def use_project(path: str) -> None:
+    """Make the plugin project in ``path`` importable and discoverable in this process."""
+    from ._source import read_project, write_dist_info
+
+    project = read_project(path)
+    shim = Path(tempfile.mkdtemp(prefix="agentkit-conformance-site-"))
+    write_dist_info(project, shim)
+    sys.path[:0] = [str(shim), str(project.import_root)]
+    import importlib
+
+    importlib.invalidate_caches()
+
+
+def perform(argv: list[str]) -> int:
+    """Run the checks (or the discovery) ``argv`` asks for; the project of ``--path`` is already in use."""
+    parser = _parser()
     args = parser.parse_args(argv)
+    if not args.out:
+        parser.error("--out FILE is required")
     out = Path(args.out)
-    if args.path:
-        from ._source import read_project, write_dist_info
-
-        project = read_project(args.path)
-        shim = Path(tempfile.mkdtemp(prefix="agentkit-conformance-site-"))
-        write_dist_info(project, shim)
-        sys.path[:0] = [str(shim), str(project.import_root)]
-        import importlib
-
-        importlib.invalidate_caches()
     if args.discover:
         import importlib_metadata
 
@@ -69,6 +88,18 @@ def main(argv: list[str] | None = None) -> int:
                           progress=lambda partial: _write(out, {**partial.to_dict(), "complete": False}))
     _write(out, {**report.to_dict(), "complete": True})
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
+    if args.path:
+        use_project(args.path)
+    if args.serve:
+        from ._serve import serve
+
+        return serve()
+    return perform(argv)
 
 
 if __name__ == "__main__":

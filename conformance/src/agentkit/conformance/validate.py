@@ -1,11 +1,14 @@
 """Validate plugins, each in its own process: what ``agentkit validate-plugins`` runs.
 
-Every plugin is checked by a separate ``python -m agentkit.conformance.run``
-process, several at a time, so a plugin that calls ``os._exit``, crashes the
-interpreter, hangs, or corrupts global state cannot hide another plugin's
-result. Collisions need the whole set, so one more process loads every plugin
-the way an agent would and reports the names two plugins register: the host
-serves such a name for neither, so every plugin that registers it fails.
+Every plugin is checked in a process of its own, several at a time (one per
+CPU by default), so a plugin that calls ``os._exit``, crashes the interpreter,
+hangs, or corrupts global state cannot hide another plugin's result. Where the
+platform can fork, those processes are forked from a checks server that
+imported the suite and indexed the installed distributions once (see
+``_serve``); elsewhere each is a ``python -m agentkit.conformance.run``.
+Collisions need the whole set, so one more process loads every plugin the way
+an agent would and reports the names two plugins register: the host serves
+such a name for neither, so every plugin that registers it fails.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +29,8 @@ from agentkit.host._plugins import plugin_entry_points
 from agentkit.plugin_api.errors import UsageError
 
 from ._report import PluginReport, failed, warned
+from ._serve import AVAILABLE as SERVER_AVAILABLE
+from ._serve import Server
 from ._source import read_project
 
 DEFAULT_TIMEOUT = 120.0
@@ -85,25 +90,40 @@ def path_targets(path: str | Path) -> list[Target]:
             for name, categories in sorted(plugins.items())]
 
 
-def _child(args: list[str], timeout: float, env: Mapping[str, str] | None = None) -> tuple[dict | None, int | None, str]:
-    """Run a checks process; ``(report data or None, exit code or None on timeout, stderr tail)``."""
+def _child(args: list[str], timeout: float, env: Mapping[str, str] | None = None,
+           server: Server | None = None) -> tuple[dict | None, int | None, str]:
+    """Run a checks process; ``(report data or None, exit code or None on timeout, stderr tail)``.
+
+    ``env`` is set over this process's environment. With ``server`` the process is forked
+    from it; without (or when the server is gone), it is a new interpreter.
+    """
     with tempfile.TemporaryDirectory(prefix="agentkit-validate-") as scratch:
-        out = Path(scratch) / "report.json"
-        command = [sys.executable, "-m", "agentkit.conformance.run", *args, "--out", str(out)]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                  stdin=subprocess.DEVNULL, cwd=scratch, env=env)
-            code, stderr = done.returncode, done.stderr
-        except subprocess.TimeoutExpired as exc:
-            code, stderr = None, (exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or "")
+        served = False
+        if server is not None:
+            out, errors = Path(scratch) / "report.json", Path(scratch) / "stderr.txt"
+            served, code = server.run([*args, "--out", str(out)], scratch, str(errors), timeout, env or {})
+            stderr = errors.read_text(encoding="utf-8", errors="replace") if errors.is_file() else ""
+        if not served:
+            # A report of its own: a child of a server that ended may still be writing the other one.
+            out = Path(scratch) / "report-of-process.json"
+            command = [sys.executable, "-m", "agentkit.conformance.run", *args, "--out", str(out)]
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                                      stdin=subprocess.DEVNULL, cwd=scratch,
+                                      env={**os.environ, **env} if env else None)
+                code, stderr = done.returncode, done.stderr
+            except subprocess.TimeoutExpired as exc:
+                code, stderr = None, (exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes)
+                                      else exc.stderr or "")
         data = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
     return data, code, "\n".join(stderr.strip().splitlines()[-5:])
 
 
-def check_in_subprocess(target: Target, *, timeout: float = DEFAULT_TIMEOUT, lint: bool = True) -> PluginReport:
-    """The report of one plugin, from its own checks process."""
+def check_in_subprocess(target: Target, *, timeout: float = DEFAULT_TIMEOUT, lint: bool = True,
+                        server: Server | None = None) -> PluginReport:
+    """The report of one plugin, from its own checks process (forked from ``server``, if given)."""
     args = [target.name] + (["--path", target.path] if target.path else []) + ([] if lint else ["--no-lint"])
-    data, code, stderr = _child(args, timeout)
+    data, code, stderr = _child(args, timeout, server=server)
     report = PluginReport.from_dict(data) if data else PluginReport(target.name)
     report.distribution = report.distribution or target.distribution
     report.version = report.version or target.version
@@ -121,7 +141,8 @@ def check_in_subprocess(target: Target, *, timeout: float = DEFAULT_TIMEOUT, lin
     return report
 
 
-def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tuple[dict[str, list[str]], str | None]:
+def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT,
+               server: Server | None = None) -> tuple[dict[str, list[str]], str | None]:
     """Plugin -> the collisions the host found for it when loading everything; and a problem, if any.
 
     A plugin that ends the interpreter (or hangs) while the whole set loads
@@ -130,11 +151,11 @@ def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tup
     """
     without: list[str] = []
     for _ in range(8):
-        env = None
+        env = {}
         if without:
             disabled = [os.environ.get("AGENTKIT_DISABLE_PLUGINS", ""), *without]
-            env = {**os.environ, "AGENTKIT_DISABLE_PLUGINS": ",".join(filter(None, disabled))}
-        data, code, stderr = _child(["--discover"] + (["--path", path] if path else []), timeout, env)
+            env = {"AGENTKIT_DISABLE_PLUGINS": ",".join(filter(None, disabled))}
+        data, code, stderr = _child(["--discover"] + (["--path", path] if path else []), timeout, env, server)
         if data and data.get("complete"):
             break
         culprit = (data or {}).get("loading")
@@ -148,25 +169,55 @@ def collisions(path: str | None = None, timeout: float = DEFAULT_TIMEOUT) -> tup
     return found, None
 
 
+def cpu_count() -> int:
+    """The CPUs this process may use: how many plugins ``validate`` checks at once by default."""
+    counted = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if counted is not None:
+        return counted() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def validate(targets: Sequence[Target], *, timeout: float = DEFAULT_TIMEOUT, lint: bool = True,
-             jobs: int | None = None) -> list[PluginReport]:
-    """Lint and conformance reports for ``targets``, in their order."""
+             jobs: int | None = None, on_report: Callable[[PluginReport], None] | None = None) -> list[PluginReport]:
+    """Lint and conformance reports for ``targets``, in their order.
+
+    :param jobs: how many plugins are checked at once; default: :func:`cpu_count`.
+    :param on_report: called with each plugin's final report as soon as it is known (its
+        own checks and the collision check both done), in the order the plugins finish,
+        from the calling thread.
+    """
     if not targets:
         return []
-    jobs = jobs or max(2, min(8, os.cpu_count() or 2))
+    jobs = jobs or cpu_count()
+    if jobs < 1:
+        raise UsageError(f"jobs must be at least 1, not {jobs}")
     path = targets[0].path
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        collision_check = pool.submit(collisions, path, timeout)
-        reports = list(pool.map(lambda target: check_in_subprocess(target, timeout=timeout, lint=lint), targets))
+    server = Server(path) if SERVER_AVAILABLE else None
+    reports: list[PluginReport | None] = [None] * len(targets)
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        collision_check = pool.submit(collisions, path, timeout, server)
+        checks = {pool.submit(check_in_subprocess, target, timeout=timeout, lint=lint, server=server): index
+                  for index, target in enumerate(targets)}
         found, problem = collision_check.result()
-    by_name = {report.name: report for report in reports}
-    for name, clashes in found.items():
-        for collision in clashes:
-            if name in by_name:
-                by_name[name].add(failed("collisions", collision,
-                                         "rename what collides, or keep one of the plugins: disable the other "
-                                         "(AGENTKIT_DISABLE_PLUGINS) or uninstall it; names are never renamed"))
+        for check in as_completed(checks):
+            report = reports[checks[check]] = check.result()
+            _add_collisions(report, found, problem)
+            if on_report is not None:
+                on_report(report)
+    finally:
+        pool.shutdown(cancel_futures=True)  # after Ctrl-C, no plugin not yet started is started
+        if server is not None:
+            server.close()
+    return [report for report in reports if report is not None]
+
+
+def _add_collisions(report: PluginReport, found: Mapping[str, list[str]], problem: str | None) -> None:
+    for collision in found.get(report.name, []):
+        report.add(failed("collisions", collision,
+                          "rename what collides, or keep one of the plugins: disable the other "
+                          "(AGENTKIT_DISABLE_PLUGINS) or uninstall it; names are never renamed"))
     if problem:
-        for report in reports:
-            report.add(warned("collisions", problem, "run 'agentkit plugins' to see which plugin fails to load"))
-    return reports
+        report.add(warned("collisions", problem, "run 'agentkit plugins' to see which plugin fails to load"))

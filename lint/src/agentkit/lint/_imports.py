@@ -12,12 +12,13 @@ the file bound them to. A literal name is checked like any import; anything else
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 # Spellings of the anchor argument of import_module that mean "this file's package".
 _OWN_PACKAGE_ANCHORS = frozenset({"__package__", "__spec__.parent"})
@@ -96,17 +97,51 @@ def _literal_str_list(node: cst.BaseExpression | None) -> tuple[str, ...] | None
 class _Call:
     callee: str
     node: cst.Call
-    line: int
+
+
+class _Lines:
+    """The line each import statement and call starts on.
+
+    LibCST's positions cost a second pass that generates the whole file's code again,
+    more than parsing it. The compiler's parser (``ast`` builds a tree, it runs nothing)
+    gives the lines of the import statements, which both parsers see in the same order;
+    LibCST's positions are computed only for a file that has a run-time import call, or
+    that the compiler's parser reads differently (newer syntax than this Python's).
+    """
+
+    def __init__(self, module: cst.Module, source: bytes) -> None:
+        self._module = module
+        self._positions: Mapping[cst.CSTNode, CodeRange] | None = None
+        self._statements: dict[cst.CSTNode, int] = {}
+        self._compiled: list[int] | None
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self._compiled = None
+        else:
+            found = [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+            self._compiled = [node.lineno for node in sorted(found, key=lambda n: (n.lineno, n.col_offset))]
+
+    def number_statements(self, statements: list[cst.Import | cst.ImportFrom]) -> None:
+        """Take the lines of ``statements`` (every import statement, in the order of the file) from ``ast``."""
+        if self._compiled is not None and len(self._compiled) == len(statements):
+            self._statements = dict(zip(statements, self._compiled, strict=True))
+
+    def of(self, node: cst.CSTNode) -> int:
+        if node in self._statements:
+            return self._statements[node]
+        if self._positions is None:
+            self._positions = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions[node].start.line
 
 
 class _Collector(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
     def __init__(self, module: cst.Module, module_name: str, package: str) -> None:
         super().__init__()
         self._module = module
         self._module_name = module_name
         self._package = package
+        self.statements: list[cst.Import | cst.ImportFrom] = []
         self.records: list[ImportRecord] = []
         self.calls: list[_Call] = []
         # Local names bound to the importlib module and to its import_module function;
@@ -114,14 +149,36 @@ class _Collector(cst.CSTVisitor):
         self.importlib_names: set[str] = set()
         self.import_module_names: set[str] = set()
 
-    def _line(self, node: cst.CSTNode) -> int:
-        return self.get_metadata(PositionProvider, node).start.line
-
     def _text(self, node: cst.CSTNode) -> str:
         return _short(self._module.code_for_node(node))
 
     def visit_Import(self, node: cst.Import) -> None:
-        line, text = self._line(node), self._text(node)
+        self.statements.append(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.statements.append(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        # Kept whatever the callee: `from importlib import import_module as load` may
+        # appear after the call, so matching happens once the whole file is seen.
+        callee = get_full_name_for_node(node.func)
+        if callee:
+            self.calls.append(_Call(callee, node))
+
+    # -- import statements --------------------------------------------------------------
+
+    def statement_records(self, lines: _Lines) -> list[ImportRecord]:
+        """The records of the import statements; ``importlib``'s local names are learnt here."""
+        lines.number_statements(self.statements)
+        for node in self.statements:
+            if isinstance(node, cst.Import):
+                self._import(node, lines.of(node))
+            else:
+                self._import_from(node, lines.of(node))
+        return self.records
+
+    def _import(self, node: cst.Import, line: int) -> None:
+        text = self._text(node)
         for alias in node.names:
             name = get_full_name_for_node(alias.name) or ""
             self.records.append(ImportRecord(line, text, name))
@@ -133,8 +190,8 @@ class _Collector(cst.CSTVisitor):
             elif name.startswith("importlib.") and alias.asname is None:
                 self.importlib_names.add("importlib")
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        line, text = self._line(node), self._text(node)
+    def _import_from(self, node: cst.ImportFrom, line: int) -> None:
+        text = self._text(node)
         module = get_full_name_for_node(node.module) if node.module is not None else ""
         module = module or ""
         names: tuple[str, ...] = ()
@@ -156,16 +213,9 @@ class _Collector(cst.CSTVisitor):
                         bound.value if isinstance(bound, cst.Name) else "import_module"
                     )
 
-    def visit_Call(self, node: cst.Call) -> None:
-        # Kept whatever the callee: `from importlib import import_module as load` may
-        # appear after the call, so matching happens once the whole file is seen.
-        callee = get_full_name_for_node(node.func)
-        if callee:
-            self.calls.append(_Call(callee, node, self._line(node)))
-
     # -- run-time imports ---------------------------------------------------------------
 
-    def dynamic_records(self) -> list[ImportRecord]:
+    def dynamic_records(self, lines: _Lines) -> list[ImportRecord]:
         # importlib.import_module counts even where the file never imports importlib
         # itself (it may arrive through a star import or another module's attribute).
         import_module = {f"{m}.import_module" for m in self.importlib_names | {"importlib"}}
@@ -175,9 +225,9 @@ class _Collector(cst.CSTVisitor):
         records = []
         for call in self.calls:
             if call.callee in import_module:
-                records.append(self._import_module(call))
+                records.append(self._import_module(call, lines.of(call.node)))
             elif call.callee in dunder_import:
-                records.append(self._dunder_import(call))
+                records.append(self._dunder_import(call, lines.of(call.node)))
         return records
 
     def _argument(self, call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
@@ -187,17 +237,17 @@ class _Collector(cst.CSTVisitor):
                 return arg.value
         return positional[position].value if len(positional) > position else None
 
-    def _unverifiable(self, call: _Call) -> ImportRecord:
-        return ImportRecord(call.line, self._text(call.node), None, dynamic=True, unverifiable=True)
+    def _unverifiable(self, call: _Call, line: int) -> ImportRecord:
+        return ImportRecord(line, self._text(call.node), None, dynamic=True, unverifiable=True)
 
-    def _import_module(self, call: _Call) -> ImportRecord:
+    def _import_module(self, call: _Call, line: int) -> ImportRecord:
         name = _literal_str(self._argument(call.node, 0, "name"))
         if name is None:
-            return self._unverifiable(call)
+            return self._unverifiable(call, line)
         text = self._text(call.node)
         level = len(name) - len(name.lstrip("."))
         if not level:
-            return ImportRecord(call.line, text, name, dynamic=True)
+            return ImportRecord(line, text, name, dynamic=True)
         anchor = self._argument(call.node, 1, "package")
         anchor_name = get_full_name_for_node(anchor) if anchor is not None else None
         package = _literal_str(anchor)
@@ -206,27 +256,27 @@ class _Collector(cst.CSTVisitor):
         elif anchor_name in _OWN_MODULE_ANCHORS:
             package = self._module_name
         if package is None:
-            return self._unverifiable(call)
+            return self._unverifiable(call, line)
         base = resolve_relative(package, level, name[level:])
-        return ImportRecord(call.line, text, base, relative=name, dynamic=True)
+        return ImportRecord(line, text, base, relative=name, dynamic=True)
 
-    def _dunder_import(self, call: _Call) -> ImportRecord:
+    def _dunder_import(self, call: _Call, line: int) -> ImportRecord:
         name = _literal_str(self._argument(call.node, 0, "name"))
         if name is None:
-            return self._unverifiable(call)
+            return self._unverifiable(call, line)
         text = self._text(call.node)
         fromlist = _literal_str_list(self._argument(call.node, 3, "fromlist")) or ()
         level_node = self._argument(call.node, 4, "level")
         level = 0
         if level_node is not None:
             if not isinstance(level_node, cst.Integer):
-                return self._unverifiable(call)
+                return self._unverifiable(call, line)
             level = int(level_node.value)
         names = tuple(n for n in fromlist if n != "*")
         if not level:
-            return ImportRecord(call.line, text, name, names, dynamic=True)
+            return ImportRecord(line, text, name, names, dynamic=True)
         base = resolve_relative(self._package, level, name)
-        return ImportRecord(call.line, text, base, names, relative="." * level + name, dynamic=True)
+        return ImportRecord(line, text, base, names, relative="." * level + name, dynamic=True)
 
 
 def collect_imports(source: bytes, module_name: str, is_package: bool) -> list[ImportRecord]:
@@ -240,6 +290,8 @@ def collect_imports(source: bytes, module_name: str, is_package: bool) -> list[I
     module = cst.parse_module(source)
     package = module_name if is_package else module_name.rpartition(".")[0]
     collector = _Collector(module, module_name, package)
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
-    records: Sequence[ImportRecord] = [*collector.records, *collector.dynamic_records()]
+    module.visit(collector)
+    lines = _Lines(module, source)
+    statements = collector.statement_records(lines)  # first: it learns the names importlib is bound to
+    records: Sequence[ImportRecord] = [*statements, *collector.dynamic_records(lines)]
     return sorted(records, key=lambda r: r.line)
