@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from .._plugins import PluginHost
-
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("plugins", help="list installed plugins and whether they loaded")
+    parser = commands.add_parser("plugins")
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._plugins import PluginHost
+
     host = PluginHost.discover()
     records = sorted(host.records.values(), key=lambda record: record.name)
     if args.json:
