@@ -79,12 +79,13 @@ def test_the_version_is_still_printed_to_stdout():
     assert result.returncode == 0 and result.stdout.startswith("agentkit-host ")
 
 
-def test_plugins_loads_the_plugins_but_not_the_loop():
-    """Listing plugins imports each plugin's entry point; nothing of the agent loop."""
+def test_plugins_loads_the_plugins_but_not_the_loop_nor_what_only_their_calls_need():
+    """Listing plugins imports each plugin's entry point; nothing of the agent loop, and, with the
+    built-ins installed, no HTTP stack or event loop: a plugin loads those when a call needs them."""
     result, modules = _run("plugins")
     assert result.returncode == 0 and " loaded" in result.stdout
-    assert "agentkit.host._plugins" in modules
-    assert _loaded(modules, LOOP) == set()
+    assert {"agentkit.host._plugins", "agentkit_provider_faux", "agentkit_tools_web"} <= modules
+    assert _loaded(modules, LOOP + ("httpx", "httpcore", "anyio", "asyncio")) == set()
 
 
 def test_importing_the_host_loads_the_loop_only_when_a_name_is_used():
