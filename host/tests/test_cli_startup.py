@@ -57,6 +57,7 @@ def test_help_screens_load_neither_the_loop_nor_its_libraries(args):
 
 def test_help_loads_no_command_module_but_lists_every_command():
     result, modules = _run("--help")
+    assert "logging" not in modules
     commands = [line.split()[0] for line in result.stdout.splitlines() if line[:4] == "    " and line[4:5].isalpha()]
     assert commands == ["plugins", "tools", "tool", "skills", "validate-plugins", "new-plugin", "demo", "run"]
     assert {name for name in modules if name.startswith("agentkit.host.cli.")} == set()
@@ -85,7 +86,7 @@ def test_plugins_loads_the_plugins_but_not_the_loop_nor_what_only_their_calls_ne
     result, modules = _run("plugins")
     assert result.returncode == 0 and " loaded" in result.stdout
     assert {"agentkit.host._plugins", "agentkit_provider_faux", "agentkit_tools_web"} <= modules
-    assert _loaded(modules, LOOP + ("httpx", "httpcore", "anyio", "asyncio")) == set()
+    assert _loaded(modules, (*LOOP, "httpx", "httpcore", "anyio", "asyncio")) == set()
 
 
 def test_importing_the_host_loads_the_loop_only_when_a_name_is_used():
@@ -105,3 +106,12 @@ def test_every_public_name_of_the_host_is_still_importable():
     from agentkit.host import Agent, PluginHost  # the spelling embedders use
 
     assert Agent.__module__ == "agentkit.host._agent" and PluginHost.__name__ == "PluginHost"
+
+
+def test_a_failed_plugin_is_reported_in_the_listing_not_as_a_log_record_on_stderr(agentkit, site_dir):
+    """Unconfigured, the host's warnings go nowhere, whichever module first logs."""
+    site_dir("broken-plugin", entry_points={"agentkit.tools": {"brokenplugin": "brokenplugin"}},
+             requires=["agentkit-plugin-api>=0.1"], files={"brokenplugin.py": "raise RuntimeError('broken on purpose')"})
+    result = agentkit("plugins", site=site_dir.site)
+    assert result.returncode == 0 and "broken on purpose" in result.stdout
+    assert "broken on purpose" not in result.stderr

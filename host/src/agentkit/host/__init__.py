@@ -9,7 +9,6 @@ not pay for the loop's imports (asyncio, httpx, jsonschema).
 
 from __future__ import annotations
 
-import logging
 import warnings
 from importlib import import_module
 
@@ -27,9 +26,6 @@ if TYPE_CHECKING:
     from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
 
     __version__: str
-
-# Embedders decide where the host's warnings go; unconfigured, they go nowhere.
-logging.getLogger("agentkit").addHandler(logging.NullHandler())
 
 # Where each public name is defined, relative to this package.
 _EXPORTS = {

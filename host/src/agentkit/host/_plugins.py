@@ -28,6 +28,7 @@ from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Provider, Skill, Tool
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
+from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere
 from ._hookimpls import check_markers, hashable
 from ._models import resolve_model
 from ._registry import RegistrationError, Registry
