@@ -9,17 +9,20 @@ Templates live beside this module in ``plugin_template/``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import os
 import re
-import shlex
-import shutil
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentkit import plugin_api
 from agentkit.plugin_api.errors import UsageError
 
-TEMPLATES = Path(__file__).with_name("plugin_template")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# pathlib, shlex and importlib.util are imported by the functions that write the project, so that
+# 'agentkit new-plugin --help' costs argparse and this module only.
+TEMPLATES = os.path.join(os.path.dirname(__file__), "plugin_template")
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 #: The word each category puts in a distribution name (agentkit-provider-x, like the built-ins); its keys are
 #: the categories of ``agentkit.plugin_api.hookspecs.CATEGORIES``, spelled out so that parsing the command
@@ -65,6 +68,10 @@ def install_command(project: Path) -> str:
     pip when that environment has it; else uv, which a uv-made ``.venv``
     (without pip) is installed with.
     """
+    import importlib.util
+    import shlex
+    import shutil
+
     python = shlex.quote(sys.executable)
     target = shlex.quote(str(project))
     if importlib.util.find_spec("pip") is not None:
@@ -103,7 +110,8 @@ def render(category: str, name: str) -> dict[str, str]:
     }
 
     def fill(template: str) -> str:
-        return (TEMPLATES / template).read_text(encoding="utf-8").format(**values)
+        with open(os.path.join(TEMPLATES, template), encoding="utf-8") as file:
+            return file.read().format(**values)
 
     files = {
         "pyproject.toml": fill("pyproject.toml.tmpl"),
@@ -120,6 +128,9 @@ def render(category: str, name: str) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
     if not NAME.match(args.name):
         raise UsageError(f"invalid plugin name {args.name!r}: use lower-case letters, digits, '-' and '_', "
                          "starting with a letter (at most 40), e.g. 'greet'")
