@@ -80,10 +80,23 @@ def test_the_version_is_still_printed_to_stdout():
     assert result.returncode == 0 and result.stdout.startswith("agentkit-host ")
 
 
-def test_plugins_loads_the_plugins_but_not_the_loop_nor_what_only_their_calls_need():
-    """Listing plugins imports each plugin's entry point; nothing of the agent loop, and, with the
-    built-ins installed, no HTTP stack or event loop: a plugin loads those when a call needs them."""
+def test_plugins_lists_every_built_in_from_metadata_without_importing_any():
+    import importlib_metadata
+
+    every = importlib_metadata.entry_points()
+    built_ins = {ep.name: ep.value for category in CATEGORIES for ep in every.select(group=f"agentkit.{category}")}
     result, modules = _run("plugins")
+    assert result.returncode == 0, result.stderr
+    for name, module in built_ins.items():
+        assert f"{name} = {module}" in result.stdout
+    assert _loaded(modules, tuple(built_ins.values())) == set()
+    assert _loaded(modules, (*HEAVY, *LOOP, "agentkit.host._plugins")) == set()
+
+
+def test_plugins_check_loads_the_plugins_but_not_the_loop_nor_what_only_their_calls_need():
+    """Checking plugins imports each plugin's entry point; nothing of the agent loop, and, with the
+    built-ins installed, no HTTP stack or event loop: a plugin loads those when a call needs them."""
+    result, modules = _run("plugins", "--check")
     assert result.returncode == 0 and " loaded" in result.stdout
     assert {"agentkit.host._plugins", "agentkit_provider_faux", "agentkit_tools_web"} <= modules
     assert _loaded(modules, (*LOOP, "httpx", "httpcore", "anyio", "asyncio")) == set()
@@ -112,6 +125,6 @@ def test_a_failed_plugin_is_reported_in_the_listing_not_as_a_log_record_on_stder
     """Unconfigured, the host's warnings go nowhere, whichever module first logs."""
     site_dir("broken-plugin", entry_points={"agentkit.tools": {"brokenplugin": "brokenplugin"}},
              requires=["agentkit-plugin-api>=0.1"], files={"brokenplugin.py": "raise RuntimeError('broken on purpose')"})
-    result = agentkit("plugins", site=site_dir.site)
+    result = agentkit("plugins", "--check", site=site_dir.site)
     assert result.returncode == 0 and "broken on purpose" in result.stdout
     assert "broken on purpose" not in result.stderr

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from agentkit.host._plugins import plugin_entry_points
+from agentkit.host._entry_points import plugin_entry_points
 from agentkit.plugin_api.errors import UsageError
 
 from ._report import PluginReport, failed, warned

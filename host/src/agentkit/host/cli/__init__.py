@@ -27,7 +27,7 @@ else:
 
 #: Each command: the module that defines it (its ``add_parser`` and handler), and its line in ``--help``.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "plugins": ("_plugins_cmd", "list installed plugins and whether they loaded"),
+    "plugins": ("_plugins_cmd", "list installed plugins; --check loads them and says what failed"),
     "tools": ("_tools_cmd", "list the tools installed plugins provide"),
     "tool": ("_tools_cmd", "work with one tool"),
     "skills": ("_skills_cmd", "list and show the skills an agent would have"),
