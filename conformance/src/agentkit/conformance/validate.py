@@ -168,5 +168,5 @@ def validate(targets: Sequence[Target], *, timeout: float = DEFAULT_TIMEOUT, lin
                                          "(AGENTKIT_DISABLE_PLUGINS) or uninstall it; names are never renamed"))
     if problem:
         for report in reports:
-            report.add(warned("collisions", problem, "run 'agentkit plugins' to see which plugin fails to load"))
+            report.add(warned("collisions", problem, "run 'agentkit plugins --check' to see which plugin fails to load"))
     return reports

@@ -79,7 +79,7 @@ def _missing(host: PluginHost, name: str) -> str:
             return f"tool {name!r} is provided by plugin {record.name!r}, which failed: {record.reason}"
     known = ", ".join(sorted(host.tools)) or "none installed"
     failed = sorted(record.name for record in host.records.values() if record.status == "failed")
-    hint = f"; plugins that failed to load: {', '.join(failed)} (see 'agentkit plugins')" if failed else ""
+    hint = f"; plugins that failed to load: {', '.join(failed)} (see 'agentkit plugins --check')" if failed else ""
     return f"no tool named {name!r} (tools: {known}){hint}"
 
 
