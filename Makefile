@@ -1,5 +1,6 @@
 # The two commands a newcomer needs are `make demo` and `make test`; both bootstrap
-# the environment first (uv through pip when missing, then the workspace from uv.lock).
+# the environment first (uv through pip when missing, then the workspace from uv.lock),
+# saying what each step does, and skip it when .venv is already in step with uv.lock.
 SHELL := /bin/bash
 PYTHON ?= python3
 export UV_PYTHON_DOWNLOADS := never
@@ -9,15 +10,34 @@ export UV_COMPILE_BYTECODE := 1
 # Recursive so that a uv installed by `bootstrap` is found by the later recipes.
 UV = $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
 RUN = $(UV) run --no-sync
+# Written once .venv holds the workspace as uv.lock and the pyproject files say: while it is
+# newer than all of them, there is nothing to sync and the recipes start at once
+# (`make clean`, or removing the file, forces the next sync).
+SYNCED = .venv/.synced-with-uv-lock
+WORKSPACE_FILES = uv.lock pyproject.toml $(wildcard */pyproject.toml builtin_plugins/*/pyproject.toml examples/*/pyproject.toml)
 
 .PHONY: bootstrap demo test bench lint mutation clean
 
-bootstrap:
+bootstrap: $(SYNCED)
+	@:
+
+$(SYNCED): $(WORKSPACE_FILES)
+	@echo "agentkit: setting up (uv; the environment .venv; the workspace from uv.lock)"
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentkit needs Python 3.11 or newer: run make with PYTHON=/path/to/python3.11")'
-	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 \
-		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check uv \
-		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check --user uv
-	@$(UV) sync --all-packages --locked --quiet --python $(PYTHON)
+	@if command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1; then \
+		echo "agentkit: uv: $$($(UV) --version)"; \
+	else \
+		echo "agentkit: uv: not found, installing it with pip"; \
+		$(PYTHON) -m pip install --quiet --disable-pip-version-check uv \
+		|| $(PYTHON) -m pip install --quiet --disable-pip-version-check --user uv; \
+	fi
+	@echo "agentkit: the environment: .venv with $$($(PYTHON) -c 'import sys; print("Python", sys.version.split()[0])')"
+	@echo "agentkit: the workspace: installing the locked packages into .venv (the first time takes a while)"
+	@# uv's own progress on a terminal; in a log (CI), only errors.
+	@if [ -t 1 ]; then quiet=; else quiet=--quiet; fi; \
+		$(UV) sync --all-packages --locked $$quiet --python $(PYTHON)
+	@touch $@
+	@echo "agentkit: ready"
 
 demo: bootstrap
 	@$(RUN) agentkit demo

@@ -80,7 +80,7 @@ def test_one_name_in_two_categories_installs_loads_and_validates(agentkit, tmp_p
         assert agentkit("new-plugin", category, "x", cwd=tmp_path).returncode == 0
     projects = [tmp_path / "agentkit-provider-x", tmp_path / "agentkit-skills-x"]
     site = installed(*projects, site=tmp_path / "site")
-    listed = agentkit("plugins", "--json", site=site)
+    listed = agentkit("plugins", "--check", "--json", site=site)
     records = {record["name"]: record for record in json.loads(listed.stdout)}
     assert records["x[providers]"]["status"] == "loaded", records["x[providers]"]
     assert records["x[skills]"]["status"] == "loaded", records["x[skills]"]

@@ -44,13 +44,44 @@ def test_help_works_with_a_broken_plugin_installed(agentkit, plugins):
     assert result.returncode == 0 and "validate-plugins" in result.stdout
 
 
-def test_plugins_lists_loaded_and_failed_with_the_reason(agentkit, plugins):
+def test_plugins_lists_every_installed_plugin_without_importing_any(agentkit, plugins, site_dir, tmp_path):
+    marker = tmp_path / "imported"
+    site_dir("marker-plugin", entry_points={"agentkit.tools": {"marker": "markerplugin"}},
+             files={"markerplugin.py": f"open({str(marker)!r}, 'w').close()"})
     result = agentkit("plugins", site=plugins)
+    assert result.returncode == 0, result.stderr
+    assert "shout  shout-plugin 0.1.0  [tools]  enabled" in result.stdout
+    assert "brokenplugin  broken-plugin 0.1.0  [tools]  enabled" in result.stdout
+    assert "blocker  blocker-plugin 0.1.0  [hooks]  enabled" in result.stdout
+    assert "entry point: agentkit.tools: marker = markerplugin" in result.stdout
+    assert "agentkit plugins --check" in result.stdout and "broken on purpose" not in result.stdout
+    listed = {row["name"]: row for row in json.loads(agentkit("plugins", "--json", site=plugins).stdout)}
+    assert listed["marker"] == {
+        "name": "marker", "status": "enabled", "categories": ["tools"], "distribution": "marker-plugin",
+        "version": "0.1.0", "module": "markerplugin", "reason": None,
+        "entry_points": [{"group": "agentkit.tools", "name": "marker", "value": "markerplugin"}],
+    }
+    assert not marker.exists()  # neither listing imported the plugin ...
+    assert agentkit("plugins", "--check", site=plugins).returncode == 0
+    assert marker.exists()  # ... which loading does
+
+
+def test_the_listing_names_what_check_loads(agentkit, plugins):
+    """Metadata alone gives each plugin's name, categories, distribution, version and object, as loading does."""
+    keys = ("name", "categories", "distribution", "version", "module")
+    listed = json.loads(agentkit("plugins", "--json", site=plugins).stdout)
+    checked = json.loads(agentkit("plugins", "--check", "--json", site=plugins).stdout)
+    assert [[row[key] for key in keys] for row in listed] == [[row[key] for key in keys] for row in checked]
+    assert {"shout", "brokenplugin", "blocker", "files", "faux"} <= {row["name"] for row in listed}
+
+
+def test_plugins_check_lists_loaded_and_failed_with_the_reason(agentkit, plugins):
+    result = agentkit("plugins", "--check", site=plugins)
     assert result.returncode == 0
     assert "shout  shout-plugin 0.1.0  [tools]  loaded" in result.stdout
     assert "brokenplugin  broken-plugin 0.1.0  [tools]  failed" in result.stdout
     assert "this plugin is broken on purpose" in result.stdout
-    listed = json.loads(agentkit("plugins", "--json", site=plugins).stdout)
+    listed = json.loads(agentkit("plugins", "--check", "--json", site=plugins).stdout)
     broken = next(entry for entry in listed if entry["name"] == "brokenplugin")
     assert broken["status"] == "failed" and "RuntimeError" in broken["reason"]
 
@@ -105,8 +136,10 @@ def test_usage_errors_are_one_line_and_exit_2(agentkit, plugins, args, message):
 
 
 def test_disabled_plugins_are_not_loaded(agentkit, plugins):
-    result = agentkit("plugins", site=plugins, env={"AGENTKIT_DISABLE_PLUGINS": "brokenplugin"})
-    assert "brokenplugin  broken-plugin 0.1.0  [tools]  disabled" in result.stdout
+    for check in ((), ("--check",)):
+        result = agentkit("plugins", *check, site=plugins, env={"AGENTKIT_DISABLE_PLUGINS": "brokenplugin"})
+        assert "brokenplugin  broken-plugin 0.1.0  [tools]  disabled" in result.stdout
+        assert "reason: disabled by AGENTKIT_DISABLE_PLUGINS" in result.stdout
 
 
 def test_demo_shows_the_loop_behaviours(agentkit):

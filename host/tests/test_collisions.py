@@ -54,7 +54,7 @@ def test_disabling_one_side_gives_the_name_back_to_the_other(newcomer, monkeypat
 
 
 def test_agentkit_plugins_reports_the_collision_on_both_plugins(newcomer, capsys):
-    assert main(["plugins"]) == 0
+    assert main(["plugins", "--check"]) == 0
     sections: dict[str, list[str]] = {}
     current: list[str] = []
     for line in capsys.readouterr().out.splitlines():
@@ -64,7 +64,7 @@ def test_agentkit_plugins_reports_the_collision_on_both_plugins(newcomer, capsys
     for name in ("aaa", "files"):
         collisions = [line for line in sections[name] if line.startswith("collision:")]
         assert len(collisions) == 1 and "read_file" in collisions[0], sections[name]
-    assert main(["plugins", "--json"]) == 0
+    assert main(["plugins", "--check", "--json"]) == 0
     records = {record["name"]: record for record in json.loads(capsys.readouterr().out)}
     assert records["aaa"]["collisions"] and records["files"]["collisions"]
 

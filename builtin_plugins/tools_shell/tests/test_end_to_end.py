@@ -130,7 +130,7 @@ def test_the_shipped_restrictive_policy_blocks_in_the_loop(plugin_host, tmp_path
 
 @pytest.mark.slow
 def test_the_shell_plugin_is_listed_and_passes_validation(agentkit):
-    listing = agentkit("plugins", "--json")
+    listing = agentkit("plugins", "--check", "--json")
     assert listing.returncode == 0, listing.stderr
     listed = {p["name"]: p for p in json.loads(listing.stdout)}
     assert listed["shell"]["status"] == "loaded"

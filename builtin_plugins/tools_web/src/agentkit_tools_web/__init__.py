@@ -9,12 +9,20 @@ asks for ``fetch_url`` by name.
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Tool, hookimpl
 
 from ._addresses import CLOUD_METADATA_ADDRESSES, address_refusal, embedded_ipv4, literal_address
-from ._fetch import MAX_BODY_BYTES, MAX_REDIRECTS, make_fetch_url_tool
-from ._guard import BlockedAddress, GuardedTransport, Resolver, system_resolver
+from ._resolver import Resolver, system_resolver
+from ._tool import MAX_BODY_BYTES, MAX_REDIRECTS, make_fetch_url_tool
+
+if TYPE_CHECKING:
+    from ._guard import BlockedAddress, GuardedTransport
+
+#: Names of the guard, which imports httpx: loaded on first use, not with the plugin.
+_GUARD_NAMES = ("BlockedAddress", "GuardedTransport")
 
 __all__ = [
     "CLOUD_METADATA_ADDRESSES",
@@ -36,3 +44,11 @@ __all__ = [
 def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     """Register ``fetch_url`` (``default_enabled=False``)."""
     register(make_fetch_url_tool())
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _GUARD_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module("._guard", __name__), name)
+    globals()[name] = value
+    return value

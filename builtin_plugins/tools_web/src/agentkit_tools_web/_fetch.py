@@ -1,27 +1,20 @@
-"""The fetch_url tool: one HTTP request, its redirects re-validated hop by hop."""
+"""What a fetch_url call does: one HTTP request, its redirects re-validated hop by hop."""
 
 from __future__ import annotations
 
 import math
-import ssl
 import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpcore
 import httpx
 
-from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api import ToolContext, ToolError, ToolResult
 
-from ._guard import BlockedAddress, GuardedTransport, Resolver, system_resolver
+from ._guard import BlockedAddress, GuardedTransport
 from ._html import html_to_text
+from ._tool import _METHODS, DEFAULT_TIMEOUT_S, MAX_BODY_BYTES, MAX_REDIRECTS, USER_AGENT
 
-MAX_REDIRECTS = 5
-MAX_BODY_BYTES = 512 * 1024
-DEFAULT_TIMEOUT_S = 30.0
-USER_AGENT = "agentkit-fetch_url/0.1"
-
-_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Framing and routing belong to the client: a caller-chosen Host would send a
 # request for one site to another site's address.
@@ -29,72 +22,6 @@ _RESERVED_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer"}
 )
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript")
-
-INPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "url": {"type": "string", "description": "An https:// URL (http:// only if the embedder allows it)."},
-        "method": {"type": "string", "enum": list(_METHODS), "default": "GET"},
-        "headers": {
-            "type": "object",
-            "additionalProperties": {"type": "string"},
-            "description": "Request headers. They are not sent to another host after a redirect.",
-        },
-        "body": {"type": "string", "description": "Request body, sent as UTF-8."},
-        "timeout_s": {
-            "type": "number",
-            "exclusiveMinimum": 0,
-            "description": f"Seconds for the whole fetch, redirects included (default {DEFAULT_TIMEOUT_S:g}).",
-        },
-        "html_to_text": {
-            "type": "boolean",
-            "default": True,
-            "description": "Return an HTML page as readable text instead of markup.",
-        },
-    },
-    "required": ["url"],
-    "additionalProperties": False,
-}  # fmt: skip
-
-
-def make_fetch_url_tool(
-    *,
-    resolver: Resolver = system_resolver,
-    network_backend: httpcore.NetworkBackend | None = None,
-    ssl_context: ssl.SSLContext | None = None,
-) -> Tool:
-    """Build the ``fetch_url`` tool.
-
-    The registered tool uses the defaults. An embedder with its own DNS or
-    trust store builds one with these parameters and registers it from its
-    own plugin; every connection still goes through the address guard.
-
-    :param resolver: ``resolver(host, port) -> addresses``.
-    :param network_backend: the httpcore backend that opens checked connections.
-    :param ssl_context: trust settings for HTTPS.
-    """
-
-    def fetch_url(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        transport = GuardedTransport(
-            resolver=resolver, network_backend=network_backend, ssl_context=ssl_context
-        )
-        return _fetch(arguments, context, transport)
-
-    return Tool(
-        name="fetch_url",
-        description=(
-            "Fetch a public web page or API over HTTPS and return its status and body "
-            "(HTML converted to text). At most 5 redirects; the body is cut at 512 KB."
-        ),
-        input_schema=INPUT_SCHEMA,
-        handler=fetch_url,
-        prompt_guidelines=(
-            "fetch_url reaches public internet addresses only: private, loopback, link-local "
-            "and cloud metadata addresses are refused."
-        ),
-        default_enabled=False,
-    )
-
 
 class _Request:
     """The validated arguments of one call."""
@@ -180,7 +107,7 @@ def _same_origin(a: httpx.URL, b: httpx.URL) -> bool:
     )
 
 
-def _fetch(
+def fetch(
     arguments: dict[str, Any], context: ToolContext, transport: GuardedTransport
 ) -> ToolResult:
     request = _Request(arguments, context.options)

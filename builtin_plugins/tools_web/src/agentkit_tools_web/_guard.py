@@ -11,36 +11,18 @@ pool starts TLS with the URL's host, not with the address we connected to.
 
 from __future__ import annotations
 
-import socket
 import ssl
 import typing
-from collections.abc import Callable, Sequence
 
 import httpcore
 import httpx
 
 from ._addresses import NonCanonicalAddress, address_refusal, literal_address
-
-Resolver = Callable[[str, int], Sequence[str]]
-"""``resolver(host, port) -> addresses``: every address the name resolves to, as text."""
+from ._resolver import Resolver, system_resolver
 
 
 class BlockedAddress(Exception):
     """The guard refused a destination; the message says which and why."""
-
-
-def system_resolver(host: str, port: int) -> list[str]:
-    """Every address the system resolver returns for ``host``, in its order."""
-    try:
-        answers = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as exc:
-        raise httpcore.ConnectError(f"cannot resolve {host!r}: {exc.strerror}") from exc
-    addresses: list[str] = []
-    for _family, _type, _proto, _canonname, sockaddr in answers:
-        address = str(sockaddr[0])
-        if address not in addresses:
-            addresses.append(address)
-    return addresses
 
 
 def checked_addresses(host: str, port: int, resolver: Resolver) -> list[str]:

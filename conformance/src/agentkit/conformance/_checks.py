@@ -17,7 +17,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from agentkit.host import PluginHost, PluginRecord
-from agentkit.host._plugins import plugin_entry_points
+from agentkit.host._entry_points import plugin_entry_points
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import hook_names
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from agentkit.host._plugins import plugin_entry_points
+from agentkit.host._entry_points import plugin_entry_points
 from agentkit.plugin_api.errors import UsageError
 
 from ._report import PluginReport, failed, warned
@@ -220,4 +220,4 @@ def _add_collisions(report: PluginReport, found: Mapping[str, list[str]], proble
                           "rename what collides, or keep one of the plugins: disable the other "
                           "(AGENTKIT_DISABLE_PLUGINS) or uninstall it; names are never renamed"))
     if problem:
-        report.add(warned("collisions", problem, "run 'agentkit plugins' to see which plugin fails to load"))
+        report.add(warned("collisions", problem, "run 'agentkit plugins --check' to see which plugin fails to load"))

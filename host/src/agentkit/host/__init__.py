@@ -1,29 +1,57 @@
 """The agentkit host: loads plugins and runs the agent loop.
 
 Embedders import this package; plugin authors import ``agentkit.plugin_api``.
+
+The names below are imported on first use (PEP 562), so that a process that
+needs only part of the host (``agentkit --help``, a plugin's own tests) does
+not pay for the loop's imports (asyncio, httpx, jsonschema).
 """
 
-import logging
+from __future__ import annotations
+
 import warnings
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from importlib import import_module
 
-from agentkit.plugin_api import Block, Outcome
+# typing itself costs more than this module: the flag is spelled out, as type checkers honour it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-from ._agent import Agent, AgentStats
-from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
-from ._plugins import PluginHost, PluginRecord
-from ._settings import ModelSettings
-from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
-from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
+    from agentkit.plugin_api import Block, Outcome
 
-# Embedders decide where the host's warnings go; unconfigured, they go nowhere.
-logging.getLogger("agentkit").addHandler(logging.NullHandler())
+    from ._agent import Agent, AgentStats
+    from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
+    from ._plugins import PluginHost, PluginRecord
+    from ._settings import ModelSettings
+    from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
+    from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
 
-try:
-    __version__ = version("agentkit-host")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
+    __version__: str
+
+# Where each public name is defined, relative to this package.
+_EXPORTS = {
+    "Agent": "._agent",
+    "AgentStats": "._agent",
+    "AgentConfig": "._config",
+    "BeforeToolCall": "._config",
+    "Decision": "._config",
+    "RunResult": "._config",
+    "allow_all": "._config",
+    "PluginHost": "._plugins",
+    "PluginRecord": "._plugins",
+    "ModelSettings": "._settings",
+    "StopContext": "._stop",
+    "StopPolicy": "._stop",
+    "any_of": "._stop",
+    "max_turns": "._stop",
+    "stop_when": "._stop",
+    "AgentBusy": ".errors",
+    "ConfigError": ".errors",
+    "ModelNotFound": ".errors",
+    "SkillConflictError": ".errors",
+    "Block": "agentkit.plugin_api",
+    "Outcome": "agentkit.plugin_api",
+}
 
 __all__ = [
     "Agent",
@@ -51,14 +79,38 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    # importlib.metadata scans the installed distributions: done once, when someone asks.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentkit-host")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0+unknown"
+
+
 def _terminate(reason: str) -> Block:
+    from agentkit.plugin_api import Block
+
     return Block(reason, terminate=True)
 
 
 def __getattr__(name: str) -> Any:
-    # Removed before 1.0 (one way to end a run); kept a while, warning, so code that used it says what to write.
-    if name == "Terminate":
+    where = _EXPORTS.get(name)
+    if where is not None:
+        value = getattr(import_module(where, __name__), name)
+    elif name == "__version__":
+        value = _version()
+    elif name == "Terminate":
+        # Removed before 1.0 (one way to end a run); kept a while, warning, so code that used it says what to write.
         warnings.warn("agentkit.host.Terminate is deprecated: return Block(reason, terminate=True) instead",
                       DeprecationWarning, stacklevel=2)
         return _terminate
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # looked up once: later uses are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

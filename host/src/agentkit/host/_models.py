@@ -31,7 +31,7 @@ def resolve_model(spec: str, models: Mapping[str, ModelInfo], contested: Mapping
     claimants = contested.get(spec)
     if claimants:
         raise ModelNotFound(f"model {spec!r} is served by no plugin: plugins {', '.join(map(repr, claimants))} "
-                            "each list it; disable or uninstall all but one (see 'agentkit plugins')")
+                            "each list it; disable or uninstall all but one (see 'agentkit plugins --check')")
     vendor, sep, model_id = spec.partition("/")
     if not sep or not vendor or not model_id:
         raise ModelNotFound(f"model {spec!r} is not of the form vendor/model, e.g. anthropic/claude-sonnet-4-6")

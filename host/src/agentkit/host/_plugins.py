@@ -28,15 +28,14 @@ from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Provider, Skill, Tool
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
+from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere
+from ._entry_points import Entries, plugin_entry_points, switched_on
 from ._hookimpls import check_markers, hashable
 from ._models import resolve_model
 from ._registry import RegistrationError, Registry
 
 log = logging.getLogger("agentkit.host")
 
-ENTRY_POINT_GROUPS = {f"agentkit.{category}": category for category in CATEGORIES}
-DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
-LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
 _CONTRIBUTION_HOOKS = {
     "agentkit_register_tools": "add_tool",
     "agentkit_register_providers": "add_provider",
@@ -82,41 +81,6 @@ class PluginRecord:
         }
 
 
-def _names_from_env(env: Mapping[str, str], key: str) -> set[str] | None:
-    value = env.get(key)
-    if value is None:
-        return None
-    return {canonicalize_name(part) for part in value.split(",") if part.strip()}
-
-
-def plugin_entry_points() -> dict[str, list[tuple[str, importlib_metadata.EntryPoint]]]:
-    """Plugin name -> its ``(category, entry point)`` pairs, read from metadata (nothing is imported).
-
-    An entry-point name is unique per category, not across categories: one
-    name under several categories is one plugin when every entry names the
-    same object, else one plugin per object, called ``name[category,...]``
-    (``x[providers]`` and ``x[skills]``). One name twice in a category is
-    left for the loader to refuse.
-    """
-    by_name: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
-    for group, category in ENTRY_POINT_GROUPS.items():
-        for ep in importlib_metadata.entry_points(group=group):
-            by_name.setdefault(ep.name, []).append((category, ep))
-    plugins: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
-    for name, entries in by_name.items():
-        by_target: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
-        for category, ep in entries:
-            by_target.setdefault(ep.value, []).append((category, ep))
-        named: dict[str, list[tuple[str, importlib_metadata.EntryPoint]]] = {}
-        for same in by_target.values():
-            named.setdefault(f"{name}[{','.join(sorted({category for category, _ in same}))}]", []).extend(same)
-        if len(named) == 1:  # one object, or one category declaring the name twice
-            plugins[name] = entries
-        else:
-            plugins.update(named)
-    return plugins
-
-
 class PluginHost:
     """Loads plugins and holds what they contributed.
 
@@ -148,25 +112,11 @@ class PluginHost:
         listed ones.
         """
         env = os.environ if env is None else env
-        disabled = _names_from_env(env, DISABLE_ENV) or set()
-        allowed = _names_from_env(env, LOAD_ENV)
         found = plugin_entry_points()
-        return [self._load_entry(name, found[name], disabled, allowed) for name in sorted(found)]
+        return [self._load_entry(name, found[name], env) for name in sorted(found)]
 
-    def _load_entry(
-        self,
-        name: str,
-        entries: list[tuple[str, importlib_metadata.EntryPoint]],
-        disabled: set[str],
-        allowed: set[str] | None,
-    ) -> PluginRecord:
-        def keys(ep: importlib_metadata.EntryPoint) -> set[str]:
-            dist = {canonicalize_name(ep.dist.metadata["Name"])} if ep.dist else set()
-            return {canonicalize_name(name), canonicalize_name(ep.name)} | dist
-
-        # Switched off per entry, so that disabling one distribution settles a name two of them declare.
-        kept = [(category, ep) for category, ep in entries
-                if not keys(ep) & disabled and (allowed is None or keys(ep) & allowed)]
+    def _load_entry(self, name: str, entries: Entries, env: Mapping[str, str]) -> PluginRecord:
+        kept, why_off = switched_on(name, entries, env)
         entries = sorted(kept or entries, key=lambda entry: (entry[1].value, entry[0]))
         _category, ep = entries[0]
         dist = ep.dist
@@ -179,9 +129,7 @@ class PluginHost:
             module=ep.value,
         )
         if not kept:
-            if any(keys(entry) & disabled for _, entry in entries):
-                return self._finish(record, "disabled", f"disabled by {DISABLE_ENV}")
-            return self._finish(record, "disabled", f"not listed in {LOAD_ENV}")
+            return self._finish(record, "disabled", why_off)
         targets = sorted({entry.value for _, entry in entries})
         if len(targets) > 1 or name in self.records:
             groups = ", ".join(f"agentkit.{category}" for category in record.categories)

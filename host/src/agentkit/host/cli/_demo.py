@@ -11,18 +11,17 @@ import json
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl, provider_member
 from agentkit.plugin_api.errors import UsageError
 
-from .._agent import Agent
-from .._config import AgentConfig, allow_all
-from .._plugins import PluginHost
+if TYPE_CHECKING:
+    from .._agent import Agent
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("demo", help="watch the agent loop work against a scripted model")
+    parser = commands.add_parser("demo")
     parser.set_defaults(handler=run)
 
 
@@ -78,6 +77,11 @@ def _show(result: ToolResultMessage) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The loop's machinery, imported only when the demo runs: 'agentkit --help' stays light.
+    from .._agent import Agent
+    from .._config import AgentConfig, allow_all
+    from .._plugins import PluginHost
+
     host = PluginHost.discover()
     faux = host.providers.get("faux")
     if faux is None:

@@ -9,21 +9,24 @@ Templates live beside this module in ``plugin_template/``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import os
 import re
-import shlex
-import shutil
 import sys
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
+from agentkit import plugin_api
 from agentkit.plugin_api.errors import UsageError
-from agentkit.plugin_api.hookspecs import CATEGORIES
 
-TEMPLATES = Path(__file__).with_name("plugin_template")
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# pathlib, shlex and importlib.util are imported by the functions that write the project, so that
+# 'agentkit new-plugin --help' costs argparse and this module only.
+TEMPLATES = os.path.join(os.path.dirname(__file__), "plugin_template")
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
-#: The word each category puts in a distribution name (agentkit-provider-x, like the built-ins).
+#: The word each category puts in a distribution name (agentkit-provider-x, like the built-ins); its keys are
+#: the categories of ``agentkit.plugin_api.hookspecs.CATEGORIES``, spelled out so that parsing the command
+#: line does not import the hook specifications.
 DIST_WORD = {"providers": "provider", "tools": "tools", "skills": "skills", "hooks": "hooks"}
 SUMMARIES = {
     "tools": "An agentkit tool plugin: a tool that repeats a text.",
@@ -35,12 +38,12 @@ SUMMARIES = {
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
-        "new-plugin", help="create a plugin distribution from the template",
+        "new-plugin",
         description="Write a plugin project (pyproject.toml with its entry point, a package with one working "
         "hook, tests using the conformance plugin, README) that passes 'agentkit validate-plugins --path'.",
     )
     parser.add_argument("category", type=_category, metavar="CATEGORY",
-                        help=f"the plugin's category: {', '.join(sorted(CATEGORIES))} (or the singular)")
+                        help=f"the plugin's category: {', '.join(sorted(DIST_WORD))} (or the singular)")
     parser.add_argument("name", help="the plugin's name: lower-case letters, digits and '_', starting with a letter")
     parser.add_argument("--dir", metavar="DIR",
                         help="the project directory to create (default: ./agentkit-<category>-<name>)")
@@ -53,9 +56,9 @@ SINGULAR = {"provider": "providers", "tool": "tools", "skill": "skills", "hook":
 
 def _category(value: str) -> str:
     category = SINGULAR.get(value, value)
-    if category not in CATEGORIES:
+    if category not in DIST_WORD:
         raise argparse.ArgumentTypeError(
-            f"invalid category {value!r}: choose from {', '.join(sorted(CATEGORIES))} (or the singular)")
+            f"invalid category {value!r}: choose from {', '.join(sorted(DIST_WORD))} (or the singular)")
     return category
 
 
@@ -65,6 +68,10 @@ def install_command(project: Path) -> str:
     pip when that environment has it; else uv, which a uv-made ``.venv``
     (without pip) is installed with.
     """
+    import importlib.util
+    import shlex
+    import shutil
+
     python = shlex.quote(sys.executable)
     target = shlex.quote(str(project))
     if importlib.util.find_spec("pip") is not None:
@@ -83,10 +90,13 @@ def _range(installed: str) -> str:
 
 
 def _conformance_range() -> str:
+    # importlib.metadata scans sys.path: paid only when a project is written, not by --help.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return _range(version("agentkit-conformance"))
     except PackageNotFoundError:
-        return _range(PLUGIN_API_VERSION)
+        return _range(plugin_api.__version__)
 
 
 def render(category: str, name: str) -> dict[str, str]:
@@ -96,11 +106,12 @@ def render(category: str, name: str) -> dict[str, str]:
     values = {
         "name": name, "category": category, "dist": dist, "package": package,
         "summary": SUMMARIES[category], "function": f"{name}_repeat", "env": name.upper(),
-        "api_range": _range(PLUGIN_API_VERSION), "conformance_range": _conformance_range(),
+        "api_range": _range(plugin_api.__version__), "conformance_range": _conformance_range(),
     }
 
     def fill(template: str) -> str:
-        return (TEMPLATES / template).read_text(encoding="utf-8").format(**values)
+        with open(os.path.join(TEMPLATES, template), encoding="utf-8") as file:
+            return file.read().format(**values)
 
     files = {
         "pyproject.toml": fill("pyproject.toml.tmpl"),
@@ -117,6 +128,9 @@ def render(category: str, name: str) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
     if not NAME.match(args.name):
         raise UsageError(f"invalid plugin name {args.name!r}: use lower-case letters, digits, '-' and '_', "
                          "starting with a letter (at most 40), e.g. 'greet'")

@@ -32,13 +32,12 @@ requests from a recording.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agentkit.plugin_api import (
     AgentEnd,
@@ -56,20 +55,15 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import UsageError
 
-from .._agent import Agent
-from .._config import AgentConfig, allow_all
-from .._interrupt import run_interruptibly
-from .._plugins import PluginHost
-from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
-from .._request import build_request
-from ..errors import SessionLoadError
-from ..sessions import Session
+if TYPE_CHECKING:
+    from .._agent import Agent
+    from .._plugins import PluginHost
+    from ..sessions import Session
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "run",
-        help="run one task against a model with the installed tools",
         description="Run one task against a model. Exit codes: 0 completed, 1 the run ended otherwise "
         "(error, aborted, max_turns, ...), 2 usage or configuration error.",
     )
@@ -139,6 +133,13 @@ def _tools(host: PluginHost, allow: bool) -> tuple[list[str], list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The loop's machinery, imported only when a task runs: 'agentkit --help' stays light.
+    from .._agent import Agent
+    from .._config import AgentConfig, allow_all
+    from .._interrupt import run_interruptibly
+    from .._plugins import PluginHost
+    from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
+
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a directory")
@@ -201,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _session(args: argparse.Namespace, root: Path) -> Session | None:
     """The session the run is written to: a new one, a stored one, the latest one, or none."""
+    from ..sessions import Session
+
     if args.resume and args.session is not None:
         raise UsageError("--resume continues the latest session and --session names one: pass one of them")
     if args.session == "new":  # a dry run writes nothing: it shows the request a new session would send
@@ -217,6 +220,9 @@ def _session(args: argparse.Namespace, root: Path) -> Session | None:
 
 
 def _open(session_id: str) -> Session:
+    from ..errors import SessionLoadError
+    from ..sessions import Session
+
     try:
         session = Session.open(session_id)
     except SessionLoadError as exc:
@@ -231,6 +237,10 @@ def _report(session: Session) -> None:
 
 
 def _dry_run(agent: Agent, task: str) -> int:
+    import asyncio
+
+    from .._request import build_request
+
     request = build_request(agent, [*agent.history, UserMessage.text(task)])
     prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
     try:

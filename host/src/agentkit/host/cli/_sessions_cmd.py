@@ -28,7 +28,7 @@ _SHOWN_CHARS = 2000
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sessions = commands.add_parser("sessions", help="list, show, fork and export stored sessions")
+    sessions = commands.add_parser("sessions")
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", parser_class=type(sessions))
     listing = actions.add_parser("list", help="list the stored sessions, the most recent first")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")

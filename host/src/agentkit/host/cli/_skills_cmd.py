@@ -12,17 +12,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Tool
 from agentkit.plugin_api.errors import UsageError
 
-from .._plugins import PluginHost
-from ..skills import SkillEntry, SkillSet, load_skills
+if TYPE_CHECKING:
+    from ..skills import SkillEntry, SkillSet
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    skills = commands.add_parser("skills", help="list and show the skills an agent would have")
+    skills = commands.add_parser("skills")
     actions = skills.add_subparsers(dest="action", metavar="ACTION", parser_class=type(skills))
     listing = actions.add_parser("list", help="list the skills, with their tier and source")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -42,6 +42,9 @@ def _load(args: argparse.Namespace) -> SkillSet:
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a directory")
+    from .._plugins import PluginHost  # the host and the loader only once a skills command runs
+    from ..skills import load_skills
+
     found = load_skills(PluginHost.discover(), root.resolve(), trust_project=args.trust_project)
     for problem in found.problems:
         print(f"note: {problem}", file=sys.stderr)

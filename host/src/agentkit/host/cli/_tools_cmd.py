@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Outcome, SessionInfo, ToolResultMessage, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
 
-from .._batch import ToolBatch
-from .._guard import RunStop
-from .._hooks import HookRunner
-from .._interrupt import run_interruptibly
-from .._plugins import PluginHost
-from ..wire import json as strict_json
-from ..wire.errors import WireDecodeError
+if TYPE_CHECKING:
+    from .._plugins import PluginHost
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    listing = commands.add_parser("tools", help="list the tools installed plugins provide")
+    listing = commands.add_parser("tools")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
     listing.set_defaults(handler=list_tools)
 
-    tool = commands.add_parser("tool", help="work with one tool")
+    tool = commands.add_parser("tool")
     actions = tool.add_subparsers(dest="action", metavar="ACTION", parser_class=type(tool))
     run = actions.add_parser("run", help="run a tool once, through the same path the agent uses")
     run.add_argument("name", help="the tool's name (see 'agentkit tools')")
@@ -37,6 +31,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def list_tools(args: argparse.Namespace) -> int:
+    from .._plugins import PluginHost
+
     host = PluginHost.discover()
     rows: list[dict[str, Any]] = [
         {
@@ -83,11 +79,22 @@ def _missing(host: PluginHost, name: str) -> str:
             return f"tool {name!r} is provided by plugin {record.name!r}, which failed: {record.reason}"
     known = ", ".join(sorted(host.tools)) or "none installed"
     failed = sorted(record.name for record in host.records.values() if record.status == "failed")
-    hint = f"; plugins that failed to load: {', '.join(failed)} (see 'agentkit plugins')" if failed else ""
+    hint = f"; plugins that failed to load: {', '.join(failed)} (see 'agentkit plugins --check')" if failed else ""
     return f"no tool named {name!r} (tools: {known}){hint}"
 
 
 def run_tool(args: argparse.Namespace) -> int:
+    # The loop's machinery, imported only when a tool runs: 'agentkit --help' stays light.
+    import asyncio
+
+    from .._batch import ToolBatch
+    from .._guard import RunStop
+    from .._hooks import HookRunner
+    from .._interrupt import run_interruptibly
+    from .._plugins import PluginHost
+    from ..wire import json as strict_json
+    from ..wire.errors import WireDecodeError
+
     try:  # the decoder the loop uses: deep nesting is an error here, never a RecursionError
         strict_json.loads(args.args)
     except WireDecodeError as exc:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
-        "validate-plugins", help="lint and conformance-check plugins; exit 1 if any fails",
+        "validate-plugins",
         description="Run the import lint and the conformance suite over every installed plugin (or the "
         "ones named, or the project in --path), each in its own process.",
     )

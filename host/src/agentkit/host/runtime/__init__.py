@@ -5,6 +5,7 @@ stream of canonical events; failures end the stream as an error message
 rather than raising.
 """
 
+from .. import _log  # noqa: F401 - unconfigured, the runtime's warnings go nowhere
 from ._request_building import PreparedRequest
 from ._runtime import ProviderRuntime, http_timeouts
 from .credentials import CredentialStore

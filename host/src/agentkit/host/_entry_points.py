@@ -1,0 +1,233 @@
+"""Which plugins are installed, read from distribution metadata alone.
+
+Nothing here imports a plugin, pluggy, packaging or the plugin API's hook
+specifications. The plugin host (``_plugins``) loads what
+:func:`plugin_entry_points` finds through ``importlib_metadata``;
+``agentkit plugins`` lists what :func:`listed_entry_points` finds by reading
+each installed distribution's ``entry_points.txt`` itself, the same files
+``importlib_metadata`` reads, at a fraction of the cost of importing it
+(``email``, ``zipfile``, ``pathlib`` and the rest). Where that reading cannot
+see what ``importlib_metadata`` would (a zip or an egg on ``sys.path``, a
+finder of distributions other than the standard one), it asks
+``importlib_metadata``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from importlib.machinery import PathFinder
+
+TYPE_CHECKING = False  # typing itself costs more than this module; type checkers honour the flag
+if TYPE_CHECKING:
+    from typing import Protocol, TypeVar
+
+    import importlib_metadata
+
+    class DistributionLike(Protocol):
+        """What the listing needs of a distribution: its name and version."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def version(self) -> str: ...
+
+    class EntryPointLike(Protocol):
+        """What the listing needs of an entry point: nothing that loads it."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def value(self) -> str: ...
+        @property
+        def group(self) -> str: ...
+        @property
+        def dist(self) -> DistributionLike | None: ...
+
+    EP = TypeVar("EP", bound=EntryPointLike)
+
+#: The plugin categories, as in :data:`agentkit.plugin_api.hookspecs.CATEGORIES` (kept equal by a test);
+#: spelled out so that reading the metadata does not import the hook specifications.
+CATEGORY_NAMES = ("providers", "tools", "skills", "hooks")
+ENTRY_POINT_GROUPS = {f"agentkit.{category}": category for category in CATEGORY_NAMES}
+DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
+LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
+
+Entries = list[tuple[str, "importlib_metadata.EntryPoint"]]
+
+
+def canonical(name: str) -> str:
+    """A distribution or plugin name as PEP 503 compares it (``packaging.utils.canonicalize_name``'s rule)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def names_from_env(env: Mapping[str, str], key: str) -> set[str] | None:
+    """The comma-separated names of ``env[key]``, canonical; None when the variable is unset."""
+    value = env.get(key)
+    if value is None:
+        return None
+    return {canonical(part) for part in value.split(",") if part.strip()}
+
+
+def plugin_entry_points() -> dict[str, Entries]:
+    """Plugin name -> its ``(category, entry point)`` pairs, as the loader loads them (nothing is imported).
+
+    An entry-point name is unique per category, not across categories: one
+    name under several categories is one plugin when every entry names the
+    same object, else one plugin per object, called ``name[category,...]``
+    (``x[providers]`` and ``x[skills]``). One name twice in a category is
+    left for the loader to refuse.
+    """
+    import importlib_metadata
+
+    return _by_plugin(importlib_metadata.entry_points())  # one pass over the distributions
+
+
+def listed_entry_points() -> Mapping[str, Sequence[tuple[str, EntryPointLike]]]:
+    """What :func:`plugin_entry_points` finds, read from the metadata files without ``importlib_metadata``."""
+    if not _plain_path_only():
+        return plugin_entry_points()
+    return _by_plugin(_read_entry_points())
+
+
+def _by_plugin(every: Iterable[EP]) -> dict[str, list[tuple[str, EP]]]:
+    by_name: dict[str, list[tuple[str, EP]]] = {}
+    for ep in every:
+        category = ENTRY_POINT_GROUPS.get(ep.group)
+        if category is not None:
+            by_name.setdefault(ep.name, []).append((category, ep))
+    for entries in by_name.values():  # in the order of the categories, as one select per group gives
+        entries.sort(key=lambda entry: CATEGORY_NAMES.index(entry[0]))
+    plugins: dict[str, list[tuple[str, EP]]] = {}
+    for name, entries in by_name.items():
+        by_target: dict[str, list[tuple[str, EP]]] = {}
+        for category, ep in entries:
+            by_target.setdefault(ep.value, []).append((category, ep))
+        named: dict[str, list[tuple[str, EP]]] = {}
+        for same in by_target.values():
+            named.setdefault(f"{name}[{','.join(sorted({category for category, _ in same}))}]", []).extend(same)
+        if len(named) == 1:  # one object, or one category declaring the name twice
+            plugins[name] = entries
+        else:
+            plugins.update(named)
+    return plugins
+
+
+def _plain_path_only() -> bool:
+    """Whether every distribution ``importlib_metadata`` would find is a directory of metadata on ``sys.path``."""
+    for finder in sys.meta_path:
+        if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder \
+                and not type(finder).__module__.startswith("importlib_metadata"):
+            return False
+    return not any(entry.lower().endswith(".egg") or os.path.isfile(entry) for entry in sys.path)
+
+
+class _Distribution:
+    """An installed distribution's ``*.dist-info`` or ``*.egg-info`` directory; its headers read on first use."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._headers: dict[str, str] | None = None
+
+    def _header(self, key: str) -> str:
+        if self._headers is None:
+            self._headers = {}
+            for filename in ("METADATA", "PKG-INFO"):
+                try:
+                    with open(os.path.join(self.path, filename), encoding="utf-8") as file:
+                        for line in file:
+                            if not line.strip():
+                                break  # the headers end at the first blank line; the description follows
+                            field, sep, value = line.partition(":")
+                            if sep and not line[0].isspace():
+                                self._headers.setdefault(field.strip().lower(), value.strip())
+                    break
+                except OSError:
+                    continue
+        return self._headers.get(key, "")
+
+    @property
+    def name(self) -> str:
+        return self._header("name")
+
+    @property
+    def version(self) -> str:
+        return self._header("version")
+
+
+class _EntryPoint:
+    """One line of an ``entry_points.txt``: enough to list it, nothing to load it."""
+
+    def __init__(self, name: str, value: str, group: str, dist: _Distribution) -> None:
+        self.name, self.value, self.group, self.dist = name, value, group, dist
+
+
+def _read_entry_points() -> Iterator[_EntryPoint]:
+    """Every entry point of the distributions on ``sys.path``, the first of each name winning, as
+    ``importlib_metadata`` finds them: the same directories, the same order, the same parse."""
+    seen: set[str] = set()
+    for entry in sys.path:
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except OSError:
+            continue
+        by_name: dict[str, list[str]] = {}
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")):
+                name = low.rpartition(".")[0].partition("-")[0]
+                by_name.setdefault(canonical(name), []).append(os.path.join(root, child))
+        for name, paths in by_name.items():
+            for path in paths:
+                if name in seen:
+                    break
+                seen.add(name)
+                yield from _parse(path)
+
+
+def _parse(path: str) -> Iterator[_EntryPoint]:
+    try:
+        with open(os.path.join(path, "entry_points.txt"), encoding="utf-8") as file:
+            text = file.read()
+    except OSError:
+        return
+    dist = _Distribution(path)
+    group = None
+    for line in map(str.strip, text.splitlines()):
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            group = line.strip("[]")
+        elif group is not None:
+            name, _, value = line.partition("=")
+            yield _EntryPoint(name.strip(), value.strip(), group, dist)
+
+
+def switched_on(
+    name: str, entries: Sequence[tuple[str, EP]], env: Mapping[str, str]
+) -> tuple[list[tuple[str, EP]], str | None]:
+    """The entries of plugin ``name`` that ``AGENTKIT_DISABLE_PLUGINS`` / ``AGENTKIT_LOAD_PLUGINS`` leave on.
+
+    Switched off per entry, so that disabling one distribution settles a
+    name two of them declare. With none left, also why: the reason a
+    disabled plugin is listed with.
+    """
+    disabled = names_from_env(env, DISABLE_ENV) or set()
+    allowed = names_from_env(env, LOAD_ENV)
+    if not disabled and allowed is None:  # the usual case: no metadata to read
+        return list(entries), None
+
+    def keys(ep: EP) -> set[str]:
+        dist = {canonical(ep.dist.name)} if ep.dist else set()
+        return {canonical(name), canonical(ep.name)} | dist
+
+    kept = [(category, ep) for category, ep in entries
+            if not keys(ep) & disabled and (allowed is None or keys(ep) & allowed)]
+    if kept:
+        return kept, None
+    if any(keys(ep) & disabled for _, ep in entries):
+        return kept, f"disabled by {DISABLE_ENV}"
+    return kept, f"not listed in {LOAD_ENV}"
