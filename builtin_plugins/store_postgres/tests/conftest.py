@@ -22,7 +22,9 @@ INSTALL = ("PostgreSQL's server programs (initdb, pg_ctl) were not found on PATH
            "install PostgreSQL 14 or newer (Debian/Ubuntu: apt install postgresql; macOS: brew install "
            "postgresql; Fedora: dnf install postgresql-server) or put its bin directory on PATH")
 
-postgresql_server_process = factories.postgresql_proc(port=None)
+# A throwaway server: commits need not reach the disk (the tests are about locking, not power loss).
+postgresql_server_process = factories.postgresql_proc(
+    port=None, postgres_options="-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
 postgresql_database = factories.postgresql("postgresql_server")
 
 
