@@ -44,6 +44,8 @@ demo: bootstrap
 
 # One worker per core (docs/decisions/0010-tests-run-in-parallel.md); `-p no:xdist` runs them in one process.
 test: bootstrap
+	@command -v initdb >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || test -x "$$(pg_config --bindir 2>/dev/null)/initdb" \
+		|| { echo "The PostgreSQL store's tests start a real server: install PostgreSQL 14 or newer (Debian/Ubuntu: apt install postgresql; macOS: brew install postgresql; Fedora: dnf install postgresql-server) or put its bin directory on PATH"; exit 1; }
 	$(RUN) pytest -n auto --dist worksteal
 
 bench: bootstrap

@@ -1,0 +1,172 @@
+"""Sessions in two PostgreSQL tables: one row per session, one row per entry line.
+
+An append is one transaction: it locks the session's row (``SELECT ... FOR
+UPDATE``), compares the session's last entry with the one the writer expected,
+inserts the lines and moves the last entry. Two writers appending to the same
+leaf at once are serialised by the row lock: the first commits, the second then
+reads the new last entry and gets :class:`SessionConflict` with nothing
+written. Lines are stored as the bytes they were written (``bytea``), so a log
+read back is the log written, byte for byte.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+from agentkit.host.errors import ConfigError, SessionConflict, SessionError, SessionNotFound
+from agentkit.host.sessions import Entry, LoadedLog, SessionHeader, SessionListing, parse_log
+
+#: Any number, the same in every process: the advisory lock that serialises creating the tables.
+_SCHEMA_LOCK = 0x6167656E746B6974  # "agentkit"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS agentkit_sessions (
+    id text PRIMARY KEY,
+    header bytea NOT NULL,
+    started text NOT NULL,
+    cwd text NOT NULL,
+    last_entry text,
+    entry_count bigint NOT NULL DEFAULT 0,
+    updated timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE TABLE IF NOT EXISTS agentkit_session_entries (
+    session_id text NOT NULL REFERENCES agentkit_sessions (id) ON DELETE CASCADE,
+    seq bigint NOT NULL,
+    entry_id text NOT NULL,
+    raw bytea NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+"""
+
+
+class PostgresSessionStore:
+    """Sessions kept in PostgreSQL, shared by every process that connects to the same database.
+
+    :param conninfo: a libpq connection string or URL
+        (``postgresql://user@host:5432/dbname``); a password in it is never
+        shown in listings or errors.
+    :param connect_timeout: seconds to wait for the server when connecting.
+
+    The store connects on first use and creates its tables if they are
+    missing. One store serves the threads of a process one call at a time;
+    each process makes its own. :meth:`disconnect` (or ``with store:``)
+    closes the connection; using the store again reconnects.
+    """
+
+    def __init__(self, conninfo: str, *, connect_timeout: float = 10.0) -> None:
+        try:
+            params = conninfo_to_dict(conninfo)
+        except psycopg.ProgrammingError as exc:
+            raise ConfigError(f"not a PostgreSQL connection string ({exc}); write it as "
+                              "postgresql://user@host:5432/dbname") from None
+        self.conninfo = conninfo
+        self.connect_timeout = connect_timeout
+        #: Where the sessions are, for listings and errors: host, port and database, never a password.
+        self.where = (f"postgresql://{params.get('host') or 'localhost'}:{params.get('port') or 5432}"
+                      f"/{params.get('dbname') or ''}")
+        self._connection: psycopg.Connection[Any] | None = None
+        self._lock = threading.Lock()
+
+    # -- the SessionStore protocol ----------------------------------------------------
+
+    def create(self, header: SessionHeader) -> None:
+        with self._transaction() as cursor:
+            cursor.execute("INSERT INTO agentkit_sessions (id, header, started, cwd) VALUES (%s, %s, %s, %s) "
+                           "ON CONFLICT (id) DO NOTHING", (header.id, header.raw, header.timestamp, header.cwd))
+            if cursor.rowcount != 1:
+                raise SessionConflict(f"a session with id {header.id} already exists in {self.where}")
+
+    def append(self, session_id: str, entries: Sequence[Entry], *, expected_last: str | None) -> None:
+        with self._transaction() as cursor:
+            cursor.execute("SELECT last_entry, entry_count FROM agentkit_sessions WHERE id = %s FOR UPDATE",
+                           (session_id,))
+            row = cursor.fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id} in {self.where}")
+            last, count = row
+            if last != expected_last:
+                raise SessionConflict(f"session {session_id} was appended to by another writer: its last entry "
+                                      f"is {last}, not {expected_last}; reload it and retry")
+            if not entries:
+                return
+            cursor.executemany("INSERT INTO agentkit_session_entries (session_id, seq, entry_id, raw) "
+                               "VALUES (%s, %s, %s, %s)",
+                               [(session_id, count + offset, entry.id, entry.raw)
+                                for offset, entry in enumerate(entries)])
+            cursor.execute("UPDATE agentkit_sessions SET last_entry = %s, entry_count = %s, "
+                           "updated = clock_timestamp() WHERE id = %s",
+                           (entries[-1].id, count + len(entries), session_id))
+
+    def checkpoint(self, session_id: str) -> None:
+        """Nothing to do: an append is durable when its transaction commits."""
+
+    def load(self, session_id: str) -> LoadedLog:
+        with self._transaction() as cursor:
+            cursor.execute("SELECT header FROM agentkit_sessions WHERE id = %s", (session_id,))
+            row = cursor.fetchone()
+            if row is None:
+                raise SessionNotFound(f"no session {session_id} in {self.where}")
+            # In the same transaction, after the header: every append committed by now is seen whole.
+            cursor.execute("SELECT raw FROM agentkit_session_entries WHERE session_id = %s ORDER BY seq",
+                           (session_id,))
+            lines = [bytes(row[0]), *(bytes(line) for (line,) in cursor)]
+        return parse_log(b"".join(line + b"\n" for line in lines), f"{self.where} session {session_id}")
+
+    def list_sessions(self) -> list[SessionListing]:
+        with self._transaction() as cursor:
+            cursor.execute("SELECT id, started, cwd, extract(epoch FROM updated)::float8 FROM agentkit_sessions")
+            rows = cursor.fetchall()
+        return [SessionListing(id, started, cwd, updated, f"{self.where}#{id}") for id, started, cwd, updated in rows]
+
+    def close(self, session_id: str) -> None:
+        """Nothing to let go: the store holds no lock or file per session."""
+
+    # -- the connection ---------------------------------------------------------------
+
+    def disconnect(self) -> None:
+        """Close the store's connection; using the store again reconnects."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    def __enter__(self) -> PostgresSessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disconnect()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor in one transaction, committed at the end, rolled back by any exception."""
+        with self._lock:
+            try:
+                connection = self._connect()
+                with connection.transaction(), connection.cursor() as cursor:
+                    yield cursor
+            except psycopg.Error as exc:
+                if self._connection is not None and self._connection.broken:
+                    self._connection = None
+                raise SessionError(f"the session store at {self.where} failed: {exc}") from exc
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        if self._connection is not None and not self._connection.closed:
+            return self._connection
+        connection = psycopg.connect(self.conninfo, autocommit=True,
+                                     connect_timeout=max(1, round(self.connect_timeout)))
+        try:
+            with connection.transaction():
+                # Serialised, so that workers starting together do not race to create the same tables.
+                connection.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                connection.execute(_SCHEMA)
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+        return connection
