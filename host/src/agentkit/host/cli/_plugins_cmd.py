@@ -3,7 +3,7 @@
 The listing reads distribution metadata only and imports no plugin, so it
 answers as fast as ``--help`` however many plugins are installed. ``--check``
 loads and registers every plugin, as an agent would, to show each one's
-hooks, what it provides and whether it loaded (docs/decisions/0012).
+hooks, what it provides and whether it loaded (docs/decisions/0014).
 """
 
 from __future__ import annotations
