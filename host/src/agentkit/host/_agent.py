@@ -141,6 +141,7 @@ class Agent:
             pricing=Pricing(self.host.models),  # at the model that served: a fallback may be dearer or cheaper
         )
         self._tool_specs: dict[str, ToolSpec] = {}
+        self._validators: dict[str, Any] = {}  # each tool's argument validator, compiled once for the session
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
@@ -448,8 +449,10 @@ class Agent:
                 hook_timeout=self.config.hook_timeout,
                 max_result_chars=self.config.max_tool_result_chars,
                 hook_callers=self.host.hook_callers,
+                validators=self._validators,
             )
-            await self._turns(state, batch, hooks, stop, emit, append)
+            async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
+                await self._turns(state, batch, hooks, stop, emit, append)
         except asyncio.CancelledError:
             cancelled = True
             state.outcome, state.error = Outcome.CANCELLED, "the run's task was cancelled"

@@ -9,8 +9,9 @@ Three phases:
 2. execute: the abort decision is taken once, here, before any handler
    starts; then every runnable handler runs, concurrently unless one tool of
    the batch is sequential (sync handlers in daemon threads, async ones as
-   tasks). Each call is awaited on its own, so a failing call never cancels
-   its siblings: no fail-fast group is used;
+   tasks, ``INLINE`` sync ones on the loop's thread, one after another).
+   Each call is awaited on its own, so a failing call never cancels its
+   siblings: no fail-fast group is used;
 3. finalize, in call order: the result message (made JSON-safe and cut to
    ``max_result_chars``), ``agentkit_after_tool_call``, the end event.
 
@@ -58,7 +59,7 @@ from ._config import (
     DEFAULT_TOOL_TIMEOUT,
     BeforeToolCall,
 )
-from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, guarded_call
+from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, awaiting, guarded_call
 from ._hooks import HookRunner
 from .wire import json as strict_json
 
@@ -110,6 +111,8 @@ class ToolBatch:
         with a note saying how much was cut.
     :param hook_callers: the host's ``hook_callers(name)``; when given, a hook no
         plugin implements is not called at all (no thread is started for it).
+    :param validators: the argument validators by tool name, kept by the
+        caller so that each tool's schema is compiled once for all its batches.
     """
 
     def __init__(
@@ -127,6 +130,7 @@ class ToolBatch:
         hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT,
         max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
         hook_callers: Callable[[str], Sequence[Any]] | None = None,
+        validators: dict[str, tuple[Tool, jsonschema.Draft202012Validator]] | None = None,
     ) -> None:
         self.tools = tools
         self.hooks = hooks
@@ -140,7 +144,7 @@ class ToolBatch:
         self.hook_timeout = hook_timeout
         self.max_result_chars = max_result_chars
         self.hook_callers = hook_callers
-        self.validators: dict[str, jsonschema.Draft202012Validator] = {}
+        self.validators = validators if validators is not None else {}
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -164,13 +168,18 @@ class ToolBatch:
             for item in runnable:
                 item.result = await self._execute(item)
         elif runnable:
-            tasks = [asyncio.ensure_future(self._execute(item)) for item in runnable]
+            concurrent = [item for item in runnable if not _inline(item.tool)]  # type: ignore[arg-type]  # runnable calls have their tool
+            tasks = [asyncio.ensure_future(self._execute(item)) for item in concurrent]
             try:
-                await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
+                for item in runnable:
+                    if _inline(item.tool):  # type: ignore[arg-type]  # runnable calls have their tool
+                        item.result = await self._execute(item)
+                if tasks:
+                    await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
             finally:
                 for task in tasks:
                     task.cancel()  # only when this batch itself was cancelled
-            for item, task in zip(runnable, tasks, strict=True):
+            for item, task in zip(concurrent, tasks, strict=True):
                 item.result = task.result()
         results = []
         for item in prepared:
@@ -241,9 +250,13 @@ class ToolBatch:
             return f"The arguments must be a JSON object, got {type(arguments).__name__}."
         tool = item.tool
         assert tool is not None
-        validator = self.validators.get(tool.name)
-        if validator is None:
-            validator = self.validators[tool.name] = jsonschema.Draft202012Validator(tool.input_schema)
+        known = self.validators.get(tool.name)
+        if known is None or known[0] is not tool:
+            known = self.validators[tool.name] = (tool, jsonschema.Draft202012Validator(tool.input_schema))
+        validator = known[1]
+        if validator.is_valid(arguments):  # the common case, without collecting errors
+            item.arguments = arguments
+            return None
         errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
         if errors:
             lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
@@ -307,10 +320,16 @@ class ToolBatch:
         # that is slow or impossible to serialize stays inside the call's guard.
         handler = tool.handler if tool.is_async else functools.partial(_call_and_render, tool.handler, self._render)
         try:
-            value = await guarded_call(
-                handler, item.arguments, context,
-                timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
-            )
+            if _inline(tool):
+                value = _call_inline(handler, item.arguments, context)
+                if inspect.isawaitable(value):  # a sync function handing back a coroutine: a task, guarded
+                    value = await guarded_call(awaiting(value), timeout=timeout, stop=self.stop,
+                                               grace=_HANDLER_GRACE, name=f"tool-{tool.name}")
+            else:
+                value = await guarded_call(
+                    handler, item.arguments, context,
+                    timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
+                )
         except ToolError as exc:
             return ToolResult.failure(exc.error, exc.detail)
         except TimedOut:
@@ -382,6 +401,21 @@ def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
     """The tool's own deadline when it sets one, else the agent's."""
     own = getattr(tool, "timeout", None)
     return own if own is not None else default
+
+
+def _inline(tool: Tool) -> bool:
+    """Whether the tool's calls run on the loop's thread: a cheap sync handler that said so."""
+    return tool.execution_mode is ExecutionMode.INLINE and not tool.is_async
+
+
+def _call_inline(handler: Callable[..., Any], *args: Any) -> Any:
+    """Call ``handler`` here, on the loop's thread; what it raises is handled as a thread's would be."""
+    try:
+        return handler(*args)
+    except Exception:
+        raise
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt...: that call's error, not the loop's end
+        raise Escaped(exc) from exc
 
 
 def _as_result(value: Any) -> ToolResult:

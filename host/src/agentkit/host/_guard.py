@@ -139,7 +139,7 @@ async def guarded_call(
     value = _unwrap(ok, value)
     if inspect.isawaitable(value):  # a sync function that handed back a coroutine
         remaining = None if deadline is None else max(0.0, deadline - loop.time())
-        return await guarded_call(_awaiting(value), timeout=remaining, stop=stop, grace=grace, name=name)
+        return await guarded_call(awaiting(value), timeout=remaining, stop=stop, grace=grace, name=name)
     return value
 
 
@@ -203,7 +203,7 @@ def _is_async(function: Callable[..., Any]) -> bool:
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(type(function).__call__)
 
 
-def _awaiting(awaitable: Awaitable[Any]) -> Callable[[], Any]:
+def awaiting(awaitable: Awaitable[Any]) -> Callable[[], Any]:
     async def wait() -> Any:
         return await awaitable
 
