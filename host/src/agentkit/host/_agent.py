@@ -331,8 +331,12 @@ class Agent:
         it stops the run, answers every pending tool call, records the outcome
         ``cancelled`` (see :attr:`last_result`) and re-raises ``CancelledError``.
         """
-        async for _ in self.stream(prompt):
-            pass
+        async with self._claim() as stop:
+            # No consumer of events: the run's own task, awaited directly, with no queue between.
+            task = asyncio.ensure_future(self._run(_as_messages(prompt), _discard, stop))
+            if await wait_out(task, lambda: stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled",
+                                                         on_loop=True)):
+                raise asyncio.CancelledError
         result = self._last_result
         if result is None:  # _run always records one; this would be a host defect
             raise RuntimeError("the run ended without a result")
@@ -356,14 +360,8 @@ class Agent:
         A consumer that stops reading (``break``, ``aclose()``) ends the run as
         ``aborted``; a run started right after waits for that end.
         """
-        if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
-            raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        ended = self._ended = asyncio.get_running_loop().create_future()
-        try:
-            stop = RunStop()
-            stop.bind(asyncio.get_running_loop())
-            self._stop = stop
+        async with self._claim() as stop:
+            queue: asyncio.Queue[Event | None] = asyncio.Queue()
             task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait, stop))
             cancelled = False
             try:
@@ -383,6 +381,18 @@ class Agent:
                 # whatever further cancellations arrive; it ends within the stop budget.
                 if await wait_out(task) or cancelled:
                     raise asyncio.CancelledError
+
+    @contextlib.asynccontextmanager
+    async def _claim(self) -> AsyncIterator[RunStop]:
+        """Take the agent for one run, with the run's stop; released when the run has ended."""
+        if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
+            raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
+        ended = self._ended = asyncio.get_running_loop().create_future()
+        try:
+            stop = RunStop()
+            stop.bind(asyncio.get_running_loop())
+            self._stop = stop
+            yield stop
         finally:
             self._busy.release()
             ended.set_result(None)
@@ -594,6 +604,10 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
+
+
+def _discard(event: Event | None) -> None:
+    """Where a run's events go when nobody streams them (listeners still get each one)."""
 
 
 def _as_messages(prompt: Prompt | None) -> list[Message]:
