@@ -58,6 +58,7 @@ from ._config import (
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
     BeforeToolCall,
+    allow_all,
 )
 from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, awaiting, guarded_call
 from ._hooks import HookRunner
@@ -265,7 +266,7 @@ class ToolBatch:
         return None
 
     async def _ask_embedder(self, item: _Call) -> Block | None:
-        if self.before_tool_call is None:
+        if self.before_tool_call is None or self.before_tool_call is allow_all:  # allows all, never blocks: no thread
             return None
         decision = await self._decide(
             "before_tool_call", self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
