@@ -27,6 +27,7 @@ import contextlib
 import inspect
 import queue
 import threading
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -68,6 +69,7 @@ class RunStop:
         self.at: float | None = None  # loop time when the stop reached the loop
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._reached: asyncio.Future[None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -93,6 +95,16 @@ class RunStop:
         if self.at is None:
             self.at = asyncio.get_running_loop().time()
         self.event.set()
+        if self._reached is not None and not self._reached.done():
+            self._reached.set_result(None)
+
+    def reached(self) -> asyncio.Future[None]:
+        """A future done once the stop reached the loop: one for every call that waits, no task each."""
+        if self._reached is None:
+            self._reached = asyncio.get_running_loop().create_future()
+            if self.event.is_set():
+                self._reached.set_result(None)
+        return self._reached
 
     @property
     def requested(self) -> bool:
@@ -125,14 +137,14 @@ async def guarded_call(
         ok, value = await _settle(asyncio.ensure_future(_capture(function, args)), deadline, stop, grace)
         return _unwrap(ok, value)
     future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+    handback = _handback(loop)
 
     def work() -> None:
         try:
             outcome: tuple[bool, Any] = (True, function(*args))
         except BaseException as exc:  # everything is handed back to the loop
             outcome = (False, exc)
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
-            loop.call_soon_threadsafe(_resolve, future, outcome)
+        handback.put(future, outcome)
 
     _WORKERS.submit(work, f"agentkit-{name}")
     ok, value = await _settle(future, deadline, stop, grace)
@@ -198,6 +210,43 @@ class _DaemonWorkers:
 _WORKERS = _DaemonWorkers()
 
 
+class _Handback:
+    """Outcomes that worker threads hand back to one loop: one wake-up per burst, not one per call.
+
+    The calls of a batch tend to finish together; the first to finish wakes
+    the loop, and those finishing before it runs ride on that wake-up.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lock = threading.Lock()
+        self._pending: list[tuple[asyncio.Future[Any], Any]] = []
+
+    def put(self, future: asyncio.Future[Any], outcome: Any) -> None:
+        with self._lock:
+            self._pending.append((future, outcome))
+            if len(self._pending) > 1:
+                return  # a wake-up is already on its way
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            self.loop.call_soon_threadsafe(self._deliver)
+
+    def _deliver(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for future, outcome in pending:
+            _resolve(future, outcome)
+
+
+_HANDBACKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Handback] = weakref.WeakKeyDictionary()
+
+
+def _handback(loop: asyncio.AbstractEventLoop) -> _Handback:
+    handback = _HANDBACKS.get(loop)
+    if handback is None:
+        handback = _HANDBACKS[loop] = _Handback(loop)
+    return handback
+
+
 def _is_async(function: Callable[..., Any]) -> bool:
     # An object whose __call__ is async counts too.
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(type(function).__call__)
@@ -235,7 +284,6 @@ async def _settle(
 ) -> Any:
     """Wait for ``future`` until the deadline or the stop's grace; give it up then."""
     loop = asyncio.get_running_loop()
-    watcher: asyncio.Future[Any] | None = None
     try:
         while not future.done():
             limit, stopping = deadline, stop is not None and stop.event.is_set()
@@ -245,9 +293,7 @@ async def _settle(
                 limit = stop_limit if limit is None else min(limit, stop_limit)
             waits: set[asyncio.Future[Any]] = {future}
             if stop is not None and not stopping:
-                if watcher is None:
-                    watcher = asyncio.ensure_future(stop.event.wait())
-                waits.add(watcher)
+                waits.add(stop.reached())
             timeout = None if limit is None else max(0.0, limit - loop.time())
             if timeout == 0.0:
                 break
@@ -257,8 +303,6 @@ async def _settle(
                 raise Abandoned("the run was stopped before the call returned")
             raise TimedOut("the call did not return before its deadline")
     finally:
-        if watcher is not None:
-            watcher.cancel()
         if not future.done():
             future.cancel()  # a task is cancelled; a thread's future is only forgotten
     return future.result()
