@@ -281,30 +281,35 @@ def per_turn(run: Callable[[int, str, str], list[float]], mode: str, kind: str) 
     return min(at20), min(at200)
 
 
-def memory(mode: str) -> dict[str, float]:
-    """Peak traced memory of one 201-turn run, agent and floor, and the bodies left alive."""
-    gc.collect()
-    gc.disable()  # what refcounting alone frees: a body kept by a reference cycle stays counted
+def _peak(run: Callable[[], object]) -> int:
+    """The peak traced memory of ``run()``, above what was traced when it started."""
+    tracemalloc.start()
     try:
-        tracemalloc.start()
-        server = Server(LONG, mode, watch=True)
-        agent = _agent(server, "sync")
         base = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
+        run()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def memory(mode: str) -> dict[str, float]:
+    """Peak traced memory of one 201-turn run, agent and floor, and the request bodies left alive."""
+    server = Server(LONG, mode, watch=True)
+    agent = _agent(server, "sync")
+    gc.collect()
+    gc.disable()  # only reference counting frees now: a body kept by a reference cycle stays counted
+    try:
         agent.run_sync("go")
-        agent_peak = tracemalloc.get_traced_memory()[1] - base
         alive = server.alive()
-        del agent, server
-        tracemalloc.stop()
-        tracemalloc.start()
-        server = Server(LONG, mode)
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        floor_marks(LONG, mode, "sync", server)
-        floor_peak = tracemalloc.get_traced_memory()[1] - base
-        tracemalloc.stop()
     finally:
         gc.enable()
+    del agent, server
+    gc.collect()
+    agent = _agent(Server(LONG, mode), "sync")
+    agent_peak = _peak(lambda: agent.run_sync("go"))
+    floor_server = Server(LONG, mode)
+    floor_peak = _peak(lambda: floor_marks(LONG, mode, "sync", floor_server))
     return {"agent_peak_kib": agent_peak / 1024, "floor_peak_kib": floor_peak / 1024,
             "peak_ratio": agent_peak / floor_peak, "bodies_alive": alive}
 

@@ -41,6 +41,7 @@ message::
 from __future__ import annotations
 
 import json
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -196,15 +197,11 @@ class TranscriptEncoder(Generic[S]):
             previous, state = kept
             # Identity, not equality: a message equal to but not the one encoded may differ in
             # what the encoding kept; comparing identities of an unchanged prefix is a C loop.
-            if len(previous) <= len(current) and all(map(_same, previous, current)):
+            if len(previous) <= len(current) and all(map(operator.is_, previous, current)):
                 done, start = state, len(previous)
         state = done if done is not None and start == len(current) else self._extend(done, current[start:])
         self._sessions.put(current[0], (current, state))
         return state
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b
 
 
 def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") -> list[bytes]:
