@@ -74,8 +74,10 @@ def http_timeouts(
     return httpx.Timeout(60.0, connect=connect, read=read)
 
 
-#: The most of a response's rest, after its message ended, read to keep its connection.
+#: The most of a response's rest, after its message ended, read to keep its connection,
+#: and the longest it is waited for.
 MAX_DRAIN = 64 * 1024
+DRAIN_TIMEOUT = 1.0
 
 #: The most of an error response's body that is read, to find its message.
 DEFAULT_MAX_ERROR_BODY = 64 * 1024
@@ -452,16 +454,18 @@ class ProviderRuntime:
     async def _drain(self, response: httpx.Response, chunks: AsyncIterator[bytes], abort: AbortWatch) -> None:
         """Read the short rest of a response whose message already ended, so that its connection is reused.
 
-        Only a rest whose length the response declared, and at most
-        :data:`MAX_DRAIN` bytes: a longer or unknown one costs the connection
-        instead (closing the response closes it).
+        Only a rest whose length the response declared, at most
+        :data:`MAX_DRAIN` bytes, within :data:`DRAIN_TIMEOUT`: a longer, unknown
+        or late one costs the connection instead (closing the response closes it).
         """
         length = response.headers.get("content-length", "")
         if not length.isdigit() or int(length) - response.num_bytes_downloaded > MAX_DRAIN:
             return
-        with contextlib.suppress(StopAsyncIteration, Exception):  # whatever fails here, the message is whole
-            while True:
-                await abort.read(chunks.__anext__())
+        # Whatever fails here, the message is whole; a server that stalls costs the connection, not the turn.
+        with contextlib.suppress(StopAsyncIteration, Exception):
+            async with asyncio.timeout(DRAIN_TIMEOUT):
+                while True:
+                    await abort.read(chunks.__anext__())
 
     def _expired(self, url: str) -> str:
         return (
