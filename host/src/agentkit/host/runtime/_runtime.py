@@ -124,10 +124,10 @@ class _Borrowed(httpx.AsyncBaseTransport):
     """A transport the caller owns, lent to a client the runtime closes: closing it is the caller's."""
 
     def __init__(self, transport: httpx.AsyncBaseTransport) -> None:
-        self.handle_async_request = transport.handle_async_request  # type: ignore[method-assign]  # no hop per request
+        self.transport = transport
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:  # pragma: no cover - replaced per instance
-        raise NotImplementedError
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.transport.handle_async_request(request)
 
     async def aclose(self) -> None:
         pass
