@@ -22,7 +22,8 @@ with sync and with async tools; then how the agent's turn 200 compares with
 its turn 20, the request bodies still alive after a 201-turn run, and the
 peak traced memory of that run against the floor's.
 
-``--quick`` runs fewer repeats (a smoke test of the benchmark itself).
+``--quick`` (or ``BENCH_QUICK=1``, which ``bench/run.py --quick`` sets) runs
+fewer repeats: a smoke test of the benchmark itself.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from agentkit.plugin_api import ExecutionMode, Tool, hookimpl
 CALLS = 3
 SHORT, LONG = 20, 200
 WINDOW = 10  # turns per measuring window: turns 11-20 and 191-200
-REPEATS = 2 if "--quick" in sys.argv else 5
+REPEATS = 2 if "--quick" in sys.argv or os.environ.get("BENCH_QUICK") == "1" else 5
 URL = "https://api.openai.com/v1/chat/completions"
 MODEL = "gpt-4.1"
 os.environ["OPENAI_API_KEY"] = "sk-bench-not-a-real-key"
