@@ -277,3 +277,18 @@ def test_the_repr_of_a_long_run_result_stays_short():
     result = asyncio.run(agent.run("go"))  # asyncio.run on 3.11 builds the task's repr, result included
     assert len(result.messages) == 162
     assert repr(result) == "RunResult(outcome='completed', turns=41, messages=162, error=None, stopped_by=None)"
+
+
+def test_an_inline_tool_that_hands_back_a_coroutine_has_it_awaited():
+    async def later(n: int) -> int:
+        return n * 2
+
+    def deferred(n: int) -> object:
+        """Hands back a coroutine."""
+        return later(n)
+
+    tool = Tool.from_function(deferred, execution_mode=ExecutionMode.INLINE)
+    agent, _ = make_agent([Turn([tool_call("deferred", {"n": 21})]), Turn([text("done")])], ToolsPlugin(tool),
+                          before_tool_call=allow_all)
+    (result,) = [m for m in agent.run_sync("go").messages if m.role == "tool_result"]
+    assert (result.is_error, result.content[0].text) == (False, '{"ok": true, "data": 42}')
