@@ -95,6 +95,22 @@ def _framing_of(framing: str, response: httpx.Response) -> str:
     return framing
 
 
+class _Cookies(httpx.Cookies):
+    """A client's cookie jar that looks at a response only when it sets a cookie.
+
+    httpx hands every response to the standard library's cookie jar, which
+    first wraps the response and its request in ``urllib`` shims (parsing the
+    URL again): most of a turn's HTTP cost when, as with model APIs, almost no
+    response sets a cookie. Without a ``Set-Cookie`` or ``Set-Cookie2`` header
+    the jar would do nothing, so skipping it changes nothing.
+    """
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        headers = response.headers
+        if "set-cookie" in headers or "set-cookie2" in headers:
+            super().extract_cookies(response)
+
+
 def _host(url: str) -> str:
     """The host of ``url``, for messages: parsed only when one is written."""
     return httpx.URL(url).host
@@ -247,7 +263,9 @@ class ProviderRuntime:
     def _new_client(self) -> httpx.AsyncClient:
         # An injected transport belongs to the caller: the client closes only its wrapper.
         transport = None if self._transport is None else _Borrowed(self._transport)
-        return httpx.AsyncClient(transport=transport, timeout=self._timeout)
+        client = httpx.AsyncClient(transport=transport, timeout=self._timeout)
+        client._cookies = _Cookies()  # the setter would wrap it in a plain httpx.Cookies
+        return client
 
     @asynccontextmanager
     async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
