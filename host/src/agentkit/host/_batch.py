@@ -60,7 +60,18 @@ from ._config import (
     BeforeToolCall,
     allow_all,
 )
-from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, awaiting, guarded_call
+from ._guard import (
+    STOP_BUDGET,
+    Abandoned,
+    Escaped,
+    Launched,
+    RunStop,
+    TimedOut,
+    awaiting,
+    guarded_call,
+    launch,
+    settle_all,
+)
 from ._hooks import HookRunner
 from .wire import json as strict_json
 
@@ -169,18 +180,31 @@ class ToolBatch:
             for item in runnable:
                 item.result = await self._execute(item)
         elif runnable:
-            concurrent = [item for item in runnable if not _inline(item.tool)]  # type: ignore[arg-type]  # runnable calls have their tool
-            tasks = [asyncio.ensure_future(self._execute(item)) for item in concurrent]
+            # Async handlers run in a task each, settled together below; sync ones
+            # that are not inline wait for their thread in a task each.
+            threaded = [item for item in runnable if not item.tool.is_async and not _inline(item.tool)]  # type: ignore[union-attr,arg-type]  # runnable calls have their tool
+            tasks = [asyncio.ensure_future(self._execute(item)) for item in threaded]
+            waiting: list[_Call] = []
+            launches: list[Launched] = []
             try:
                 for item in runnable:
                     if _inline(item.tool):  # type: ignore[arg-type]  # runnable calls have their tool
                         item.result = await self._execute(item)
+                for item in runnable:
+                    if item.tool.is_async:  # type: ignore[union-attr]  # runnable calls have their tool
+                        waiting.append(item)
+                        launches.append(self._launch(item))
+                await settle_all(launches, self.stop, _HANDLER_GRACE)
                 if tasks:
                     await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
             finally:
                 for task in tasks:
                     task.cancel()  # only when this batch itself was cancelled
-            for item, task in zip(concurrent, tasks, strict=True):
+                for launched in launches:
+                    launched.future.cancel()  # likewise: a settled one is done already
+            for item, launched in zip(waiting, launches, strict=True):
+                item.result = self._conclude(item, launched)
+            for item, task in zip(threaded, tasks, strict=True):
                 item.result = task.result()
         results = []
         for item in prepared:
@@ -307,15 +331,32 @@ class ToolBatch:
 
     # -- phase 2 ---------------------------------------------------------------------
 
-    async def _execute(self, item: _Call) -> ToolResult:
-        tool = item.tool
-        assert tool is not None
-        context = ToolContext(
+    def _context(self, item: _Call, tool: Tool) -> ToolContext:
+        return ToolContext(
             root=self.session.root,
             call_id=item.call.id,
             cancel=self.cancel,
             options=self.tool_options.get(tool.name, {}),
         )
+
+    def _launch(self, item: _Call) -> Launched:
+        """Start an async handler's call in its own task; :meth:`_conclude` reads its result."""
+        tool = item.tool
+        assert tool is not None
+        return launch(tool.handler, item.arguments, self._context(item, tool),
+                      timeout=tool_timeout_of(tool, self.tool_timeout))
+
+    def _conclude(self, item: _Call, launched: Launched) -> ToolResult:
+        try:
+            value = launched.outcome()
+        except Exception as exc:
+            return self._failure(item, exc)
+        return self._success(item, value)
+
+    async def _execute(self, item: _Call) -> ToolResult:
+        tool = item.tool
+        assert tool is not None
+        context = self._context(item, tool)
         timeout = tool_timeout_of(tool, self.tool_timeout)
         # A sync handler's result is rendered in its own thread too: data
         # that is slow or impossible to serialize stays inside the call's guard.
@@ -331,18 +372,28 @@ class ToolBatch:
                     handler, item.arguments, context,
                     timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
                 )
-        except ToolError as exc:
+        except Exception as exc:
+            return self._failure(item, exc)
+        return self._success(item, value)
+
+    def _failure(self, item: _Call, exc: Exception) -> ToolResult:
+        """The result of a call that raised ``exc`` (its own error, or the guard's verdict)."""
+        tool = item.tool
+        assert tool is not None
+        if isinstance(exc, ToolError):
             return ToolResult.failure(exc.error, exc.detail)
-        except TimedOut:
+        if isinstance(exc, TimedOut):
+            timeout = tool_timeout_of(tool, self.tool_timeout)
             self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) ran past its {timeout}s deadline and was abandoned")
             return ToolResult.failure("timeout", f"The tool did not finish within {timeout} seconds and was stopped.")
-        except Abandoned:
+        if isinstance(exc, Abandoned):
             self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) did not stop after the abort and was abandoned")
             return ToolResult.failure("aborted", "Operation aborted")
-        except Escaped as exc:
+        if isinstance(exc, Escaped):
             return ToolResult.failure("tool_failed", str(exc))
-        except Exception as exc:
-            return ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
+        return ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
+
+    def _success(self, item: _Call, value: Any) -> ToolResult:
         if isinstance(value, _Rendered):
             item.rendered = value.rendered
             return value.result

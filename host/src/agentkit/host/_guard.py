@@ -28,7 +28,8 @@ import inspect
 import queue
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import CancelToken, Outcome
@@ -134,8 +135,9 @@ async def guarded_call(
     if _is_async(function):
         # Captured inside the task: a task that raises KeyboardInterrupt or
         # SystemExit would re-raise it out of the event loop itself.
-        ok, value = await _settle(asyncio.ensure_future(_capture(function, args)), deadline, stop, grace)
-        return _unwrap(ok, value)
+        call = Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+        await settle_all((call,), stop, grace)
+        return call.outcome()
     future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
     handback = _handback(loop)
 
@@ -279,30 +281,85 @@ def _resolve(future: asyncio.Future[Any], outcome: Any) -> None:
         future.set_result(outcome)
 
 
+@dataclass(slots=True)
+class Launched:
+    """One call started in its own task, to be settled with others by :func:`settle_all`."""
+
+    future: asyncio.Future[Any]
+    deadline: float | None
+    verdict: Exception | None = None  # TimedOut or Abandoned once given up on
+
+    def outcome(self) -> Any:
+        """The call's value; what it raised (see :func:`guarded_call`), or the verdict, is raised."""
+        if self.verdict is not None:
+            raise self.verdict
+        ok, value = self.future.result()
+        return _unwrap(ok, value)
+
+
+def launch(function: Callable[..., Any], *args: Any, timeout: float | None) -> Launched:
+    """Start the async ``function(*args)`` in a task of its own; :func:`settle_all` waits for it.
+
+    The calls of a batch each need a task to run side by side, and one is all
+    they need: the caller settles them together instead of each in a task that
+    waits for it (which a handler ignoring its cancellation could hold forever).
+    """
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    return Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+
+
+async def settle_all(calls: Sequence[Launched], stop: RunStop | None, grace: float) -> None:
+    """Wait for each call until its deadline or the stop's grace; give up the ones still running then.
+
+    A call given up on is cancelled (a task) or forgotten (a thread's future),
+    and its :meth:`Launched.outcome` raises :class:`TimedOut` or :class:`Abandoned`.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            stopping = stop is not None and stop.event.is_set()
+            stop_limit = None
+            if stopping:
+                assert stop is not None and stop.at is not None
+                stop_limit = min(stop.at + grace, stop.at + STOP_BUDGET)
+            now = loop.time()
+            waits: set[asyncio.Future[Any]] = set()
+            nearest: float | None = None
+            for call in calls:
+                if call.verdict is not None or call.future.done():
+                    continue
+                limit = call.deadline
+                if stop_limit is not None:
+                    limit = stop_limit if limit is None else min(limit, stop_limit)
+                if limit is not None and limit <= now:
+                    if stopping and (call.deadline is None or now < call.deadline):
+                        call.verdict = Abandoned("the run was stopped before the call returned")
+                    else:
+                        call.verdict = TimedOut("the call did not return before its deadline")
+                    call.future.cancel()  # a task is cancelled; a thread's future is only forgotten
+                    continue
+                waits.add(call.future)
+                if limit is not None and (nearest is None or limit < nearest):
+                    nearest = limit
+            if not waits:
+                return
+            if stop is not None and not stopping:
+                waits.add(stop.reached())
+            timeout = None if nearest is None else nearest - now
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for call in calls:
+            if not call.future.done():
+                call.future.cancel()
+
+
 async def _settle(
     future: asyncio.Future[Any], deadline: float | None, stop: RunStop | None, grace: float
 ) -> Any:
     """Wait for ``future`` until the deadline or the stop's grace; give it up then."""
-    loop = asyncio.get_running_loop()
-    try:
-        while not future.done():
-            limit, stopping = deadline, stop is not None and stop.event.is_set()
-            if stopping:
-                assert stop is not None and stop.at is not None
-                stop_limit = min(stop.at + grace, stop.at + STOP_BUDGET)
-                limit = stop_limit if limit is None else min(limit, stop_limit)
-            waits: set[asyncio.Future[Any]] = {future}
-            if stop is not None and not stopping:
-                waits.add(stop.reached())
-            timeout = None if limit is None else max(0.0, limit - loop.time())
-            if timeout == 0.0:
-                break
-            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if not future.done():
-            if stop is not None and stop.event.is_set() and (deadline is None or loop.time() < deadline):
-                raise Abandoned("the run was stopped before the call returned")
-            raise TimedOut("the call did not return before its deadline")
-    finally:
-        if not future.done():
-            future.cancel()  # a task is cancelled; a thread's future is only forgotten
+    call = Launched(future, deadline)
+    await settle_all((call,), stop, grace)
+    if call.verdict is not None:
+        raise call.verdict
     return future.result()
