@@ -34,8 +34,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-
 from agentkit.plugin_api import (
     Block,
     CancelToken,
@@ -53,6 +51,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
+from ._arguments import ArgumentValidator
 from ._config import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
@@ -142,7 +141,7 @@ class ToolBatch:
         hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT,
         max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
         hook_callers: Callable[[str], Sequence[Any]] | None = None,
-        validators: dict[str, tuple[Tool, jsonschema.Draft202012Validator]] | None = None,
+        validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
     ) -> None:
         self.tools = tools
         self.hooks = hooks
@@ -277,7 +276,7 @@ class ToolBatch:
         assert tool is not None
         known = self.validators.get(tool.name)
         if known is None or known[0] is not tool:
-            known = self.validators[tool.name] = (tool, jsonschema.Draft202012Validator(tool.input_schema))
+            known = self.validators[tool.name] = (tool, ArgumentValidator(tool.input_schema))
         validator = known[1]
         if validator.is_valid(arguments):  # the common case, without collecting errors
             item.arguments = arguments
