@@ -113,7 +113,12 @@ class ToolResult:
         return envelope
 
     def to_text(self) -> str:
-        return json.dumps(self.to_model(), ensure_ascii=False, default=str)
+        return _ENVELOPE_ENCODER.encode(self.to_model())
+
+
+# ``json.dumps`` with options builds an encoder per call; this one keeps no
+# state between calls (its cycle check is per call), so it is shared.
+_ENVELOPE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 class ToolError(Exception):

@@ -78,16 +78,19 @@ def dumps(value: Any) -> bytes:
     :raises ValueError: NaN or an infinity, a lone surrogate, or a cycle.
     :raises TypeError: a value that has no JSON form.
     """
-    text = json.dumps(
-        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json
-    )
-    return text.encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def _as_json(value: object) -> object:
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+# One encoder for every call: ``json.dumps`` with options builds a new one each
+# time, a third of the cost of a small message. ``encode`` keeps no state
+# between calls (its cycle check is per call), so one is safe from any thread.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json)
 
 
 class IdentityCache(Generic[V]):
