@@ -59,3 +59,32 @@ def test_agent_config_credential_store_reaches_the_runtime():
     store = Store()
     assert run(Script([Turn([text("hello")])]), credential_store=store) == "hello"
     assert store.asked == ["faux"]
+
+
+class CookieThenScript(FlakyThenScript):
+    """Answers one 503 that sets a cookie (as a load balancer's affinity would), then plays the script."""
+
+    def __init__(self, script: Script, header: str) -> None:
+        super().__init__(1, script)
+        self.header = header
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.failures:
+            self.seen.append(request)
+            self.failures -= 1
+            headers = {"retry-after-ms": "1", self.header: "affinity=node-7; Path=/"}
+            return httpx.Response(503, headers=headers, json={"error": {"message": "busy"}})
+        return await super().handle_async_request(request)
+
+
+def test_a_cookie_the_server_sets_is_sent_back_on_the_next_attempt():
+    transport = CookieThenScript(Script([Turn([text("hello")])]), "set-cookie")
+    assert run(transport, retry=RetryPolicy(max_retries=1)) == "hello"
+    assert "cookie" not in transport.seen[0].headers
+    assert transport.seen[1].headers["cookie"] == "affinity=node-7"
+
+
+def test_a_response_without_cookies_adds_none():
+    transport = FlakyThenScript(1, Script([Turn([text("hello")])]))
+    assert run(transport, retry=RetryPolicy(max_retries=1)) == "hello"
+    assert all("cookie" not in request.headers for request in transport.seen)

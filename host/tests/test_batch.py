@@ -625,3 +625,49 @@ def test_an_observer_runs_in_a_thread_named_after_its_hook():
                           ToolsPlugin(simple_tool(lambda a, c: "ran")), Observes())
     agent.run_sync("go")
     assert names == ["agentkit-agentkit_after_tool_call"]
+
+
+def test_async_calls_of_one_batch_each_keep_their_own_deadline():
+    async def sleeps(arguments, context):
+        await asyncio.sleep(20)
+
+    async def answers(arguments, context):
+        return "done"
+
+    envelopes, result = answer_to([tool_call("slow", {}), tool_call("fast", {}), tool_call("slow", {})],
+                                  simple_tool(sleeps, "slow", timeout=0.05), simple_tool(answers, "fast"))
+    timed_out = {"ok": False, "error": "timeout",
+                 "detail": "The tool did not finish within 0.05 seconds and was stopped."}
+    assert envelopes == [timed_out, {"ok": True, "data": "done"}, timed_out]
+    assert sorted(result.problems) == [
+        f"tool 'slow' (call {call_id}) ran past its 0.05s deadline and was abandoned"
+        for call_id in ("call_1_1", "call_1_3")
+    ]
+
+
+def test_an_async_handler_that_ignores_the_abort_is_abandoned_and_its_siblings_results_stand():
+    holder, cancellations = [], []
+
+    async def answers(arguments, context):
+        return 7
+
+    async def ignores_the_abort(arguments, context):
+        holder[0].abort()
+        while True:
+            try:
+                await asyncio.sleep(20)
+            except asyncio.CancelledError:
+                cancellations.append(True)
+                if len(cancellations) > 1:  # the first is ignored; the loop's own clean-up ends it
+                    raise
+
+    agent, _ = make_agent([Turn([tool_call("quick", {}), tool_call("stubborn", {})]), Turn([text("never sent")])],
+                          ToolsPlugin(simple_tool(answers, "quick"), simple_tool(ignores_the_abort, "stubborn")),
+                          tool_timeout=60)
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
+        {"ok": True, "data": 7}, {"ok": False, "error": "aborted", "detail": "Operation aborted"}]
+    assert result.outcome == "aborted"
+    assert "tool 'stubborn' (call call_1_2) did not stop after the abort and was abandoned" in result.problems
+    assert cancellations  # it was asked to stop before it was given up on

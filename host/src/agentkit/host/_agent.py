@@ -152,6 +152,7 @@ class Agent:
             pricing=Pricing(self.host.models),  # at the model that served: a fallback may be dearer or cheaper
         )
         self._tool_specs: dict[str, ToolSpec] = {}
+        self._validators: dict[str, Any] = {}  # each tool's argument validator, compiled once for the session
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
@@ -344,8 +345,13 @@ class Agent:
         it stops the run, answers every pending tool call, records the outcome
         ``cancelled`` (see :attr:`last_result`) and re-raises ``CancelledError``.
         """
-        async for _ in self.stream(prompt, settings=settings):
-            pass
+        overrides = check_settings(settings)
+        async with self._claim(overrides) as stop:
+            # No consumer of events: the run's own task, awaited directly, with no queue between.
+            task = asyncio.ensure_future(self._run(_as_messages(prompt), _discard, stop))
+            if await wait_out(task, lambda: stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled",
+                                                         on_loop=True)):
+                raise asyncio.CancelledError
         result = self._last_result
         if result is None:  # _run always records one; this would be a host defect
             raise RuntimeError("the run ended without a result")
@@ -374,15 +380,8 @@ class Agent:
         :raises ConfigError: ``settings`` names something that is no model setting.
         """
         overrides = check_settings(settings)
-        if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
-            raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        ended = self._ended = asyncio.get_running_loop().create_future()
-        try:
-            stop = RunStop()
-            stop.bind(asyncio.get_running_loop())
-            self._stop = stop
-            self._overrides = overrides
+        async with self._claim(overrides) as stop:
+            queue: asyncio.Queue[Event | None] = asyncio.Queue()
             task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait, stop))
             cancelled = False
             try:
@@ -402,6 +401,19 @@ class Agent:
                 # whatever further cancellations arrive; it ends within the stop budget.
                 if await wait_out(task) or cancelled:
                     raise asyncio.CancelledError
+
+    @contextlib.asynccontextmanager
+    async def _claim(self, overrides: dict[str, Any]) -> AsyncIterator[RunStop]:
+        """Take the agent for one run, with the run's stop and settings; released when the run has ended."""
+        if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
+            raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
+        ended = self._ended = asyncio.get_running_loop().create_future()
+        try:
+            stop = RunStop()
+            stop.bind(asyncio.get_running_loop())
+            self._stop = stop
+            self._overrides = overrides
+            yield stop
         finally:
             self._busy.release()
             ended.set_result(None)
@@ -472,8 +484,10 @@ class Agent:
                 hook_timeout=self.config.hook_timeout,
                 max_result_chars=self.config.max_tool_result_chars,
                 hook_callers=self.host.hook_callers,
+                validators=self._validators,
             )
-            await self._turns(state, batch, hooks, stop, emit, append, log)
+            async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
+                await self._turns(state, batch, hooks, stop, emit, append, log)
         except asyncio.CancelledError:
             cancelled = True
             state.outcome, state.error = Outcome.CANCELLED, "the run's task was cancelled"
@@ -619,6 +633,10 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
+
+
+def _discard(event: Event | None) -> None:
+    """Where a run's events go when nobody streams them (listeners still get each one)."""
 
 
 def _as_messages(prompt: Prompt | None) -> list[Message]:

@@ -9,8 +9,9 @@ Three phases:
 2. execute: the abort decision is taken once, here, before any handler
    starts; then every runnable handler runs, concurrently unless one tool of
    the batch is sequential (sync handlers in daemon threads, async ones as
-   tasks). Each call is awaited on its own, so a failing call never cancels
-   its siblings: no fail-fast group is used;
+   tasks, ``INLINE`` sync ones on the loop's thread, one after another).
+   Each call is awaited on its own, so a failing call never cancels its
+   siblings: no fail-fast group is used;
 3. finalize, in call order: the result message (made JSON-safe and cut to
    ``max_result_chars``), ``agentkit_after_tool_call``, the end event.
 
@@ -33,8 +34,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-
 from agentkit.plugin_api import (
     Block,
     CancelToken,
@@ -52,13 +51,26 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
+from ._arguments import ArgumentValidator
 from ._config import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
     BeforeToolCall,
+    allow_all,
 )
-from ._guard import STOP_BUDGET, Abandoned, Escaped, RunStop, TimedOut, guarded_call
+from ._guard import (
+    STOP_BUDGET,
+    Abandoned,
+    Escaped,
+    Launched,
+    RunStop,
+    TimedOut,
+    awaiting,
+    guarded_call,
+    launch,
+    settle_all,
+)
 from ._hooks import HookRunner
 from .wire import json as strict_json
 
@@ -110,6 +122,8 @@ class ToolBatch:
         with a note saying how much was cut.
     :param hook_callers: the host's ``hook_callers(name)``; when given, a hook no
         plugin implements is not called at all (no thread is started for it).
+    :param validators: the argument validators by tool name, kept by the
+        caller so that each tool's schema is compiled once for all its batches.
     """
 
     def __init__(
@@ -127,6 +141,7 @@ class ToolBatch:
         hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT,
         max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
         hook_callers: Callable[[str], Sequence[Any]] | None = None,
+        validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
     ) -> None:
         self.tools = tools
         self.hooks = hooks
@@ -140,7 +155,7 @@ class ToolBatch:
         self.hook_timeout = hook_timeout
         self.max_result_chars = max_result_chars
         self.hook_callers = hook_callers
-        self.validators: dict[str, jsonschema.Draft202012Validator] = {}
+        self.validators = validators if validators is not None else {}
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -164,13 +179,31 @@ class ToolBatch:
             for item in runnable:
                 item.result = await self._execute(item)
         elif runnable:
-            tasks = [asyncio.ensure_future(self._execute(item)) for item in runnable]
+            # Async handlers run in a task each, settled together below; sync ones
+            # that are not inline wait for their thread in a task each.
+            threaded = [item for item in runnable if not item.tool.is_async and not _inline(item.tool)]  # type: ignore[union-attr,arg-type]  # runnable calls have their tool
+            tasks = [asyncio.ensure_future(self._execute(item)) for item in threaded]
+            waiting: list[_Call] = []
+            launches: list[Launched] = []
             try:
-                await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
+                for item in runnable:
+                    if _inline(item.tool):  # type: ignore[arg-type]  # runnable calls have their tool
+                        item.result = await self._execute(item)
+                for item in runnable:
+                    if item.tool.is_async:  # type: ignore[union-attr]  # runnable calls have their tool
+                        waiting.append(item)
+                        launches.append(self._launch(item))
+                await settle_all(launches, self.stop, _HANDLER_GRACE)
+                if tasks:
+                    await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
             finally:
                 for task in tasks:
                     task.cancel()  # only when this batch itself was cancelled
-            for item, task in zip(runnable, tasks, strict=True):
+                for launched in launches:
+                    launched.future.cancel()  # likewise: a settled one is done already
+            for item, launched in zip(waiting, launches, strict=True):
+                item.result = self._conclude(item, launched)
+            for item, task in zip(threaded, tasks, strict=True):
                 item.result = task.result()
         results = []
         for item in prepared:
@@ -241,9 +274,13 @@ class ToolBatch:
             return f"The arguments must be a JSON object, got {type(arguments).__name__}."
         tool = item.tool
         assert tool is not None
-        validator = self.validators.get(tool.name)
-        if validator is None:
-            validator = self.validators[tool.name] = jsonschema.Draft202012Validator(tool.input_schema)
+        known = self.validators.get(tool.name)
+        if known is None or known[0] is not tool:
+            known = self.validators[tool.name] = (tool, ArgumentValidator(tool.input_schema))
+        validator = known[1]
+        if validator.is_valid(arguments):  # the common case, without collecting errors
+            item.arguments = arguments
+            return None
         errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
         if errors:
             lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
@@ -252,7 +289,7 @@ class ToolBatch:
         return None
 
     async def _ask_embedder(self, item: _Call) -> Block | None:
-        if self.before_tool_call is None:
+        if self.before_tool_call is None or self.before_tool_call is allow_all:  # allows all, never blocks: no thread
             return None
         decision = await self._decide(
             "before_tool_call", self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
@@ -293,36 +330,69 @@ class ToolBatch:
 
     # -- phase 2 ---------------------------------------------------------------------
 
-    async def _execute(self, item: _Call) -> ToolResult:
-        tool = item.tool
-        assert tool is not None
-        context = ToolContext(
+    def _context(self, item: _Call, tool: Tool) -> ToolContext:
+        return ToolContext(
             root=self.session.root,
             call_id=item.call.id,
             cancel=self.cancel,
             options=self.tool_options.get(tool.name, {}),
         )
+
+    def _launch(self, item: _Call) -> Launched:
+        """Start an async handler's call in its own task; :meth:`_conclude` reads its result."""
+        tool = item.tool
+        assert tool is not None
+        return launch(tool.handler, item.arguments, self._context(item, tool),
+                      timeout=tool_timeout_of(tool, self.tool_timeout))
+
+    def _conclude(self, item: _Call, launched: Launched) -> ToolResult:
+        try:
+            value = launched.outcome()
+        except Exception as exc:
+            return self._failure(item, exc)
+        return self._success(item, value)
+
+    async def _execute(self, item: _Call) -> ToolResult:
+        tool = item.tool
+        assert tool is not None
+        context = self._context(item, tool)
         timeout = tool_timeout_of(tool, self.tool_timeout)
         # A sync handler's result is rendered in its own thread too: data
         # that is slow or impossible to serialize stays inside the call's guard.
         handler = tool.handler if tool.is_async else functools.partial(_call_and_render, tool.handler, self._render)
         try:
-            value = await guarded_call(
-                handler, item.arguments, context,
-                timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
-            )
-        except ToolError as exc:
+            if _inline(tool):
+                value = _call_inline(handler, item.arguments, context)
+                if inspect.isawaitable(value):  # a sync function handing back a coroutine: a task, guarded
+                    value = await guarded_call(awaiting(value), timeout=timeout, stop=self.stop,
+                                               grace=_HANDLER_GRACE, name=f"tool-{tool.name}")
+            else:
+                value = await guarded_call(
+                    handler, item.arguments, context,
+                    timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
+                )
+        except Exception as exc:
+            return self._failure(item, exc)
+        return self._success(item, value)
+
+    def _failure(self, item: _Call, exc: Exception) -> ToolResult:
+        """The result of a call that raised ``exc`` (its own error, or the guard's verdict)."""
+        tool = item.tool
+        assert tool is not None
+        if isinstance(exc, ToolError):
             return ToolResult.failure(exc.error, exc.detail)
-        except TimedOut:
+        if isinstance(exc, TimedOut):
+            timeout = tool_timeout_of(tool, self.tool_timeout)
             self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) ran past its {timeout}s deadline and was abandoned")
             return ToolResult.failure("timeout", f"The tool did not finish within {timeout} seconds and was stopped.")
-        except Abandoned:
+        if isinstance(exc, Abandoned):
             self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) did not stop after the abort and was abandoned")
             return ToolResult.failure("aborted", "Operation aborted")
-        except Escaped as exc:
+        if isinstance(exc, Escaped):
             return ToolResult.failure("tool_failed", str(exc))
-        except Exception as exc:
-            return ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
+        return ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
+
+    def _success(self, item: _Call, value: Any) -> ToolResult:
         if isinstance(value, _Rendered):
             item.rendered = value.rendered
             return value.result
@@ -382,6 +452,21 @@ def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
     """The tool's own deadline when it sets one, else the agent's."""
     own = getattr(tool, "timeout", None)
     return own if own is not None else default
+
+
+def _inline(tool: Tool) -> bool:
+    """Whether the tool's calls run on the loop's thread: a cheap sync handler that said so."""
+    return tool.execution_mode is ExecutionMode.INLINE and not tool.is_async
+
+
+def _call_inline(handler: Callable[..., Any], *args: Any) -> Any:
+    """Call ``handler`` here, on the loop's thread; what it raises is handled as a thread's would be."""
+    try:
+        return handler(*args)
+    except Exception:
+        raise
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt...: that call's error, not the loop's end
+        raise Escaped(exc) from exc
 
 
 def _as_result(value: Any) -> ToolResult:

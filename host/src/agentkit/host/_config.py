@@ -179,6 +179,12 @@ class RunResult:
     skills: list[str] = field(default_factory=list)
     stopped_by: str | None = None
 
+    def __repr__(self) -> str:
+        # One short line whatever the run's length: asyncio.run (3.11) builds the
+        # repr of the task that returned this, twice, and a debugger shows it.
+        return (f"RunResult(outcome={self.outcome.value!r}, turns={self.turns}, messages={len(self.messages)}, "
+                f"error={self.error!r}, stopped_by={self.stopped_by!r})")
+
     @property
     def stop_reason(self) -> str:
         """Deprecated: the run's end is :attr:`outcome` (and :attr:`stopped_by`); ``stop_reason`` is a message's."""

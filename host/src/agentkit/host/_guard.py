@@ -27,7 +27,9 @@ import contextlib
 import inspect
 import queue
 import threading
-from collections.abc import Awaitable, Callable
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import CancelToken, Outcome
@@ -68,6 +70,7 @@ class RunStop:
         self.at: float | None = None  # loop time when the stop reached the loop
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._reached: asyncio.Future[None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -93,6 +96,16 @@ class RunStop:
         if self.at is None:
             self.at = asyncio.get_running_loop().time()
         self.event.set()
+        if self._reached is not None and not self._reached.done():
+            self._reached.set_result(None)
+
+    def reached(self) -> asyncio.Future[None]:
+        """A future done once the stop reached the loop: one for every call that waits, no task each."""
+        if self._reached is None:
+            self._reached = asyncio.get_running_loop().create_future()
+            if self.event.is_set():
+                self._reached.set_result(None)
+        return self._reached
 
     @property
     def requested(self) -> bool:
@@ -122,24 +135,25 @@ async def guarded_call(
     if _is_async(function):
         # Captured inside the task: a task that raises KeyboardInterrupt or
         # SystemExit would re-raise it out of the event loop itself.
-        ok, value = await _settle(asyncio.ensure_future(_capture(function, args)), deadline, stop, grace)
-        return _unwrap(ok, value)
+        call = Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+        await settle_all((call,), stop, grace)
+        return call.outcome()
     future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+    handback = _handback(loop)
 
     def work() -> None:
         try:
             outcome: tuple[bool, Any] = (True, function(*args))
         except BaseException as exc:  # everything is handed back to the loop
             outcome = (False, exc)
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
-            loop.call_soon_threadsafe(_resolve, future, outcome)
+        handback.put(future, outcome)
 
     _WORKERS.submit(work, f"agentkit-{name}")
     ok, value = await _settle(future, deadline, stop, grace)
     value = _unwrap(ok, value)
     if inspect.isawaitable(value):  # a sync function that handed back a coroutine
         remaining = None if deadline is None else max(0.0, deadline - loop.time())
-        return await guarded_call(_awaiting(value), timeout=remaining, stop=stop, grace=grace, name=name)
+        return await guarded_call(awaiting(value), timeout=remaining, stop=stop, grace=grace, name=name)
     return value
 
 
@@ -198,12 +212,49 @@ class _DaemonWorkers:
 _WORKERS = _DaemonWorkers()
 
 
+class _Handback:
+    """Outcomes that worker threads hand back to one loop: one wake-up per burst, not one per call.
+
+    The calls of a batch tend to finish together; the first to finish wakes
+    the loop, and those finishing before it runs ride on that wake-up.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._lock = threading.Lock()
+        self._pending: list[tuple[asyncio.Future[Any], Any]] = []
+
+    def put(self, future: asyncio.Future[Any], outcome: Any) -> None:
+        with self._lock:
+            self._pending.append((future, outcome))
+            if len(self._pending) > 1:
+                return  # a wake-up is already on its way
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            self.loop.call_soon_threadsafe(self._deliver)
+
+    def _deliver(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for future, outcome in pending:
+            _resolve(future, outcome)
+
+
+_HANDBACKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Handback] = weakref.WeakKeyDictionary()
+
+
+def _handback(loop: asyncio.AbstractEventLoop) -> _Handback:
+    handback = _HANDBACKS.get(loop)
+    if handback is None:
+        handback = _HANDBACKS[loop] = _Handback(loop)
+    return handback
+
+
 def _is_async(function: Callable[..., Any]) -> bool:
     # An object whose __call__ is async counts too.
     return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(type(function).__call__)
 
 
-def _awaiting(awaitable: Awaitable[Any]) -> Callable[[], Any]:
+def awaiting(awaitable: Awaitable[Any]) -> Callable[[], Any]:
     async def wait() -> Any:
         return await awaitable
 
@@ -230,35 +281,85 @@ def _resolve(future: asyncio.Future[Any], outcome: Any) -> None:
         future.set_result(outcome)
 
 
+@dataclass(slots=True)
+class Launched:
+    """One call started in its own task, to be settled with others by :func:`settle_all`."""
+
+    future: asyncio.Future[Any]
+    deadline: float | None
+    verdict: Exception | None = None  # TimedOut or Abandoned once given up on
+
+    def outcome(self) -> Any:
+        """The call's value; what it raised (see :func:`guarded_call`), or the verdict, is raised."""
+        if self.verdict is not None:
+            raise self.verdict
+        ok, value = self.future.result()
+        return _unwrap(ok, value)
+
+
+def launch(function: Callable[..., Any], *args: Any, timeout: float | None) -> Launched:
+    """Start the async ``function(*args)`` in a task of its own; :func:`settle_all` waits for it.
+
+    The calls of a batch each need a task to run side by side, and one is all
+    they need: the caller settles them together instead of each in a task that
+    waits for it (which a handler ignoring its cancellation could hold forever).
+    """
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    return Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+
+
+async def settle_all(calls: Sequence[Launched], stop: RunStop | None, grace: float) -> None:
+    """Wait for each call until its deadline or the stop's grace; give up the ones still running then.
+
+    A call given up on is cancelled (a task) or forgotten (a thread's future),
+    and its :meth:`Launched.outcome` raises :class:`TimedOut` or :class:`Abandoned`.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        while True:
+            stopping = stop is not None and stop.event.is_set()
+            stop_limit = None
+            if stopping:
+                assert stop is not None and stop.at is not None
+                stop_limit = min(stop.at + grace, stop.at + STOP_BUDGET)
+            now = loop.time()
+            waits: set[asyncio.Future[Any]] = set()
+            nearest: float | None = None
+            for call in calls:
+                if call.verdict is not None or call.future.done():
+                    continue
+                limit = call.deadline
+                if stop_limit is not None:
+                    limit = stop_limit if limit is None else min(limit, stop_limit)
+                if limit is not None and limit <= now:
+                    if stopping and (call.deadline is None or now < call.deadline):
+                        call.verdict = Abandoned("the run was stopped before the call returned")
+                    else:
+                        call.verdict = TimedOut("the call did not return before its deadline")
+                    call.future.cancel()  # a task is cancelled; a thread's future is only forgotten
+                    continue
+                waits.add(call.future)
+                if limit is not None and (nearest is None or limit < nearest):
+                    nearest = limit
+            if not waits:
+                return
+            if stop is not None and not stopping:
+                waits.add(stop.reached())
+            timeout = None if nearest is None else nearest - now
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for call in calls:
+            if not call.future.done():
+                call.future.cancel()
+
+
 async def _settle(
     future: asyncio.Future[Any], deadline: float | None, stop: RunStop | None, grace: float
 ) -> Any:
     """Wait for ``future`` until the deadline or the stop's grace; give it up then."""
-    loop = asyncio.get_running_loop()
-    watcher: asyncio.Future[Any] | None = None
-    try:
-        while not future.done():
-            limit, stopping = deadline, stop is not None and stop.event.is_set()
-            if stopping:
-                assert stop is not None and stop.at is not None
-                stop_limit = min(stop.at + grace, stop.at + STOP_BUDGET)
-                limit = stop_limit if limit is None else min(limit, stop_limit)
-            waits: set[asyncio.Future[Any]] = {future}
-            if stop is not None and not stopping:
-                if watcher is None:
-                    watcher = asyncio.ensure_future(stop.event.wait())
-                waits.add(watcher)
-            timeout = None if limit is None else max(0.0, limit - loop.time())
-            if timeout == 0.0:
-                break
-            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if not future.done():
-            if stop is not None and stop.event.is_set() and (deadline is None or loop.time() < deadline):
-                raise Abandoned("the run was stopped before the call returned")
-            raise TimedOut("the call did not return before its deadline")
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-        if not future.done():
-            future.cancel()  # a task is cancelled; a thread's future is only forgotten
+    call = Launched(future, deadline)
+    await settle_all((call,), stop, grace)
+    if call.verdict is not None:
+        raise call.verdict
     return future.result()

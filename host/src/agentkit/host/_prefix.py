@@ -12,8 +12,10 @@ def common_prefix(seen: list[Any], current: Sequence[Any]) -> int:
     The usual case, a transcript that grew, is one list comparison done in C
     (identical items compare equal without calling ``__eq__``).
     """
-    if len(seen) <= len(current) and list(current[: len(seen)]) == seen:
-        return len(seen)
+    if len(seen) <= len(current):
+        head = current[: len(seen)]  # a list when ``current`` is one: no second copy
+        if (head if isinstance(head, list) else list(head)) == seen:
+            return len(seen)
     same = 0
     for old, new in zip(seen, current, strict=False):
         if old is not new:

@@ -20,10 +20,20 @@ class ExecutionMode(StrEnum):
 
     ``PARALLEL`` calls of a batch run concurrently. One ``SEQUENTIAL`` tool in
     a batch makes the whole batch run one call at a time, in call order.
+
+    ``INLINE`` is for a cheap sync handler (a lookup, a computation in
+    memory): it runs on the event loop's own thread, without the hand-off to
+    a worker thread that a sync handler otherwise costs, one call after
+    another in call order, beside the batch's other calls. It must not block
+    (no I/O, no sleeping, no waiting on locks): while it runs nothing else
+    of the process's event loop does, and neither its deadline nor an abort
+    can interrupt it (they are checked before it starts). An async handler
+    ignores it and runs as a task, as with ``PARALLEL``.
     """
 
     PARALLEL = "parallel"
     SEQUENTIAL = "sequential"
+    INLINE = "inline"
 
 
 class CancelToken:
@@ -103,7 +113,12 @@ class ToolResult:
         return envelope
 
     def to_text(self) -> str:
-        return json.dumps(self.to_model(), ensure_ascii=False, default=str)
+        return _ENVELOPE_ENCODER.encode(self.to_model())
+
+
+# ``json.dumps`` with options builds an encoder per call; this one keeps no
+# state between calls (its cycle check is per call), so it is shared.
+_ENVELOPE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 class ToolError(Exception):
@@ -132,7 +147,7 @@ class Tool:
     :param input_schema: a JSON Schema object describing the arguments.
     :param handler: ``handler(arguments, context)``, sync or async, returning a
         :class:`ToolResult` or any JSON value (taken as success data). Sync
-        handlers run in a worker thread.
+        handlers run in a worker thread, unless the tool is ``INLINE``.
     :param execution_mode: see :class:`ExecutionMode`.
     :param prompt_guidelines: text the host may add to the system prompt when
         the tool is enabled.

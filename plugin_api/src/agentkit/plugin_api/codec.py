@@ -45,6 +45,7 @@ message::
 from __future__ import annotations
 
 import json
+import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -99,16 +100,19 @@ def dumps(value: Any) -> bytes:
     :raises ValueError: NaN or an infinity, a lone surrogate, or a cycle.
     :raises TypeError: a value that has no JSON form.
     """
-    text = json.dumps(
-        value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json
-    )
-    return text.encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def _as_json(value: object) -> object:
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+# One encoder for every call: ``json.dumps`` with options builds a new one each
+# time, a third of the cost of a small message. ``encode`` keeps no state
+# between calls (its cycle check is per call), so one is safe from any thread.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json)
 
 
 class IdentityCache(Generic[V]):
@@ -218,15 +222,11 @@ class TranscriptEncoder(Generic[S]):
             previous, state = kept
             # Identity, not equality: a message equal to but not the one encoded may differ in
             # what the encoding kept; comparing identities of an unchanged prefix is a C loop.
-            if len(previous) <= len(current) and all(map(_same, previous, current)):
+            if len(previous) <= len(current) and all(map(operator.is_, previous, current)):
                 done, start = state, len(previous)
         state = done if done is not None and start == len(current) else self._extend(done, current[start:])
         self._sessions.put(current[0], (current, state))
         return state
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b
 
 
 def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") -> list[bytes]:

@@ -6,8 +6,6 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-import httpx
-
 T = TypeVar("T")
 
 
@@ -24,7 +22,7 @@ class AbortWatch:
 
     A waiter per await would cost two tasks per received chunk; one waiter
     shared by every await of a stream costs one, and one timer handles the
-    deadline. The deadline is a total: it is set once, when the watch is made,
+    deadline: each interrupts the awaiting task by cancelling it. The deadline is a total: it is set once, when the watch is made,
     and nothing that arrives moves it.
 
     :param event: the caller's abort event, or ``None``.
@@ -65,34 +63,14 @@ class AbortWatch:
     async def race(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless the abort or the deadline comes first.
 
+        Awaited in the calling task, as :meth:`read` does, rather than in a
+        task of its own: an interruption cancels the awaitable where it waits
+        (httpx closes a response it was receiving), for no task per await.
+
         :raises Aborted: the abort came first.
         :raises Expired: the deadline came first.
         """
-        if self.event is None and self._deadline is None:
-            return await awaitable
-        self._check(awaitable)
-        if self.event is not None and self._waiter is None:
-            self._waiter = asyncio.ensure_future(self.event.wait())
-        task = asyncio.ensure_future(awaitable)
-        waiting: set[asyncio.Future[Any]] = {task}
-        if self._waiter is not None:
-            waiting.add(self._waiter)
-        try:
-            await asyncio.wait(waiting, timeout=self._remaining(), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not task.done():
-                task.cancel()
-                await asyncio.wait({task})
-        if self.event is not None and self.event.is_set():
-            if task.done() and not task.cancelled() and task.exception() is None:
-                result = task.result()
-                if isinstance(result, httpx.Response):
-                    await result.aclose()
-            raise Aborted
-        if task.done() and not task.cancelled():
-            return task.result()  # or raises the task's own exception
-        self.expired = True
-        raise Expired
+        return await self.read(awaitable)
 
     async def read(self, awaitable: Awaitable[T]) -> T:
         """Like :meth:`race`, for the many small awaits of reading a body.

@@ -16,6 +16,7 @@ names the cause and never contains the credential.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
@@ -73,6 +74,11 @@ def http_timeouts(
     return httpx.Timeout(60.0, connect=connect, read=read)
 
 
+#: The most of a response's rest, after its message ended, read to keep its connection,
+#: and the longest it is waited for.
+MAX_DRAIN = 64 * 1024
+DRAIN_TIMEOUT = 1.0
+
 #: The most of an error response's body that is read, to find its message.
 DEFAULT_MAX_ERROR_BODY = 64 * 1024
 
@@ -89,6 +95,60 @@ def _framing_of(framing: str, response: httpx.Response) -> str:
     return framing
 
 
+class _Cookies(httpx.Cookies):
+    """A client's cookie jar that looks at a response only when it sets a cookie.
+
+    httpx hands every response to the standard library's cookie jar, which
+    first wraps the response and its request in ``urllib`` shims (parsing the
+    URL again): most of a turn's HTTP cost when, as with model APIs, almost no
+    response sets a cookie. Without a ``Set-Cookie`` or ``Set-Cookie2`` header
+    the jar would do nothing, so skipping it changes nothing.
+    """
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        headers = response.headers
+        if "set-cookie" in headers or "set-cookie2" in headers:
+            super().extract_cookies(response)
+
+
+def _host(url: str) -> str:
+    """The host of ``url``, for messages: parsed only when one is written."""
+    return httpx.URL(url).host
+
+
+async def _close(response: httpx.Response) -> None:
+    """Close ``response`` and free it (and the request body it holds) without a garbage collection.
+
+    httpx's client binds a response's stream to the response, a reference
+    cycle that keeps the request and its body alive until the collector runs;
+    a closed response is never read again, so its stream can go.
+    """
+    try:
+        await response.aclose()
+    finally:
+        response.stream = _RELEASED
+
+
+#: The parsed URLs a runtime keeps (a session talks to a handful).
+_MAX_URLS = 64
+
+#: What a closed response's stream is replaced with.
+_RELEASED = httpx.ByteStream(b"")
+
+
+class _Borrowed(httpx.AsyncBaseTransport):
+    """A transport the caller owns, lent to a client the runtime closes: closing it is the caller's."""
+
+    def __init__(self, transport: httpx.AsyncBaseTransport) -> None:
+        self.transport = transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        pass
+
+
 class ProviderRuntime:
     """Runs provider codecs over HTTP.
 
@@ -97,6 +157,8 @@ class ProviderRuntime:
         closed by the runtime.
     :param client: an ``httpx.AsyncClient`` to share (connection pooling across
         calls); the caller owns and closes it. Overrides ``transport``.
+        Without one, the requests made inside :meth:`session` share one client
+        the runtime opens and closes; outside a session each request has its own.
     :param retry: the transport retry policy (default: no retries).
     :param credential_store: the app's credentials, consulted before the environment.
     :param env: where credential variables are read (default ``os.environ``).
@@ -141,6 +203,8 @@ class ProviderRuntime:
             )
         self._transport = transport
         self._client = client
+        self._session: httpx.AsyncClient | None = None
+        self._urls: dict[str, httpx.URL] = {}  # each URL parsed once, not on every request
         self.retry = retry or RetryPolicy()
         self.credentials = CredentialResolver(
             credential_store, env=env, validity_floor=validity_floor, clock=clock
@@ -180,18 +244,40 @@ class ProviderRuntime:
     # -- the exchange ---------------------------------------------------------
 
     @asynccontextmanager
-    async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
-        if self._client is not None:
-            yield self._client
+    async def session(self) -> AsyncIterator[None]:
+        """Send the requests made inside through one HTTP client, reusing its connections; closed at the end.
+
+        An agent opens one for each run. Nested sessions share the outer one,
+        and a runtime given a ``client`` uses that one throughout.
+        """
+        if self._client is not None or self._session is not None:
+            yield
             return
-        client = httpx.AsyncClient(transport=self._transport, timeout=self._timeout)
+        self._session = client = self._new_client()
+        try:
+            yield
+        finally:
+            self._session = None
+            await client.aclose()
+
+    def _new_client(self) -> httpx.AsyncClient:
+        # An injected transport belongs to the caller: the client closes only its wrapper.
+        transport = None if self._transport is None else _Borrowed(self._transport)
+        client = httpx.AsyncClient(transport=transport, timeout=self._timeout)
+        client._cookies = _Cookies()  # the setter would wrap it in a plain httpx.Cookies
+        return client
+
+    @asynccontextmanager
+    async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
+        shared = self._client or self._session
+        if shared is not None:
+            yield shared
+            return
+        client = self._new_client()
         try:
             yield client
         finally:
-            # An injected transport belongs to the caller: closing this client
-            # would close it too.
-            if self._transport is None:
-                await client.aclose()
+            await client.aclose()
 
     async def _read_error_body(self, response: httpx.Response) -> bytes:
         parts: list[bytes] = []
@@ -208,10 +294,14 @@ class ProviderRuntime:
     ) -> httpx.Response:
         """Send until a 2xx response arrives; raise the final failure otherwise."""
         attempt = 0
-        host = httpx.URL(built.url).host
+        url = self._urls.get(built.url)
+        if url is None:
+            if len(self._urls) >= _MAX_URLS:
+                self._urls.clear()
+            url = self._urls[built.url] = httpx.URL(built.url)
         while True:
             request = client.build_request(
-                built.method, built.url, headers=built.headers, content=built.body or None
+                built.method, url, headers=built.headers, content=built.body or None
             )
             status: int | None = None
             headers: httpx.Headers | None = None
@@ -219,7 +309,7 @@ class ProviderRuntime:
                 response = await abort.race(client.send(request, stream=True))
             except httpx.HTTPError as exc:
                 failure: ProviderError = ProviderConnectionError(
-                    f"could not reach {host} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
+                    f"could not reach {_host(built.url)} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
                 )
             else:
                 if 200 <= response.status_code < 300:
@@ -230,9 +320,9 @@ class ProviderRuntime:
                 except httpx.HTTPError:
                     body = b""
                 finally:
-                    await response.aclose()
+                    await _close(response)
                 failure = ProviderHTTPError(
-                    f"HTTP {status} {response.reason_phrase} from {host} ({api!r}): "
+                    f"HTTP {status} {response.reason_phrase} from {_host(built.url)} ({api!r}): "
                     f"{error_detail(body, built.secrets) or 'no error message in the body'}",
                     status=status,
                 )
@@ -336,6 +426,7 @@ class ProviderRuntime:
                         for event in out.feed(wire_event):
                             yield event
                         if out.ended:
+                            await self._drain(response, chunks, abort)
                             return
                     if framer.error is not None:
                         raise framer.error
@@ -344,6 +435,7 @@ class ProviderRuntime:
                         yield event
                 for event in out.finish():
                     yield event
+                await self._drain(response, chunks, abort)
             except Aborted:
                 for event in out.fail(StopReason.ABORTED, "aborted"):
                     yield event
@@ -351,10 +443,9 @@ class ProviderRuntime:
                 for event in out.fail(StopReason.ERROR, self._expired(built.url)):
                     yield event
             except httpx.HTTPError as exc:
-                host = httpx.URL(built.url).host
                 for event in out.fail(
                     StopReason.ERROR,
-                    f"the connection to {host} broke during the response ({api!r}): "
+                    f"the connection to {_host(built.url)} broke during the response ({api!r}): "
                     f"{type(exc).__name__}: {exc or 'no detail'}",
                 ):
                     yield event
@@ -376,11 +467,27 @@ class ProviderRuntime:
                     yield event
             finally:
                 if response is not None:
-                    await response.aclose()
+                    await _close(response)
+
+    async def _drain(self, response: httpx.Response, chunks: AsyncIterator[bytes], abort: AbortWatch) -> None:
+        """Read the short rest of a response whose message already ended, so that its connection is reused.
+
+        Only a rest whose length the response declared, at most
+        :data:`MAX_DRAIN` bytes, within :data:`DRAIN_TIMEOUT`: a longer, unknown
+        or late one costs the connection instead (closing the response closes it).
+        """
+        length = response.headers.get("content-length", "")
+        if not length.isdigit() or int(length) - response.num_bytes_downloaded > MAX_DRAIN:
+            return
+        # Whatever fails here, the message is whole; a server that stalls costs the connection, not the turn.
+        with contextlib.suppress(StopAsyncIteration, Exception):
+            async with asyncio.timeout(DRAIN_TIMEOUT):
+                while True:
+                    await abort.read(chunks.__anext__())
 
     def _expired(self, url: str) -> str:
         return (
-            f"no complete response from {httpx.URL(url).host} within the request deadline of "
+            f"no complete response from {_host(url)} within the request deadline of "
             f"{self.request_timeout:g} s (request_timeout in AgentConfig); what arrived is kept"
         )
 

@@ -92,7 +92,8 @@ def checked(credential: Credential, source: str) -> Credential:
             source,
             " ".join(_TRIMMED[c] for c in ends),
         )
-    for position, char in enumerate(trimmed):
+    # Printable ASCII, checked in C; the loop only finds what to name.
+    for position, char in enumerate("" if trimmed.isascii() and trimmed.isprintable() else trimmed):
         if not " " <= char <= "~":
             kind = "a control character" if char.isascii() or not char.isprintable() else "a non-ASCII character"
             raise CredentialInvalid(

@@ -1,0 +1,108 @@
+"""A tool's argument validator: a quick yes for the plainest schemas, jsonschema for everything else.
+
+Most tool schemas are an object of a few typed properties, some required.
+For such a schema, a handful of dict look-ups and ``type()`` comparisons can
+tell that the arguments are valid; jsonschema spends many Python calls on it.
+The quick check is conservative: it says yes only when jsonschema (Draft
+2020-12) would, and anything it is not sure of (a float where an integer is
+expected, a keyword it does not know, a missing property) goes to jsonschema,
+which decides and words the errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import jsonschema
+
+__all__ = ["ArgumentValidator", "quick_check"]
+
+# What a JSON value decoded by the strict decoder is, per JSON Schema type: each
+# test accepts a subset of what jsonschema accepts (1.0 is an integer there, not here).
+_TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda value: type(value) is str,
+    "integer": lambda value: type(value) is int,
+    "number": lambda value: type(value) is int or type(value) is float,
+    "boolean": lambda value: type(value) is bool,
+    "null": lambda value: value is None,
+    "array": lambda value: type(value) is list,
+    "object": lambda value: type(value) is dict,
+}
+
+# Keywords that never make an instance invalid.
+_ANNOTATIONS = frozenset(
+    {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly"}
+)
+_ROOT_KEYWORDS = _ANNOTATIONS | {"type", "properties", "required", "additionalProperties"}
+
+
+def _anything(value: Any) -> bool:
+    return True
+
+
+def _property_test(schema: Any) -> Callable[[Any], bool] | None:
+    if schema is True:
+        return _anything
+    if not isinstance(schema, dict) or not set(schema) <= _ANNOTATIONS | {"type"}:
+        return None
+    if "type" not in schema:
+        return _anything
+    kind = schema["type"]
+    return _TYPE_TESTS.get(kind) if isinstance(kind, str) else None
+
+
+def quick_check(schema: Any) -> Callable[[Mapping[str, Any]], bool] | None:
+    """A test that says yes only to arguments ``schema`` accepts, or ``None`` when the schema is beyond it.
+
+    The schema must be an object schema of ``properties`` (each a type, or
+    anything), ``required`` names and a boolean ``additionalProperties``,
+    with annotations anywhere. A no means "ask jsonschema", not "invalid".
+    """
+    if not isinstance(schema, dict) or not set(schema) <= _ROOT_KEYWORDS or schema.get("type", "object") != "object":
+        return None
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    additional = schema.get("additionalProperties", True)
+    if not isinstance(properties, dict) or not isinstance(required, list) or not isinstance(additional, bool):
+        return None
+    if not all(isinstance(name, str) for name in required):
+        return None
+    tests = {}
+    for name, subschema in properties.items():
+        test = _property_test(subschema)
+        if test is None:
+            return None
+        tests[name] = test
+    names = tuple(required)
+
+    def check(arguments: Mapping[str, Any]) -> bool:
+        for name in names:
+            if name not in arguments:
+                return False
+        for key, value in arguments.items():
+            test = tests.get(key)
+            if test is None:
+                if not additional:
+                    return False
+            elif not test(value):
+                return False
+        return True
+
+    return check
+
+
+class ArgumentValidator:
+    """One tool's argument validator, compiled once: the quick check first, jsonschema when it says no."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._full = jsonschema.Draft202012Validator(schema)
+        self._quick = quick_check(schema)
+
+    def is_valid(self, arguments: Mapping[str, Any]) -> bool:
+        if self._quick is not None and self._quick(arguments):
+            return True
+        return bool(self._full.is_valid(arguments))
+
+    def iter_errors(self, arguments: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
+        return self._full.iter_errors(arguments)
