@@ -12,10 +12,10 @@ import dataclasses
 from typing import Literal, NotRequired, TypedDict
 
 import pytest
-from agentkit_provider_faux import Turn, text, tool_call
-from host_helpers import ToolsPlugin, make_agent
+from agentkit_provider_faux import Script, Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import ConfigError, Outcome
+from agentkit.host import Agent, AgentConfig, ConfigError, Outcome
 from agentkit.plugin_api import AssistantMessage, Tool, ToolCallEnd, ToolResultMessage, UserMessage
 
 
@@ -193,3 +193,45 @@ def test_a_chosen_tool_choice_gives_way_to_the_forced_call_after_the_first_reque
     assert result.output == {"city": "Oslo", "celsius": 1}
     first = "required" if choice == "auto" else "clock"
     assert [request.tool_choice for request in script.requests] == [first, "required"]
+
+
+# -- native structured output: the catalog row says the model takes the schema on its wire ----------
+
+
+def _native(turns: list[Turn], *plugins: object, tools: tuple[str, ...] = ()) -> tuple[Agent, Script]:
+    script = Script(turns)
+    agent = Agent(AgentConfig(model="faux/structured", transport=script, tools=list(tools)),
+                  host=make_host(*plugins))
+    return agent, script
+
+
+def test_a_model_with_native_structured_output_gets_the_schema_and_answers_in_text():
+    agent, script = _native([Turn([text('{"city": "Oslo", "celsius": 3}')])])
+    result = agent.run_sync("Weather?", output_type=Weather)
+    assert (result.outcome, result.output) == (Outcome.COMPLETED, {"city": "Oslo", "celsius": 3})
+    request = script.requests[0]
+    assert request.body["output_schema"]["required"] == ["city", "celsius"]
+    assert request.tool_names == [] and request.tool_choice is None  # no final-answer tool, nothing forced
+
+
+def test_native_output_that_does_not_fit_is_retried_once_then_fails_naming_the_problem():
+    agent, script = _native([Turn([text("It is cold.")]), Turn([text('{"city": "Oslo"}')])])
+    result = agent.run_sync("Weather?", output_type=Weather)
+    assert result.outcome is Outcome.ERROR
+    assert "did not fit Weather after 1 retry" in result.error and "'celsius' is a required property" in result.error
+    asked = script.requests[1].messages[-1]
+    assert isinstance(asked, UserMessage) and "not one JSON value" in asked.content[0].text
+
+
+def test_native_output_retried_once_can_succeed():
+    agent, _ = _native([Turn([text("{")]), Turn([text('{"city": "Oslo", "celsius": 3}')])])
+    result = agent.run_sync("Weather?", output_type=Weather)
+    assert result.output == {"city": "Oslo", "celsius": 3}
+
+
+def test_a_native_run_still_runs_its_tools_first():
+    clock = Tool("clock", "The time.", {"type": "object", "properties": {}}, lambda _args: "12:00")
+    agent, script = _native([Turn([tool_call("clock", {})]), Turn([text('{"city": "Oslo", "celsius": 3}')])],
+                            ToolsPlugin(clock), tools=("clock",))
+    result = agent.run_sync("Weather?", output_type=Weather)
+    assert result.output == {"city": "Oslo", "celsius": 3} and script.request_count == 2

@@ -14,6 +14,12 @@ back to the model (as the tool call's error result, or as a user message),
 and a second failure ends the run as ``error`` naming the problem. This
 fallback works on every wire; it is what a wire without native structured
 output uses.
+
+A model whose catalog row says ``structured_output`` gets the schema in the
+request's ``output_schema`` instead, which its wire writes in its own field
+(``output_config.format``, ``response_format``, ``text.format``,
+``responseJsonSchema``, Ollama's ``format``); its final text is the JSON
+value, checked the same way, with the same one retry.
 """
 
 from __future__ import annotations
@@ -89,6 +95,7 @@ class StructuredOutput:
     def __init__(self, output_type: Any) -> None:
         self.output = OutputType(output_type)
         self.retries_left = RETRIES
+        self.native = False  # set by shape: whether the model answers in its text (native) or by the tool
         self.spec = ToolSpec(FINAL_RESULT, f"Give the final answer, a {self.output.name}, as this tool's "
                              "arguments. Call it once, when you have the answer; it ends the conversation.",
                              self.output.schema)
@@ -106,7 +113,12 @@ class StructuredOutput:
                               "that name; rename the tool")
 
     def shape(self, request: ProviderRequest) -> ProviderRequest:
-        """``request`` with the final-answer tool, and a forced tool call where the model takes one."""
+        """``request`` with the wire's native output schema where the model has one (its catalog
+        row says ``structured_output``), else with the final-answer tool and a forced tool call."""
+        if request.model.structured_output:
+            self.native = True
+            return dataclasses.replace(request, output_schema=self.output.schema)
+        self.native = False
         choice = request.tool_choice
         system = request.system
         if FORCED_TOOL_CHOICE in request.model.refused_settings:
@@ -126,11 +138,13 @@ class StructuredOutput:
         """
         answer = batch.answer
         calls = message.tool_calls
-        final = next((call for call in calls if call.name == FINAL_RESULT), None)
+        final = None if self.native else next((call for call in calls if call.name == FINAL_RESULT), None)
         if calls and final is None:
             return None
         settled = Settled()
-        if final is None:
+        if self.native:
+            problem = self._judge_text(message.text, settled)
+        elif final is None:
             problem = f"the response was text, and the answer must be given by calling {FINAL_RESULT}"
         else:
             problem = None
@@ -158,9 +172,20 @@ class StructuredOutput:
             return settled
         self.retries_left -= 1
         if final is None:
-            settled.retry = UserMessage.text(_retry_text(problem))
+            settled.retry = UserMessage.text(_retry_text(problem, native=self.native))
         return settled
 
+    def _judge_text(self, text: str, settled: Settled) -> str | None:
+        try:
+            settled.value = self.output.validate(json.loads(text))
+        except json.JSONDecodeError as exc:
+            return f"the response is not one JSON value ({exc.msg})"
+        except OutputInvalid as exc:
+            return str(exc)
+        return None
 
-def _retry_text(problem: str) -> str:
-    return (f"The output is invalid: {problem}. Call {FINAL_RESULT} again with arguments that fit its schema.")
+
+def _retry_text(problem: str, *, native: bool = False) -> str:
+    if native:
+        return f"The output is invalid: {problem}. Answer again with one JSON value that fits the schema."
+    return f"The output is invalid: {problem}. Call {FINAL_RESULT} again with arguments that fit its schema."
