@@ -30,7 +30,7 @@ def test_a_model_without_native_structured_output_refuses_the_schema_naming_itse
 
 def test_the_name_is_the_title_in_allowed_characters():
     assert output_name(SCHEMA) == "Weather_report"
-    assert output_name({"type": "object"}) == "output"
+    assert output_name({"type": "object"}) == "result"
 
 
 @pytest.mark.parametrize(("schema", "strict"), [

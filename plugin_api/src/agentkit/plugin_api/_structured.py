@@ -37,7 +37,7 @@ def structured_output(request: ProviderRequest, wire: str) -> Mapping[str, Any] 
 def output_name(schema: Mapping[str, Any]) -> str:
     """A name for the schema where a wire asks for one: its ``title`` in the characters names allow."""
     title = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or ""))[:64]
-    return title or "output"
+    return title or "result"  # what pydantic-ai's recorded requests name an untitled schema
 
 
 def is_strict(schema: Any) -> bool:
