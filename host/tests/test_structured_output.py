@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from typing import Literal, NotRequired, TypedDict
 
 import pytest
@@ -16,7 +17,14 @@ from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
 from agentkit.host import Agent, AgentConfig, ConfigError, Outcome
-from agentkit.plugin_api import AssistantMessage, Tool, ToolCallEnd, ToolResultMessage, UserMessage
+from agentkit.plugin_api import (
+    AssistantMessage,
+    OutputPartial,
+    Tool,
+    ToolCallEnd,
+    ToolResultMessage,
+    UserMessage,
+)
 
 
 @dataclasses.dataclass
@@ -235,3 +243,48 @@ def test_a_native_run_still_runs_its_tools_first():
                             ToolsPlugin(clock), tools=("clock",))
     result = agent.run_sync("Weather?", output_type=Weather)
     assert result.output == {"city": "Oslo", "celsius": 3} and script.request_count == 2
+
+
+# -- partial output as it streams --------------------------------------------------------------------
+
+
+def _partials(agent: Agent, output_type: object) -> tuple[list, object]:
+    async def events() -> list:
+        return [event async for event in agent.stream("Weather?", output_type=output_type)]
+
+    seen = asyncio.run(events())
+    return [event.value for event in seen if isinstance(event, OutputPartial)], agent.last_result
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["final-answer-tool", "native"])
+def test_the_output_streams_as_partial_values_ending_with_the_whole(native):
+    answer = '{"city": "Oslo", "celsius": -3.5, "note": "windy"}'
+    turn = Turn([text(answer)]) if native else Turn([tool_call("final_result", answer)])
+    agent, _ = _native([turn]) if native else make_agent([turn], tools=[])
+    partials, result = _partials(agent, Weather)
+    assert result.output == json.loads(answer)
+    assert partials[-1] == json.loads(answer)
+    assert len(partials) > 1 and all(isinstance(value, dict) for value in partials)
+    assert partials[0] != partials[-1]
+
+
+def test_tool_arguments_and_text_that_are_not_the_output_do_not_stream_as_output():
+    clock = Tool("clock", "The time.", {"type": "object", "properties": {}}, lambda _args: "12:00")
+    agent, _ = make_agent([Turn([text("Let me check."), tool_call("clock", {"zone": "UTC"})]),
+                           _final({"city": "Oslo", "celsius": 1})], ToolsPlugin(clock), tools=["clock"])
+    partials, _ = _partials(agent, Weather)
+    assert partials and partials[-1] == {"city": "Oslo", "celsius": 1}
+    assert all("zone" not in value for value in partials)
+
+
+@pytest.mark.parametrize(("text_so_far", "value"), [
+    ('{"a": "he', {"a": "he"}),
+    ('{"a": 1, "b": [1, 2', {"a": 1, "b": [1, 2]}),
+    ('{"a": 1, "b":', {"a": 1}),
+    ('{"a": tru', {}),
+    ('["x", {"k": "v', ["x", {"k": "v"}]),
+])
+def test_partial_json_is_closed_where_it_was_cut(text_so_far, value):
+    from agentkit.host._partial_json import partial_value
+
+    assert partial_value(text_so_far) == value

@@ -622,6 +622,9 @@ class Agent:
             if isinstance(event, MessageEnd):
                 message = event.message
             emit(event)
+            partial = self.structured.partial(event) if self.structured is not None else None
+            if partial is not None:
+                emit(partial)
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message

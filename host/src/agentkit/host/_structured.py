@@ -20,6 +20,9 @@ request's ``output_schema`` instead, which its wire writes in its own field
 (``output_config.format``, ``response_format``, ``text.format``,
 ``responseJsonSchema``, Ollama's ``format``); its final text is the JSON
 value, checked the same way, with the same one retry.
+
+While the output streams, an ``output_partial`` event carries the value read
+so far (see :mod:`._partial_json`) each time it grows.
 """
 
 from __future__ import annotations
@@ -32,8 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    BlockDelta,
+    BlockStart,
+    Event,
     Message,
+    MessageStart,
     Outcome,
+    OutputPartial,
     ProviderRequest,
     ToolCallStart,
     ToolResult,
@@ -44,6 +52,7 @@ from agentkit.plugin_api import (
 from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE
 
 from ._output_type import OutputInvalid, OutputType
+from ._partial_json import NOTHING, partial_value
 from .errors import ConfigError
 
 if TYPE_CHECKING:
@@ -96,9 +105,33 @@ class StructuredOutput:
         self.output = OutputType(output_type)
         self.retries_left = RETRIES
         self.native = False  # set by shape: whether the model answers in its text (native) or by the tool
+        self._streaming: int | None = None  # the block of the response the output streams in
+        self._text = ""
+        self._shown: Any = NOTHING
         self.spec = ToolSpec(FINAL_RESULT, f"Give the final answer, a {self.output.name}, as this tool's "
                              "arguments. Call it once, when you have the answer; it ends the conversation.",
                              self.output.schema)
+
+    def partial(self, event: Event) -> OutputPartial | None:
+        """The ``output_partial`` event a response's event brings, if the output read so far changed.
+
+        The output streams in the ``final_result`` call's arguments, or, for a
+        model that answers natively, in its text.
+        """
+        if isinstance(event, MessageStart):
+            self._streaming, self._text, self._shown = None, "", NOTHING
+        elif isinstance(event, BlockStart):
+            wanted = event.kind == "text" if self.native else (
+                event.kind == "tool_use" and event.tool_name == FINAL_RESULT)
+            if wanted and self._streaming is None:  # the first such block: a retry starts a new response
+                self._streaming, self._text = event.index, ""
+        elif isinstance(event, BlockDelta) and event.index == self._streaming:
+            self._text += event.delta
+            value = partial_value(self._text)
+            if value is not NOTHING and value != self._shown:
+                self._shown = value
+                return OutputPartial(value)
+        return None
 
     def check_settings(self, settings: Mapping[str, Any], tool_names: set[str]) -> None:
         """Refuse what the final-answer tool cannot live with, before the run starts.
