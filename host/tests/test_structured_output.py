@@ -288,3 +288,9 @@ def test_partial_json_is_closed_where_it_was_cut(text_so_far, value):
     from agentkit.host._partial_json import partial_value
 
     assert partial_value(text_so_far) == value
+
+
+def test_a_native_run_may_forbid_tool_calls():
+    agent, script = _native([Turn([text('{"city": "Oslo", "celsius": 3}')])])
+    result = agent.run_sync("Weather?", output_type=Weather, settings={"tool_choice": "none"})
+    assert result.output == {"city": "Oslo", "celsius": 3} and script.requests[0].tool_choice == "none"

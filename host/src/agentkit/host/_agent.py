@@ -375,7 +375,8 @@ class Agent:
         overrides = check_settings(settings)
         structured = None if output_type is None else StructuredOutput(output_type)
         if structured is not None:
-            structured.check_settings({"tool_choice": self.config.tool_choice, **overrides}, set(self.tools))
+            structured.check_settings({"tool_choice": self.config.tool_choice, **overrides}, set(self.tools),
+                                      self.model)
         if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         queue: asyncio.Queue[Event | None] = asyncio.Queue()

@@ -40,6 +40,7 @@ from agentkit.plugin_api import (
     Event,
     Message,
     MessageStart,
+    ModelInfo,
     Outcome,
     OutputPartial,
     ProviderRequest,
@@ -133,11 +134,14 @@ class StructuredOutput:
                 return OutputPartial(value)
         return None
 
-    def check_settings(self, settings: Mapping[str, Any], tool_names: set[str]) -> None:
-        """Refuse what the final-answer tool cannot live with, before the run starts.
+    def check_settings(self, settings: Mapping[str, Any], tool_names: set[str], model: ModelInfo) -> None:
+        """Refuse what the final-answer tool cannot live with, before the run starts (a model that
+        takes the schema natively needs no tool, and has nothing to refuse).
 
         :raises ConfigError: ``tool_choice="none"``, or an enabled tool named ``final_result``.
         """
+        if model.structured_output:
+            return
         if settings.get("tool_choice") == "none":
             raise ConfigError("output_type needs a tool call to end the run (the final_result tool), "
                               "and tool_choice='none' forbids one; leave tool_choice unset")
