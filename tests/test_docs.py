@@ -31,7 +31,8 @@ def test_every_python_block_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     for number, block in enumerate(python_blocks(page), 1):
-        code = compile(block, f"{page.name} (python block {number})", "exec")
+        # dont_inherit: a reader pasting a block has no `from __future__ import annotations`
+        code = compile(block, f"{page.name} (python block {number})", "exec", dont_inherit=True)
         exec(code, namespace)
 
 

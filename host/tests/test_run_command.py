@@ -246,3 +246,52 @@ def test_a_script_file_nested_too_deep_is_a_usage_error(agentkit, tmp_path: Path
     result = agentkit("run", "go", "--model", "faux/scripted", "--script", str(file))
     assert result.returncode == 2, result.stderr
     assert "cannot read a JSON list of turns" in result.stderr and "Traceback" not in result.stderr
+
+
+WEATHER_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+                  "required": ["city", "celsius"], "additionalProperties": False}
+
+
+def _schema_file(tmp_path: Path, schema: Any = WEATHER_SCHEMA) -> str:
+    file = tmp_path / "schema.json"
+    file.write_text(json.dumps(schema), encoding="utf-8")
+    return str(file)
+
+
+@pytest.mark.parametrize(("model", "answer"), [
+    ("faux/scripted", {"type": "tool_use", "name": "final_result", "arguments": {"city": "Oslo", "celsius": -2}}),
+    ("faux/structured", {"type": "text", "text": '{"city": "Oslo", "celsius": -2}'}),
+], ids=["final-answer-tool", "native"])
+def test_output_schema_prints_the_validated_value_as_json(agentkit, tmp_path: Path, model: str, answer: dict) -> None:
+    script = _script(tmp_path, [{"content": [answer]}])
+    result = agentkit("run", "weather?", "--model", model, "--script", script, "--root", str(tmp_path),
+                      "--output-schema", _schema_file(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"city": "Oslo", "celsius": -2}
+    assert result.stdout.count("\n") == 1  # the value alone, not the model's text beside it
+
+
+def test_output_schema_that_is_never_met_exits_1_naming_the_problem(agentkit, tmp_path: Path) -> None:
+    script = _script(tmp_path, [{"content": [{"type": "text", "text": "cold"}]}] * 2)
+    result = agentkit("run", "weather?", "--model", "faux/structured", "--script", script, "--root", str(tmp_path),
+                      "--output-schema", _schema_file(tmp_path))
+    assert result.returncode == 1
+    assert "did not fit" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("content", ["not json", json.dumps([1]), json.dumps({"type": "no-such-type"})])
+def test_an_unreadable_output_schema_is_a_usage_error(agentkit, tmp_path: Path, content: str) -> None:
+    file = tmp_path / "schema.json"
+    file.write_text(content, encoding="utf-8")
+    script = _script(tmp_path, [])
+    result = agentkit("run", "x", "--model", "faux/scripted", "--script", script, "--output-schema", str(file))
+    assert result.returncode == 2 and "schema" in result.stderr.lower()
+    assert "Traceback" not in result.stderr
+
+
+def test_dry_run_shows_the_final_answer_tool_of_an_output_schema(agentkit, tmp_path: Path) -> None:
+    script = _script(tmp_path, [])
+    result = agentkit("run", "x", "--model", "faux/scripted", "--script", script, "--dry-run",
+                      "--output-schema", _schema_file(tmp_path))
+    body = json.loads(result.stdout)["body"]
+    assert [tool["name"] for tool in body["tools"]][-1] == "final_result" and body["tool_choice"] == "required"

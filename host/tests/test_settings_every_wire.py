@@ -1,4 +1,4 @@
-"""Tool choice and sampling settings are never dropped quietly, on any installed wire.
+"""Tool choice, sampling settings and output schemas are never dropped quietly, on any installed wire.
 
 For every catalog row of every installed wire, each tool choice and each
 sampling setting either changes the request body (the wire carries it) or
@@ -32,6 +32,9 @@ SETTINGS = {
     "top_k": {"top_k": 7},
     "stop_sequences": {"stop_sequences": ["STOP-HERE"]},
     "seed": {"seed": 4242},
+    # Carried by the rows that say structured_output, refused naming the model by the others.
+    "output_schema": {"output_schema": {"type": "object", "properties": {"a": {"type": "string"}},
+                                        "required": ["a"], "additionalProperties": False}},
 }
 
 

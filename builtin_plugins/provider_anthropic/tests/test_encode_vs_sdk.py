@@ -63,6 +63,13 @@ def _result(call_id: str, name: str, text: str, *, error: bool = False, image: b
     return ToolResultMessage(call_id, name, content, is_error=error)
 
 
+#: A structured-output schema with nesting, an enum and a nullable field.
+_REPORT = {"type": "object", "properties": {"city": {"type": "string"},
+                                            "sky": {"enum": ["clear", "cloudy"]},
+                                            "wind": {"anyOf": [{"type": "number"}, {"type": "null"}]}},
+           "required": ["city", "sky", "wind"], "additionalProperties": False}
+
+
 _TRANSCRIPTS: dict[str, dict[str, Any]] = {
     "parallel_tool_results": dict(
         messages=[
@@ -128,6 +135,8 @@ _TRANSCRIPTS: dict[str, dict[str, Any]] = {
         model="claude-sonnet-4-6", temperature=0.7, top_p=0.9, top_k=40, stop_sequences=["END"]
     ),
     "tool_choice_without_tools": dict(tool_choice="none"),
+    "structured_output": dict(output_schema=_REPORT),
+    "structured_output_beside_an_effort": dict(output_schema=_REPORT, reasoning="high", tools=[_WEATHER]),
     "budget_thinking_and_options": dict(
         model="claude-haiku-4-5",
         reasoning="low",

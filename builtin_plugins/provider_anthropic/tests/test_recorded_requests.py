@@ -65,3 +65,18 @@ def test_the_recorded_sampling_settings_are_what_we_send(kit) -> None:
                     top_k=recorded["top_k"], stream=recorded["stream"])
     fields = ("model", "temperature", "top_k", "stream")
     assert {f: ours[f] for f in fields} == {f: recorded[f] for f in fields}
+
+
+_WITH_FORMAT = [p for p in _RECORDED if "format" in p.values[0].get("output_config", {})]
+
+
+def test_the_recordings_hold_structured_output() -> None:
+    assert _WITH_FORMAT
+
+
+@pytest.mark.parametrize("recorded", _WITH_FORMAT)
+def test_a_recorded_output_format_is_what_we_send_for_the_same_schema(kit, recorded) -> None:
+    wire = recorded["output_config"]["format"]
+    model = kit.model_row("claude-sonnet-4-6")
+    ours = _encoded(kit, model=model, output_schema=wire["schema"])["output_config"]["format"]
+    assert ours == wire

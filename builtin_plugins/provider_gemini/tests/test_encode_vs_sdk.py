@@ -229,6 +229,19 @@ def test_thinking_levels_match_the_sdk(kit, key, level) -> None:
     }
 
 
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"city": {"type": "string"}, "wind": {"type": ["number", "null"]}},
+     "required": ["city", "wind"], "additionalProperties": False, "$schema": "x"},
+    {"type": "array", "items": {"enum": ["a", "b"]}},
+], ids=["object", "array"])
+def test_an_output_schema_matches_the_sdk(kit, schema) -> None:
+    request = kit.request_for(messages=_three_parallel(), tools=[READ], output_schema=schema, stream=False)
+    body = _compare(kit, request, stream=False)
+    generation = body["generationConfig"]
+    assert generation["responseMimeType"] == "application/json"
+    assert generation["responseJsonSchema"] == {key: value for key, value in schema.items() if key != "$schema"}
+
+
 def test_the_streaming_request_matches_the_sdk_url_and_body(kit) -> None:
     request = kit.request_for(messages=_three_parallel(), tools=[READ], stream=True)
     _compare(kit, request, stream=True)

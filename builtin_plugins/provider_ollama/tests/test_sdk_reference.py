@@ -88,7 +88,7 @@ def _sdk_sends(body: dict[str, Any]) -> dict[str, Any]:
         captured.append(request)
         return httpx.Response(200, content=json.dumps(final).encode() + b"\n")
 
-    known = {"model", "messages", "tools", "think", "options", "stream", "keep_alive"}
+    known = {"model", "messages", "tools", "think", "options", "stream", "keep_alive", "format"}
     assert set(body) <= known, f"fields the SDK's chat() has no parameter for: {set(body) - known}"
     # The SDK passes unknown option names through: hold them to its Options model.
     unknown = set(body.get("options") or {}) - set(Options.model_fields)
@@ -98,6 +98,7 @@ def _sdk_sends(body: dict[str, Any]) -> dict[str, Any]:
         messages=body["messages"],
         tools=body.get("tools"),
         think=body.get("think"),
+        format=body.get("format"),
         options=body.get("options"),
         stream=body["stream"],
         keep_alive=body.get("keep_alive"),
@@ -191,6 +192,17 @@ def test_our_body_equals_what_the_sdk_sends(kit: Any, name: str, stream: bool) -
         options={"num_ctx": 32768, "keep_alive": "10m"},
     )
     ours = kit.body_of(request)
+    assert _sdk_sends(ours) == ours
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+def test_an_output_schema_is_the_format_the_sdk_sends(kit: Any, stream: bool) -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "sky": {"enum": ["clear", "rain"]}},
+              "required": ["city", "sky"]}
+    request = kit.request_for(model=kit.model_row("ollama/qwen3"), messages=_three_parallel_results(),
+                              tools=[WEATHER], output_schema=schema, stream=stream)
+    ours = kit.body_of(request)
+    assert ours["format"] == schema
     assert _sdk_sends(ours) == ours
 
 

@@ -327,8 +327,13 @@ def test_a_recorded_request_is_what_we_encode_for_the_same_transcript(
     # The system role is a profile decision: give the row the shape that asks for the recorded role.
     developer = body["messages"][0]["role"] == "developer"
     row = kit.model_row(
-        row.key, base_url=row.base_url, reasoning_levels=("low",) if developer else ()
+        row.key, base_url=row.base_url, reasoning_levels=("low",) if developer else (),
+        structured_output=True,
     )
+    # json_schema only: pydantic-ai's "prompted" output sends json_object, a mode agentkit does not use
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") != "json_schema":
+        response_format = {}
     tools = body.get("tools") or []
     strict = {bool(tool["function"].get("strict")) for tool in tools}
     specs = [
@@ -348,10 +353,17 @@ def test_a_recorded_request_is_what_we_encode_for_the_same_transcript(
             stream=bool(body.get("stream")),
             options={"strict_tools": strict == {True}},
             tool_choice=_canonical_choice(body.get("tool_choice")),
+            output_schema=response_format.get("json_schema", {}).get("schema"),
             **{name: body[field] for field, name in _SAMPLING.items() if field in body},
         )
     )
     wire = json.loads(encoded.body)
+    if response_format:  # pydantic-ai names and describes its schemas its own way; the schema and strictness are ours to match
+        ours = wire["response_format"]
+        assert (ours["type"], ours["json_schema"]["schema"]) == (response_format["type"],
+                                                                 response_format["json_schema"]["schema"])
+        recorded_strict = response_format["json_schema"].get("strict")
+        assert recorded_strict is None or ours["json_schema"]["strict"] == recorded_strict
     for field in ("tool_choice", *_SAMPLING):
         assert wire.get(field) == body.get(field), field
     assert wire["messages"] == [_as_sent(message) for message in body["messages"]]
@@ -359,3 +371,12 @@ def test_a_recorded_request_is_what_we_encode_for_the_same_transcript(
         assert wire["tools"] == tools
     if "stream_options" in body:
         assert wire["stream_options"] == body["stream_options"]
+
+
+def test_the_recordings_hold_structured_output_requests() -> None:
+    formats = set()
+    for param in _interactions():
+        request = _recording(param.values[0])["interactions"][param.values[1]]["request"]
+        if request["uri"].endswith("/chat/completions"):
+            formats.add(((request.get("parsed_body") or {}).get("response_format") or {}).get("type"))
+    assert "json_schema" in formats

@@ -33,6 +33,7 @@ from openai.types.chat import (
     ChatCompletionToolChoiceOptionParam,
     ChatCompletionToolUnionParam,
 )
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from agentkit.conformance import codec
 from agentkit.plugin_api import (
@@ -181,6 +182,16 @@ TRANSCRIPTS: dict[str, dict[str, Any]] = {
         "model": "openai/o4-mini",
         "session_id": "s" * 80,
     },
+    "structured_output_strict": {
+        "messages": [UserMessage.text("hi")],
+        "output_schema": {"type": "object", "title": "Report", "properties": {"city": {"type": "string"}},
+                          "required": ["city"], "additionalProperties": False},
+    },
+    "structured_output_loose": {
+        "messages": [UserMessage.text("hi")],
+        "tools": [WEATHER],
+        "output_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
     "strict_tools": {
         "messages": [UserMessage.text("hi")],
         "tools": [WEATHER],
@@ -210,6 +221,8 @@ def test_our_body_fits_the_sdk_parameter_types(name: str, kit: Any) -> None:
         problems += kit.shape_problems(
             body["tool_choice"], ChatCompletionToolChoiceOptionParam, "$.tool_choice"
         )
+    if "response_format" in body:
+        problems += kit.shape_problems(body["response_format"], ResponseFormatJSONSchema, "$.response_format")
     assert problems == []
 
 

@@ -152,6 +152,16 @@ CASES: dict[str, dict[str, Any]] = {
     "images": {"messages": _images(), "tools": [READ]},
     "unicode": {"messages": _unicode(), "tools": [GREP], "system": "Répondez en français ✓"},
     "foreign-transcript": {"messages": _foreign(), "tools": [READ], "stream": False},
+    "structured-output": {
+        "messages": [UserMessage.text("hi")],
+        "output_schema": {"type": "object", "title": "Report", "properties": {"city": {"type": "string"}},
+                          "required": ["city"], "additionalProperties": False},
+    },
+    "structured-output-loose": {
+        "messages": [UserMessage.text("hi")],
+        "tools": [READ],
+        "output_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
     "no-reasoning-row": {
         "messages": _three_parallel(),
         "tools": [READ, GREP],
@@ -201,7 +211,11 @@ def test_the_sdk_sends_the_body_we_build(kit, name: str) -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_field_has_the_shape_the_sdk_declares(kit, name: str) -> None:
     params = pytest.importorskip("openai.types.responses.response_create_params")
-    from openai.types.responses import FunctionToolParam, ResponseInputItemParam
+    from openai.types.responses import (
+        FunctionToolParam,
+        ResponseInputItemParam,
+        ResponseTextConfigParam,
+    )
     from openai.types.shared_params import Reasoning
 
     body = kit.body_of(_request(kit, CASES[name]))
@@ -214,6 +228,8 @@ def test_every_field_has_the_shape_the_sdk_declares(kit, name: str) -> None:
         problems += codec.shape_problems(body["tool_choice"], params.ToolChoice, "tool_choice")
     if "reasoning" in body:
         problems += codec.shape_problems(body["reasoning"], Reasoning, "reasoning")
+    if "text" in body:
+        problems += codec.shape_problems(body["text"], ResponseTextConfigParam, "text")
     if "include" in body:
         problems += codec.shape_problems(
             body["include"], list[params.ResponseIncludable], "include"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock
+from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock, UserMessage
 
 # libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -121,3 +121,18 @@ def test_the_recorded_stream_decodes_as_its_completed_response_says(kit) -> None
         with kit.sdk_client(handler).responses.stream(model="gpt-4o-mini", input="q") as stream:
             final = stream.get_final_response()
         assert message.text == final.output_text, name
+
+
+def _recorded_formats() -> list[dict[str, Any]]:
+    return [interaction["request"]["parsed_body"]["text"]["format"] for _, interaction in _exchanges()
+            if "format" in ((interaction["request"].get("parsed_body") or {}).get("text") or {})]
+
+
+def test_a_recorded_text_format_is_what_we_send_for_the_same_schema(kit) -> None:
+    """pydantic-ai names its schema after the output class; the rest of the format is ours to match."""
+    formats = _recorded_formats()
+    assert formats
+    for recorded in formats:
+        request = kit.request_for(messages=[UserMessage.text("hi")], output_schema=recorded["schema"])
+        ours = kit.body_of(request)["text"]["format"]
+        assert {**ours, "name": recorded["name"]} == recorded

@@ -59,6 +59,7 @@ def _row(
         reasoning_levels=levels,
         default=default,
         options={"thinking": thinking},
+        structured_output=True,  # output_config.format, from Claude Sonnet 4.5 and Haiku 4.5 on
     )
 
 

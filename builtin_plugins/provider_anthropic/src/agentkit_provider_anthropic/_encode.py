@@ -21,6 +21,9 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
   still read when the request sets none. With thinking on, the API refuses a
   forced tool choice, ``top_k``, a temperature other than 1 and a ``top_p``
   below 0.95: such a request is refused before sending.
+* Structured output: a request's ``output_schema`` goes out as
+  ``output_config.format`` ``{"type": "json_schema", "schema": ...}``, for the
+  rows that say ``structured_output`` (every row of this catalog).
 * The body is sent pre-serialized (JSON bytes, compact, UTF-8). Tool
   definitions are serialized once per :class:`ToolSpec` object (the host
   reuses them across turns) and the tool array once per list of them.
@@ -39,6 +42,7 @@ from agentkit.plugin_api.codec import (
     dumps,
     refusal,
     sampling,
+    structured_output,
     tool_choice,
 )
 
@@ -109,6 +113,10 @@ class Encoder:
             request = dataclasses.replace(request, stop_sequences=options["stop_sequences"])
         fields.update(sampling(request, SAMPLING))
         fields.update(_reasoning(request, max_tokens))
+        schema = structured_output(request, SAMPLING.wire)
+        if schema is not None:  # beside the effort, when reasoning set one
+            fields["output_config"] = {**fields.get("output_config", {}),
+                                       "format": {"type": "json_schema", "schema": schema}}
         if "thinking" in fields:
             _check_thinking_compatible(fields)
         fields["stream"] = request.stream

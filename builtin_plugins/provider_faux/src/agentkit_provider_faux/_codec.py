@@ -39,6 +39,7 @@ from agentkit.plugin_api.codec import (
     array,
     dumps,
     sampling,
+    structured_output,
     tool_choice,
 )
 
@@ -58,6 +59,16 @@ CATALOG = (
         image_input=True,
         reasoning_levels=("low", "medium", "high"),
         default=True,
+    ),
+    # The same scripted model, taking a request's output_schema natively (see structured_output).
+    ModelInfo(
+        vendor="faux",
+        id="structured",
+        api=API,
+        base_url="http://faux.invalid",
+        context_window=200_000,
+        max_output=32_000,
+        structured_output=True,
     ),
 )
 
@@ -142,6 +153,7 @@ class FauxProvider(CodecProvider):
             "tool_choice": request.tool_choice,
             "reasoning": request.reasoning,
             **settings,  # the other sampling settings, only those set
+            **({"output_schema": schema} if (schema := structured_output(request, "faux")) is not None else {}),
             "stream": request.stream,
         }
         tools = [self._tools.get(spec, partial(_tool_json, spec)) for spec in request.tools]

@@ -90,5 +90,6 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bo
 
 
 CATALOG: tuple[ModelInfo, ...] = model_rows(
-    _COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True
+    _COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True,
+    structured_output=True,  # responseJsonSchema, on every Gemini 2.5 and 3 model
 )

@@ -20,7 +20,9 @@ surrounds ``contents``:
   (``thinkingLevel`` or ``thinkingBudget`` per the model row; levels in the
   enum's upper case, with ``includeThoughts: true`` so thought summaries
   arrive as thinking). The request option ``stop_sequences`` is still read
-  when the request sets none.
+  when the request sets none. An ``output_schema`` is
+  ``responseMimeType: "application/json"`` with ``responseJsonSchema`` (every
+  row takes it), cleaned like a tool's parameters (see :mod:`._schema`).
 
 The body is ``bytes`` of JSON serialized as the host would. Tool declarations
 are serialized once per :class:`ToolSpec` object, the transcript
@@ -42,10 +44,11 @@ from agentkit.plugin_api.codec import (
     array,
     dumps,
     sampling,
+    structured_output,
     tool_choice,
 )
 
-from ._schema import parameters_schema
+from ._schema import parameters_schema, response_schema
 from ._transcript import Transcript, Wire
 
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
@@ -118,6 +121,10 @@ def settings(request: ProviderRequest) -> Wire:
     if not request.stop_sequences and request.options.get("stop_sequences"):
         request = dataclasses.replace(request, stop_sequences=request.options["stop_sequences"])
     generation.update(sampling(request, SAMPLING))
+    schema = structured_output(request, SAMPLING.wire)
+    if schema is not None:
+        generation["responseMimeType"] = "application/json"
+        generation["responseJsonSchema"] = response_schema(schema)
     thinking = thinking_config(request.reasoning, request.model.options)
     if thinking is not None:
         generation["thinkingConfig"] = thinking

@@ -46,6 +46,11 @@ def parameters_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
     return cleaned
 
 
+def response_schema(schema: Mapping[str, Any]) -> Any:
+    """The ``responseJsonSchema`` sent for an output schema: cleaned like a tool's, any type at the top."""
+    return _clean(schema)
+
+
 def _clean(value: Any) -> Any:
     """One schema position: drop what the API refuses, recurse into sub-schemas."""
     if not isinstance(value, Mapping):

@@ -74,6 +74,7 @@ def _row(
         reasoning_levels=reasoning,
         default=default,
         options=options,
+        structured_output=True,  # format: a JSON Schema the server constrains the answer to
     )
 
 

@@ -29,6 +29,8 @@ Wire decisions (documented in ``docs/providers.md``, section *ollama-chat*):
   ``stop``, ``seed`` (and ``num_predict`` for the output limit); a setting on
   the request wins over the same option set through ``ProviderRequest.options``
   or the model row.
+* An ``output_schema`` is ``format``, the JSON Schema the server constrains
+  the answer to (every row: Ollama 0.5 and later take it for any model).
 
 The body is ``bytes`` of JSON serialized the way the host serializes bodies,
 built so that a turn costs nearly the same at any depth: each tool definition
@@ -65,6 +67,7 @@ from agentkit.plugin_api.codec import (
     dumps,
     refusal,
     sampling,
+    structured_output,
     tool_choice,
 )
 
@@ -138,6 +141,9 @@ def _offered_tools(request: ProviderRequest) -> tuple[ToolSpec, ...]:
 def _settings(request: ProviderRequest) -> dict[str, Any]:
     """Every body field after the tools, in wire order."""
     body: dict[str, Any] = {}
+    schema = structured_output(request, "ollama-chat")
+    if schema is not None:
+        body["format"] = schema
     think = _think(request)
     if think is not None:
         body["think"] = think

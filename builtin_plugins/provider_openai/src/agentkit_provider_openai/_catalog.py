@@ -88,8 +88,18 @@ def _refused(vendor: str, levels: tuple[str, ...]) -> frozenset[str]:
     return _REASONING_REFUSES if vendor == "openai" and levels else frozenset()
 
 
+#: The rows that take ``response_format`` json_schema (native structured output): OpenAI's models,
+#: and what OpenRouter and Groq document for it; the rest get the host's final-answer tool.
+_STRUCTURED = frozenset({
+    "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "openai/gpt-4o-mini", "openai/o3",
+    "openai/o4-mini", "openai/gpt-5", "openai/gpt-5-mini", "openrouter/openai/gpt-4.1-mini",
+    "openrouter/google/gemini-2.5-flash", "groq/openai/gpt-oss-120b",
+})
+
+
 CATALOG: tuple[ModelInfo, ...] = tuple(
-    dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels))
+    dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels),
+                        structured_output=row.key in _STRUCTURED)
     for vendor, (base_url, _) in _VENDORS.items()
     for row in model_rows(
         _COLUMNS,

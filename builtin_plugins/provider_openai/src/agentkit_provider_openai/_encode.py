@@ -22,6 +22,10 @@ Wire decisions (documented in ``docs/providers.md``):
   ``required`` or a name without tools is refused before sending).
 * Sampling: ``temperature`` (0..2), ``top_p``, ``stop`` (at most 4 on
   OpenAI), ``seed``; ``top_k`` only where the compatibility profile has it.
+* Structured output: ``output_schema`` -> ``response_format``
+  ``{"type": "json_schema", "json_schema": {name, schema, strict}}``, strict
+  when the schema meets OpenAI's strict rules, for the rows that say
+  ``structured_output``.
 * Thinking blocks are not sent. Chat Completions has no field for reasoning
   in a request, and DeepSeek answers 400 when ``reasoning_content`` is
   echoed back.
@@ -64,10 +68,14 @@ from agentkit.plugin_api.codec import (
     TranscriptEncoder,
     array,
     dumps,
+    is_strict,
+    output_name,
     sampling,
+    structured_output,
     tool_choice,
 )
 
+from ._catalog import API
 from ._compat import CompatProfile
 
 #: Prepended to the text of a tool result whose ``is_error`` is set.
@@ -185,6 +193,11 @@ def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any
     if request.max_tokens is not None:
         body[profile.max_tokens_field] = request.max_tokens
     body.update(sampling(request, _sampling_rules(profile)))
+    schema = structured_output(request, API)
+    if schema is not None:
+        # strict only where the schema meets OpenAI's strict rules, which it would otherwise refuse
+        body["response_format"] = {"type": "json_schema", "json_schema": {
+            "name": output_name(schema), "schema": schema, "strict": is_strict(schema)}}
     if request.reasoning is not None:
         if profile.reasoning_effort_style == "reasoning_effort":
             body["reasoning_effort"] = request.reasoning

@@ -40,7 +40,7 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], .
 _REASONING_REFUSES = frozenset({"temperature", "top_p"})
 
 CATALOG: tuple[ModelInfo, ...] = tuple(
-    dataclasses.replace(row, cache_write_price=row.input_price,
+    dataclasses.replace(row, cache_write_price=row.input_price, structured_output=True,  # text.format
                         refused_settings=_REASONING_REFUSES if row.reasoning_levels else frozenset())
     for row in model_rows(_COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True)
 )

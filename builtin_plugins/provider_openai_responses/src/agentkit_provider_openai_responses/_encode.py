@@ -64,7 +64,10 @@ from agentkit.plugin_api.codec import (
     TranscriptEncoder,
     array,
     dumps,
+    is_strict,
+    output_name,
     sampling,
+    structured_output,
     tool_choice,
 )
 
@@ -126,6 +129,10 @@ def _settings(request: ProviderRequest) -> dict[str, Any]:
     if request.max_tokens is not None:
         body["max_output_tokens"] = request.max_tokens
     body.update(sampling(request, SAMPLING))
+    schema = structured_output(request, SAMPLING.wire)
+    if schema is not None:  # strict where the schema meets OpenAI's strict rules, which it would otherwise refuse
+        body["text"] = {"format": {"type": "json_schema", "name": output_name(schema), "schema": schema,
+                                   "strict": is_strict(schema)}}
     summary = request.options.get("reasoning_summary")
     if request.reasoning is not None or summary:
         reasoning: dict[str, Any] = {}

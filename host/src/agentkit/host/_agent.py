@@ -75,6 +75,7 @@ from ._request import build_request
 from ._settings import ModelSettings, check_settings
 from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
+from ._structured import StructuredOutput
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError
 from .runtime import Pricing, ProviderRuntime, http_timeouts
@@ -162,6 +163,7 @@ class Agent:
         self._listeners: list[Callable[[Event], object]] = []
         self._last_result: RunResult | None = None
         self._overrides: dict[str, Any] = {}  # the running run's model settings (Agent.run's settings)
+        self.structured: StructuredOutput | None = None  # the running run's output_type, if it has one
         self._ended: asyncio.Future[None] | None = None  # done when the current run's stream let go
 
     def subscribe(self, listener: Callable[[Event], object]) -> Callable[[], None]:
@@ -335,10 +337,14 @@ class Agent:
 
     # -- running ---------------------------------------------------------------------
 
-    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None) -> RunResult:
+    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                  output_type: Any = None) -> RunResult:
         """Run until the model answers without tool calls, a stop policy fires, or the run fails.
 
         ``settings`` overrides the config's model settings for this run only.
+        ``output_type`` (a JSON Schema dict, a dataclass, a ``TypedDict`` or a
+        pydantic model) makes the run end with a validated value of that type
+        in ``RunResult.output`` (see :mod:`._structured`).
 
         Failures inside the run end it with a result (``error``, ``aborted``,
         ``timeout``...), never an exception. Cancelling the task that awaits
@@ -346,7 +352,8 @@ class Agent:
         ``cancelled`` (see :attr:`last_result`) and re-raises ``CancelledError``.
         """
         overrides = check_settings(settings)
-        async with self._claim(overrides) as stop:
+        structured = self._structured(output_type, overrides)
+        async with self._claim(overrides, structured) as stop:
             # No consumer of events: the run's own task, awaited directly, with no queue between.
             task = asyncio.ensure_future(self._run(_as_messages(prompt), _discard, stop))
             if await wait_out(task, lambda: stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled",
@@ -357,30 +364,34 @@ class Agent:
             raise RuntimeError("the run ended without a result")
         return result
 
-    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None) -> RunResult:
+    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                 output_type: Any = None) -> RunResult:
         """``run`` for code that is not async.
 
         Ctrl-C aborts the run (a second press too): it ends within a second
         with a well-formed history and outcome ``aborted``, then
         ``KeyboardInterrupt`` is raised. A third press raises at once.
         """
-        result, interrupted = run_interruptibly(self.run(prompt, settings=settings), self.abort)
+        result, interrupted = run_interruptibly(self.run(prompt, settings=settings, output_type=output_type),
+                                                self.abort)
         if interrupted:
             raise KeyboardInterrupt
         return result
 
-    async def stream(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None
-                     ) -> AsyncIterator[Event]:
+    async def stream(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                     output_type: Any = None) -> AsyncIterator[Event]:
         """Run and yield every event as it happens; the last one is ``agent_end``.
 
         A consumer that stops reading (``break``, ``aclose()``) ends the run as
         ``aborted``; a run started right after waits for that end. ``settings``
         overrides the config's model settings for this run only.
 
-        :raises ConfigError: ``settings`` names something that is no model setting.
+        :raises ConfigError: ``settings`` names something that is no model setting, or
+            ``output_type`` is no type a run can end with.
         """
         overrides = check_settings(settings)
-        async with self._claim(overrides) as stop:
+        structured = self._structured(output_type, overrides)
+        async with self._claim(overrides, structured) as stop:
             queue: asyncio.Queue[Event | None] = asyncio.Queue()
             task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait, stop))
             cancelled = False
@@ -402,9 +413,18 @@ class Agent:
                 if await wait_out(task) or cancelled:
                     raise asyncio.CancelledError
 
+    def _structured(self, output_type: Any, overrides: dict[str, Any]) -> StructuredOutput | None:
+        """The run's structured output, checked against its settings and tools before the run starts."""
+        if output_type is None:
+            return None
+        structured = StructuredOutput(output_type)
+        structured.check_settings({"tool_choice": self.config.tool_choice, **overrides}, set(self.tools), self.model)
+        return structured
+
     @contextlib.asynccontextmanager
-    async def _claim(self, overrides: dict[str, Any]) -> AsyncIterator[RunStop]:
-        """Take the agent for one run, with the run's stop and settings; released when the run has ended."""
+    async def _claim(self, overrides: dict[str, Any],
+                     structured: StructuredOutput | None) -> AsyncIterator[RunStop]:
+        """Take the agent for one run, with the run's stop, settings and output; released when the run has ended."""
         if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         ended = self._ended = asyncio.get_running_loop().create_future()
@@ -413,6 +433,7 @@ class Agent:
             stop.bind(asyncio.get_running_loop())
             self._stop = stop
             self._overrides = overrides
+            self.structured = structured
             yield stop
         finally:
             self._busy.release()
@@ -519,7 +540,8 @@ class Agent:
                 cancelled = True
             self._last_result = RunResult(state.outcome, state.added, state.usage, state.turn, state.error,
                                           list(hooks.problems),  # a copy: abandoned threads may still report
-                                          skills=list(state.skills), stopped_by=state.stopped_by)
+                                          skills=list(state.skills), stopped_by=state.stopped_by,
+                                          output=state.output)
             emit(AgentEnd(state.outcome, list(state.added), state.error))
             put(None)
         if cancelled:
@@ -546,6 +568,16 @@ class Agent:
                 if message.stop_reason is StopReason.ABORTED and stop.reason is not None:
                     state.outcome, state.error = stop.reason, stop.detail
                 return
+            settled = self.structured.settle(message, batch) if self.structured is not None else None
+            if settled is not None:  # a structured run's final answer, or output to retry
+                for result in settled.results:
+                    append(result)
+                emit(TurnEnd(state.turn, message, settled.results))
+                if settled.retry is not None:
+                    append(settled.retry)
+                if settled.ends(state):
+                    return
+                continue
             calls = message.tool_calls
             if not calls:
                 emit(TurnEnd(state.turn, message, []))
@@ -630,6 +662,9 @@ class Agent:
             if isinstance(event, MessageEnd):
                 message = event.message
             emit(event)
+            partial = self.structured.partial(event) if self.structured is not None else None
+            if partial is not None:
+                emit(partial)
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message

@@ -168,6 +168,8 @@ class RunResult:
     :param stopped_by: the name of the stop policy that ended the run
         (``max_turns``, or a policy's own name, see ``stop_when``), for the
         outcomes ``max_turns`` and ``stop_policy``; otherwise ``None``.
+    :param output: for a run given an ``output_type``, the validated value of
+        that type the model gave as its final answer; otherwise ``None``.
     """
 
     outcome: Outcome
@@ -178,6 +180,7 @@ class RunResult:
     problems: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)
     stopped_by: str | None = None
+    output: Any = None
 
     def __repr__(self) -> str:
         # One short line whatever the run's length: asyncio.run (3.11) builds the

@@ -42,6 +42,7 @@ class RunState:
     error: str | None = None
     stopped_by: str | None = None
     skills: list[str] = field(default_factory=list)
+    output: Any = None  # the validated value of a run with an output_type
 
 
 #: Seconds the session-end hooks get even when the run's stop budget is spent.

@@ -35,7 +35,7 @@ def build_request(agent: Agent, history: Sequence[Message], *, overrides: Mappin
     system, tools = agent.system_prompt(), agent.tool_specs()
     settings = request_settings(agent.config, overrides or {}, first=first)
     requested = min(settings["max_tokens"] or model.max_output, model.max_output)
-    return ProviderRequest(
+    request = ProviderRequest(
         model=model,
         messages=messages,
         system=system,
@@ -51,3 +51,5 @@ def build_request(agent: Agent, history: Sequence[Message], *, overrides: Mappin
         session_id=agent.session_id,
         options=agent.config.provider_options,
     )
+    # A structured run adds its final-answer tool (see ._structured).
+    return request if agent.structured is None else agent.structured.shape(request)

@@ -17,7 +17,8 @@ A failed or cancelled response still ends with ``message_end``, its message
 stopped with ``error`` or ``aborted``.
 
 An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start``
-/ ``tool_call_end`` / ``turn_end`` / ``agent_end``.
+/ ``tool_call_end`` / ``turn_end`` / ``agent_end``. A structured run adds
+``output_partial`` events as its output's JSON arrives.
 """
 
 from __future__ import annotations
@@ -149,9 +150,22 @@ class AgentEnd:
         return self.outcome.value
 
 
+@dataclass(slots=True)
+class OutputPartial:
+    """A structured run's output so far, as its JSON arrives (``Agent.run(..., output_type=T)``).
+
+    Best effort and not validated: the JSON text received so far with its
+    open strings, arrays and objects closed, a value not yet begun left out.
+    The validated value is ``RunResult.output``.
+    """
+
+    value: Any
+    type: Literal["output_partial"] = field(default="output_partial", init=False)
+
+
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
-    ProviderEvent | AgentStart | TurnStart | ToolCallStart | ToolCallEnd | TurnEnd | AgentEnd
+    ProviderEvent | AgentStart | TurnStart | ToolCallStart | ToolCallEnd | TurnEnd | AgentEnd | OutputPartial
 )
 
 _EVENT_TYPES: dict[str, type[Event]] = {
@@ -168,6 +182,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         ToolCallEnd,
         TurnEnd,
         AgentEnd,
+        OutputPartial,
     )
 }
 

@@ -31,7 +31,10 @@ class ModelInfo:
     ``forced_tool_choice`` when it refuses ``required`` and named tool
     choices: a request that sets one fails with an error naming the model,
     see :func:`agentkit.plugin_api.codec.sampling` and
-    :func:`agentkit.plugin_api.codec.tool_choice`.
+    :func:`agentkit.plugin_api.codec.tool_choice`. ``structured_output``
+    says the model takes a request's ``output_schema`` natively (the wire's
+    own structured-output field); without it the host asks for a structured
+    answer through a final-answer tool.
     """
 
     vendor: str
@@ -51,6 +54,7 @@ class ModelInfo:
     options: Mapping[str, Any] = field(default_factory=dict)
     cache_write_1h_price: float = 0.0
     refused_settings: frozenset[str] = frozenset()
+    structured_output: bool = False
 
     @property
     def key(self) -> str:
@@ -111,6 +115,10 @@ class ProviderRequest:
     :param top_k: sample from the ``top_k`` likeliest tokens, ``None`` for the default.
     :param stop_sequences: texts that end the response when the model writes one.
     :param seed: a seed for reproducible sampling, where the wire has one.
+    :param output_schema: a JSON Schema the response's text must fit, as one
+        JSON value (native structured output); set only for a model whose
+        catalog row says ``structured_output``, see
+        :func:`agentkit.plugin_api.codec.structured_output`.
 
     A sampling setting the wire cannot carry, or the model refuses (its
     catalog row's ``refused_settings``), fails the request with an error that
@@ -132,6 +140,7 @@ class ProviderRequest:
     top_k: int | None = None
     stop_sequences: Sequence[str] = ()
     seed: int | None = None
+    output_schema: Mapping[str, Any] | None = None
 
 
 Framing = Literal["sse", "ndjson", "json"]

@@ -63,6 +63,7 @@ from ._settings import (
     sampling,
     tool_choice,
 )
+from ._structured import is_strict, output_name, structured_output
 
 __all__ = [
     "FORCED_TOOL_CHOICE",
@@ -79,9 +80,12 @@ __all__ = [
     "count",
     "dumps",
     "error_text",
+    "is_strict",
     "model_rows",
+    "output_name",
     "refusal",
     "sampling",
+    "structured_output",
     "tool_choice",
 ]
 

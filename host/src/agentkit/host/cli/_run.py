@@ -25,7 +25,9 @@ every call the model makes is allowed.
 
 The scripted provider needs no key: ``--model faux/scripted --script
 turns.json``, a JSON list of turns as ``agentkit_provider_faux.Turn.from_dict``
-reads them. ``AGENTKIT_REPLAY`` (a testing aid, see :mod:`.._replay`) answers
+reads them. ``--output-schema FILE`` (a JSON Schema) makes the run end with a
+value that fits it (see :mod:`.._structured`): stdout then holds only that
+value, as one line of JSON (with ``--json``, the events only). ``AGENTKIT_REPLAY`` (a testing aid, see :mod:`.._replay`) answers
 requests from a recording.
 """
 
@@ -88,6 +90,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
     )
     parser.add_argument("--script", default=None, help="for faux/scripted: a JSON file with the list of turns")
+    parser.add_argument(
+        "--output-schema", default=None, metavar="FILE",
+        help="a JSON Schema file: the run ends with a value that fits it, printed as JSON on stdout",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -139,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from .._interrupt import run_interruptibly
     from .._plugins import PluginHost
     from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
+    from .._structured import StructuredOutput
 
     root = Path(args.root).expanduser()
     if not root.is_dir():
@@ -179,10 +186,12 @@ def run(args: argparse.Namespace) -> int:
         config = session.config_for(config)
         config.model = args.model  # the one asked for, or the session's
     agent = Agent(config, host=host, session=session)  # a ConfigError is a usage error: exit 2
+    schema = _load_output_schema(args.output_schema)
     for problem in agent.skills.problems:
         print(f"note: {problem}", file=sys.stderr)
 
     if args.dry_run:
+        agent.structured = None if schema is None else StructuredOutput(schema)  # shown as the run would send it
         return _dry_run(agent, args.task)
     interrupted = threading.Event()
 
@@ -192,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout,
-                                            interrupted=interrupted), on_interrupt, exiting=True)
+                                            interrupted=interrupted, output_schema=schema),
+                                    on_interrupt, exiting=True)
     finally:
         if session is not None:
             session.close()
@@ -258,17 +268,35 @@ def _dry_run(agent: Agent, task: str) -> int:
     return 0
 
 
+def _load_output_schema(path: str | None) -> dict[str, Any] | None:
+    """The JSON Schema of ``--output-schema``, checked before anything is sent."""
+    if path is None:
+        return None
+    try:
+        schema = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise UsageError(f"--output-schema {path}: cannot read a JSON Schema ({exc})") from exc
+    if not isinstance(schema, dict):
+        raise UsageError(f"--output-schema {path}: a JSON Schema is a JSON object")
+    from .._structured import StructuredOutput
+
+    StructuredOutput(schema)  # a schema that is no JSON Schema: ConfigError, exit 2
+    return schema
+
+
 async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
-                  interrupted: threading.Event | None = None) -> int:
+                  interrupted: threading.Event | None = None, output_schema: dict[str, Any] | None = None) -> int:
     text_blocks: set[int] = set()
     wrote_text = False
     end: AgentEnd | None = None
-    async for event in agent.stream(task):
+    # With a schema, stdout holds only the value: the model's text is (part of) that value, not the answer.
+    quiet = output_schema is not None
+    async for event in agent.stream(task, output_type=output_schema):
         if as_json:
             out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
             out.flush()
         elif isinstance(event, BlockStart):
-            if event.kind == "text":
+            if event.kind == "text" and not quiet:
                 text_blocks.add(event.index)
         elif isinstance(event, BlockDelta):
             if event.index in text_blocks:
@@ -297,4 +325,8 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
         detail = f": {end.error}" if end and end.error else ""
         print(f"agentkit: run ended: {reason}{detail}", file=sys.stderr)
         return 1
+    result = agent.last_result
+    if output_schema is not None and not as_json and result is not None:
+        out.write(json.dumps(result.output, ensure_ascii=False) + "\n")
+        out.flush()
     return 0

@@ -1,0 +1,228 @@
+"""Structured output: a run that ends with a validated value of the caller's output type.
+
+``Agent.run(..., output_type=T)`` adds a final-answer tool, ``final_result``,
+whose parameters are ``T``'s JSON Schema, to every request of the run, and
+forces a tool call (``tool_choice="required"``) so the model cannot end the
+run with prose; a model whose catalog row refuses a forced choice is told in
+the system prompt instead. The model may call its other tools first; the run
+ends when it calls ``final_result`` with arguments that fit the schema, and
+``RunResult.output`` holds the value as a ``T``.
+
+Output that does not fit (invalid arguments, or a text answer where the
+final-answer tool was expected) gets one retry: the validation error goes
+back to the model (as the tool call's error result, or as a user message),
+and a second failure ends the run as ``error`` naming the problem. This
+fallback works on every wire; it is what a wire without native structured
+output uses.
+
+A model whose catalog row says ``structured_output`` gets the schema in the
+request's ``output_schema`` instead, which its wire writes in its own field
+(``output_config.format``, ``response_format``, ``text.format``,
+``responseJsonSchema``, Ollama's ``format``); its final text is the JSON
+value, checked the same way, with the same one retry.
+
+While the output streams, an ``output_partial`` event carries the value read
+so far (see :mod:`._partial_json`) each time it grows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    BlockDelta,
+    BlockStart,
+    Event,
+    Message,
+    MessageStart,
+    ModelInfo,
+    Outcome,
+    OutputPartial,
+    ProviderRequest,
+    ToolCallStart,
+    ToolResult,
+    ToolResultMessage,
+    ToolSpec,
+    UserMessage,
+)
+from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE
+
+from ._output_type import OutputInvalid, OutputType
+from ._partial_json import NOTHING, partial_value
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from ._batch import ToolBatch
+    from ._ending import RunState
+
+__all__ = ["FINAL_RESULT", "RETRIES", "Settled", "StructuredOutput"]
+
+#: The name of the final-answer tool.
+FINAL_RESULT = "final_result"
+
+#: How many times invalid output is sent back to the model before the run fails.
+RETRIES = 1
+
+_ACCEPTED = "Final result accepted."
+_SKIPPED = "Not run: the response also gave the final result, which ends the run."
+
+
+@dataclass
+class Settled:
+    """What a response meant for a structured run.
+
+    :param results: the answers to the response's tool calls, in call order.
+    :param retry: a message asking the model to try again, when the output did not fit.
+    :param done: the run ends with :attr:`value`.
+    :param error: the run ends as ``error`` with this text.
+    """
+
+    results: list[ToolResultMessage] = field(default_factory=list)
+    retry: Message | None = None
+    done: bool = False
+    value: Any = None
+    error: str | None = None
+
+    def ends(self, state: RunState) -> bool:
+        """Whether the run ends here; if so, its outcome, error and output are set in ``state``."""
+        if self.done:
+            state.outcome, state.output = Outcome.COMPLETED, self.value
+            return True
+        if self.error is not None:
+            state.outcome, state.error = Outcome.ERROR, self.error
+            return True
+        return False
+
+
+class StructuredOutput:
+    """One run's structured output: the request it shapes and the responses it judges."""
+
+    def __init__(self, output_type: Any) -> None:
+        self.output = OutputType(output_type)
+        self.retries_left = RETRIES
+        self.native = False  # set by shape: whether the model answers in its text (native) or by the tool
+        self._streaming: int | None = None  # the block of the response the output streams in
+        self._text = ""
+        self._shown: Any = NOTHING
+        self.spec = ToolSpec(FINAL_RESULT, f"Give the final answer, a {self.output.name}, as this tool's "
+                             "arguments. Call it once, when you have the answer; it ends the conversation.",
+                             self.output.schema)
+
+    def partial(self, event: Event) -> OutputPartial | None:
+        """The ``output_partial`` event a response's event brings, if the output read so far changed.
+
+        The output streams in the ``final_result`` call's arguments, or, for a
+        model that answers natively, in its text.
+        """
+        if isinstance(event, MessageStart):
+            self._streaming, self._text, self._shown = None, "", NOTHING
+        elif isinstance(event, BlockStart):
+            wanted = event.kind == "text" if self.native else (
+                event.kind == "tool_use" and event.tool_name == FINAL_RESULT)
+            if wanted and self._streaming is None:  # the first such block: a retry starts a new response
+                self._streaming, self._text = event.index, ""
+        elif isinstance(event, BlockDelta) and event.index == self._streaming:
+            self._text += event.delta
+            value = partial_value(self._text)
+            if value is not NOTHING and value != self._shown:
+                self._shown = value
+                return OutputPartial(value)
+        return None
+
+    def check_settings(self, settings: Mapping[str, Any], tool_names: set[str], model: ModelInfo) -> None:
+        """Refuse what the final-answer tool cannot live with, before the run starts (a model that
+        takes the schema natively needs no tool, and has nothing to refuse).
+
+        :raises ConfigError: ``tool_choice="none"``, or an enabled tool named ``final_result``.
+        """
+        if model.structured_output:
+            return
+        if settings.get("tool_choice") == "none":
+            raise ConfigError("output_type needs a tool call to end the run (the final_result tool), "
+                              "and tool_choice='none' forbids one; leave tool_choice unset")
+        if FINAL_RESULT in tool_names:
+            raise ConfigError(f"output_type adds a tool named {FINAL_RESULT!r}, and an enabled tool has "
+                              "that name; rename the tool")
+
+    def shape(self, request: ProviderRequest) -> ProviderRequest:
+        """``request`` with the wire's native output schema where the model has one (its catalog
+        row says ``structured_output``), else with the final-answer tool and a forced tool call."""
+        if request.model.structured_output:
+            self.native = True
+            return dataclasses.replace(request, output_schema=self.output.schema)
+        self.native = False
+        choice = request.tool_choice
+        system = request.system
+        if FORCED_TOOL_CHOICE in request.model.refused_settings:
+            note = (f"When you have the answer, give it by calling the {FINAL_RESULT} tool; "
+                    "do not answer in text.")
+            system = f"{system}\n\n{note}" if system else note
+        elif choice in (None, "auto"):
+            choice = "required"
+        return dataclasses.replace(request, tools=[*request.tools, self.spec], tool_choice=choice, system=system)
+
+    def settle(self, message: AssistantMessage, batch: ToolBatch) -> Settled | None:
+        """What ``message`` means for the run; ``None``: its tool calls run as usual.
+
+        The calls of a response that gives the final result are answered
+        here, through ``batch`` (so they are announced and recorded like any
+        call); the others in it are not run.
+        """
+        answer = batch.answer
+        calls = message.tool_calls
+        final = None if self.native else next((call for call in calls if call.name == FINAL_RESULT), None)
+        if calls and final is None:
+            return None
+        settled = Settled()
+        if self.native:
+            problem = self._judge_text(message.text, settled)
+        elif final is None:
+            problem = f"the response was text, and the answer must be given by calling {FINAL_RESULT}"
+        else:
+            problem = None
+            try:
+                settled.value = self.output.validate(json.loads(final.arguments or "{}"))
+            except json.JSONDecodeError as exc:
+                problem = f"the arguments are not JSON ({exc.msg})"
+            except OutputInvalid as exc:
+                problem = str(exc)
+        for call in calls:
+            batch.started.add(call.id)
+            batch.emit(ToolCallStart(call))
+            if call is not final:
+                settled.results.append(answer(call, ToolResult.failure("not_executed", _SKIPPED)))
+            elif problem is None:
+                settled.results.append(answer(call, ToolResult.success(_ACCEPTED)))
+            else:
+                settled.results.append(answer(call, ToolResult.failure("invalid_output", _retry_text(problem))))
+        if problem is None:
+            settled.done = True
+            return settled
+        if self.retries_left <= 0:
+            settled.error = (f"the model's structured output did not fit {self.output.name} after "
+                             f"{RETRIES} retry: {problem}")
+            return settled
+        self.retries_left -= 1
+        if final is None:
+            settled.retry = UserMessage.text(_retry_text(problem, native=self.native))
+        return settled
+
+    def _judge_text(self, text: str, settled: Settled) -> str | None:
+        try:
+            settled.value = self.output.validate(json.loads(text))
+        except json.JSONDecodeError as exc:
+            return f"the response is not one JSON value ({exc.msg})"
+        except OutputInvalid as exc:
+            return str(exc)
+        return None
+
+
+def _retry_text(problem: str, *, native: bool = False) -> str:
+    if native:
+        return f"The output is invalid: {problem}. Answer again with one JSON value that fits the schema."
+    return f"The output is invalid: {problem}. Call {FINAL_RESULT} again with arguments that fit its schema."
