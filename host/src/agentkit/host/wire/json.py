@@ -65,8 +65,7 @@ class _BadLiteral(Exception):
 
 
 class _Duplicate(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
+    """An object repeats a key (the exact parse finds which, and where, from the offsets)."""
 
 
 # The first duplicate key met by the current thread's parse. Recording it
@@ -95,7 +94,7 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _raising_pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
-        raise _Duplicate(_repeated(pairs))
+        raise _Duplicate
     return result
 
 
@@ -205,7 +204,7 @@ def _locate_iteratively(text: str) -> int:
             seen: set[str] = set()
             for offset in exc.key_offsets:
                 # typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
-                name, _ = _json.decoder.scanstring(text, offset + 1, True)  # type: ignore[attr-defined]  # see above
+                name, _ = _json.decoder.scanstring(text, offset + 1)  # type: ignore[attr-defined]  # see above
                 if name in seen:
                     return offset
                 seen.add(name)
