@@ -35,7 +35,9 @@ _STRING = re.compile(rb'"[^"]*"')
 _MEETING = re.compile(rb"\x01\x02*\x01")
 _NO_KEY = re.compile(rb"[\[{](\x02*)[\]}]")
 _ONE_KEY = re.compile(rb"[\[{](\x02*)\x01(\x02*)[\]}]")
-# What may stand right after a string's closing quote or right before an opening one.
+# What may stand right after a string's closing quote or right before an
+# opening one: a key could pass for a string boundary only if it began and
+# ended with these.
 _PUNCTUATION = b' :,[]{}'  # (whitespace in a key is escaped)
 # The escapes that can spell one key two ways (``\u0061`` and ``a``, ``\/``
 # and ``/``) or put a quote inside a string, where it could pass for the
@@ -50,20 +52,23 @@ def _key_pattern(quoted: bytes) -> re.Pattern[bytes]:
 
 
 def locate(data: bytes, key: str) -> int | None:
-    """The byte offset where ``key`` repeats inside one object of ``data``, or ``None``."""
+    """The byte offset where ``key`` repeats inside one object of ``data``, or ``None``.
+
+    ``data`` must be JSON up to its end (an error's offset cuts it): after an
+    error, ``"key": "key":`` would pass for the two keys of one object, and
+    raw control bytes for the marks below.
+    """
     if b"\\" in data and _AMBIGUOUS_ESCAPE.search(data.replace(b"\\\\", b"")) is not None:
         return None  # (an escaped backslash is no escape of what follows it)
     # The key's one spelling, as json.dumps(key, ensure_ascii=False) writes it.
-    quoted = encode_basestring(key).encode("utf-8")
-    if len(quoted) == 2 or quoted[1] in _PUNCTUATION or quoted[-2] in _PUNCTUATION:
+    quoted = encode_basestring(key).encode()
+    if quoted[1] in _PUNCTUATION and quoted[-2] in _PUNCTUATION:
         # The quoted key could then begin at the end of one string (``"x":":"``
         # holds ``":"``) and pass for a key where it is none.
         return None
     if data.count(quoted) == 2:
         # Some object holds the key twice, and it occurs only twice.
-        return data.find(quoted, data.find(quoted) + 1)
-    if _MARK in data or _SPENT in data:  # pragma: no cover - raw control bytes are not valid JSON
-        return None
+        return data.rfind(quoted)
     # Adjacent quotes are an empty string or the end of one string and the
     # start of the next with nothing structural between: either way they go.
     structure = _key_pattern(quoted).sub(_MARK, data).translate(None, _DROP).replace(b'""', b"")
