@@ -25,6 +25,7 @@ from agentkit.host._repair import (
     MISSING_RESULT,
     id_matches,
     repair,
+    rewrite_tool_call_id,
     tool_call_id_rule,
 )
 from agentkit.plugin_api import (
@@ -306,7 +307,9 @@ def test_unanswered_calls_get_a_synthetic_error_result_at_each_boundary_and_at_t
         ("user", None), ("assistant", None), ("tool_result", "toolu_c"),
     ]
     synthetic = [m for m in view if isinstance(m, ToolResultMessage) and m.tool_use_id != "toolu_b"]
-    assert all(m.is_error and m.text == MISSING_RESULT for m in synthetic)
+    assert all(m.is_error and m.text == MISSING_RESULT and m.tool_name == "read" for m in synthetic)
+    # Stamped with the time of the call, so that the same history gives the same bytes on every turn.
+    assert [m.timestamp for m in synthetic] == [history[1].timestamp, history[4].timestamp]
 
 
 def test_orphan_and_duplicate_results_are_dropped() -> None:
@@ -374,11 +377,12 @@ def test_images_become_a_note_for_a_model_without_image_input() -> None:
     history = [
         UserMessage([TextBlock("what is this?"), IMAGE]),
         same(ToolUseBlock("call_1", "read", "{}"), target=blind),
-        ToolResultMessage("call_1", "read", [IMAGE]),
+        ToolResultMessage("call_1", "read", [TextBlock("a chart"), IMAGE]),
     ]
     view = fix(history, blind)
-    assert view[0].content[1].to_dict() == {"type": "text", "text": IMAGE_OMITTED}
-    assert view[2].content[0].to_dict() == {"type": "text", "text": IMAGE_OMITTED}
+    note = {"type": "text", "text": IMAGE_OMITTED}
+    assert [block.to_dict() for block in view[0].content] == [{"type": "text", "text": "what is this?"}, note]
+    assert [block.to_dict() for block in view[2].content] == [{"type": "text", "text": "a chart"}, note]
     assert isinstance(history[0].content[1], ImageBlock)
     assert fix(history, ANTHROPIC)[0] is history[0]  # a model that sees images gets them
 
@@ -400,6 +404,25 @@ def test_a_provider_declares_its_own_id_rule() -> None:
     view = repair(history, target=ANTHROPIC, provider=Strict())
     new_id = view[1].tool_calls[0].id
     assert re.fullmatch("[a-z0-9]{1,9}", new_id) and view[2].tool_use_id == new_id
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        # Readable: the allowed characters kept (others become "_"), then "_" and a digest.
+        (("[a-zA-Z0-9_-]", 64), r"functions_read_0_[0-9a-f]{12}"),
+        (("[a-zA-Z0-9_-]", 20), r"functio_[0-9a-f]{12}"),
+        # No room for a prefix: the digest alone, cut to the length.
+        (("[a-z0-9_]", 9), r"[0-9a-f]{9}"),
+    ],
+)
+def test_a_rewritten_id_keeps_what_the_wire_allows_and_ends_in_a_digest(rule: tuple[str, int], expected: str) -> None:
+    assert re.fullmatch(expected, rewrite_tool_call_id("functions.read:0", rule))
+
+
+def test_an_id_rule_without_hex_digits_is_refused_naming_the_fix() -> None:
+    with pytest.raises(ValueError, match="must allow hex digits; fix the provider's tool_call_id_rule"):
+        rewrite_tool_call_id("a.b", ("[g-z]", 20))
 
 
 # -- through the agent ---------------------------------------------------------------

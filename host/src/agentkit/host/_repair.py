@@ -91,7 +91,7 @@ def tool_call_id_rule(provider: Any) -> ToolCallIdRule:
 def id_matches(value: str, rule: ToolCallIdRule) -> bool:
     """Whether ``value`` is a tool-call id the wire of ``rule`` accepts."""
     charclass, length = rule
-    return 0 < len(value) <= length and re.fullmatch(f"{charclass}+", value) is not None
+    return len(value) <= length and re.fullmatch(f"{charclass}+", value) is not None  # "+": not empty
 
 
 def rewrite_tool_call_id(value: str, rule: ToolCallIdRule) -> str:
