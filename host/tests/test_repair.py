@@ -490,3 +490,9 @@ def test_a_long_session_repairs_only_its_new_messages() -> None:
         if turn:
             assert all(new is old for new, old in zip(view[:-2], previous, strict=True))
         previous = view
+
+
+def test_ids_holding_lone_surrogates_are_rewritten_apart() -> None:
+    rule = ("[a-zA-Z0-9_-]", 64)
+    first, second = rewrite_tool_call_id("id\ud800", rule), rewrite_tool_call_id("id\udc00", rule)
+    assert first != second and id_matches(first, rule) and id_matches(second, rule)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agentkit.host.wire import WireDecodeError, loads
@@ -114,6 +114,8 @@ def test_the_offset_of_a_duplicate_is_where_the_named_key_repeats(node, after: s
         # The key spaced before its colon.
         (b'{"a":1, "a" :2, "a":3}', 8),
         (b'[{"b":1}, {"a" : [1, {"a": 2}], "x": "\\"", "a"\n: 3}]', 43),
+        # A key of punctuation passes for the end of one string and the start of the next.
+        (b'{"a":1,"a":{",":"{",":":1,",":1}}', 26),
         # Brackets inside strings, and an empty string beside the key.
         (b'{"a": "]}", "b": ["[", ""], "a": 2}', 28),
         (b'[{"a": {}}, {"a": [], "": "", "a": 1}]', 30),
@@ -161,6 +163,9 @@ _PLAIN_NODES = st.recursive(
 
 @settings(max_examples=100, deadline=None)
 @given(_PLAIN_NODES)
+# Empty containers between the keys, and a nested object that holds the key once.
+@example(("list", [("object", [("a", 0, "", ("list", [])), ("a", 0, "", ("object", []))]), ("object", [("a", 0, "", ("raw", "1"))])]))
+@example(("object", [("a", 0, "", ("object", [("a", 0, "", ("raw", "1"))])), ("a", 0, "", ("raw", "1"))]))
 def test_a_duplicate_is_found_without_a_second_parse_when_every_key_has_one_spelling(node) -> None:
     # Refusing a duplicate must cost about what accepting the document does: the
     # byte search answers by itself (the exact parse, several times slower, is
