@@ -166,6 +166,11 @@ _PLAIN_NODES = st.recursive(
 # Empty containers between the keys, and a nested object that holds the key once.
 @example(("list", [("object", [("a", 0, "", ("list", [])), ("a", 0, "", ("object", []))]), ("object", [("a", 0, "", ("raw", "1"))])]))
 @example(("object", [("a", 0, "", ("object", [("a", 0, "", ("raw", "1"))])), ("a", 0, "", ("raw", "1"))]))
+@example(("object", [("a", 0, "", ("list", [("object", [("a", 0, "", ("raw", "1"))])])), ("a", 0, "", ("raw", "1"))]))
+@example(("list", [
+    ("object", [("a", 0, "", ("object", [("a", 0, "", ("raw", "1"))])), ("a", 0, "", ("raw", "1"))]),
+    ("object", [("a", 0, "", ("raw", "1"))]),
+]))
 def test_a_duplicate_is_found_without_a_second_parse_when_every_key_has_one_spelling(node) -> None:
     # Refusing a duplicate must cost about what accepting the document does: the
     # byte search answers by itself (the exact parse, several times slower, is
