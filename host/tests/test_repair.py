@@ -384,7 +384,8 @@ def test_images_become_a_note_for_a_model_without_image_input() -> None:
     assert [block.to_dict() for block in view[0].content] == [{"type": "text", "text": "what is this?"}, note]
     assert [block.to_dict() for block in view[2].content] == [{"type": "text", "text": "a chart"}, note]
     assert isinstance(history[0].content[1], ImageBlock)
-    assert fix(history, ANTHROPIC)[0] is history[0]  # a model that sees images gets them
+    seeing = fix(history, ANTHROPIC)  # a model that sees images gets them, in the same messages
+    assert seeing[0] is history[0] and seeing[2] is history[2]
 
 
 def test_a_clean_transcript_is_passed_through_as_the_same_objects() -> None:
