@@ -497,3 +497,19 @@ def test_ids_holding_lone_surrogates_are_rewritten_apart() -> None:
     rule = ("[a-zA-Z0-9_-]", 64)
     first, second = rewrite_tool_call_id("id\ud800", rule), rewrite_tool_call_id("id\udc00", rule)
     assert first != second and id_matches(first, rule) and id_matches(second, rule)
+
+
+def test_foreign_calls_keep_their_name_and_stay_the_same_objects_when_their_ids_fit() -> None:
+    fitting = [UserMessage.text("go"), foreign(ToolUseBlock("toolu_1", "read", "{}"), stop=StopReason.TOOL_USE),
+               result("toolu_1")]
+    assert fix(fitting)[1] is fitting[1]
+    odd = [UserMessage.text("go"), foreign(ToolUseBlock("call|fc.1", "read", "{}")), result("call|fc.1")]
+    assert [call.name for call in fix(odd)[1].tool_calls] == ["read"]
+
+
+def test_an_image_in_an_assistant_message_becomes_a_note_only_for_a_model_without_image_input() -> None:
+    blind = next(row for row in HOST.models.values() if not row.image_input)
+    history = [UserMessage.text("draw"), foreign(TextBlock("here"), IMAGE, stop=StopReason.STOP)]
+    assert [block.to_dict() for block in fix(history, blind)[1].content] == [
+        {"type": "text", "text": "here"}, {"type": "text", "text": IMAGE_OMITTED}]
+    assert fix(history, ANTHROPIC)[1] is history[1]
