@@ -25,6 +25,7 @@ from agentkit.host._repair import (
     MISSING_RESULT,
     id_matches,
     repair,
+    rewrite_tool_call_id,
     tool_call_id_rule,
 )
 from agentkit.plugin_api import (
@@ -306,7 +307,9 @@ def test_unanswered_calls_get_a_synthetic_error_result_at_each_boundary_and_at_t
         ("user", None), ("assistant", None), ("tool_result", "toolu_c"),
     ]
     synthetic = [m for m in view if isinstance(m, ToolResultMessage) and m.tool_use_id != "toolu_b"]
-    assert all(m.is_error and m.text == MISSING_RESULT for m in synthetic)
+    assert all(m.is_error and m.text == MISSING_RESULT and m.tool_name == "read" for m in synthetic)
+    # Stamped with the time of the call, so that the same history gives the same bytes on every turn.
+    assert [m.timestamp for m in synthetic] == [history[1].timestamp, history[4].timestamp]
 
 
 def test_orphan_and_duplicate_results_are_dropped() -> None:
@@ -374,13 +377,15 @@ def test_images_become_a_note_for_a_model_without_image_input() -> None:
     history = [
         UserMessage([TextBlock("what is this?"), IMAGE]),
         same(ToolUseBlock("call_1", "read", "{}"), target=blind),
-        ToolResultMessage("call_1", "read", [IMAGE]),
+        ToolResultMessage("call_1", "read", [TextBlock("a chart"), IMAGE]),
     ]
     view = fix(history, blind)
-    assert view[0].content[1].to_dict() == {"type": "text", "text": IMAGE_OMITTED}
-    assert view[2].content[0].to_dict() == {"type": "text", "text": IMAGE_OMITTED}
+    note = {"type": "text", "text": IMAGE_OMITTED}
+    assert [block.to_dict() for block in view[0].content] == [{"type": "text", "text": "what is this?"}, note]
+    assert [block.to_dict() for block in view[2].content] == [{"type": "text", "text": "a chart"}, note]
     assert isinstance(history[0].content[1], ImageBlock)
-    assert fix(history, ANTHROPIC)[0] is history[0]  # a model that sees images gets them
+    seeing = fix(history, ANTHROPIC)  # a model that sees images gets them, in the same messages
+    assert seeing[0] is history[0] and seeing[2] is history[2]
 
 
 def test_a_clean_transcript_is_passed_through_as_the_same_objects() -> None:
@@ -400,6 +405,25 @@ def test_a_provider_declares_its_own_id_rule() -> None:
     view = repair(history, target=ANTHROPIC, provider=Strict())
     new_id = view[1].tool_calls[0].id
     assert re.fullmatch("[a-z0-9]{1,9}", new_id) and view[2].tool_use_id == new_id
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        # Readable: the allowed characters kept (others become "_"), then "_" and a digest.
+        (("[a-zA-Z0-9_-]", 64), r"functions_read_0_[0-9a-f]{12}"),
+        (("[a-zA-Z0-9_-]", 20), r"functio_[0-9a-f]{12}"),
+        # No room for a prefix: the digest alone, cut to the length.
+        (("[a-z0-9_]", 9), r"[0-9a-f]{9}"),
+    ],
+)
+def test_a_rewritten_id_keeps_what_the_wire_allows_and_ends_in_a_digest(rule: tuple[str, int], expected: str) -> None:
+    assert re.fullmatch(expected, rewrite_tool_call_id("functions.read:0", rule))
+
+
+def test_an_id_rule_without_hex_digits_is_refused_naming_the_fix() -> None:
+    with pytest.raises(ValueError, match="must allow hex digits; fix the provider's tool_call_id_rule"):
+        rewrite_tool_call_id("a.b", ("[g-z]", 20))
 
 
 # -- through the agent ---------------------------------------------------------------
@@ -467,3 +491,25 @@ def test_a_long_session_repairs_only_its_new_messages() -> None:
         if turn:
             assert all(new is old for new, old in zip(view[:-2], previous, strict=True))
         previous = view
+
+
+def test_ids_holding_lone_surrogates_are_rewritten_apart() -> None:
+    rule = ("[a-zA-Z0-9_-]", 64)
+    first, second = rewrite_tool_call_id("id\ud800", rule), rewrite_tool_call_id("id\udc00", rule)
+    assert first != second and id_matches(first, rule) and id_matches(second, rule)
+
+
+def test_foreign_calls_keep_their_name_and_stay_the_same_objects_when_their_ids_fit() -> None:
+    fitting = [UserMessage.text("go"), foreign(ToolUseBlock("toolu_1", "read", "{}"), stop=StopReason.TOOL_USE),
+               result("toolu_1")]
+    assert fix(fitting)[1] is fitting[1]
+    odd = [UserMessage.text("go"), foreign(ToolUseBlock("call|fc.1", "read", "{}")), result("call|fc.1")]
+    assert [call.name for call in fix(odd)[1].tool_calls] == ["read"]
+
+
+def test_an_image_in_an_assistant_message_becomes_a_note_only_for_a_model_without_image_input() -> None:
+    blind = next(row for row in HOST.models.values() if not row.image_input)
+    history = [UserMessage.text("draw"), foreign(TextBlock("here"), IMAGE, stop=StopReason.STOP)]
+    assert [block.to_dict() for block in fix(history, blind)[1].content] == [
+        {"type": "text", "text": "here"}, {"type": "text", "text": IMAGE_OMITTED}]
+    assert fix(history, ANTHROPIC)[1] is history[1]

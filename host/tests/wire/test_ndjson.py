@@ -105,3 +105,38 @@ def test_the_depth_bound_applies_to_each_line() -> None:
     assert decoder.feed(b"[[1]]\n") == [[[1]]]
     with pytest.raises(WireDecodeError, match="nest"):
         decoder.feed(b"[[[1]]]\n")
+
+
+def test_only_spaces_tabs_and_carriage_returns_are_a_blank_tail() -> None:
+    for tail in (b"X", b"\x0c", b"\x0b"):
+        decoder = NDJSONDecoder()
+        assert decoder.feed(b"1\n" + tail) == [1]
+        with pytest.raises(TruncatedStream):
+            decoder.close()
+
+
+def test_a_line_of_other_bytes_is_decoded_not_skipped() -> None:
+    with pytest.raises(WireDecodeError):
+        NDJSONDecoder().feed(b"X\n")
+
+
+def test_an_unterminated_tail_exactly_at_the_bound_waits_for_its_newline() -> None:
+    decoder = NDJSONDecoder(max_line_bytes=16)
+    assert decoder.feed(b'1\n"' + b"a" * 14 + b'"') == [1]
+    assert decoder.feed(b"\n") == ["a" * 14]
+
+
+def test_an_unterminated_tail_past_the_bound_is_refused_naming_the_bound() -> None:
+    decoder = NDJSONDecoder(max_line_bytes=16)
+    with pytest.raises(FrameTooLarge) as info:
+        decoder.feed(b'\n"' + b"a" * 16)
+    assert str(info.value) == (
+        "an NDJSON line is longer than 16 bytes and has not ended; raise the decoder's bound if the peer is trusted")
+
+
+def test_a_bound_raised_past_the_json_default_admits_lines_up_to_it() -> None:
+    from agentkit.host.wire.json import DEFAULT_MAX_BYTES
+
+    decoder = NDJSONDecoder(max_line_bytes=DEFAULT_MAX_BYTES + 16)
+    [value] = decoder.feed(b'"' + b"a" * DEFAULT_MAX_BYTES + b'"\n')
+    assert len(value) == DEFAULT_MAX_BYTES

@@ -110,6 +110,7 @@ class _Rendered:
 class ToolBatch:
     """Runs the tool calls of one assistant message; see the module docstring.
 
+    :param cancel: the token handlers see; with a ``stop``, the stop's own token.
     :param stop: the run's stop (abort, cancellation, run deadline); without
         one, the ``cancel`` token alone decides, and running calls are never
         given up on except at their deadline.
@@ -148,7 +149,7 @@ class ToolBatch:
         self.session = session
         self.before_tool_call = before_tool_call
         self.tool_options = tool_options
-        self.cancel = stop.cancel if stop is not None else cancel
+        self.cancel = cancel
         self.stop = stop
         self.emit = emit
         self.tool_timeout = tool_timeout
@@ -254,9 +255,9 @@ class ToolBatch:
         decision = await self._ask_embedder(item)
         if decision is None:
             decision = await self._ask_plugins(item)
-        if decision is ABORTED:  # the run is stopping: nobody refused this call
-            item.result = ToolResult.failure("aborted", "Operation aborted")
-        elif decision is not None:
+        # ABORTED: the run is stopping and nobody refused this call; the batch's
+        # abort decision answers it.
+        if decision is not None and decision is not ABORTED:
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
         return item
@@ -401,27 +402,22 @@ class ToolBatch:
     # -- phase 3 ---------------------------------------------------------------------
 
     async def _finalize(self, item: _Call) -> ToolResultMessage:
-        result = item.result or ToolResult.failure("aborted", "Operation aborted")
-        message = self.answer(item.call, result, item.rendered)
+        # Settled when prepared, by the abort decision, or by its execution.
+        assert item.result is not None
+        message = self.answer(item.call, item.result, item.rendered)
         if not self._implemented("agentkit_after_tool_call"):
             return message
         try:
             await guarded_call(
                 self.hooks.after_tool_call, item.call, message, self.session,
-                timeout=self._hook_timeout_now(), stop=self.stop, grace=STOP_BUDGET, name="agentkit_after_tool_call",
+                # Once the run is stopped, the grace bounds the hook to what is left of the stop budget.
+                timeout=self.hook_timeout, stop=self.stop, grace=STOP_BUDGET, name="agentkit_after_tool_call",
             )
         except (TimedOut, Abandoned):
             self.hooks.report(f"agentkit_after_tool_call did not return in time for call {item.call.id}; it was abandoned")
         except Exception as exc:
             self.hooks.report(f"agentkit_after_tool_call raised {type(exc).__name__}: {exc}")
         return message
-
-    def _hook_timeout_now(self) -> float | None:
-        """The hook deadline, shortened to what is left of the stop budget once the run was stopped."""
-        if self.stop is None or (end := self.stop.budget_end()) is None:
-            return self.hook_timeout
-        left = max(0.0, end - asyncio.get_running_loop().time())
-        return left if self.hook_timeout is None else min(left, self.hook_timeout)
 
     def _render(self, result: ToolResult) -> Rendering:
         """The envelope as JSON text cut to ``max_result_chars``, whether it is a success, and its images."""
@@ -450,8 +446,7 @@ _HANDLER_GRACE = 0.5
 
 def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
     """The tool's own deadline when it sets one, else the agent's."""
-    own = getattr(tool, "timeout", None)
-    return own if own is not None else default
+    return tool.timeout if tool.timeout is not None else default
 
 
 def _inline(tool: Tool) -> bool:

@@ -91,7 +91,7 @@ def tool_call_id_rule(provider: Any) -> ToolCallIdRule:
 def id_matches(value: str, rule: ToolCallIdRule) -> bool:
     """Whether ``value`` is a tool-call id the wire of ``rule`` accepts."""
     charclass, length = rule
-    return 0 < len(value) <= length and re.fullmatch(f"{charclass}+", value) is not None
+    return len(value) <= length and re.fullmatch(f"{charclass}+", value) is not None  # "+": not empty
 
 
 def rewrite_tool_call_id(value: str, rule: ToolCallIdRule) -> str:
@@ -106,7 +106,7 @@ def rewrite_tool_call_id(value: str, rule: ToolCallIdRule) -> str:
     charclass, length = rule
     allowed = re.compile(charclass)
     kept = "".join(char if allowed.fullmatch(char) else "_" for char in value)
-    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = hashlib.sha256(value.encode(errors="surrogatepass")).hexdigest()
     digest = "".join(char for char in digest if allowed.fullmatch(char))[:_DIGEST]
     room = max(0, length - len(digest) - 1)
     candidate = f"{kept[:room]}_{digest}" if room else digest[:length]

@@ -4,75 +4,89 @@ The C scanner tells us *that* an object repeats a key and which key, not
 where. Parsing again with a slower scanner that tracks positions made refusing
 a duplicate cost several times what accepting the document costs, so a peer
 could make the host work harder by sending duplicates. Here every step is a
-C-speed pass over bytes (``count``, ``find``, ``replace``, ``translate``):
+C-speed pass over bytes (``count``, ``find``, ``sub``, ``translate``):
 
-1. the usual case: the quoted key occurs exactly twice, both times followed
-   by a colon: the second occurrence is the answer;
-2. otherwise, each ``"key":`` becomes a mark; escaped backslashes and quotes
-   are dropped, so every quote left opens or closes a string; everything but
-   brackets, quotes and marks is deleted; strings (which may hold brackets)
-   are removed; balanced bracket pairs are removed until two marks meet:
-   those two are keys of one object, and their number gives the position.
+1. the usual case: the quoted key occurs exactly twice: since some object
+   holds it twice, the second occurrence is the answer;
+2. otherwise, each ``"key":`` becomes a mark; everything but brackets, quotes
+   and marks is deleted; strings (which may hold brackets) are removed;
+   balanced bracket pairs are removed until two marks meet: those two are
+   keys of one object, and their number gives the position.
 
-:func:`locate` returns ``None`` when a key is spelled with escapes or spaced
-oddly, and the caller falls back to an exact (slower) parse.
+Both steps need a key to have one spelling and every quote to open or close a
+string, which the escapes ``\\u``, ``\\/`` and ``\\"`` break: :func:`locate`
+returns ``None`` for a text that holds any of them (or when no two marks meet),
+and the caller falls back to an exact (slower) parse.
 """
 
 from __future__ import annotations
 
-import json
 import re
+from json.encoder import encode_basestring
 
 __all__ = ["locate"]
 
 _MARK = b"\x01"
-_KEEP = b'[]{}"' + _MARK
-_DROP = bytes(sorted(set(range(256)) - set(_KEEP)))
+_SPENT = b"\x02"
+_DROP = bytes(sorted(set(range(256)) - set(b'[]{}"' + _MARK + _SPENT)))
 _STRING = re.compile(rb'"[^"]*"')
-_COLON = re.compile(rb"[ \t\n\r]*:")
+# Two keys of one object: nothing between them but the spent keys of the
+# values between them.
+_MEETING = re.compile(rb"\x01\x02*\x01")
+_NO_KEY = re.compile(rb"[\[{](\x02+)[\]}]")  # (empty ones go by replace, faster)
+_ONE_KEY = re.compile(rb"[\[{](\x02*)\x01(\x02*)[\]}]")
+# What may stand right after a string's closing quote or right before an
+# opening one: a key could pass for a string boundary only if it began and
+# ended with these.
+_PUNCTUATION = b' :,[]{}'  # (whitespace in a key is escaped)
+# The escapes that can spell one key two ways (``\u0061`` and ``a``, ``\/``
+# and ``/``) or put a quote inside a string, where it could pass for the
+# start of a key. Without them a key has exactly one spelling and every
+# quote opens or closes a string.
+_AMBIGUOUS_ESCAPE = re.compile(rb'\\[u/"]')
 
 
-def _quoted(key: str) -> bytes:
-    if key.isprintable() and '"' not in key and "\\" not in key:
-        return b'"' + key.encode("utf-8", "surrogatepass") + b'"'
-    return json.dumps(key, ensure_ascii=False).encode("utf-8", "surrogatepass")
-
-
-def _is_key(data: bytes, end: int) -> bool:
-    return data.startswith(b":", end) or _COLON.match(data, end) is not None
+def _key_pattern(quoted: bytes) -> re.Pattern[bytes]:
+    """``quoted`` used as a key: followed by its colon."""
+    return re.compile(re.escape(quoted) + rb"[ \t\n\r]*:")
 
 
 def locate(data: bytes, key: str) -> int | None:
-    """The byte offset where ``key`` repeats inside one object of ``data``, or ``None``."""
-    quoted = _quoted(key)
-    if data.count(quoted) == 2:
-        first = data.find(quoted)
-        second = data.find(quoted, first + 1)
-        if _is_key(data, first + len(quoted)) and _is_key(data, second + len(quoted)):
-            return second
-    if _MARK in data:  # pragma: no cover - a raw control byte is not valid JSON
+    """The byte offset where ``key`` repeats inside one object of ``data``, or ``None``.
+
+    ``data`` must be JSON up to its end (an error's offset cuts it): after an
+    error, ``"key": "key":`` would pass for the two keys of one object, and
+    raw control bytes for the marks below.
+    """
+    if b"\\" in data and _AMBIGUOUS_ESCAPE.search(data.replace(b"\\\\", b"")) is not None:
+        return None  # (an escaped backslash is no escape of what follows it)
+    # The key's one spelling, as json.dumps(key, ensure_ascii=False) writes it.
+    quoted = encode_basestring(key).encode()
+    if quoted[1] in _PUNCTUATION and quoted[-2] in _PUNCTUATION:
+        # The quoted key could then begin at the end of one string (``"x":":"``
+        # holds ``":"``) and pass for a key where it is none.
         return None
-    marked = quoted + b":"
-    work = data
-    if b"\\" in work:
-        work = work.replace(b"\\\\", b"").replace(b'\\"', b"")
-    work = work.replace(marked, _MARK)
+    if data.count(quoted) == 2:
+        # Some object holds the key twice, and it occurs only twice.
+        return data.rfind(quoted)
     # Adjacent quotes are an empty string or the end of one string and the
     # start of the next with nothing structural between: either way they go.
-    structure = work.translate(None, _DROP).replace(b'""', b"")
+    structure = _key_pattern(quoted).sub(_MARK, data).translate(None, _DROP).replace(b'""', b"")
     if b'"' in structure:
         structure = _STRING.sub(b"", structure)
-    while True:
+    # Close the innermost containers until two marks meet: empty ones first
+    # (C-speed), then those holding one mark, which stays as a spent mark
+    # (still counted, never meeting).
+    while (meeting := _MEETING.search(structure)) is None:
         shorter = structure.replace(b"{}", b"").replace(b"[]", b"")
         if shorter == structure:
-            break
+            shorter = _ONE_KEY.sub(rb"\1" + _SPENT + rb"\2", _NO_KEY.sub(rb"\1", structure))
+            if shorter == structure:
+                return None
         structure = shorter
-    meeting = structure.find(_MARK + _MARK)
-    if meeting < 0:
-        return None
-    position = -1
-    for _ in range(structure.count(_MARK, 0, meeting) + 2):
-        position = data.find(marked, position + 1)
-        if position < 0:  # pragma: no cover - the marks came from these occurrences
-            return None
-    return position
+    # The second of the two marks that meet, counted among all the marks.
+    before = meeting.end() - 1
+    keys = _key_pattern(quoted).finditer(data)
+    for _ in range(structure.count(_MARK, 0, before) + structure.count(_SPENT, 0, before)):
+        next(keys)
+    return next(keys).start()

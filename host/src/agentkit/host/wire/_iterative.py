@@ -32,7 +32,7 @@ class HookFailed(Exception):
     """The pairs hook raised ``error`` for an object; ``key_offsets`` are where its keys start."""
 
     def __init__(self, error: Exception, key_offsets: list[int]) -> None:
-        super().__init__(str(error))
+        # No message: it never leaves the decoder, which reads these two fields.
         self.error = error
         self.key_offsets = key_offsets
 
@@ -73,7 +73,7 @@ def decode(
                 stack.append([[], False, None, None])
                 continue
         elif char == '"':
-            value, pos = scanstring(text, pos + 1, True)
+            value, pos = scanstring(text, pos + 1)
         else:
             value, pos = _scalar(text, pos, parse_float, parse_constant)
         # Hand the value to its container, closing every container that ends here.
@@ -112,7 +112,7 @@ def decode(
 def _key(text: str, pos: int) -> tuple[str, int]:
     if not text.startswith('"', pos):
         raise JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
-    key, pos = scanstring(text, pos + 1, True)
+    key, pos = scanstring(text, pos + 1)  # strict by default: no raw control characters
     pos = _skip(text, pos).end()
     if not text.startswith(":", pos):
         raise JSONDecodeError("Expecting ':' delimiter", text, pos)

@@ -65,8 +65,7 @@ class _BadLiteral(Exception):
 
 
 class _Duplicate(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
+    """An object repeats a key (the exact parse finds which, and where, from the offsets)."""
 
 
 # The first duplicate key met by the current thread's parse. Recording it
@@ -95,18 +94,26 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _raising_pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
-        raise _Duplicate(_repeated(pairs))
+        raise _Duplicate
     return result
 
 
-def _refuse_duplicate(text: str, raw: bytes | None) -> None:
-    """Raise for the duplicate key the parse just recorded, if any (and forget it)."""
+_ALL = sys.maxsize  # as ``valid``: the whole text parsed
+
+
+def _refuse_duplicate(text: str, raw: bytes | None, valid: int | None) -> None:
+    """Raise for the duplicate key the parse just recorded, if any (and forget it).
+
+    :param valid: how many bytes from the start parsed as JSON (the object
+        with the duplicate is among them; what follows is not JSON and could
+        mislead the byte search), or ``None`` when that is not known.
+    """
     key = getattr(_state, "duplicate", None)
     if key is None:
         return
     _state.duplicate = None
     data = raw if raw is not None else text.encode("utf-8", "surrogatepass")
-    offset = _duplicates.locate(data, key)
+    offset = None if valid is None else _duplicates.locate(data[:valid], key)
     if offset is None:
         offset = _byte_offset(text, _locate_iteratively(text))
     raise WireDecodeError(
@@ -205,7 +212,7 @@ def _locate_iteratively(text: str) -> int:
             seen: set[str] = set()
             for offset in exc.key_offsets:
                 # typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
-                name, _ = _json.decoder.scanstring(text, offset + 1, True)  # type: ignore[attr-defined]  # see above
+                name, _ = _json.decoder.scanstring(text, offset + 1)  # type: ignore[attr-defined]  # see above
                 if name in seen:
                     return offset
                 seen.add(name)
@@ -289,27 +296,28 @@ def loads(
                 text, pairs_hook=_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
             )
     except _json.JSONDecodeError as exc:
-        _refuse_duplicate(text, raw)  # a duplicate met before the error came first
         offset = _byte_offset(text, exc.pos)
+        _refuse_duplicate(text, raw, offset)  # a duplicate met before the error came first
         raise WireDecodeError(f"invalid JSON at byte {offset}: {exc.msg}", offset=offset) from None
     except _BadLiteral as exc:
-        _refuse_duplicate(text, raw)
         where = _literal_offset(text, exc.literal)
+        _refuse_duplicate(text, raw, where)
         raise WireDecodeError(f"invalid JSON at byte {where}: {exc.problem}", offset=where) from None
     except ValueError as exc:
-        _refuse_duplicate(text, raw)
         # int() refuses more digits than sys.get_int_max_str_digits() (a
         # guard against quadratic conversion); the scanner does not say where.
         limit = sys.get_int_max_str_digits()
         if limit and "digits" in str(exc):
             where = _long_integer_offset(text, limit)
+            _refuse_duplicate(text, raw, where)
             raise WireDecodeError(
                 f"invalid JSON at byte {where}: an integer has more than {limit} digits",
                 offset=where,
             ) from None
+        _refuse_duplicate(text, raw, None)
         raise WireDecodeError(f"invalid JSON: {exc}") from None
     if getattr(_state, "duplicate", None) is not None:
-        _refuse_duplicate(text, raw)
+        _refuse_duplicate(text, raw, _ALL)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
     return value

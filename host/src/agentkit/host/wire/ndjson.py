@@ -85,16 +85,13 @@ class NDJSONDecoder:
         if self._partial:
             lines[0] = bytes(self._partial) + lines[0]
         tail = lines.pop()
-        self._partial = bytearray()
         for line in lines:
             if len(line) > self.max_line_bytes:
                 self._fail(
                     f"an NDJSON line of {len(line)} bytes is longer than {self.max_line_bytes}"
                 )
             if line.strip(b" \t\r"):
-                values.append(
-                    loads(line, max_bytes=self.max_line_bytes + 1, max_depth=self.max_depth)
-                )
+                values.append(loads(line, max_bytes=self.max_line_bytes, max_depth=self.max_depth))
         # The unterminated tail is checked last, so the values before it are kept.
         self._partial = bytearray(tail)
         if len(self._partial) > self.max_line_bytes:
@@ -120,6 +117,5 @@ class NDJSONDecoder:
         return []
 
     def _fail(self, reason: str) -> None:
-        self._broken = reason
-        self._partial = bytearray()
+        # feed() then stops the decoder and drops the partial line, as for any WireError.
         raise FrameTooLarge(reason + "; raise the decoder's bound if the peer is trusted")

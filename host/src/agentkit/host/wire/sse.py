@@ -219,9 +219,8 @@ class SSEDecoder:
         return []
 
     def _fail(self, reason: str) -> None:
+        # Nothing is read after this: feed() and close() only report it.
         self._broken = reason
-        self._partial = bytearray()
-        self._reset_event()
         raise FrameTooLarge(reason + "; raise the decoder's bound if the peer is trusted")
 
     def _reset_event(self) -> None:
