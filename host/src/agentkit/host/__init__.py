@@ -11,6 +11,7 @@ from typing import Any
 from agentkit.plugin_api import Block, Outcome
 
 from ._agent import Agent, AgentStats
+from ._compaction import Compaction
 from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
 from ._plugins import PluginHost, PluginRecord
 from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
@@ -31,6 +32,7 @@ __all__ = [
     "AgentStats",
     "BeforeToolCall",
     "Block",
+    "Compaction",
     "ConfigError",
     "Decision",
     "ModelNotFound",

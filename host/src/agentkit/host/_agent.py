@@ -55,6 +55,7 @@ from agentkit.plugin_api import (
 
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
+from ._compaction import Compactor
 from ._config import AgentConfig, RunResult
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
@@ -154,6 +155,8 @@ class Agent:
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
+        #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
+        self.compactor = Compactor(config.compaction)
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
@@ -512,7 +515,7 @@ class Agent:
                 return
             state.turn += 1
             emit(TurnStart(state.turn))
-            message = await self._request(emit, stop)
+            message = await self._request(emit, stop, log)
             append(message)
             state.usage = state.usage + message.usage
             if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
@@ -595,11 +598,14 @@ class Agent:
         except Exception as exc:
             hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
 
-    async def _request(self, emit: Any, stop: RunStop) -> AssistantMessage:
-        # The wire gets a repaired view of the history (failed turns and their
-        # results left out, foreign thinking and ids adapted, every call
-        # answered) and limits that fit the model; the history stays as it happened.
-        request = build_request(self, self.history)
+    async def _request(self, emit: Any, stop: RunStop, log: RunLog | None) -> AssistantMessage:
+        # The wire gets a compacted, repaired view of the history (failed turns
+        # and their results left out, foreign thinking and ids adapted, every
+        # call answered) and limits that fit the model; the history stays as it happened.
+        view, checkpoint = await self.compactor.view(self, stop.event)
+        if checkpoint is not None and log is not None:
+            log.compacted(checkpoint.first_kept, checkpoint.summary)
+        request = build_request(self, view)
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):
