@@ -172,3 +172,27 @@ def test_without_compaction_every_request_carries_the_whole_history() -> None:
 def test_a_bad_compaction_is_refused_with_the_fix(build: Any) -> None:
     with pytest.raises(ConfigError):
         build()
+
+
+def test_a_resumed_session_goes_on_from_its_last_compaction(tmp_path: Path) -> None:
+    prompt = "Summarize for the test."
+    store = JsonlSessionStore(tmp_path)
+    session = Session.new(store, cwd=tmp_path)
+    main = Script([calls_turn(number) for number in range(40)] + [Turn([text("Done.")])], keep_requests=None)
+    summaries = Script([Turn([text(f"SUMMARY-{number}")]) for number in range(40)])
+    compaction = Compaction.summarize(800, keep_tokens=200, prompt=prompt)
+    agent_with(Router(main, summaries, prompt), compaction, session).run_sync("Shout.")
+    session.close()
+    last_summary = f"SUMMARY-{summaries.request_count - 1}"
+
+    resumed = Session.open(session.id, store)
+    again = Script([Turn([text("Again.")])], keep_requests=None)
+    fresh_summaries = Script([Turn([text("A NEW SUMMARY")])])
+    agent = agent_with(Router(again, fresh_summaries, prompt), compaction, resumed)
+    assert agent.run_sync("Once more.").outcome is Outcome.COMPLETED
+    resumed.close()
+    # the checkpoint is permanent: the resumed request is the compacted one, not the whole history again
+    assert fresh_summaries.request_count == 0
+    first = again.requests[0]
+    assert last_summary in first.messages[0].content[0].text
+    assert len(first.messages) < len(agent.history) // 4

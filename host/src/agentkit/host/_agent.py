@@ -140,7 +140,8 @@ class Agent:
         self._warn_about_skills()
         #: The session each run is written to, if any.
         self.session = session
-        self.history: list[Message] = session.messages() if session is not None else []
+        resume = session.resume() if session is not None else None
+        self.history: list[Message] = resume.messages if resume is not None else []
         #: The skills activated in this session, in order (the audit of which instructions the model loaded).
         self.active_skills: list[str] = []
         self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
@@ -157,6 +158,8 @@ class Agent:
         self.prompt_estimator = PromptEstimator()
         #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
         self.compactor = Compactor(config.compaction)
+        if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
+            self.compactor.restore(self.history, resume.first_kept, resume.summary)
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
