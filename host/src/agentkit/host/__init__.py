@@ -15,7 +15,7 @@ from ._compaction import Compaction
 from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
 from ._plugins import PluginHost, PluginRecord
 from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
-from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
+from .errors import AgentBusy, ConfigError, ModelNotFound, NothingToContinue, SkillConflictError
 
 # Embedders decide where the host's warnings go; unconfigured, they go nowhere.
 logging.getLogger("agentkit").addHandler(logging.NullHandler())
@@ -36,6 +36,7 @@ __all__ = [
     "ConfigError",
     "Decision",
     "ModelNotFound",
+    "NothingToContinue",
     "Outcome",
     "PluginHost",
     "PluginRecord",

@@ -70,13 +70,14 @@ from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wai
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
+from ._queues import MessageQueues
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
 from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._system_prompt import assemble_system_prompt
-from .errors import AgentBusy, ConfigError
+from .errors import AgentBusy, ConfigError, NothingToContinue
 from .runtime import Pricing, ProviderRuntime, http_timeouts
 from .sessions._recorder import RunLog
 from .sessions._session import Session
@@ -162,6 +163,7 @@ class Agent:
             self.compactor.restore(self.history, resume.first_kept, resume.summary)
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
+        self._queues = MessageQueues()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._listeners: list[Callable[[Event], object]] = []
         self._last_result: RunResult | None = None
@@ -331,6 +333,29 @@ class Agent:
         """
         self._stop.request(Outcome.ABORTED, "aborted by the caller")
 
+    def steer(self, message: Prompt) -> None:
+        """Queue a message that changes the course of the run; safe from any thread or task.
+
+        It is added at the head of the next turn, just before its request (never
+        between a response and its tool results), and keeps the run going if
+        the model has just answered. Queued between runs, the next run takes it.
+        See :mod:`agentkit.host._queues` and ``docs/embedding.md``.
+        """
+        self._queues.steering.extend(_as_messages(message))
+
+    def follow_up(self, message: Prompt) -> None:
+        """Queue a message for when the run would end: it is added then, and the run goes on (the same run)."""
+        self._queues.follow_ups.extend(_as_messages(message))
+
+    @property
+    def has_queued_messages(self) -> bool:
+        """Whether a steering message or a follow-up waits."""
+        return bool(self._queues)
+
+    def clear_queues(self) -> list[Message]:
+        """Drop every queued message (steering and follow-ups); returns them, steering first."""
+        return self._queues.clear()
+
     @property
     def last_result(self) -> RunResult | None:
         """The result of the last run that ended, also when its caller was cancelled."""
@@ -361,6 +386,44 @@ class Agent:
         ``KeyboardInterrupt`` is raised. A third press raises at once.
         """
         result, interrupted = run_interruptibly(self.run(prompt), self.abort)
+        if interrupted:
+            raise KeyboardInterrupt
+        return result
+
+    async def continue_(self) -> RunResult:
+        """Run again without a new user message, from where the history ends.
+
+        A history ending with the user's message or tool results (a run cut
+        short, a resumed session), or with an answer that failed or was
+        aborted, is asked again; one ending with a complete answer goes on
+        with the next queued message (steering, else follow-up).
+
+        :raises NothingToContinue: the history is empty, or ends with a
+            complete answer and nothing is queued; call ``run(prompt)``.
+        :raises AgentBusy: a run is in progress.
+        """
+        if self._busy.locked():
+            raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
+        if not self.history:
+            raise NothingToContinue("the history is empty: there is nothing to continue; call run(prompt)")
+        last = self.history[-1]
+        if not isinstance(last, AssistantMessage) or last.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+            return await self.run(None)
+        queued, queue = self._queues.take_steering(), self._queues.steering
+        if queued is None:
+            queued, queue = self._queues.take_follow_up(), self._queues.follow_ups
+        if queued is None:
+            raise NothingToContinue("the history ends with a complete answer and no message is queued; "
+                                    "call run(prompt), or queue one with steer() or follow_up()")
+        try:
+            return await self.run(queued)
+        except AgentBusy:  # another caller started a run meanwhile: the message stays queued
+            queue.appendleft(queued)
+            raise
+
+    def continue_sync(self) -> RunResult:
+        """``continue_`` for code that is not async; Ctrl-C as in :meth:`run_sync`."""
+        result, interrupted = run_interruptibly(self.continue_(), self.abort)
         if interrupted:
             raise KeyboardInterrupt
         return result
@@ -511,6 +574,9 @@ class Agent:
                      emit: Any, append: Any, log: RunLog | None = None) -> None:
         """The turns of one run; the outcome is left in ``state``."""
         while True:
+            steering = None if stop.requested else self._queues.take_steering()
+            if steering is not None:  # at the head of a turn: after the results, before the request
+                append(steering)
             if log is not None:
                 log.before_request()
             if stop.requested:
@@ -531,7 +597,15 @@ class Agent:
             calls = message.tool_calls
             if not calls:
                 emit(TurnEnd(state.turn, message, []))
-                return
+                if stop.requested:
+                    return
+                if self._queues.steering:
+                    continue  # pending steering keeps the run going
+                follow_up = self._queues.take_follow_up()
+                if follow_up is None:
+                    return
+                append(follow_up)
+                continue
             if message.stop_reason is StopReason.LENGTH:
                 results, terminate = batch.not_executed(calls), False
             else:
