@@ -11,6 +11,8 @@ import httpx
 import pytest
 from agentkit_provider_faux import Script, ScriptedRequest, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_host
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentkit.host import Agent, AgentConfig, Compaction, ConfigError, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
@@ -196,3 +198,20 @@ def test_a_resumed_session_goes_on_from_its_last_compaction(tmp_path: Path) -> N
     first = again.requests[0]
     assert last_summary in first.messages[0].content[0].text
     assert len(first.messages) < len(agent.history) // 4
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches=st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=14),
+       compaction=st.one_of(st.integers(min_value=1, max_value=4).map(Compaction.turn_window),
+                            st.integers(min_value=150, max_value=700).map(Compaction.token_window)))
+def test_no_cut_starts_on_a_tool_result_or_parts_a_call_from_its_results(batches: list[int],
+                                                                         compaction: Compaction) -> None:
+    turns = [Turn([tool_call("shout", {"word": WORD}) for _ in range(size)]) for size in batches]
+    script = Script([*turns, Turn([text("Done.")])], keep_requests=None)
+    agent = agent_with(script, compaction)
+    assert agent.run_sync("Shout.").outcome is Outcome.COMPLETED
+    for request in script.requests:
+        assert_well_formed(request)
+        results = sum(isinstance(message, ToolResultMessage) for message in request.messages)
+        calls = sum(len(message.tool_calls) for message in request.messages if isinstance(message, AssistantMessage))
+        assert results == calls  # every call kept has its results, and no result is kept without its call
