@@ -20,11 +20,12 @@ if TYPE_CHECKING:
     from agentkit.plugin_api import Block, Outcome
 
     from ._agent import Agent, AgentStats
+    from ._compaction import Compaction
     from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
     from ._plugins import PluginHost, PluginRecord
     from ._settings import ModelSettings
     from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
-    from .errors import AgentBusy, ConfigError, ModelNotFound, SkillConflictError
+    from .errors import AgentBusy, ConfigError, ModelNotFound, NothingToContinue, SkillConflictError
 
     __version__: str
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Agent": "._agent",
     "AgentStats": "._agent",
+    "Compaction": "._compaction",
     "AgentConfig": "._config",
     "BeforeToolCall": "._config",
     "Decision": "._config",
@@ -48,6 +50,7 @@ _EXPORTS = {
     "AgentBusy": ".errors",
     "ConfigError": ".errors",
     "ModelNotFound": ".errors",
+    "NothingToContinue": ".errors",
     "SkillConflictError": ".errors",
     "Block": "agentkit.plugin_api",
     "Outcome": "agentkit.plugin_api",
@@ -60,10 +63,12 @@ __all__ = [
     "AgentStats",
     "BeforeToolCall",
     "Block",
+    "Compaction",
     "ConfigError",
     "Decision",
     "ModelNotFound",
     "ModelSettings",
+    "NothingToContinue",
     "Outcome",
     "PluginHost",
     "PluginRecord",

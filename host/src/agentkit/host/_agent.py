@@ -55,6 +55,7 @@ from agentkit.plugin_api import (
 
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
+from ._compaction import Compactor
 from ._config import AgentConfig, RunResult
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
@@ -69,6 +70,7 @@ from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wai
 from ._hooks import HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
+from ._queues import MessageQueues
 from ._registry import RegistrationError, check_tool
 from ._repair import TranscriptRepair
 from ._request import build_request
@@ -77,7 +79,7 @@ from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._structured import StructuredOutput
 from ._system_prompt import assemble_system_prompt
-from .errors import AgentBusy, ConfigError
+from .errors import AgentBusy, ConfigError, NothingToContinue
 from .runtime import Pricing, ProviderRuntime, http_timeouts
 from .sessions._recorder import RunLog
 from .sessions._session import Session
@@ -141,7 +143,8 @@ class Agent:
         self._warn_about_skills()
         #: The session each run is written to, if any.
         self.session = session
-        self.history: list[Message] = session.messages() if session is not None else []
+        resume = session.resume() if session is not None else None
+        self.history: list[Message] = resume.messages if resume is not None else []
         #: The skills activated in this session, in order (the audit of which instructions the model loaded).
         self.active_skills: list[str] = []
         self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
@@ -157,8 +160,13 @@ class Agent:
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
+        #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
+        self.compactor = Compactor(config.compaction)
+        if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
+            self.compactor.restore(self.history, resume.first_kept, resume.summary)
         self._policy = self._stop_policy()
         self._busy = threading.Lock()
+        self._queues = MessageQueues()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._listeners: list[Callable[[Event], object]] = []
         self._last_result: RunResult | None = None
@@ -330,6 +338,29 @@ class Agent:
         """
         self._stop.request(Outcome.ABORTED, "aborted by the caller")
 
+    def steer(self, message: Prompt) -> None:
+        """Queue a message that changes the course of the run; safe from any thread or task.
+
+        It is added at the head of the next turn, just before its request (never
+        between a response and its tool results), and keeps the run going if
+        the model has just answered. Queued between runs, the next run takes it.
+        See :mod:`agentkit.host._queues` and ``docs/embedding.md``.
+        """
+        self._queues.steering.extend(_as_messages(message))
+
+    def follow_up(self, message: Prompt) -> None:
+        """Queue a message for when the run would end: it is added then, and the run goes on (the same run)."""
+        self._queues.follow_ups.extend(_as_messages(message))
+
+    @property
+    def has_queued_messages(self) -> bool:
+        """Whether a steering message or a follow-up waits."""
+        return bool(self._queues)
+
+    def clear_queues(self) -> list[Message]:
+        """Drop every queued message (steering and follow-ups); returns them, steering first."""
+        return self._queues.clear()
+
     @property
     def last_result(self) -> RunResult | None:
         """The result of the last run that ended, also when its caller was cancelled."""
@@ -374,6 +405,44 @@ class Agent:
         """
         result, interrupted = run_interruptibly(self.run(prompt, settings=settings, output_type=output_type),
                                                 self.abort)
+        if interrupted:
+            raise KeyboardInterrupt
+        return result
+
+    async def continue_(self) -> RunResult:
+        """Run again without a new user message, from where the history ends.
+
+        A history ending with the user's message or tool results (a run cut
+        short, a resumed session), or with an answer that failed or was
+        aborted, is asked again; one ending with a complete answer goes on
+        with the next queued message (steering, else follow-up).
+
+        :raises NothingToContinue: the history is empty, or ends with a
+            complete answer and nothing is queued; call ``run(prompt)``.
+        :raises AgentBusy: a run is in progress.
+        """
+        if self._busy.locked():
+            raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
+        if not self.history:
+            raise NothingToContinue("the history is empty: there is nothing to continue; call run(prompt)")
+        last = self.history[-1]
+        if not isinstance(last, AssistantMessage) or last.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+            return await self.run(None)
+        queued, queue = self._queues.take_steering(), self._queues.steering
+        if queued is None:
+            queued, queue = self._queues.take_follow_up(), self._queues.follow_ups
+        if queued is None:
+            raise NothingToContinue("the history ends with a complete answer and no message is queued; "
+                                    "call run(prompt), or queue one with steer() or follow_up()")
+        try:
+            return await self.run(queued)
+        except AgentBusy:  # another caller started a run meanwhile: the message stays queued
+            queue.appendleft(queued)
+            raise
+
+    def continue_sync(self) -> RunResult:
+        """``continue_`` for code that is not async; Ctrl-C as in :meth:`run_sync`."""
+        result, interrupted = run_interruptibly(self.continue_(), self.abort)
         if interrupted:
             raise KeyboardInterrupt
         return result
@@ -551,6 +620,9 @@ class Agent:
                      emit: Any, append: Any, log: RunLog | None = None) -> None:
         """The turns of one run; the outcome is left in ``state``."""
         while True:
+            steering = None if stop.requested else self._queues.take_steering()
+            if steering is not None:  # at the head of a turn: after the results, before the request
+                append(steering)
             if log is not None:
                 log.before_request()
             if stop.requested:
@@ -558,7 +630,7 @@ class Agent:
                 return
             state.turn += 1
             emit(TurnStart(state.turn))
-            message = await self._request(emit, stop, first=state.turn == 1)
+            message = await self._request(emit, stop, log, first=state.turn == 1)
             append(message)
             state.usage = state.usage + message.usage
             if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
@@ -581,7 +653,15 @@ class Agent:
             calls = message.tool_calls
             if not calls:
                 emit(TurnEnd(state.turn, message, []))
-                return
+                if stop.requested:
+                    return
+                if self._queues.steering:
+                    continue  # pending steering keeps the run going
+                follow_up = self._queues.take_follow_up()
+                if follow_up is None:
+                    return
+                append(follow_up)
+                continue
             if message.stop_reason is StopReason.LENGTH:
                 results, terminate = batch.not_executed(calls), False
             else:
@@ -651,11 +731,14 @@ class Agent:
         except Exception as exc:
             hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
 
-    async def _request(self, emit: Any, stop: RunStop, *, first: bool) -> AssistantMessage:
-        # The wire gets a repaired view of the history (failed turns and their
-        # results left out, foreign thinking and ids adapted, every call
-        # answered) and limits that fit the model; the history stays as it happened.
-        request = build_request(self, self.history, overrides=self._overrides, first=first)
+    async def _request(self, emit: Any, stop: RunStop, log: RunLog | None, *, first: bool) -> AssistantMessage:
+        # The wire gets a compacted, repaired view of the history (failed turns
+        # and their results left out, foreign thinking and ids adapted, every
+        # call answered) and limits that fit the model; the history stays as it happened.
+        view, checkpoint = await self.compactor.view(self, stop.event)
+        if checkpoint is not None and log is not None:
+            log.compacted(checkpoint.first_kept, checkpoint.summary)
+        request = build_request(self, view, overrides=self._overrides, first=first)
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):

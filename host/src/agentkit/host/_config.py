@@ -12,6 +12,7 @@ import httpx
 
 from agentkit.plugin_api import AssistantMessage, Block, Message, Outcome, Tool, ToolUseBlock, Usage
 
+from ._compaction import NO_COMPACTION, Compaction
 from ._stop import StopContext, StopPolicy
 from .runtime.credentials import CredentialStore
 from .runtime.limits import (
@@ -109,6 +110,9 @@ class AgentConfig:
         skills under ``<root>/.agentkit/skills/`` and the ``AGENTS.md`` context
         files. Default false: a project you did not write cannot instruct the
         model until you say you trust it.
+    :param compaction: what of a long history each request carries, a
+        :class:`~agentkit.host.Compaction` (turn window, token window,
+        summarization); default: all of it. See ``docs/sessions.md``.
     """
 
     model: str
@@ -142,6 +146,7 @@ class AgentConfig:
     run_timeout: float | None = None
     max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
     trust_project: bool = False
+    compaction: Compaction = NO_COMPACTION
 
 
 @dataclass

@@ -8,6 +8,7 @@
     │   │   └── SkillConflictError     a skill's tool takes a name the agent already has
     │   ├── ModelNotFound              no installed provider serves the model
     │   ├── AgentBusy                  run/stream called while a run is in progress
+    │   ├── NothingToContinue          continue_ called with nothing to continue
     │   └── SessionNotFound            no stored session has that id
     ├── SessionError                   a session log could not be read or written
     │   ├── SessionLoadError           the bytes are not a session log at all (no header)
@@ -40,6 +41,10 @@ class AgentBusy(UsageError):
     """``run`` or ``stream`` was called while the agent was already running."""
 
 
+class NothingToContinue(UsageError):
+    """``continue_`` was called with nothing to continue: no history, or a complete answer and no queued message."""
+
+
 class SessionNotFound(UsageError):
     """No stored session has the id (or id prefix) asked for."""
 
@@ -62,6 +67,7 @@ __all__ = [
     "AgentkitError",
     "ConfigError",
     "ModelNotFound",
+    "NothingToContinue",
     "PluginError",
     "ProviderError",
     "SessionConflict",

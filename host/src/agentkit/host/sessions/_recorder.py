@@ -44,6 +44,13 @@ class RunLog:
         """Append ``message`` at the session's leaf; after a failure, nothing more is written."""
         self._write(self.session.append_message, message)
 
+    def compacted(self, first_kept: Message, summary: str | None) -> None:
+        """Requests now start at ``first_kept``, after ``summary``: record it (a ``compaction`` entry)."""
+        for entry in reversed(self.session.path()):
+            if entry.message is first_kept:
+                self._write(self.session.append_compaction, summary or "", entry.id)
+                return
+
     def before_request(self) -> None:
         """A request is about to go out: what it carries must be durable (``Durability.TURN`` syncs here)."""
         self._write(self.session.checkpoint)

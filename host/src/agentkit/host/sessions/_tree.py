@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 
 from agentkit.plugin_api import AssistantMessage, Message, UserMessage
 
-from ._entries import BRANCH_SUMMARY, MESSAGE, MODEL_CHANGE, THINKING_LEVEL_CHANGE, Entry
+from ._entries import (
+    BRANCH_SUMMARY,
+    COMPACTION,
+    MESSAGE,
+    MODEL_CHANGE,
+    THINKING_LEVEL_CHANGE,
+    Entry,
+)
 
 #: Around a branch summary's text, when the model is shown it.
 BRANCH_SUMMARY_PREFIX = "The conversation returned here from another branch it had taken. That branch, summarized:\n\n<summary>\n"
@@ -38,6 +45,10 @@ class Resume:
         when there is none: see ``thinking_level_changed``).
     :param messages: the conversation of the branch, in order.
     :param leaf_id: the entry the branch ends at (``None``: the root).
+    :param first_kept: from the last ``compaction`` entry on the branch: the
+        first message requests carry (``None``: no compaction); the agent
+        goes on from that checkpoint.
+    :param summary: that compaction's summary (``None`` when it has none).
     """
 
     model: str | None = None
@@ -45,6 +56,8 @@ class Resume:
     thinking_level_changed: bool = False
     messages: list[Message] = field(default_factory=list)
     leaf_id: str | None = None
+    first_kept: Message | None = None
+    summary: str | None = None
 
 
 class Tree:
@@ -88,12 +101,14 @@ def fold(path: Iterable[Entry]) -> Resume:
     """Resume the branch ``path`` (root first); damaged and unknown entries are skipped."""
     resume = Resume()
     last_assistant: AssistantMessage | None = None
+    messages: dict[str, Message] = {}  # the messages on the path so far, by entry id
     for entry in path:
         resume.leaf_id = entry.id
         if entry.damaged:
             continue
         if entry.type == MESSAGE and entry.message is not None:
             resume.messages.append(entry.message)
+            messages[entry.id] = entry.message
             if isinstance(entry.message, AssistantMessage):
                 last_assistant = entry.message
         elif entry.type == MODEL_CHANGE:
@@ -102,6 +117,9 @@ def fold(path: Iterable[Entry]) -> Resume:
             resume.thinking_level, resume.thinking_level_changed = entry.data["thinking_level"], True
         elif entry.type == BRANCH_SUMMARY and entry.data["summary"]:
             resume.messages.append(branch_summary_message(entry.data["summary"]))
+        elif entry.type == COMPACTION and entry.data["first_kept_entry_id"] in messages:
+            resume.first_kept = messages[entry.data["first_kept_entry_id"]]
+            resume.summary = entry.data["summary"] or None
     if resume.model is None and last_assistant is not None and last_assistant.provider and last_assistant.model:
         resume.model = f"{last_assistant.provider}/{last_assistant.model}"
     return resume

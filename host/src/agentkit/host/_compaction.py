@@ -1,0 +1,303 @@
+"""Compaction: what of a long history each request carries.
+
+Compaction is a *view*: before every request (the first of a run and each
+one after a tool batch) the agent sends a checkpoint applied to its history,
+never a changed history. The checkpoint is ``(first kept message, summary)``:
+the messages before the first kept one are left out, and a summary of them,
+when there is one, goes first as a user message. A checkpoint only moves
+forward, and whether it must move is decided on the view it gives (the
+request as it would go out), never on the whole history: estimating the whole
+history would cut on every turn, each cut moving the provider's cached prefix
+(the oscillation the reference implementation warns about).
+
+A cut never starts on a tool result: it starts on a user message or on an
+assistant message, whose tool results follow it, so a call and its results
+are kept or left out together.
+
+Strategies (:class:`Compaction`):
+
+* ``none``: every request carries the whole history (the default).
+* ``turn_window``: the last ``max_turns`` assistant turns (each with its tool
+  results and what follows).
+* ``token_window``: once the estimated prompt passes ``max_tokens``, cut so
+  that ``keep_tokens`` remain; the cut then holds until the window fills again.
+* ``summarize``: as ``token_window``, and what is cut is summarized by a
+  separate request to the agent's model (its own system prompt, output budget
+  and session id, no tools), extending the previous summary. A summary that
+  fails (an error, an abort, an empty answer) falls back to the turn window.
+
+The estimate is the one the output limit uses (characters / 4, see
+:mod:`._budget`) over the messages, the system prompt and the tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    Message,
+    MessageEnd,
+    ProviderRequest,
+    StopReason,
+    TextBlock,
+    ToolResultMessage,
+    ToolSpec,
+    ToolUseBlock,
+    UserMessage,
+)
+
+from ._budget import CHARS_PER_TOKEN, message_chars
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from ._agent import Agent
+
+__all__ = ["NO_COMPACTION", "SUMMARY_PREFIX", "SUMMARY_PROMPT", "SUMMARY_SUFFIX", "WINDOW_NOTE", "Compaction", "Compactor"]
+
+Strategy = Literal["none", "turn_window", "token_window", "summarize"]
+_STRATEGIES: tuple[str, ...] = ("none", "turn_window", "token_window", "summarize")
+
+#: The system prompt of a summarization request, unless the configuration gives another.
+SUMMARY_PROMPT = (
+    "You summarize the beginning of a conversation between a user and an AI assistant that uses tools, "
+    "so that the assistant can go on without it. Keep the user's goals and constraints, the decisions "
+    "made, what was done and found (file names, commands, results, errors) and what remains to do. "
+    "When a previous summary is given, extend it. Answer with the summary alone."
+)
+#: How the model is shown a summary: this, the summary, then :data:`SUMMARY_SUFFIX`, as a user message.
+SUMMARY_PREFIX = "The conversation so far, summarized:\n<summary>\n"
+SUMMARY_SUFFIX = "\n</summary>"
+#: The user message a window without a summary starts with, when it would otherwise start with the assistant.
+WINDOW_NOTE = "(Earlier messages of this conversation were left out.)"
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """How much of its history an agent sends with each request (``AgentConfig.compaction``).
+
+    Build one with :meth:`turn_window`, :meth:`token_window` or
+    :meth:`summarize`; ``Compaction()`` sends everything.
+
+    :param strategy: ``"none"``, ``"turn_window"``, ``"token_window"`` or ``"summarize"``.
+    :param max_turns: the turn window: assistant turns a request keeps (also the
+        fallback of a summary that failed).
+    :param max_tokens: the token window: the estimated prompt tokens (messages,
+        system prompt, tools) past which a request is cut.
+    :param keep_tokens: what a cut keeps, in estimated tokens (default half of
+        ``max_tokens``): the room left is what the following turns fill
+        before the next cut.
+    :param summary_prompt: the system prompt of a summarization request.
+    :param summary_max_tokens: the output limit of a summarization request
+        (clamped to the model's).
+    """
+
+    strategy: Strategy = "none"
+    max_turns: int = 20
+    max_tokens: int | None = None
+    keep_tokens: int | None = None
+    summary_prompt: str = SUMMARY_PROMPT
+    summary_max_tokens: int = 2048
+
+    def __post_init__(self) -> None:
+        if self.strategy not in _STRATEGIES:
+            raise ConfigError(f"compaction strategy {self.strategy!r} is unknown; use one of {', '.join(_STRATEGIES)}")
+        if self.max_turns < 1:
+            raise ConfigError(f"Compaction max_turns must be 1 or more, not {self.max_turns}")
+        if self.strategy in ("token_window", "summarize") and (self.max_tokens is None or self.max_tokens < 1):
+            raise ConfigError(f"the {self.strategy} compaction needs max_tokens (1 or more), not {self.max_tokens}")
+        if self.keep_tokens is not None and not 0 < self.keep_tokens <= (self.max_tokens or 0):
+            raise ConfigError(f"Compaction keep_tokens must be between 1 and max_tokens, not {self.keep_tokens}")
+        if self.summary_max_tokens < 1:
+            raise ConfigError(f"Compaction summary_max_tokens must be 1 or more, not {self.summary_max_tokens}")
+
+    @classmethod
+    def turn_window(cls, max_turns: int) -> Compaction:
+        """Send the last ``max_turns`` assistant turns (with the tool results and messages after them)."""
+        return cls("turn_window", max_turns=max_turns)
+
+    @classmethod
+    def token_window(cls, max_tokens: int, *, keep_tokens: int | None = None) -> Compaction:
+        """Cut the oldest messages when a request would pass ``max_tokens``, keeping ``keep_tokens``."""
+        return cls("token_window", max_tokens=max_tokens, keep_tokens=keep_tokens)
+
+    @classmethod
+    def summarize(cls, max_tokens: int, *, keep_tokens: int | None = None, max_turns: int = 20,
+                  prompt: str = SUMMARY_PROMPT, summary_max_tokens: int = 2048) -> Compaction:
+        """As :meth:`token_window`, with what is cut summarized; a failed summary falls back to ``max_turns``."""
+        return cls("summarize", max_turns=max_turns, max_tokens=max_tokens, keep_tokens=keep_tokens,
+                   summary_prompt=prompt, summary_max_tokens=summary_max_tokens)
+
+    @property
+    def kept_tokens(self) -> int:
+        return self.keep_tokens if self.keep_tokens is not None else max(1, (self.max_tokens or 0) // 2)
+
+
+#: The default: every request carries the whole history.
+NO_COMPACTION = Compaction()
+
+
+@dataclass
+class Checkpoint:
+    """A cut that happened: ``summary`` stands for the history before ``first_kept``."""
+
+    first_kept: Message
+    summary: str | None
+
+
+class Compactor:
+    """One agent's compaction state: the checkpoint applied to its history before each request."""
+
+    def __init__(self, config: Compaction) -> None:
+        self.config = config
+        self._history: list[Message] | None = None
+        self._start = 0  # the index of the first kept message in _history
+        self._summary: str | None = None
+        self._summary_message: UserMessage | None = None
+        self._note = UserMessage.text(WINDOW_NOTE)
+
+    def restore(self, history: list[Message], first_kept: Message, summary: str | None) -> None:
+        """Start from a checkpoint recorded earlier (a resumed session); ignored when ``first_kept`` is not in ``history``."""
+        for index in range(len(history) - 1, -1, -1):
+            if history[index] is first_kept:
+                self._adopt(history, index, summary)
+                return
+
+    async def view(self, agent: Agent, abort: asyncio.Event) -> tuple[list[Message], Checkpoint | None]:
+        """The messages the next request carries, and the new checkpoint if one was made for it."""
+        history = agent.history
+        if self.config.strategy == "none":
+            return history, None
+        if history is not self._history or self._start > len(history):
+            self._adopt(history, 0, None)  # a history assigned by hand starts afresh
+        overhead = _overhead(agent.system_prompt(), agent.tool_specs())
+        cut = self._cut(history, overhead)
+        if cut is None:
+            return self._view(history), None
+        summary = self._summary
+        if self.config.strategy == "summarize":
+            summary = await _summarize(agent, history[self._start:cut], self._summary, self.config, abort)
+            if summary is None:  # the summary failed: the turn window instead, the previous summary kept
+                summary = self._summary
+                cut = max(cut, _turn_window_cut(history, self._start, self.config.max_turns))
+        self._adopt(history, cut, summary)
+        return self._view(history), Checkpoint(history[cut], summary)
+
+    def _adopt(self, history: list[Message], start: int, summary: str | None) -> None:
+        self._history, self._start = history, start
+        if summary != self._summary or self._summary_message is None:
+            self._summary = summary
+            self._summary_message = UserMessage.text(f"{SUMMARY_PREFIX}{summary}{SUMMARY_SUFFIX}") if summary else None
+
+    def _view(self, history: list[Message]) -> list[Message]:
+        kept = history[self._start:]
+        if self._summary_message is not None:
+            return [self._summary_message, *kept]
+        if self._start > 0 and isinstance(kept[0], AssistantMessage):
+            return [self._note, *kept]  # the wires want a user message first
+        return kept
+
+    def _cut(self, history: list[Message], overhead: int) -> int | None:
+        """Where the history must now be cut (past the current start), or ``None`` while the view fits."""
+        if self.config.strategy == "turn_window":
+            cut = _turn_window_cut(history, self._start, self.config.max_turns)
+            return cut if cut > self._start else None
+        assert self.config.max_tokens is not None
+        if _tokens(self._view(history), overhead) <= self.config.max_tokens:
+            return None  # estimated on the view, after the checkpoint: never on the whole history
+        cut = _token_window_cut(history, self._start, self.config.kept_tokens, overhead)
+        return cut if cut > self._start else None
+
+
+def _overhead(system: str | None, tools: Sequence[ToolSpec]) -> int:
+    """The characters every request carries besides its messages."""
+    return len(system or "") + sum(len(spec.name) + len(spec.description) + len(json.dumps(spec.input_schema))
+                                   for spec in tools)
+
+
+def _tokens(messages: Sequence[Message], overhead: int) -> int:
+    return -(-(overhead + sum(message_chars(message) for message in messages)) // CHARS_PER_TOKEN)
+
+
+def _can_start(history: Sequence[Message], index: int) -> bool:
+    return not isinstance(history[index], ToolResultMessage)
+
+
+def _last_start(history: Sequence[Message], start: int) -> int:
+    """The latest place a cut may start: the last message that is not a tool result."""
+    for index in range(len(history) - 1, start - 1, -1):
+        if _can_start(history, index):
+            return index
+    return start
+
+
+def _turn_window_cut(history: Sequence[Message], start: int, max_turns: int) -> int:
+    """The earliest cut at or after ``start`` that keeps at most ``max_turns`` assistant messages."""
+    turns = sum(isinstance(message, AssistantMessage) for message in history[start:])
+    index = start
+    while turns > max_turns and index < len(history):
+        if isinstance(history[index], AssistantMessage):
+            turns -= 1
+        index += 1
+    while index < len(history) and not _can_start(history, index):  # snap forward, past the results
+        index += 1
+    return min(index, _last_start(history, start))
+
+
+def _token_window_cut(history: Sequence[Message], start: int, keep_tokens: int, overhead: int) -> int:
+    """The earliest cut at or after ``start`` whose view fits ``keep_tokens``; the latest possible if none does."""
+    last = _last_start(history, start)
+    budget = keep_tokens * CHARS_PER_TOKEN - overhead - len(SUMMARY_PREFIX) - len(SUMMARY_SUFFIX)
+    chars, best = 0, last
+    for index in range(len(history) - 1, start - 1, -1):
+        chars += message_chars(history[index])
+        if chars > budget:
+            break
+        if index <= last and _can_start(history, index):
+            best = index
+    return best
+
+
+async def _summarize(agent: Agent, messages: Sequence[Message], previous: str | None, config: Compaction,
+                     abort: asyncio.Event) -> str | None:
+    """A summary of ``messages`` extending ``previous``, from the agent's model; ``None`` if it failed."""
+    parts = [f"<previous-summary>\n{previous}\n</previous-summary>"] if previous else []
+    parts.append(f"<conversation>\n{_transcript(messages)}\n</conversation>")
+    model = agent.model
+    request = ProviderRequest(
+        model=model,
+        messages=[UserMessage.text("\n\n".join(parts))],
+        system=config.summary_prompt,
+        max_tokens=min(config.summary_max_tokens, model.max_output),
+        session_id=f"{agent.session_id}-compaction",  # its own cache line: never the conversation's prefix
+        options=agent.config.provider_options,
+    )
+    message: AssistantMessage | None = None
+    try:
+        async for event in agent.runtime.stream(agent.provider, request, abort=abort):
+            if isinstance(event, MessageEnd):
+                message = event.message
+    except Exception:  # a provider defect: the turn window instead
+        return None
+    if message is None or message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+        return None
+    summary = "".join(block.text for block in message.content if isinstance(block, TextBlock)).strip()
+    return summary or None
+
+
+def _transcript(messages: Sequence[Message]) -> str:
+    """``messages`` as plain text for the summarizer."""
+    lines = []
+    for message in messages:
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                label = message.tool_name if isinstance(message, ToolResultMessage) else message.role
+                lines.append(f"[{label}]: {block.text}")
+            elif isinstance(block, ToolUseBlock):
+                lines.append(f"[tool call {block.name}]: {block.arguments}")
+    return "\n".join(lines)
