@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agentkit.plugin_api import Block, Outcome
 
     from ._agent import Agent, AgentStats
+    from ._audit import AuditRecord, AuditSink, JsonlAuditSink
     from ._compaction import Compaction
     from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
     from ._plugins import PluginHost, PluginRecord
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Agent": "._agent",
     "AgentStats": "._agent",
+    "AuditRecord": "._audit",
+    "AuditSink": "._audit",
+    "JsonlAuditSink": "._audit",
     "Compaction": "._compaction",
     "AgentConfig": "._config",
     "BeforeToolCall": "._config",
@@ -61,11 +65,14 @@ __all__ = [
     "AgentBusy",
     "AgentConfig",
     "AgentStats",
+    "AuditRecord",
+    "AuditSink",
     "BeforeToolCall",
     "Block",
     "Compaction",
     "ConfigError",
     "Decision",
+    "JsonlAuditSink",
     "ModelNotFound",
     "ModelSettings",
     "NothingToContinue",

@@ -53,6 +53,7 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
+from ._audit import RunAudit, check_sink
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
 from ._compaction import Compactor
@@ -123,6 +124,8 @@ class Agent:
     def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
                  session: Session | None = None) -> None:
         check_limits(config)
+        if config.audit is not None:
+            check_sink(config.audit)
         self.config = config
         self.host = host if host is not None else PluginHost.discover()
         self.model: ModelInfo = self.host.resolve_model(config.model)
@@ -532,6 +535,7 @@ class Agent:
         state = RunState()
         batch: ToolBatch | None = None
         log: RunLog | None = None
+        audit = RunAudit(self.config.audit, self.session_id, uuid.uuid4().hex, self.model.key, hooks.report)
         cancelled = failed = False
         timer = None
         loop = asyncio.get_running_loop()
@@ -549,6 +553,7 @@ class Agent:
             state.added.append(message)
             if log is not None:
                 log.record(message)
+            audit.observe(message, batch.decisions if batch is not None else {})
 
         try:
             if self.config.run_timeout is not None:
@@ -556,8 +561,11 @@ class Agent:
                     self.config.run_timeout, stop.request, Outcome.TIMEOUT,
                     f"the run took longer than run_timeout={self.config.run_timeout}s",
                 )
-            await self._hook(hooks, stop, "agentkit_session_start", session=session)
             log = RunLog.start(self.session, self.model.key, self.config.reasoning, stop)
+            if self.config.audit is not None:  # the trail is kept in the session too once it is asked for
+                audit.log = log
+            audit.start(self.skills.entries)
+            await self._hook(hooks, stop, "agentkit_session_start", session=session)
             for message in new:
                 append(message)
             emit(AgentStart(list(new)))
@@ -597,6 +605,8 @@ class Agent:
                                         model=self.model.id, error_message=state.error))
             if log is not None:
                 log.end(state)
+            if audit.started:
+                audit.end(state.outcome.value, state.error, state.skills)
             # Its own task, waited for through further cancellations: the hook is
             # bounded by its deadline and the stop budget, and reports the end
             # before agent_end does, never after the run has returned.

@@ -162,13 +162,15 @@ class ToolBatch:
         self.settled: dict[str, ToolResultMessage] = {}
         #: The calls of the current batch whose start was announced.
         self.started: set[str] = set()
+        #: The authorization of the current batch's calls, by call id: ``(allowed|blocked, who blocked)``.
+        self.decisions: dict[str, tuple[str, str | None]] = {}
 
     def close(self) -> None:
         """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
 
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
-        self.settled, self.started = {}, set()
+        self.settled, self.started, self.decisions = {}, set(), {}
         prepared = []
         for call in calls:
             prepared.append(await self._prepare(call))
@@ -215,6 +217,7 @@ class ToolBatch:
     def not_executed(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultMessage]:
         """Answer calls of a response cut by the output limit without running them."""
         results = []
+        self.decisions = {}
         for call in calls:
             self.started.add(call.id)
             self.emit(ToolCallStart(call))
@@ -252,12 +255,16 @@ class ToolBatch:
         if problem:
             item.result = ToolResult.failure("invalid_arguments", problem)
             return item
-        decision = await self._ask_embedder(item)
+        decision, blocked_by = await self._ask_embedder(item), "before_tool_call"
         if decision is None:
-            decision = await self._ask_plugins(item)
+            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
+            blocked_by = self.hooks.blocked_by.get(call.id, blocked_by)
         # ABORTED: the run is stopping and nobody refused this call; the batch's
         # abort decision answers it.
-        if decision is not None and decision is not ABORTED:
+        if decision is None:
+            self.decisions[call.id] = ("allowed", None)
+        elif decision is not ABORTED:
+            self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
         return item

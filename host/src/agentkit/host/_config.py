@@ -12,6 +12,7 @@ import httpx
 
 from agentkit.plugin_api import AssistantMessage, Block, Message, Outcome, Tool, ToolUseBlock, Usage
 
+from ._audit import AuditRecord, AuditSink
 from ._compaction import NO_COMPACTION, Compaction
 from ._stop import StopContext, StopPolicy
 from .runtime.credentials import CredentialStore
@@ -113,6 +114,12 @@ class AgentConfig:
     :param compaction: what of a long history each request carries, a
         :class:`~agentkit.host.Compaction` (turn window, token window,
         summarization); default: all of it. See ``docs/sessions.md``.
+    :param audit: where the audit trail goes: an
+        :class:`~agentkit.host.AuditSink` (an object with ``record``, such as
+        :class:`~agentkit.host.JsonlAuditSink`) or a function of one
+        :class:`~agentkit.host.AuditRecord`. With a session, the records are
+        also written into its log. A sink that raises is reported in
+        ``RunResult.problems`` and the run goes on. See ``docs/sessions.md``.
     """
 
     model: str
@@ -147,6 +154,7 @@ class AgentConfig:
     max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
     trust_project: bool = False
     compaction: Compaction = NO_COMPACTION
+    audit: AuditSink | Callable[[AuditRecord], object] | None = None
 
 
 @dataclass

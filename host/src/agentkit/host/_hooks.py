@@ -46,6 +46,8 @@ class HookRunner:
     def __init__(self, callers: HookCallers) -> None:
         self._callers = callers
         self.problems: list[str] = []
+        #: Which plugin blocked a call, by call id (``plugin:<name>``), for the audit trail.
+        self.blocked_by: dict[str, str] = {}
 
     def report(self, problem: str) -> None:
         """Record a problem of the run (it ends up in ``RunResult.problems``)."""
@@ -55,6 +57,7 @@ class HookRunner:
     def before_tool_call(self, call: ToolUseBlock, arguments: dict[str, Any], session: SessionInfo) -> Block | None:
         """The first plugin block, or ``None``; a raising hook or an unknown answer blocks (fail closed)."""
         for plugin, caller in self._callers(BEFORE):
+            self.blocked_by[call.id] = f"plugin:{plugin}"  # dropped below when no plugin objects
             try:
                 answer = caller(call=copy.deepcopy(call), arguments=read_only(arguments), session=copy.deepcopy(session))
             except BaseException as exc:  # a plugin may raise anything, SystemExit included
@@ -67,6 +70,7 @@ class HookRunner:
             self.report(f"plugin {plugin!r} {BEFORE} returned {reprlib.repr(answer)}; only None (no objection) "
                         "or a Block is understood, so the call was blocked")
             return Block(f"Blocked: the check of plugin {plugin!r} answered neither None nor a Block.")
+        self.blocked_by.pop(call.id, None)
         return None
 
     def _plain_block(self, plugin: str, answer: Block) -> Block:

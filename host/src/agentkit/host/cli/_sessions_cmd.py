@@ -18,6 +18,7 @@ from typing import Any
 
 from agentkit.plugin_api.errors import UsageError
 
+from .._audit import AUDIT_ENTRY, describe
 from ..errors import SessionLoadError
 from ..sessions import JsonlSessionStore, LoadedLog, Session
 from ..sessions._entries import Entry
@@ -141,6 +142,8 @@ def _render(entry: Entry) -> list[str]:
                 + (f": {_cut(entry.data['summary'])}" if entry.data["summary"] else "")]
     if entry.type == "compaction":
         return [f"{tag} [compaction] {_cut(entry.data['summary'])}"]
+    if entry.type == "custom" and entry.data["custom_type"] == AUDIT_ENTRY and isinstance(entry.data.get("data"), dict):
+        return [f"{tag} [audit] {_cut(describe(entry.data['data']))}"]
     if entry.type == "custom":
         return [f"{tag} [custom {printable(entry.data['custom_type'])}]"]
     return _render_message(tag, entry.message.to_dict() if entry.message is not None else {})

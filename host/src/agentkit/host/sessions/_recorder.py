@@ -51,8 +51,16 @@ class RunLog:
                 self._write(self.session.append_compaction, summary or "", entry.id)
                 return
 
+    def audit(self, record: dict[str, Any]) -> None:
+        """Append an audit record (a ``custom`` entry of type ``audit``), written like any other entry."""
+        self._write(self.session.append_custom, "audit", record)
+
     def before_request(self) -> None:
         """A request is about to go out: what it carries must be durable (``Durability.TURN`` syncs here)."""
+        self._write(self.session.checkpoint)
+
+    def sync(self) -> None:
+        """Make what was appended durable, as the store's durability says (after the run's end)."""
         self._write(self.session.checkpoint)
 
     def end(self, state: Any) -> None:

@@ -1,0 +1,221 @@
+"""The audit trail: a start and an end record on every exit, one record per tool call, never the arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentkit_provider_faux import Script, Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_host
+
+from agentkit.host import Agent, AgentConfig, AuditRecord, ConfigError, JsonlAuditSink, allow_all
+from agentkit.host.sessions import JsonlSessionStore, Session
+from agentkit.plugin_api import Block, Outcome, Tool, hookimpl
+
+# Long and distinctive: it cannot turn up by chance in ids, hashes or timestamps.
+SECRET = "correct-horse-battery-staple-" + "Zq7" * 40
+
+
+def echo(word: str) -> str:
+    """Say a word back."""
+    return word
+
+
+class Recording:
+    """A sink that keeps every record."""
+
+    def __init__(self) -> None:
+        self.records: list[AuditRecord] = []
+
+    def record(self, record: AuditRecord) -> None:
+        self.records.append(record)
+
+    def kinds(self) -> list[str]:
+        return [record.kind for record in self.records]
+
+
+def agent_on(turns: list[Turn], *plugins: object, session: Session | None = None,
+             tools: tuple[Tool, ...] = (), **config: Any) -> tuple[Agent, Recording]:
+    sink = Recording()
+    config.setdefault("before_tool_call", allow_all)
+    config.setdefault("audit", sink)
+    host = make_host(ToolsPlugin(Tool.from_function(echo), *tools), *plugins)
+    agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), **config), host=host, session=session)
+    return agent, sink
+
+
+def hangs_until_cancelled() -> Tool:
+    async def wait_forever() -> str:
+        """Never returns on its own."""
+        await asyncio.Event().wait()
+        return "never"
+
+    return Tool.from_function(wait_forever)
+
+
+def run_cancelled(agent: Agent) -> None:
+    """Cancel the task awaiting the run once its tool is running."""
+    async def scenario() -> None:
+        task = asyncio.ensure_future(agent.run("go"))
+        agent.subscribe(lambda event: task.cancel() if event.type == "tool_call_start" else None)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+
+
+def aborter(holder: list[Agent]) -> Tool:
+    def stop_now() -> str:
+        """Stops the run."""
+        holder[0].abort()
+        return "stopping"
+
+    return Tool.from_function(stop_now)
+
+
+def run_outcome(outcome: str) -> tuple[Outcome | None, Recording]:
+    """A run that ends with ``outcome``, and what its sink received."""
+    if outcome == "completed":
+        agent, sink = agent_on([Turn([tool_call("echo", {"word": "hi"})]), Turn([text("done")])])
+    elif outcome == "error":
+        agent, sink = agent_on([Turn([text("half")], error="the provider fell over")])
+    elif outcome == "max_turns":
+        agent, sink = agent_on([Turn([tool_call("echo", {"word": "hi"})])] * 3, max_turns=2)
+    elif outcome == "aborted":
+        holder: list[Agent] = []
+        agent, sink = agent_on([Turn([tool_call("stop_now")]), Turn([text("never sent")])], tools=(aborter(holder),))
+        holder.append(agent)
+    elif outcome == "terminated":
+        agent, sink = agent_on([Turn([tool_call("echo", {"word": "hi"})])],
+                               before_tool_call=lambda call, arguments: Block("no", terminate=True))
+    elif outcome == "timeout":
+        agent, sink = agent_on([Turn([tool_call("wait_forever")])], tools=(hangs_until_cancelled(),),
+                               run_timeout=0.2)
+    else:
+        agent, sink = agent_on([Turn([tool_call("wait_forever")])], tools=(hangs_until_cancelled(),))
+        run_cancelled(agent)
+        return Outcome.CANCELLED, sink
+    return agent.run_sync("go").outcome, sink
+
+
+@pytest.mark.parametrize("outcome", ["completed", "error", "max_turns", "aborted", "terminated", "timeout", "cancelled"])
+def test_every_exit_has_exactly_one_start_and_one_end_record(outcome: str) -> None:
+    ended, sink = run_outcome(outcome)
+
+    assert ended == outcome
+    kinds = sink.kinds()
+    assert kinds[0] == "session_start" and kinds[-1] == "session_end"
+    assert kinds.count("session_start") == 1 and kinds.count("session_end") == 1
+    assert sink.records[-1].outcome == outcome
+    assert len({record.run_id for record in sink.records}) == 1
+
+
+def test_each_tool_call_is_recorded_with_its_name_hash_decision_and_error_flag() -> None:
+    arguments = json.dumps({"word": "hi"})
+    agent, sink = agent_on([Turn([tool_call("echo", arguments), tool_call("missing", {})]), Turn([text("ok")])])
+
+    agent.run_sync("go")
+
+    calls = [record for record in sink.records if record.kind == "tool_call"]
+    assert [(c.tool_name, c.decision, c.blocked_by, c.is_error) for c in calls] == [
+        ("echo", "allowed", None, False),
+        ("missing", "not_asked", None, True),  # an unknown tool never reaches authorization
+    ]
+    assert calls[0].arguments_sha256 == hashlib.sha256(arguments.encode()).hexdigest()
+    assert sink.records[0].skills == () and sink.records[0].mcp_servers == ()
+
+
+def test_a_call_the_embedder_blocks_says_so_and_by_whom() -> None:
+    agent, sink = agent_on([Turn([tool_call("echo", {"word": "no"})]), Turn([text("ok")])],
+                           before_tool_call=lambda call, arguments: Block("not that word"))
+    agent.run_sync("go")
+    (call,) = [record for record in sink.records if record.kind == "tool_call"]
+    assert (call.decision, call.blocked_by, call.is_error) == ("blocked", "before_tool_call", True)
+
+
+def test_a_call_a_plugin_blocks_names_the_plugin() -> None:
+    class Refuses:
+        @hookimpl
+        def agentkit_before_tool_call(self, call, arguments):
+            return Block("plugin says no")
+
+    agent, sink = agent_on([Turn([tool_call("echo", {"word": "no"})]), Turn([text("ok")])], Refuses())
+    agent.run_sync("go")
+    (call,) = [record for record in sink.records if record.kind == "tool_call"]
+    # make_host registers the scripted provider first, then the tools, then this plugin.
+    assert (call.decision, call.blocked_by) == ("blocked", "plugin:plugin1")
+
+
+def test_the_arguments_never_reach_the_trail(tmp_path: Path) -> None:
+    session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=tmp_path)
+    audit_file = tmp_path / "audit.jsonl"
+    holder: list[Agent] = []
+    agent, _ = agent_on([Turn([tool_call("echo", {"word": SECRET}), tool_call("stop_now", {})]),
+                         Turn([text("never sent")])],
+                        session=session, tools=(aborter(holder),), audit=JsonlAuditSink(audit_file))
+    holder.append(agent)
+
+    assert agent.run_sync("go").outcome == "aborted"
+
+    written = audit_file.read_text()
+    assert SECRET not in written
+    records = [json.loads(line) for line in written.splitlines()]
+    assert [record["kind"] for record in records] == ["session_start", "tool_call", "tool_call", "session_end"]
+    # The same records are in the session log, as custom entries; the history itself holds the
+    # arguments (that is what a session is for), its audit entries never do.
+    lines = [json.loads(line) for line in session.store.path(session.id).read_bytes().splitlines()]
+    audited = [line for line in lines if line.get("type") == "custom" and line.get("custom_type") == "audit"]
+    assert [entry["data"] for entry in audited] == records
+    assert all(SECRET not in json.dumps(entry) for entry in audited)
+    assert (audit_file.stat().st_mode & 0o777) == 0o600
+
+
+def test_audit_entries_leave_the_resumed_history_alone(tmp_path: Path) -> None:
+    store = JsonlSessionStore(tmp_path)
+    session = Session.new(store, cwd=tmp_path)
+    agent, _ = agent_on([Turn([tool_call("echo", {"word": "hi"})]), Turn([text("done")])], session=session)
+    agent.run_sync("go")
+
+    reopened = Session.open(session.id, store)
+    assert reopened.repairs == []
+    assert [m.to_dict() for m in reopened.messages()] == [m.to_dict() for m in agent.history]
+
+
+@pytest.mark.parametrize("failure", [OSError("disk full"), KeyboardInterrupt(), RuntimeError("sink bug")])
+def test_a_sink_that_raises_never_changes_the_run(failure: BaseException) -> None:
+    def broken(record: AuditRecord) -> None:
+        raise failure
+
+    agent, _ = agent_on([Turn([tool_call("echo", {"word": "hi"})]), Turn([text("done")])], audit=broken)
+    result = agent.run_sync("go")
+
+    assert result.outcome == "completed"
+    assert [message.role for message in result.messages] == ["user", "assistant", "tool_result", "assistant"]
+    assert len(result.problems) == 3  # start, the call, end: each one reported
+    assert all(problem.startswith("the audit sink raised") for problem in result.problems)
+
+
+def test_an_async_sink_is_refused_when_the_agent_is_built() -> None:
+    async def sink(record: AuditRecord) -> None:
+        pass
+
+    with pytest.raises(ConfigError, match="async"):
+        agent_on([], audit=sink)
+
+
+def test_sessions_show_displays_the_trail(agentkit: Any, tmp_path: Path) -> None:
+    store = JsonlSessionStore(tmp_path / "data" / "sessions")
+    session = Session.new(store, cwd=tmp_path)
+    agent, _ = agent_on([Turn([tool_call("echo", {"word": SECRET})]), Turn([text("done")])], session=session,
+                        audit=lambda record: None)  # a sink that drops records: the trail is kept in the session only
+    agent.run_sync("go")
+
+    shown = agentkit("sessions", "show", session.id, env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")})
+    assert shown.returncode == 0, shown.stderr
+    assert "[audit] session_start faux/scripted" in shown.stdout
+    assert "[audit] tool_call echo allowed args sha256 " in shown.stdout
+    assert "[audit] session_end completed" in shown.stdout
