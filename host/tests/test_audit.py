@@ -8,13 +8,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import agentkit_tools_files
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_host
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentkit.host import Agent, AgentConfig, AuditRecord, ConfigError, JsonlAuditSink, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
-from agentkit.plugin_api import Block, Outcome, Tool, hookimpl
+from agentkit.plugin_api import Block, Outcome, Skill, Tool, hookimpl
 
 # Long and distinctive: it cannot turn up by chance in ids, hashes or timestamps.
 SECRET = "correct-horse-battery-staple-" + "Zq7" * 40
@@ -129,6 +132,26 @@ def test_each_tool_call_is_recorded_with_its_name_hash_decision_and_error_flag()
     assert sink.records[0].skills == () and sink.records[0].mcp_servers == ()
 
 
+def test_the_start_lists_the_skills_the_agent_has_and_the_end_those_the_run_activated(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no skills of the user running the tests
+
+    class Skills:
+        @hookimpl
+        def agentkit_register_skills(self, register: Any) -> None:
+            register(Skill("deploy", "Deploy.", "Steps."))
+            register(Skill("review", "Review.", "Steps."))
+
+    probe, _ = agent_on([], agentkit_tools_files, Skills(), root=tmp_path)
+    location = str(probe.skills.entries["deploy"].instructions_path)
+    agent, sink = agent_on([Turn([tool_call("read_file", {"path": location})]), Turn([text("done")])],
+                           agentkit_tools_files, Skills(), root=tmp_path)
+    agent.run_sync("deploy it")
+
+    assert sink.records[0].skills == ("deploy", "review")
+    assert sink.records[-1].skills == ("deploy",)
+
+
 def test_a_call_the_embedder_blocks_says_so_and_by_whom() -> None:
     agent, sink = agent_on([Turn([tool_call("echo", {"word": "no"})]), Turn([text("ok")])],
                            before_tool_call=lambda call, arguments: Block("not that word"))
@@ -146,7 +169,7 @@ def test_a_call_a_plugin_blocks_names_the_plugin() -> None:
     agent, sink = agent_on([Turn([tool_call("echo", {"word": "no"})]), Turn([text("ok")])], Refuses())
     agent.run_sync("go")
     (call,) = [record for record in sink.records if record.kind == "tool_call"]
-    # make_host registers the scripted provider first, then the tools, then this plugin.
+    # make_host names the plugins it is given plugin0 (the tools here), plugin1, ...
     assert (call.decision, call.blocked_by) == ("blocked", "plugin:plugin1")
 
 
@@ -219,3 +242,30 @@ def test_sessions_show_displays_the_trail(agentkit: Any, tmp_path: Path) -> None
     assert "[audit] session_start faux/scripted" in shown.stdout
     assert "[audit] tool_call echo allowed args sha256 " in shown.stdout
     assert "[audit] session_end completed" in shown.stdout
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(schedule=st.lists(st.sampled_from([None, OSError, KeyboardInterrupt, SystemExit, ValueError]),
+                         min_size=4, max_size=4))
+def test_any_schedule_of_sink_failures_leaves_the_run_as_it_would_have_been(schedule: list[Any]) -> None:
+    turns = [Turn([tool_call("echo", {"word": "a"}, id="c1"), tool_call("echo", {"word": "b"}, id="c2")]),
+             Turn([text("done")])]
+    reference = agent_on(list(turns), audit=None)[0].run_sync("go")
+    seen: list[str] = []
+
+    def flaky(record: AuditRecord) -> None:
+        seen.append(record.kind)
+        failure = schedule[len(seen) - 1]
+        if failure is not None:
+            raise failure("the sink failed")
+
+    result = agent_on(list(turns), audit=flaky)[0].run_sync("go")
+
+    assert result.outcome == reference.outcome == "completed"
+    assert without_timestamps(result.messages) == without_timestamps(reference.messages)
+    assert seen == ["session_start", "tool_call", "tool_call", "session_end"]
+    assert len(result.problems) == sum(failure is not None for failure in schedule)
+
+
+def without_timestamps(messages: list[Any]) -> list[dict[str, Any]]:
+    return [{key: value for key, value in message.to_dict().items() if key != "timestamp"} for message in messages]
