@@ -5,6 +5,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +24,8 @@ from hypothesis import strategies as st
 from agentkit.host import Agent, AgentConfig, AuditRecord, ConfigError, JsonlAuditSink, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Block, Outcome, Skill, Tool, hookimpl
+
+GENEROUS = 20.0  # seconds for a child process to get somewhere: a hang blows through it, a slow machine does not
 
 # Long and distinctive: it cannot turn up by chance in ids, hashes or timestamps.
 SECRET = "correct-horse-battery-staple-" + "Zq7" * 40
@@ -269,3 +277,56 @@ def test_any_schedule_of_sink_failures_leaves_the_run_as_it_would_have_been(sche
 
 def without_timestamps(messages: list[Any]) -> list[dict[str, Any]]:
     return [{key: value for key, value in message.to_dict().items() if key != "timestamp"} for message in messages]
+
+
+CTRL_C_SCRIPT = textwrap.dedent('''
+    import os, pathlib, sys, threading
+    from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
+    from agentkit.host import Agent, AgentConfig, JsonlAuditSink, PluginHost
+    from agentkit.plugin_api import Tool, hookimpl
+
+    def stuck(arguments, context):
+        pathlib.Path(os.environ["STARTED_FILE"]).write_text("started")
+        threading.Event().wait()
+
+    class Plugins:
+        @hookimpl
+        def agentkit_register_providers(self, register):
+            register(FauxProvider())
+
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            register(Tool("stuck", "never returns", {"type": "object"}, stuck))
+
+    host = PluginHost()
+    host.register(Plugins(), name="plugins")
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["stuck"], audit=JsonlAuditSink(sys.argv[1]),
+                              transport=Script([Turn([tool_call("stuck")]), Turn([text("never")])])), host=host)
+    try:
+        agent.run_sync("go")
+    except KeyboardInterrupt:
+        sys.exit(7)
+''')
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_in_a_script_still_ends_the_trail(tmp_path: Path) -> None:
+    driver, started, trail = tmp_path / "driver.py", tmp_path / "started", tmp_path / "audit.jsonl"
+    driver.write_text(CTRL_C_SCRIPT, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(driver), str(trail)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "STARTED_FILE": str(started)})
+    try:
+        deadline = time.monotonic() + GENEROUS
+        while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert started.exists(), process.stderr.read() if process.poll() is not None else "the tool never started"
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=GENEROUS)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 7, err
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    assert [record["kind"] for record in records] == ["session_start", "tool_call", "session_end"]
+    assert records[-1]["outcome"] == "aborted"
