@@ -27,13 +27,30 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from agentkit_provider_faux import Script, Turn, text
 from test_repair import HOST, TARGETS, assert_valid, assert_wire_valid, encode
 
+from agentkit.host import Agent, AgentConfig
 from agentkit.host._repair import repair, tool_call_id_rule
-from agentkit.host.sessions import INTERRUPTED_RESULT, JsonlSessionStore, Session
-from agentkit.plugin_api import AssistantMessage, ToolResultMessage, UserMessage, message_from_dict
+from agentkit.host.sessions import (
+    INTERRUPTED_RESULT,
+    JsonlSessionStore,
+    Session,
+    interrupted_results,
+)
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ContentBlock,
+    StopReason,
+    TextBlock,
+    ToolResultMessage,
+    ToolUseBlock,
+    UserMessage,
+    message_from_dict,
+)
 
 CHILD = Path(__file__).with_name("session_kill_child.py")
 SESSION = "killed-session"
@@ -67,12 +84,12 @@ def wait_for(child: subprocess.Popen[bytes], ready: Callable[[], bool]) -> None:
         time.sleep(0.01)
 
 
-def kill_at_random_point(folder: Path, seed: int) -> list[bytes]:
+def kill_at_random_point(folder: Path, seed: int, env: dict[str, str]) -> list[bytes]:
     """Run the first process, kill it at the seed's point; the log's complete lines read just before."""
     plan, at_lines = plan_for(seed)
     log = folder / f"{SESSION}.jsonl"
-    child = subprocess.Popen([sys.executable, str(CHILD), "run", str(folder), SESSION, json.dumps(plan)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen([sys.executable, str(CHILD), "run", str(folder), SESSION, json.dumps(plan)], cwd=folder,
+                             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         if at_lines is None:
             wait_for(child, lambda: any(folder.glob("blocked-*")))
@@ -87,13 +104,14 @@ def kill_at_random_point(folder: Path, seed: int) -> list[bytes]:
     return before
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_a_run_killed_at_a_random_point_resumes_in_another_process_with_nothing_lost(tmp_path: Path,
-                                                                                     seed: int) -> None:
-    before = kill_at_random_point(tmp_path, seed)
+@pytest.mark.parametrize("seed", range(8))
+def test_a_run_killed_at_a_random_point_resumes_in_another_process_with_nothing_lost(
+        agentkit: Any, tmp_path: Path, seed: int) -> None:
+    env = agentkit.environment({"AGENTKIT_DATA_DIR": str(tmp_path / "data")})  # no keys, no user's data
+    before = kill_at_random_point(tmp_path, seed, env)
 
-    second = subprocess.run([sys.executable, str(CHILD), "resume", str(tmp_path), SESSION],
-                            capture_output=True, timeout=WAIT)
+    second = subprocess.run([sys.executable, str(CHILD), "resume", str(tmp_path), SESSION], cwd=tmp_path, env=env,
+                            stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT)
     assert second.returncode == 0, second.stderr.decode()
     resumed = json.loads(second.stdout)
     assert (resumed["outcome"], resumed["text"]) == ("completed", "resumed"), resumed
@@ -122,3 +140,35 @@ def test_a_run_killed_at_a_random_point_resumes_in_another_process_with_nothing_
         view = repair(history, target=target, provider=provider)
         assert_valid(view, target, rule)
         assert_wire_valid(target.api, encode(target, view), rule)
+
+
+# -- the rule, in one process --------------------------------------------------------
+
+CALLS: list[ContentBlock] = [ToolUseBlock("c1", "step", "{}"), ToolUseBlock("c2", "step", "{}"), ToolUseBlock("c3", "step", "{}")]
+
+
+def test_only_the_calls_of_the_last_turn_left_open_are_answered_in_call_order() -> None:
+    asked = UserMessage.text("Begin")
+    turn = AssistantMessage(CALLS, StopReason.TOOL_USE)
+    second = ToolResultMessage("c2", "step", [TextBlock("done")])
+    answers = interrupted_results([asked, turn, second])
+    assert [(answer.tool_use_id, answer.tool_name, answer.is_error) for answer in answers] == [
+        ("c1", "step", True), ("c3", "step", True)]
+    assert [answer.content for answer in answers] == [[TextBlock(INTERRUPTED_RESULT)]] * 2
+    assert interrupted_results([asked, turn, *[ToolResultMessage(f"c{n}", "step", []) for n in (1, 2, 3)]]) == []
+    assert interrupted_results([asked, turn, UserMessage.text("later")]) == []  # not the end of the branch
+    assert interrupted_results([asked]) == interrupted_results([]) == []
+    doubled = AssistantMessage(CALLS[:1] * 2, StopReason.TOOL_USE)
+    assert [answer.tool_use_id for answer in interrupted_results([asked, doubled])] == ["c1"]
+
+
+@pytest.mark.parametrize("stop", [StopReason.ERROR, StopReason.ABORTED])
+def test_a_failed_response_needs_no_answers(stop: StopReason) -> None:
+    assert interrupted_results([UserMessage.text("Begin"), AssistantMessage(CALLS, stop, error_message="x")]) == []
+
+
+def test_without_a_session_the_history_is_left_as_it_is(tmp_path: Path) -> None:
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("ok")])])), host=HOST)
+    agent.history = [UserMessage.text("Begin"), AssistantMessage(CALLS, StopReason.TOOL_USE)]
+    result = agent.run_sync("Go on")
+    assert [message.role for message in result.messages] == ["user", "assistant"]  # the send-time repair covers it
