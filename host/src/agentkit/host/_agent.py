@@ -82,6 +82,7 @@ from ._structured import StructuredOutput
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError, NothingToContinue
 from .runtime import Pricing, ProviderRuntime, http_timeouts
+from .sessions._interrupted import interrupted_results
 from .sessions._recorder import RunLog
 from .sessions._session import Session
 from .skills import SkillSet, load_skills, read_tool, render_skills_block
@@ -566,6 +567,9 @@ class Agent:
                 audit.log = log
             audit.start(self.skills.entries)
             await self._hook(hooks, stop, "agentkit_session_start", session=session)
+            if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
+                for answer in interrupted_results(self.history):
+                    append(answer)
             for message in new:
                 append(message)
             emit(AgentStart(list(new)))

@@ -18,6 +18,7 @@ from ._entries import (
     Entry,
     SessionHeader,
 )
+from ._interrupted import INTERRUPTED_RESULT, interrupted_results
 from ._loader import LoadedLog, parse_log
 from ._paths import DATA_DIR_ENV, data_dir
 from ._session import Session, find_session
@@ -32,6 +33,7 @@ __all__ = [
     "CUSTOM",
     "DATA_DIR_ENV",
     "ENTRY_TYPES",
+    "INTERRUPTED_RESULT",
     "MESSAGE",
     "MODEL_CHANGE",
     "SESSION_VERSION",
@@ -47,5 +49,6 @@ __all__ = [
     "SessionStore",
     "data_dir",
     "find_session",
+    "interrupted_results",
     "parse_log",
 ]
