@@ -67,7 +67,7 @@ from ._ending import (
     check_limits,
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
-from ._hooks import HookRunner
+from ._hooks import RUN_EVENT, STREAMED_PIECES, HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._queues import MessageQueues
@@ -536,6 +536,8 @@ class Agent:
         timer = None
         loop = asyncio.get_running_loop()
 
+        observed = bool(self.host.hook_callers(RUN_EVENT))  # no plugin observes: no copies made
+
         def emit(event: Event) -> None:
             put(event)
             for listener in list(self._listeners):
@@ -543,6 +545,8 @@ class Agent:
                     listener(event)
                 except BaseException as exc:  # embedder code never takes the run down
                     hooks.report(f"event listener {listener!r} raised {type(exc).__name__}: {exc}")
+            if observed and event.type not in STREAMED_PIECES:
+                hooks.notify(RUN_EVENT, event=event, session=session)
 
         def append(message: Message) -> None:
             self.history.append(message)

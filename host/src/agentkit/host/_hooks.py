@@ -32,6 +32,9 @@ log = logging.getLogger("agentkit.host")
 
 BEFORE = "agentkit_before_tool_call"
 AFTER = "agentkit_after_tool_call"
+RUN_EVENT = "agentkit_run_event"
+#: Events ``agentkit_run_event`` is not called for: the pieces of a response, whole on ``message_end``.
+STREAMED_PIECES = frozenset({"block_start", "block_delta", "block_end", "output_partial"})
 
 #: ``hook name -> [(plugin name, a caller of that plugin's implementations)]`` in call order.
 HookCallers = Callable[[str], Sequence[tuple[str, Callable[..., Any]]]]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._events import Event
 from .._hooks import Block, SessionInfo
 from .._markers import hookspec
 from .._messages import ToolResultMessage, ToolUseBlock
@@ -91,4 +92,23 @@ def agentkit_session_end(session: SessionInfo, outcome: Outcome, error: str | No
     .. versionchanged:: 0.2
         ``outcome`` is an :class:`Outcome`; a stop policy that fired is
         ``stop_policy`` whatever its name (the name is on ``RunResult.stopped_by``).
+    """
+
+
+@hookspec
+def agentkit_run_event(event: Event, session: SessionInfo) -> None:
+    """Observe an event of a run: its start and end, each turn, request and tool call.
+
+    :param event: a copy of the event, as ``agent.subscribe`` listeners get
+        it: every event of ``docs/events.md`` except the streamed pieces of
+        a response (``block_start``, ``block_delta``, ``block_end``,
+        ``output_partial``), whose whole is on ``message_end``.
+    :param session: the run the event belongs to.
+    :returns: nothing; a returned value is ignored and reported.
+
+    Called in the events' order, on the event loop's thread, right after the
+    embedder's listeners: keep it quick (a tracer records, it does not
+    export). An exception is reported and changes nothing.
+
+    .. versionadded:: 0.2
     """

@@ -1,0 +1,69 @@
+"""Plugins observe a run's events through ``agentkit_run_event``; they cannot change the run."""
+
+from __future__ import annotations
+
+from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
+
+from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.plugin_api import Tool, hookimpl
+
+
+def shout(word: str) -> str:
+    """Say a word louder."""
+    return word.upper()
+
+
+class Faux:
+    @hookimpl
+    def agentkit_register_providers(self, register):
+        register(FauxProvider())
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    @hookimpl
+    def agentkit_run_event(self, event, session):
+        self.seen.append((event.type, session.model))
+        if event.type == "message_end":
+            event.message.content.clear()  # a copy: the history keeps its message
+
+
+class Raising:
+    @hookimpl
+    def agentkit_run_event(self, event):
+        raise RuntimeError("observer broke")
+
+
+def _agent(*plugins: object) -> tuple[Agent, Script]:
+    host = PluginHost()
+    host.register(Faux(), name="faux")
+    for index, plugin in enumerate(plugins):
+        host.register(plugin, name=f"observer{index}")
+    script = Script([Turn([text("Shouting."), tool_call("shout", {"word": "hi"})]), Turn([text("HI")])])
+    config = AgentConfig(model="faux/scripted", tools=["shout"], extra_tools=[Tool.from_function(shout)],
+                         before_tool_call=allow_all, transport=script)
+    return Agent(config, host=host), script
+
+
+def test_a_plugin_sees_every_event_but_the_streamed_pieces_in_order():
+    recorder = Recorder()
+    agent, _ = _agent(recorder)
+    listened: list[str] = []
+    agent.subscribe(lambda event: listened.append(event.type))
+    result = agent.run_sync("Shout hi")
+    assert result.outcome == "completed"
+    pieces = {"block_start", "block_delta", "block_end", "output_partial"}
+    assert [kind for kind, _ in recorder.seen] == [kind for kind in listened if kind not in pieces]
+    assert [kind for kind, _ in recorder.seen][:3] == ["agent_start", "turn_start", "message_start"]
+    assert {model for _, model in recorder.seen} == {"faux/scripted"}
+    assert result.messages[1].text == "Shouting."  # the plugin emptied only its copy
+
+
+def test_an_observer_that_raises_is_reported_and_the_run_goes_on():
+    agent, _ = _agent(Raising())
+    result = agent.run_sync("Shout hi")
+    assert result.outcome == "completed"
+    assert result.messages[-1].text == "HI"
+    assert any("agentkit_run_event raised RuntimeError: observer broke" in problem for problem in result.problems)
