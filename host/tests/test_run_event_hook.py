@@ -47,7 +47,7 @@ def _agent(*plugins: object) -> tuple[Agent, Script]:
     return Agent(config, host=host), script
 
 
-def test_a_plugin_sees_every_event_but_the_streamed_pieces_in_order():
+def test_hook_agentkit_run_event_sees_every_event_but_the_streamed_pieces_in_order():
     recorder = Recorder()
     agent, _ = _agent(recorder)
     listened: list[str] = []
@@ -61,7 +61,7 @@ def test_a_plugin_sees_every_event_but_the_streamed_pieces_in_order():
     assert result.messages[1].text == "Shouting."  # the plugin emptied only its copy
 
 
-def test_an_observer_that_raises_is_reported_and_the_run_goes_on():
+def test_hook_agentkit_run_event_that_raises_is_reported_and_the_run_goes_on():
     agent, _ = _agent(Raising())
     result = agent.run_sync("Shout hi")
     assert result.outcome == "completed"
