@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import threading
+from collections.abc import Callable
 
 from opentelemetry import trace
 
@@ -34,26 +34,14 @@ class Tracing:
                  record_content: bool | None = None) -> None:
         self._provider = tracer_provider
         self._record_content = record_content
-        self._runs: dict[str, RunSpans] = {}
-        self._lock = threading.Lock()  # agents on other threads run at the same time
 
     @hookimpl
-    def agentkit_run_event(self, event: Event, session: SessionInfo) -> None:
-        """Open, fill and close the spans of ``session``'s run as its events arrive."""
-        if event.type == "agent_start":
-            provider = self._provider or trace.get_tracer_provider()
-            if not _configured(provider):
-                return
-            started = RunSpans(provider.get_tracer("agentkit_tracing"), session, event, content=self._content())
-            with self._lock:
-                self._runs[session.session_id] = started
-            return
-        with self._lock:
-            run = self._runs.get(session.session_id)
-            if event.type == "agent_end":
-                self._runs.pop(session.session_id, None)
-        if run is not None:
-            run.on(event)
+    def agentkit_run_observer(self, session: SessionInfo) -> Callable[[Event], None] | None:
+        """The spans of ``session``'s run, filled as its events arrive; ``None`` when spans would go nowhere."""
+        provider = self._provider or trace.get_tracer_provider()
+        if not _configured(provider):
+            return None
+        return RunSpans(provider.get_tracer("agentkit_tracing"), session, content=self._content()).on
 
     def _content(self) -> bool:
         if self._record_content is not None:

@@ -60,28 +60,36 @@ class RunSpans:
 
     :param tracer: where the spans are made.
     :param session: the run.
-    :param start: its ``agent_start`` event, which opens the run's span.
     :param content: record messages, tool arguments and results.
     """
 
-    def __init__(self, tracer: trace.Tracer, session: SessionInfo, start: AgentStart, *, content: bool) -> None:
+    def __init__(self, tracer: trace.Tracer, session: SessionInfo, *, content: bool) -> None:
         self._tracer = tracer
+        self._session = session
         self._content = content
         vendor, _, model = session.model.partition("/")
         self._model = {PROVIDER: vendor, REQUEST_MODEL: model or vendor}
-        self._run = tracer.start_span("invoke_agent", kind=SpanKind.INTERNAL, attributes={
-            OPERATION: "invoke_agent", CONVERSATION: session.session_id, **self._model,
-        })
-        if content and start.messages:
-            self._run.set_attribute(INPUT_MESSAGES, _messages_json(start.messages))
-        self._inside = trace.set_span_in_context(self._run)
+        self._run: Span | None = None
+        self._inside = trace.set_span_in_context(trace.INVALID_SPAN)
         self._request: Span | None = None
         self._tools: dict[str, Span] = {}
         self._usage = Usage()
 
+    def _start_run(self, start: AgentStart) -> None:
+        self._run = self._tracer.start_span("invoke_agent", kind=SpanKind.INTERNAL, attributes={
+            OPERATION: "invoke_agent", CONVERSATION: self._session.session_id, **self._model,
+        })
+        if self._content and start.messages:
+            self._run.set_attribute(INPUT_MESSAGES, _messages_json(start.messages))
+        self._inside = trace.set_span_in_context(self._run)
+
     def on(self, event: Event) -> None:
         """Take the next event of the run."""
-        if isinstance(event, TurnStart):
+        if isinstance(event, AgentStart):
+            self._start_run(event)
+        elif self._run is None:
+            return  # never seen: agent_start comes first
+        elif isinstance(event, TurnStart):
             self._request = self._tracer.start_span(
                 f"chat {self._model[REQUEST_MODEL]}", context=self._inside, kind=SpanKind.CLIENT,
                 attributes={OPERATION: "chat", TURN: event.turn, **self._model},
@@ -138,6 +146,7 @@ class RunSpans:
         span.end()
 
     def _end_run(self, event: AgentEnd) -> None:
+        assert self._run is not None
         for span in [*self._tools.values(), *([self._request] if self._request is not None else [])]:
             span.set_status(Status(StatusCode.ERROR))
             span.end()  # the run stopped before they ended

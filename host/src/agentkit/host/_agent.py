@@ -67,7 +67,7 @@ from ._ending import (
     check_limits,
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
-from ._hooks import RUN_EVENT, STREAMED_PIECES, HookRunner
+from ._hooks import STREAMED_PIECES, HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._queues import MessageQueues
@@ -536,7 +536,7 @@ class Agent:
         timer = None
         loop = asyncio.get_running_loop()
 
-        observed = bool(self.host.hook_callers(RUN_EVENT))  # no plugin observes: no copies made
+        observers: list[tuple[str, Callable[[Event], object]]] = []  # plugins that asked to see this run
 
         def emit(event: Event) -> None:
             put(event)
@@ -545,8 +545,8 @@ class Agent:
                     listener(event)
                 except BaseException as exc:  # embedder code never takes the run down
                     hooks.report(f"event listener {listener!r} raised {type(exc).__name__}: {exc}")
-            if observed and event.type not in STREAMED_PIECES:
-                hooks.notify(RUN_EVENT, event=event, session=session)
+            if observers and event.type not in STREAMED_PIECES:
+                hooks.observe(observers, event)
 
         def append(message: Message) -> None:
             self.history.append(message)
@@ -561,6 +561,7 @@ class Agent:
                     f"the run took longer than run_timeout={self.config.run_timeout}s",
                 )
             await self._hook(hooks, stop, "agentkit_session_start", session=session)
+            observers.extend(hooks.run_observers(session))
             log = RunLog.start(self.session, self.model.key, self.config.reasoning, stop)
             for message in new:
                 append(message)
