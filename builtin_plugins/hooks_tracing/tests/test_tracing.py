@@ -102,8 +102,6 @@ def test_a_run_is_one_agent_span_with_a_chat_span_per_request_and_a_tool_span(mo
     assert first.attributes["gen_ai.response.finish_reasons"] == ("tool_use",)
     assert second.attributes["gen_ai.response.finish_reasons"] == ("stop",)
     assert isinstance(first.attributes["agentkit.usage.cost_usd"], float)
-    # The tool ran between the two requests.
-    assert first.end_time <= tool.start_time and tool.end_time <= second.start_time
 
     assert tool.name == "execute_tool add"
     assert tool.attributes["gen_ai.tool.name"] == "add"
