@@ -68,7 +68,7 @@ from ._ending import (
     check_limits,
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
-from ._hooks import HookRunner
+from ._hooks import STREAMED_PIECES, HookRunner
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._queues import MessageQueues
@@ -541,6 +541,8 @@ class Agent:
         timer = None
         loop = asyncio.get_running_loop()
 
+        observers: list[tuple[str, Callable[[Event], object]]] = []  # plugins that asked to see this run
+
         def emit(event: Event) -> None:
             put(event)
             for listener in list(self._listeners):
@@ -548,6 +550,8 @@ class Agent:
                     listener(event)
                 except BaseException as exc:  # embedder code never takes the run down
                     hooks.report(f"event listener {listener!r} raised {type(exc).__name__}: {exc}")
+            if observers and event.type not in STREAMED_PIECES:
+                hooks.observe(observers, event)
 
         def append(message: Message) -> None:
             self.history.append(message)
@@ -567,6 +571,7 @@ class Agent:
                 audit.log = log
             audit.start(self.skills.entries)
             await self._hook(hooks, stop, "agentkit_session_start", session=session)
+            observers.extend(hooks.run_observers(session))
             if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
                 for answer in interrupted_results(self.history):
                     append(answer)

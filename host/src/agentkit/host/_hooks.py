@@ -24,7 +24,7 @@ import reprlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentkit.plugin_api import Block, SessionInfo, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api import Block, Event, SessionInfo, ToolResultMessage, ToolUseBlock
 
 from ._readonly import read_only
 
@@ -32,6 +32,9 @@ log = logging.getLogger("agentkit.host")
 
 BEFORE = "agentkit_before_tool_call"
 AFTER = "agentkit_after_tool_call"
+RUN_OBSERVER = "agentkit_run_observer"
+#: Events run observers are not shown: the pieces of a response, whole on ``message_end``.
+STREAMED_PIECES = frozenset({"block_start", "block_delta", "block_end", "output_partial"})
 
 #: ``hook name -> [(plugin name, a caller of that plugin's implementations)]`` in call order.
 HookCallers = Callable[[str], Sequence[tuple[str, Callable[..., Any]]]]
@@ -105,3 +108,31 @@ class HookRunner:
     def after_tool_call(self, call: ToolUseBlock, result: ToolResultMessage, session: SessionInfo) -> None:
         """Show every plugin the result; none can change the one that enters the history."""
         self.notify(AFTER, call=call, result=result, session=session)
+
+    def run_observers(self, session: SessionInfo) -> list[tuple[str, Callable[[Event], object]]]:
+        """The ``(plugin, observer)`` of each plugin that asked to observe this run."""
+        observers: list[tuple[str, Callable[[Event], object]]] = []
+        for plugin, caller in self._callers(RUN_OBSERVER):
+            try:
+                answers = caller(session=copy.deepcopy(session))
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                self.report(f"plugin {plugin!r} {RUN_OBSERVER} raised {type(exc).__name__}: {exc}")
+                continue
+            for answer in answers or ():
+                if callable(answer):
+                    observers.append((plugin, answer))
+                elif answer is not None:
+                    self.report(f"plugin {plugin!r} {RUN_OBSERVER} returned {reprlib.repr(answer)}; only None "
+                                "or a function of an event is understood, so it observes nothing of this run")
+        return observers
+
+    def observe(self, observers: list[tuple[str, Callable[[Event], object]]], event: Event) -> None:
+        """Show each observer its own copy of ``event``; one that raises is reported and dropped."""
+        for entry in list(observers):
+            plugin, observer = entry
+            try:
+                observer(copy.deepcopy(event))
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                self.report(f"plugin {plugin!r} run observer raised {type(exc).__name__}: {exc}; "
+                            "it observes nothing more of this run")
+                observers.remove(entry)

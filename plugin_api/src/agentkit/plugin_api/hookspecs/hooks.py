@@ -6,8 +6,10 @@ decides first; a call it blocks never reaches a plugin.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from .._events import Event
 from .._hooks import Block, SessionInfo
 from .._markers import hookspec
 from .._messages import ToolResultMessage, ToolUseBlock
@@ -91,4 +93,28 @@ def agentkit_session_end(session: SessionInfo, outcome: Outcome, error: str | No
     .. versionchanged:: 0.2
         ``outcome`` is an :class:`Outcome`; a stop policy that fired is
         ``stop_policy`` whatever its name (the name is on ``RunResult.stopped_by``).
+    """
+
+
+
+@hookspec
+def agentkit_run_observer(session: SessionInfo) -> Callable[[Event], None] | None:
+    """Ask to observe a run's events: its start and end, each turn, request and tool call.
+
+    :param session: the run about to start.
+    :returns: ``None`` to leave this run alone (then the host does no work
+        for this plugin), or a function the host calls with a copy of each
+        event of the run, in order: every event of ``docs/events.md`` from
+        ``agent_start`` to ``agent_end`` except the streamed pieces of a
+        response (``block_start``, ``block_delta``, ``block_end``,
+        ``output_partial``), whose whole is on ``message_end``.
+
+    Called once per run, after ``agentkit_session_start``, on the event
+    loop's thread; so is the function, right after the embedder's listeners
+    get each event: keep both quick (a tracer records, it does not export).
+    An exception, or an answer that is neither ``None`` nor callable, is
+    reported and changes nothing: that plugin observes nothing of the run,
+    or, when the function raises, the rest of the run goes on without it.
+
+    .. versionadded:: 0.2
     """
