@@ -204,3 +204,11 @@ def test_the_integer_past_the_digit_limit_is_the_one_reported() -> None:
     with pytest.raises(WireDecodeError) as caught:
         loads(text)
     assert caught.value.offset == text.index("2")
+
+
+def test_depth_is_counted_back_down_one_level_per_closing_bracket() -> None:
+    # Closed lists before a deep one do not lower how deep it nests.
+    assert loads("[[], [[]]]", max_depth=3) == [[], [[]]]
+    with pytest.raises(WireDecodeError) as caught:
+        loads("[[], [[[]]]]", max_depth=3)
+    assert caught.value.offset == 7
