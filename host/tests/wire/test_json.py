@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,41 @@ def test_an_integer_past_the_digit_limit_is_a_clean_error_with_its_offset() -> N
         loads(b'["' + b"9" * 5000 + b'", ' + b"9" * 5000 + b"]")
     assert info.value.offset == 5005
     assert loads(b"9" * 4000) == int("9" * 4000)
+
+
+@pytest.mark.parametrize(
+    ("text", "offset", "problem"),
+    [
+        ("NaN", 0, "NaN is not JSON"),
+        ('["NaN", -Infinity]', 8, "-Infinity is not JSON"),
+        ("[1e400, 1e400]", 1, "number 1e400 is out of the range of a float"),
+        # A long number is cut to its first 40 characters in the words.
+        ("[1." + "0" * 50 + "e400]", 1, "number 1." + "0" * 38 + " is out of the range of a float"),
+    ],
+)
+def test_a_constant_or_an_infinite_number_is_refused_where_it_first_stands(
+    text: str, offset: int, problem: str
+) -> None:
+    with pytest.raises(WireDecodeError) as caught:
+        loads(text)
+    assert (str(caught.value), caught.value.offset) == (
+        f"invalid JSON at byte {offset}: {problem}",
+        offset,
+    )
+
+
+def test_the_integer_past_the_digit_limit_is_the_one_reported() -> None:
+    limit = sys.get_int_max_str_digits()
+    # A minus sign is not a digit: the first integer is exactly at the limit.
+    text = "[-" + "1" * limit + ", " + "2" * (limit + 1) + "]"
+    with pytest.raises(WireDecodeError) as caught:
+        loads(text)
+    assert caught.value.offset == text.index("2")
+
+
+def test_depth_is_counted_back_down_one_level_per_closing_bracket() -> None:
+    # Closed lists before a deep one do not lower how deep it nests.
+    assert loads("[[], [[]]]", max_depth=3) == [[], [[]]]
+    with pytest.raises(WireDecodeError) as caught:
+        loads("[[], [[[]]]]", max_depth=3)
+    assert caught.value.offset == 7

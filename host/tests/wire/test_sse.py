@@ -186,3 +186,82 @@ def test_an_overlong_unfinished_tail_after_a_line_end_is_refused() -> None:
     assert isinstance(decoder.error, FrameTooLarge)
     with pytest.raises(FrameTooLarge):
         decoder.feed(b"\n")
+
+
+def test_an_event_exactly_at_its_bound_is_accepted_every_time() -> None:
+    # Each data line counts its bytes and the LF that joins it; the count starts
+    # again with every event, so the second event may be as large as the first.
+    line = b"data: " + b"y" * 9 + b"\n"
+    assert decode(line + b"\n" + line + b"\n", max_event_bytes=10) == [
+        SSEMessage(None, "y" * 9),
+        SSEMessage(None, "y" * 9),
+    ]
+    with pytest.raises(FrameTooLarge):
+        decode(b"data: " + b"y" * 10 + b"\n\n", max_event_bytes=10)
+
+
+def test_a_stream_of_only_part_of_a_bom_ends_clean() -> None:
+    assert decode(b"\xef\xbb") == []
+
+
+def test_part_of_a_bom_after_the_start_is_a_truncated_line() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: x\n\n\xef") == [SSEMessage(None, "x")]
+    with pytest.raises(TruncatedStream):
+        decoder.close()
+
+
+def test_the_truncation_error_says_what_was_lost() -> None:
+    decoder = SSEDecoder()
+    decoder.feed(b"data: half")
+    with pytest.raises(TruncatedStream) as caught:
+        decoder.close()
+    assert str(caught.value) == (
+        "the SSE stream ended in the middle of an event (no blank line after it); "
+        "the partial event was discarded"
+    )
+
+
+def test_a_bound_error_names_the_fix_and_every_later_call_names_it_again() -> None:
+    decoder = SSEDecoder(max_line_bytes=100)
+    with pytest.raises(FrameTooLarge) as caught:
+        decoder.feed(b"x" * 200)
+    reason = "an SSE line is longer than 100 bytes and has not ended"
+    assert str(caught.value) == reason + "; raise the decoder's bound if the peer is trusted"
+    # Even input that would be well formed is refused: the framing is lost.
+    with pytest.raises(FrameTooLarge) as again:
+        decoder.feed(b"\n\ndata: ok\n\n")
+    assert str(again.value) == f"the SSE decoder stopped after an earlier error: {reason}"
+    assert decoder.close() == []  # the error was raised already; nothing is truncated
+
+
+def test_an_empty_stream_ends_clean() -> None:
+    assert SSEDecoder().close() == []
+
+
+def test_a_bom_at_the_start_of_a_later_chunk_is_not_dropped() -> None:
+    # Only the stream's first chunk may start with a BOM, wherever the chunks are cut.
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: x\n\n") == [SSEMessage(None, "x")]
+    assert decoder.feed(b"\xef\xbb\xbfdata: y\n\n") == []
+    assert decoder.close() == []
+
+
+def test_an_unfinished_line_exactly_at_its_bound_waits_for_its_end() -> None:
+    line = b"data: abcd"  # 10 bytes
+    decoder = SSEDecoder(max_line_bytes=10)
+    assert decoder.feed(line) == []  # a chunk without a line end
+    assert decoder.feed(b"\n\n") == [SSEMessage(None, "abcd")]
+    assert decoder.feed(b"data: x\n\n" + line) == [SSEMessage(None, "x")]  # a tail after a line end
+    assert decoder.feed(b"\n\n") == [SSEMessage(None, "abcd")]
+    assert decoder.close() == []
+
+
+def test_invalid_utf8_in_an_event_name_or_id_is_replaced_not_fatal() -> None:
+    assert decode(b"event: \xff\nid: \xfe\ndata: x\n\n") == [SSEMessage("\ufffd", "x", "\ufffd")]
+
+
+def test_only_the_lf_right_after_a_cr_is_taken_as_its_pair() -> None:
+    # The CR ends the line; the LF of the next chunk completes the CRLF; the LF of
+    # the chunk after that is a blank line of its own and dispatches the event.
+    assert decode(b"data: a\r", b"\n", b"\n") == [SSEMessage(None, "a")]
