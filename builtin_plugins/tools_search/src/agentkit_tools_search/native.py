@@ -53,6 +53,19 @@ class NativeScanner:
             outcome,
         )
 
+    def read_and_scan(self, files: WalkedFiles, relative: str, outcome: Outcome) -> bytes | None:
+        """Read one listed file through ``files`` and scan it; its bytes, or None when it is left unread.
+
+        A file that vanished, or whose way was swapped for a link since the walk listed it, is left unread.
+        """
+        try:
+            data = files.read(relative)
+        except OSError:
+            return None
+        if data is not None:
+            self.scan(relative, data, outcome)
+        return data
+
 
 def search_native(query: Query) -> Outcome:
     """Scan ``query.files`` in order and return every matching line with its context.
@@ -67,14 +80,7 @@ def search_native(query: Query) -> Outcome:
     outcome = Outcome(backend="native")
     with WalkedFiles(query.root) as files:
         for relative in query.files:
-            try:
-                data = files.read(relative)
-            except OSError:
-                continue
-            if data is None:
-                continue
-            scanner.scan(relative, data, outcome)
-            if len(outcome.matches) > query.needed:
+            if scanner.read_and_scan(files, relative, outcome) is not None and len(outcome.matches) > query.needed:
                 break
     return outcome
 

@@ -349,13 +349,9 @@ def _native_head(query: Query, files: WalkedFiles, source: Iterator[str], outcom
         relative = next(source, None)
         if relative is None:
             return True
-        try:
-            data = files.read(relative)
-        except OSError:
-            continue
+        data = scanner.read_and_scan(files, relative, outcome)
         if data is None:
             continue
-        scanner.scan(relative, data, outcome)
         if len(outcome.matches) > query.needed:
             return True
         if b"\x00" not in data:
