@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 #: spelled out so that reading the metadata does not import the hook specifications.
 CATEGORY_NAMES = ("providers", "tools", "skills", "hooks")
 ENTRY_POINT_GROUPS = {f"agentkit.{category}": category for category in CATEGORY_NAMES}
+#: Where a distribution declares the ``agentkit`` commands it contributes (docs/decisions/0017).
+COMMANDS_GROUP = "agentkit.commands"
 DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
 LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
 
@@ -156,6 +158,10 @@ class _Distribution:
     def version(self) -> str:
         return self._header("version")
 
+    @property
+    def summary(self) -> str:
+        return self._header("summary")
+
 
 class _EntryPoint:
     """One line of an ``entry_points.txt``: enough to list it, nothing to load it."""
@@ -204,6 +210,37 @@ def _parse(path: str) -> Iterator[_EntryPoint]:
         elif group is not None:
             name, _, value = line.partition("=")
             yield _EntryPoint(name.strip(), value.strip(), group, dist)
+
+
+def command_entry_points(env: Mapping[str, str]) -> dict[str, EntryPointLike]:
+    """Command name -> the ``agentkit.commands`` entry point contributing it (nothing is imported).
+
+    The first distribution on the path to name a command wins, as for console
+    scripts; a distribution that ``AGENTKIT_DISABLE_PLUGINS`` or
+    ``AGENTKIT_LOAD_PLUGINS`` switches off contributes none.
+    """
+    if _plain_path_only():
+        every: Iterable[EntryPointLike] = _read_entry_points()
+    else:
+        import importlib_metadata
+
+        every = importlib_metadata.entry_points(group=COMMANDS_GROUP)
+    found: dict[str, EntryPointLike] = {}
+    for ep in every:
+        if ep.group == COMMANDS_GROUP and ep.name not in found and switched_on(ep.name, [("commands", ep)], env)[0]:
+            found[ep.name] = ep
+    return found
+
+
+def summary(ep: EntryPointLike) -> str:
+    """The one-line summary of the distribution that declares ``ep``, or ``""``."""
+    dist = ep.dist
+    if dist is None:
+        return ""
+    if isinstance(dist, _Distribution):
+        return dist.summary
+    metadata = getattr(dist, "metadata", None)  # an importlib_metadata.Distribution's headers
+    return str(metadata.get("Summary") or "") if metadata is not None else ""
 
 
 def switched_on(

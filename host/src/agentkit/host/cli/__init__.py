@@ -50,7 +50,8 @@ class _Commands(_SubParsers):
     """The subcommands, each taking its ``--help`` line from :data:`COMMANDS`."""
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        kwargs.setdefault("help", COMMANDS[name][1])
+        if "help" not in kwargs:
+            kwargs["help"] = COMMANDS[name][1]
         return super().add_parser(name, **kwargs)
 
 
@@ -95,6 +96,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for name in COMMANDS:  # the others: listed in --help, never chosen by this argv, so never parsed
         if name not in commands.choices:
             commands.add_parser(name)
+    if not named:  # a help screen: the commands plugins contribute, listed from their metadata
+        from ._contributed import contributed_commands, help_line
+
+        for name, ep in sorted(contributed_commands(list(COMMANDS)).items()):
+            commands.add_parser(name, help=help_line(ep))
     return parser
 
 
@@ -102,8 +108,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agentkit.plugin_api.errors import UsageError
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
     try:
+        if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
+            from ._contributed import contributed_commands, run
+
+            contributed = contributed_commands(list(COMMANDS))
+            if argv[0] in contributed:
+                return run(argv[0], contributed[argv[0]], argv[1:])
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help()
