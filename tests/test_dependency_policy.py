@@ -38,18 +38,35 @@ def test_declared_dependencies_match_the_allowlist(distribution):
 
 
 def closure(names: set[str]) -> set[str]:
-    """The distributions ``names`` pull in at run time, themselves included."""
+    """The distributions ``names`` pull in at run time, themselves included.
+
+    A dependency's optional extras count too, when they are installed: a library may import them
+    whenever they are there (httpx imports click and pygments for its command line as soon as some
+    other distribution, such as uvicorn, installs them), and the distribution that depends on the
+    library did not ask for that. Our own distributions' extras do not count.
+    """
     seen, todo = set(), list(names)
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
-        for line in metadata.distribution(name).requires or []:
+        dist = metadata.distribution(name)
+        extras = [""] if name.startswith("agentkit") else ["", *(dist.metadata.get_all("Provides-Extra") or [])]
+        for line in dist.requires or []:
             requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                todo.append(canonicalize_name(requirement.name))
+            if requirement.marker is None or any(requirement.marker.evaluate({"extra": e}) for e in extras):
+                if _installed(requirement.name):
+                    todo.append(canonicalize_name(requirement.name))
     return seen
+
+
+def _installed(name: str) -> bool:
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 IMPORT_ALL = """
