@@ -55,9 +55,9 @@ def closure(names: set[str]) -> set[str]:
         extras = [""] if name.startswith("agentkit") else ["", *(dist.metadata.get_all("Provides-Extra") or [])]
         for line in dist.requires or []:
             requirement = Requirement(line)
-            if requirement.marker is None or any(requirement.marker.evaluate({"extra": e}) for e in extras):
-                if _installed(requirement.name):
-                    todo.append(canonicalize_name(requirement.name))
+            wanted = requirement.marker is None or any(requirement.marker.evaluate({"extra": e}) for e in extras)
+            if wanted and _installed(requirement.name):
+                todo.append(canonicalize_name(requirement.name))
     return seen
 
 
