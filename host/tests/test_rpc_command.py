@@ -105,6 +105,10 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
     finally:
         rpc.kill()
     assert log_seqs(data, session_id) == list(range(1, len(first) + len(second) + 1))
+    shown = agentkit("sessions", "show", session_id, env=data)
+    assert shown.returncode == 0, shown.stderr
+    assert "[custom event]" not in shown.stdout  # the events are kept, not listed one by one
+    assert shown.stdout.splitlines()[-1] == f"{len(first) + len(second)} published events on this branch (see --json)"
 
     # Another server continues the stored session: its events go on from the last seq the log holds.
     later = RpcProcess(agentkit, "--script", script(tmp_path / "later.json", say("Third answer.")),

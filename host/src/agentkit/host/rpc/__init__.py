@@ -9,6 +9,7 @@ factory and line writer.
 """
 
 from ._contracts import (
+    EVENT_ENTRY,
     MAX_LINE_BYTES,
     METHODS,
     REQUEST_SCHEMA,
@@ -19,7 +20,7 @@ from ._contracts import (
 )
 from ._lines import Oversized, read_lines
 from ._schemas import event_schema, request_schema, response_schema, schemas, write_schemas
-from ._server import EVENT_ENTRY, AgentFactory, LineWriter, RpcServer, last_seq
+from ._server import AgentFactory, LineWriter, RpcServer, last_seq
 
 __all__ = [
     "EVENT_ENTRY",

@@ -21,14 +21,11 @@ from agentkit.plugin_api.errors import UsageError
 
 from ..errors import SessionError, SessionNotFound
 from ..sessions import CUSTOM, JsonlSessionStore, Session, SessionStore
-from ._contracts import METHODS, REQUEST_SCHEMA, RESPONSE_SCHEMA, ErrorCode, RpcError
+from ._contracts import EVENT_ENTRY, METHODS, REQUEST_SCHEMA, RESPONSE_SCHEMA, ErrorCode, RpcError
 from ._lines import Oversized, feed_queue
 
 if TYPE_CHECKING:
     from .._agent import Agent
-
-#: The ``custom_type`` of the session-log entries that hold the published events.
-EVENT_ENTRY = "event"
 
 #: Makes the agent of a session (``None``: an agent as a new session would have it, to list its tools)
 #: running ``model`` (``None``: the session's, else the server's default). Raises ``UsageError`` naming
