@@ -6,11 +6,12 @@ Every line the server writes is checked against the published schemas (docs/sche
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rpc_helpers import RpcProcess
+from rpc_helpers import PATIENCE, RpcProcess
 
 MIB = 1024 * 1024
 
@@ -185,6 +186,24 @@ def test_eof_with_a_turn_in_flight_aborts_it_publishes_its_end_and_exits_0(
                      "--script", script(tmp_path / "again.json", say("Done.")), env=data)
     assert again.returncode == 0, again.stderr
     assert again.stdout == "Done.\n"
+
+
+def test_ctrl_c_with_a_turn_in_flight_ends_it_like_eof_and_exits_130(
+        agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
+    turns = script(tmp_path / "hang.json", say("Still going", hang=True))
+    rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", turns, "--root", str(workspace),
+                     env=data, cwd=tmp_path)
+    try:
+        session_id = rpc.call(1, "session.start")["result"]["session_id"]
+        rpc.call(2, "prompt", session_id=session_id, text="Go")
+        rpc.until("block_delta")
+        rpc.process.send_signal(signal.SIGINT)  # stdin stays open: the server stops without EOF
+        end = rpc.until("agent_end")
+        assert end["outcome"] == "aborted"
+        assert rpc.process.wait(timeout=PATIENCE) == 130
+    finally:
+        rpc.kill()
+    assert log_seqs(data, session_id)[-1] == end["seq"]
 
 
 def test_abort_ends_the_running_turn_and_the_session_takes_the_next_prompt(

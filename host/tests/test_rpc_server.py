@@ -7,6 +7,7 @@ import io
 import json
 import os
 import threading
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,40 @@ def test_every_event_is_in_the_session_log_before_it_is_written_out(tmp_path: Pa
     assert checked == list(range(1, len(out.events) + 1))
     assert [event["type"] for event in out.events].count("agent_end") == 2
     assert all(event["outcome"] in ("completed", "aborted") for event in out.events if event["type"] == "agent_end")
+
+
+def test_two_sessions_run_at_once_each_numbered_on_its_own_and_aborting_one_leaves_the_other(
+        tmp_path: Path) -> None:
+    out = Lines()
+
+    async def main() -> tuple[str, str]:
+        server = RpcServer(factory(say("Slow one", hang=True), say("Next")), out.write,
+                           store=JsonlSessionStore(tmp_path), cwd=tmp_path)
+        streaming: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
+
+        def on_event(event: dict[str, Any]) -> None:
+            if event["type"] == "block_delta":
+                streaming[event["session_id"]].set()
+
+        out.on_event = on_event
+        first = await start_and_prompt(server, out, "First")
+        second = await start_and_prompt(server, out, "Second")
+        for session_id in (first, second):  # each run streams, then hangs until aborted
+            await streaming[session_id].wait()
+        await server.handle_line(line(3, "abort", session_id=first))
+        await server._open[first].run
+        assert server._open[second].running  # the other goes on
+        await server.handle_line(line(4, "session.close", session_id=second))
+        await server.handle_line(line(5, "prompt", session_id=first, text="Again"))
+        await server._open[first].run
+        await server.shutdown()
+        return first, second
+
+    first, second = asyncio.run(main())
+    for session_id, outcomes in ((first, ["aborted", "completed"]), (second, ["aborted"])):
+        mine = [event for event in out.events if event["session_id"] == session_id]
+        assert [event["seq"] for event in mine] == list(range(1, len(mine) + 1))
+        assert [event["outcome"] for event in mine if event["type"] == "agent_end"] == outcomes
 
 
 class FailsOnEvent(JsonlSessionStore):

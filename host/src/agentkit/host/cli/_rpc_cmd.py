@@ -6,7 +6,8 @@ go to stderr. The options are ``agentkit run``'s: they make the agent of each
 session, and ``--model`` is the model of a session that names none.
 
 EOF on stdin ends the server: running turns are aborted, their ``agent_end``
-is written, the sessions are closed, and it exits 0. Ctrl-C does the same.
+is written, the sessions are closed, and it exits 0. Ctrl-C does the same and
+exits 130.
 ``--schemas DIR`` writes the contracts' JSON Schemas under DIR and exits.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +30,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser(
         "rpc",
         description="Serve agentkit.rpc.request/v1 lines on stdin; write responses and events to stdout. "
-        "See docs/rpc.md. Exit codes: 0 stdin ended, 2 usage or configuration error.",
+        "See docs/rpc.md. Exit codes: 0 stdin ended, 2 usage or configuration error, 130 Ctrl-C.",
     )
     parser.add_argument("--model", default=None,
                         help="vendor/model for sessions whose request names none (continued sessions: their own)")
@@ -90,5 +92,10 @@ def serve(args: argparse.Namespace) -> int:
 
     server = RpcServer(agent_for, write, cwd=root)
     stop = asyncio.Event()
-    run_interruptibly(server.serve(sys.stdin.buffer, stop), stop.set, exiting=True)
-    return 0
+    # A reader of its own on stdin: after Ctrl-C the reading thread may still be blocked in it, and the
+    # interpreter's shutdown would then wait for sys.stdin's lock forever (it aborts the process instead).
+    stdin = open(os.dup(sys.stdin.fileno()), "rb")  # noqa: SIM115 - held until the process ends
+    _, interrupted = run_interruptibly(server.serve(stdin, stop), stop.set, exiting=True)
+    if interrupted:
+        print("agentkit: interrupted", file=sys.stderr)
+    return 130 if interrupted else 0

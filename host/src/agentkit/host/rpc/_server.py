@@ -97,7 +97,13 @@ class RpcServer:
         self._write({"schema": RESPONSE_SCHEMA, "id": request_id, "result": result})
 
     async def serve(self, stream: BinaryIO, stop: asyncio.Event | None = None) -> None:
-        """Answer every line of ``stream`` until it ends (or ``stop`` is set), then :meth:`shutdown`."""
+        """Answer every line of ``stream`` until it ends (or ``stop`` is set), then :meth:`shutdown`.
+
+        ``stream`` is read on a daemon thread. When ``stop`` may end the serving
+        while that thread still waits for input, pass a reader of its own
+        (``open(os.dup(sys.stdin.fileno()), "rb")``), not ``sys.stdin.buffer``:
+        the interpreter's shutdown waits for the lock of ``sys.stdin``'s buffer.
+        """
         queue: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue()
         feed_queue(stream, queue)
         stopping = asyncio.ensure_future(stop.wait()) if stop is not None else None
