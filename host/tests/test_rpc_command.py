@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from rpc_helpers import PATIENCE, RpcProcess
 
+from agentkit.host.sessions import parse_log
+
 MIB = 1024 * 1024
 
 
@@ -39,14 +41,13 @@ def say(text: str, **extra: Any) -> dict[str, Any]:
 
 
 def log_seqs(data: dict[str, str], session_id: str) -> list[int]:
-    """The seqs of the events the session's log file holds, in the order written."""
+    """The seqs of the events the session's log file holds, in the order written.
+
+    Read as the loader reads it: the server may be writing the next line at that moment.
+    """
     path = Path(data["AGENTKIT_DATA_DIR"]) / "sessions" / f"{session_id}.jsonl"
-    seqs = []
-    for line in path.read_text().splitlines()[1:]:
-        entry = json.loads(line)
-        if entry["type"] == "custom" and entry["custom_type"] == "event":
-            seqs.append(entry["data"]["seq"])
-    return seqs
+    return [entry.data["data"]["seq"] for entry in parse_log(path.read_bytes()).entries
+            if entry.type == "custom" and entry.data["custom_type"] == "event"]
 
 
 def run_to_end(rpc: RpcProcess, data: dict[str, str], session_id: str) -> list[dict[str, Any]]:
