@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rpc_helpers import PATIENCE, RpcProcess
+from rpc_helpers import PATIENCE, RpcProcess, request
 
 from agentkit.host.sessions import parse_log
 
@@ -205,6 +206,37 @@ def test_ctrl_c_with_a_turn_in_flight_ends_it_like_eof_and_exits_130(
     finally:
         rpc.kill()
     assert log_seqs(data, session_id)[-1] == end["seq"]
+
+
+def test_a_client_that_closes_stdout_ends_the_server_without_a_traceback(
+        agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
+    turns = script(tmp_path / "hang.json", say("Pondering", hang=True))
+    process = subprocess.Popen([agentkit.path(), "rpc", "--model", "faux/scripted", "--script", turns, "--root",
+                                str(workspace)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=tmp_path, env=agentkit.environment(data))
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(request(1, "session.start")).encode() + b"\n")
+        process.stdin.flush()
+        session_id = json.loads(process.stdout.readline())["result"]["session_id"]
+        process.stdin.write(json.dumps(request(2, "prompt", session_id=session_id, text="Go")).encode() + b"\n")
+        process.stdin.flush()
+        while json.loads(process.stdout.readline()).get("type") != "block_delta":
+            pass
+        process.stdout.close()  # the client leaves while the turn hangs; the next line written finds it gone
+        process.stdin.write(json.dumps(request(3, "sessions.list")).encode() + b"\n")
+        process.stdin.flush()
+        _, stderr = process.communicate(timeout=PATIENCE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=PATIENCE)
+    assert process.returncode == 1
+    assert b"Traceback" not in stderr and b"the client closed stdout" in stderr
+    ends = [entry.data["data"] for entry in parse_log((Path(data["AGENTKIT_DATA_DIR"]) / "sessions"
+                                                        / f"{session_id}.jsonl").read_bytes()).entries
+            if entry.type == "custom" and entry.data["data"]["type"] == "agent_end"]
+    assert [end["outcome"] for end in ends] == ["aborted"]  # the run was ended and its end kept
 
 
 def test_abort_ends_the_running_turn_and_the_session_takes_the_next_prompt(

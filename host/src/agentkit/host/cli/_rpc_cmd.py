@@ -7,7 +7,7 @@ session, and ``--model`` is the model of a session that names none.
 
 EOF on stdin ends the server: running turns are aborted, their ``agent_end``
 is written, the sessions are closed, and it exits 0. Ctrl-C does the same and
-exits 130.
+exits 130; a client that closes the server's stdout ends it too, with exit 1.
 ``--schemas DIR`` writes the contracts' JSON Schemas under DIR and exits.
 """
 
@@ -30,7 +30,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser(
         "rpc",
         description="Serve agentkit.rpc.request/v1 lines on stdin; write responses and events to stdout. "
-        "See docs/rpc.md. Exit codes: 0 stdin ended, 2 usage or configuration error, 130 Ctrl-C.",
+        "See docs/rpc.md. Exit codes: 0 stdin ended, 1 the client closed stdout, 2 usage or configuration "
+        "error, 130 Ctrl-C.",
     )
     parser.add_argument("--model", default=None,
                         help="vendor/model for sessions whose request names none (continued sessions: their own)")
@@ -84,18 +85,31 @@ def serve(args: argparse.Namespace) -> int:
         return make_agent(args, host, model, session)
 
     out = sys.stdout.buffer
+    stop = asyncio.Event()
+    client_gone = False
 
     def write(data: dict[str, Any]) -> None:
-        # ASCII: a line is valid UTF-8 whatever strings the model or a tool produced (lone surrogates included).
-        out.write(json.dumps(data).encode("ascii") + b"\n")
-        out.flush()
+        nonlocal client_gone
+        if client_gone:
+            return
+        try:
+            # ASCII: a line is valid UTF-8 whatever strings the model or a tool produced (lone surrogates included).
+            out.write(json.dumps(data).encode("ascii") + b"\n")
+            out.flush()
+        except (BrokenPipeError, ValueError):  # the client closed our stdout: end as on EOF, writing nothing more
+            client_gone = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor when the interpreter flushes it
+            stop.set()
 
     server = RpcServer(agent_for, write, cwd=root)
-    stop = asyncio.Event()
     # A reader of its own on stdin: after Ctrl-C the reading thread may still be blocked in it, and the
     # interpreter's shutdown would then wait for sys.stdin's lock forever (it aborts the process instead).
     stdin = open(os.dup(sys.stdin.fileno()), "rb")  # noqa: SIM115 - held until the process ends
     _, interrupted = run_interruptibly(server.serve(stdin, stop), stop.set, exiting=True)
     if interrupted:
         print("agentkit: interrupted", file=sys.stderr)
-    return 130 if interrupted else 0
+        return 130
+    if client_gone:
+        print("agentkit: the client closed stdout; the server ended", file=sys.stderr)
+        return 1
+    return 0
