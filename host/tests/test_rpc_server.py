@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rpc_helpers import EVENTS, RESPONSES
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, allow_all
 from agentkit.host.rpc import METHODS, Oversized, RpcServer, read_lines
 from agentkit.host.sessions import JsonlSessionStore, Session
+from agentkit.plugin_api import Tool
 
 V1 = "agentkit.rpc.request/v1"
 
@@ -138,6 +139,42 @@ def test_two_sessions_run_at_once_each_numbered_on_its_own_and_aborting_one_leav
         mine = [event for event in out.events if event["session_id"] == session_id]
         assert [event["seq"] for event in mine] == list(range(1, len(mine) + 1))
         assert [event["outcome"] for event in mine if event["type"] == "agent_end"] == outcomes
+
+
+def test_a_steer_sent_mid_run_reaches_the_model_in_the_next_request(tmp_path: Path) -> None:
+    out = Lines()
+    script = Script([{"content": [{"type": "tool_use", "name": "wait", "arguments": {}}]}, say("Steered.")])
+
+    async def main() -> None:
+        release = asyncio.Event()
+        calling = asyncio.Event()
+
+        async def wait() -> str:
+            """Wait until the test lets the call finish."""
+            await release.wait()
+            return "done"
+
+        host = make_host()
+
+        def make(session: Session | None, model: str | None) -> Agent:
+            return Agent(AgentConfig(model="faux/scripted", tools=["wait"], extra_tools=[Tool.from_function(wait)],
+                                     before_tool_call=allow_all, transport=script), host=host, session=session)
+
+        out.on_event = lambda event: event["type"] == "tool_call_start" and calling.set()
+        server = RpcServer(make, out.write, store=JsonlSessionStore(tmp_path), cwd=tmp_path)
+        session_id = await start_and_prompt(server, out, "Start")
+        await calling.wait()  # the run is inside its tool call: the steer lands before the next request
+        await server.handle_line(line(3, "steer", session_id=session_id, text="Change of plan"))
+        release.set()
+        await settle(server)
+        await server.shutdown()
+
+    asyncio.run(main())
+    assert out.responses[-1]["result"]["running"] is True
+    second = script.requests[1].messages
+    assert [message.role for message in second] == ["user", "assistant", "tool_result", "user"]
+    assert second[-1].content[0].text == "Change of plan"
+    assert out.events[-1]["outcome"] == "completed"
 
 
 class FailsOnEvent(JsonlSessionStore):
