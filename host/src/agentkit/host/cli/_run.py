@@ -138,13 +138,47 @@ def _tools(host: PluginHost, allow: bool) -> tuple[list[str], list[str]]:
     return [name for name in default if name not in left_out], left_out
 
 
-def run(args: argparse.Namespace) -> int:
-    # The loop's machinery, imported only when a task runs: 'agentkit --help' stays light.
+def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, session: Session | None, *,
+               check_credential: bool = True) -> Agent:
+    """The agent the options in ``args`` describe, running ``model_name``, written to ``session`` if any.
+
+    Shared by ``agentkit run`` and ``agentkit rpc``: ``--root``, ``--system``, ``--max-turns``,
+    ``--max-tokens``, ``--allow-all-tools``, ``--trust-project`` and ``--script``.
+
+    :raises UsageError: an unknown model, no provider for its wire, a missing credential, a bad script.
+    """
     from .._agent import Agent
     from .._config import AgentConfig, allow_all
+    from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
+
+    model = host.resolve_model(model_name)  # ModelNotFound is a usage error: exit 2
+    provider = host.providers.get(model.api)
+    if provider is None:
+        raise UsageError(f"no installed provider implements wire {model.api!r} for {model.key}")
+    if check_credential:  # before anything is sent
+        _require_credential(provider, model)
+    transport: Any = None
+    replay = os.environ.get(REPLAY_ENV)
+    if args.script is not None or model.api == "faux":
+        transport = _load_script(provider, args.script)
+    elif replay:
+        transport = ReplayTransport.from_file(replay, os.environ.get(REPLAY_LOG_ENV))
+    config = AgentConfig(
+        model=model_name, root=Path(args.root).expanduser(), system_prompt=args.system,
+        tools=_tools(host, args.allow_all_tools)[0], before_tool_call=allow_all if args.allow_all_tools else None,
+        max_turns=args.max_turns, max_tokens=args.max_tokens, transport=transport,
+        trust_project=args.trust_project,
+    )
+    if session is not None:
+        config = session.config_for(config)
+        config.model = model_name  # the one asked for, or the session's
+    return Agent(config, host=host, session=session)  # a ConfigError is a usage error: exit 2
+
+
+def run(args: argparse.Namespace) -> int:
+    # The loop's machinery, imported only when a task runs: 'agentkit --help' stays light.
     from .._interrupt import run_interruptibly
     from .._plugins import PluginHost
-    from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
     from .._structured import StructuredOutput
 
     root = Path(args.root).expanduser()
@@ -158,34 +192,11 @@ def run(args: argparse.Namespace) -> int:
     if args.model is None:
         raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
     host = PluginHost.discover()
-    model = host.resolve_model(args.model)  # ModelNotFound is a usage error: exit 2
-    provider = host.providers.get(model.api)
-    if provider is None:
-        raise UsageError(f"no installed provider implements wire {model.api!r} for {model.key}")
-
-    if not args.dry_run:  # before anything else is printed or sent
-        _require_credential(provider, model)
-    transport: Any = None
-    replay = os.environ.get(REPLAY_ENV)
-    if args.script is not None or model.api == "faux":
-        transport = _load_script(provider, args.script)
-    elif replay:
-        transport = ReplayTransport.from_file(replay, os.environ.get(REPLAY_LOG_ENV))
-
-    tools, left_out = _tools(host, args.allow_all_tools)
+    left_out = _tools(host, args.allow_all_tools)[1]
+    agent = make_agent(args, host, args.model, session, check_credential=not args.dry_run)
     if left_out:
         print(f"note: left out {', '.join(left_out)} (they run commands); pass --allow-all-tools to enable them",
               file=sys.stderr)
-    config = AgentConfig(
-        model=args.model, root=root, system_prompt=args.system, tools=tools,
-        before_tool_call=allow_all if args.allow_all_tools else None,
-        max_turns=args.max_turns, max_tokens=args.max_tokens, transport=transport,
-        trust_project=args.trust_project,
-    )
-    if session is not None:
-        config = session.config_for(config)
-        config.model = args.model  # the one asked for, or the session's
-    agent = Agent(config, host=host, session=session)  # a ConfigError is a usage error: exit 2
     schema = _load_output_schema(args.output_schema)
     for problem in agent.skills.problems:
         print(f"note: {problem}", file=sys.stderr)

@@ -20,6 +20,7 @@ from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
 from ..errors import SessionLoadError
+from ..rpc import EVENT_ENTRY
 from ..sessions import JsonlSessionStore, LoadedLog, Session
 from ..sessions._entries import Entry
 from ._text import printable
@@ -92,9 +93,15 @@ def show_session(args: argparse.Namespace) -> int:
     print(f"session {header.id}  started {header.timestamp}  in {printable(header.cwd)}")
     if header.parent_session:
         print(f"forked from {header.parent_session}")
+    events = 0
     for entry in session.path():
+        if entry.type == "custom" and entry.data.get("custom_type") == EVENT_ENTRY:  # what agentkit rpc published
+            events += 1
+            continue
         for line in _render(entry):
             print(line)
+    if events:
+        print(f"{events} published events on this branch (see --json)")
     others = [leaf.id for leaf in session.leaves() if leaf.id != session.leaf_id]
     if others:
         print(f"other branches end at: {', '.join(others)} (see 'agentkit sessions fork {header.id} --entry ID')")
