@@ -201,6 +201,25 @@ def test_the_child_writes_its_own_session_in_the_parents_store_and_the_parent_lo
         "user", "assistant", "tool_result", "assistant"]
 
 
+def test_sessions_show_names_the_child_session(agentkit: Any, tmp_path: Any) -> None:
+    store = JsonlSessionStore(tmp_path / "data" / "sessions")
+    session = Session.new(store, cwd=tmp_path)
+    parent = parent_agent(Script([Turn([delegate("research", "Find it.")]), Turn([text("ok")])]),
+                          Subagent("research", "Finds.", child_config(Script([Turn([text("found")])]))).as_tool(),
+                          session=session)
+    parent.run_sync("Go.")
+    session.close()
+    child_id = next(entry.data["data"]["session_id"] for entry in Session.open(session.id, store).entries
+                    if entry.type == "custom")
+
+    env = {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
+    shown = agentkit("sessions", "show", session.id, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert f"[subagent research] session {child_id}" in shown.stdout
+    child = agentkit("sessions", "show", child_id, env=env)
+    assert child.returncode == 0 and "Find it." in child.stdout and "found" in child.stdout
+
+
 def test_child_events_reach_the_parent_tagged_in_order_and_survive_json() -> None:
     events: list[Event] = []
     parent = parent_agent(Script([Turn([delegate("research", "Find.", call_id="c9")]), Turn([text("ok")])]),

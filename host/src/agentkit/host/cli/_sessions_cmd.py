@@ -19,6 +19,7 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
+from .._subagents import SUBAGENT_ENTRY
 from ..errors import SessionLoadError
 from ..sessions import JsonlSessionStore, LoadedLog, Session
 from ..sessions._entries import Entry
@@ -144,6 +145,9 @@ def _render(entry: Entry) -> list[str]:
         return [f"{tag} [compaction] {_cut(entry.data['summary'])}"]
     if entry.type == "custom" and entry.data["custom_type"] == AUDIT_ENTRY and isinstance(entry.data.get("data"), dict):
         return [f"{tag} [audit] {_cut(describe(entry.data['data']))}"]
+    if entry.type == "custom" and entry.data["custom_type"] == SUBAGENT_ENTRY and isinstance(entry.data.get("data"), dict):
+        link = entry.data["data"]
+        return [f"{tag} [subagent {printable(str(link.get('agent')))}] session {printable(str(link.get('session_id')))}"]
     if entry.type == "custom":
         return [f"{tag} [custom {printable(entry.data['custom_type'])}]"]
     return _render_message(tag, entry.message.to_dict() if entry.message is not None else {})
