@@ -52,6 +52,7 @@ from agentkit.plugin_api import (
 from ._budget_account import Budget, RunAccount
 from ._ending import SESSION_END_FLOOR
 from ._guard import STOP_BUDGET
+from .sessions._entries import SUBAGENT_ENTRY
 
 if TYPE_CHECKING:
     from ._agent import Agent
@@ -62,9 +63,6 @@ if TYPE_CHECKING:
     from .sessions._session import Session
 
 __all__ = ["RunScope", "Subagent", "current_run"]
-
-#: The type of the parent log's entry that names a child's session.
-SUBAGENT_ENTRY = "subagent"
 
 #: Seconds an aborted child's run may take to end: its stop budget, its end hooks' floor, and room.
 CHILD_END_BUDGET = STOP_BUDGET + SESSION_END_FLOOR + 2.0
