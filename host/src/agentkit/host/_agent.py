@@ -676,7 +676,7 @@ class Agent:
                 return
             state.turn += 1
             emit(TurnStart(state.turn))
-            message = await self._request(emit, stop, log, first=state.turn == 1)
+            message = await self._request(emit, stop, log, state)
             append(message)
             state.usage = state.usage + message.usage
             if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
@@ -780,14 +780,16 @@ class Agent:
         except Exception as exc:
             hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
 
-    async def _request(self, emit: Any, stop: RunStop, log: RunLog | None, *, first: bool) -> AssistantMessage:
+    async def _request(self, emit: Any, stop: RunStop, log: RunLog | None, state: RunState) -> AssistantMessage:
         # The wire gets a compacted, repaired view of the history (failed turns
         # and their results left out, foreign thinking and ids adapted, every
         # call answered) and limits that fit the model; the history stays as it happened.
         view, checkpoint = await self.compactor.view(self, stop.event)
-        if checkpoint is not None and log is not None:
-            log.compacted(checkpoint.first_kept, checkpoint.summary)
-        request = build_request(self, view, overrides=self._overrides, first=first)
+        if checkpoint is not None:
+            state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
+            if log is not None:
+                log.compacted(checkpoint.first_kept, checkpoint.summary)
+        request = build_request(self, view, overrides=self._overrides, first=state.turn == 1)
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):
