@@ -30,6 +30,7 @@ from agentkit.plugin_api import (
     Usage,
     event_from_dict,
     event_to_dict,
+    hookimpl,
 )
 
 HOST = make_host()
@@ -234,6 +235,33 @@ def test_child_events_reach_the_parent_tagged_in_order_and_survive_json() -> Non
     start = next(index for index, event in enumerate(events) if isinstance(event, ToolCallStart))
     assert start < events.index(tagged[0]) and events.index(tagged[-1]) < len(events) - 1
     assert event_from_dict(json.loads(json.dumps(event_to_dict(tagged[-1])))) == tagged[-1]
+
+
+class Observer:
+    """A plugin observing every run: what each run's observer was shown, by session."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, list[Event]] = {}
+
+    @hookimpl
+    def agentkit_run_observer(self, session: Any) -> Any:
+        return self.seen.setdefault(session.session_id, []).append
+
+
+def test_run_observers_see_the_childs_events_without_its_streamed_pieces() -> None:
+    observer = Observer()
+    child = Script([Turn([text("a long answer, streamed in pieces " * 20)])])
+    config = AgentConfig(model="faux/scripted", tools=["research"], before_tool_call=allow_all,
+                         extra_tools=[Subagent("research", "Finds.", child_config(child)).as_tool()],
+                         transport=Script([Turn([delegate("research", "Find.")]), Turn([text("ok")])]))
+    parent = Agent(config, host=make_host(observer))
+    parent.run_sync("Go.")
+    tagged = [event for event in observer.seen[parent.session_id] if isinstance(event, SubagentEvent)]
+    assert [event.event.type for event in tagged] == [
+        "agent_start", "turn_start", "message_start", "message_end", "turn_end", "agent_end"]
+    # The child's run is a run of its own, observed as such (its pieces left out there too).
+    (child_id,) = set(observer.seen) - {parent.session_id}
+    assert [event.type for event in observer.seen[child_id]] == [event.event.type for event in tagged]
 
 
 def test_aborting_the_parent_aborts_its_running_children() -> None:

@@ -69,7 +69,7 @@ from ._ending import (
     check_limits,
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
-from ._hooks import STREAMED_PIECES, HookRunner
+from ._hooks import HookRunner, streamed_piece
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._queues import MessageQueues
@@ -570,7 +570,7 @@ class Agent:
                     listener(event)
                 except BaseException as exc:  # embedder code never takes the run down
                     hooks.report(f"event listener {listener!r} raised {type(exc).__name__}: {exc}")
-            if observers and event.type not in STREAMED_PIECES:
+            if observers and not streamed_piece(event):
                 hooks.observe(observers, event)
 
         def append(message: Message) -> None:
