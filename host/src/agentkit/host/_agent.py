@@ -657,6 +657,8 @@ class Agent:
                                           list(hooks.problems),  # a copy: abandoned threads may still report
                                           skills=list(state.skills), stopped_by=state.stopped_by,
                                           output=state.output)
+            if scope is not None:
+                scope.ended = True
             emit(AgentEnd(state.outcome, list(state.added), state.error))
             put(None)
         if cancelled:

@@ -86,6 +86,13 @@ class RunScope:
     log: RunLog | None
     #: The delegations running now: each child, and a future done when its run has returned.
     children: dict[Agent, asyncio.Future[None]] = field(default_factory=dict)
+    #: Set once the run reports its end: nothing of a child is passed on after the parent's ``agent_end``.
+    ended: bool = False
+
+    def forward(self, name: str, call_id: str, session_id: str, event: Event) -> None:
+        """Pass a child's event on to the run's stream, subscribers and observers, tagged."""
+        if not self.ended:
+            self.emit(SubagentEvent(name, call_id, session_id, event))
 
     async def end_children(self) -> None:
         """Abort the children still running and wait for their runs to end (each within its stop budget)."""
@@ -178,8 +185,7 @@ async def _run_child(child: Agent, task: str, parent: RunScope | None, call_id: 
     """Run the child to its end; a stop of the parent's run aborts it."""
     if parent is None:
         return await child.run(task)
-    unsubscribe = child.subscribe(
-        lambda event: parent.emit(SubagentEvent(name, call_id, child.session_id, event)))
+    unsubscribe = child.subscribe(lambda event: parent.forward(name, call_id, child.session_id, event))
     child._parent_stop = parent.stop  # linked when the child's run claims its stop: no abort falls between
     ended = parent.children[child] = asyncio.get_running_loop().create_future()
     try:
