@@ -170,6 +170,20 @@ def test_concurrent_slices_never_take_more_than_the_parent_had_left_and_their_sp
     assert (result.outcome, result.stopped_by) == (Outcome.STOP_POLICY, "budget")
 
 
+def test_cost_slices_are_taken_the_same_way() -> None:
+    events: list[Event] = []
+    costly = Script([Turn([tool_call("noop")], usage=Usage(output=1, cost=0.25))] * 50)
+    worker = Subagent("worker", "Works.", child_config(costly), Budget(cost=0.6)).as_tool()
+    parent = parent_agent(Script([Turn([delegate("worker", "a"), delegate("worker", "b")]), Turn([text("never")])]),
+                          worker, budget=Budget(cost=1.0))
+    parent.subscribe(events.append)
+    result = parent.run_sync("Go.")
+    # Granted 0.60 and 0.40 of the parent's 1.00: three turns of 0.25 reach the first, two the second.
+    assert sum(isinstance(event.event, TurnStart) for event in subagent_events(events)) == 5
+    assert result.usage.cost == pytest.approx(1.25)
+    assert result.stopped_by == "budget"
+
+
 def test_no_delegation_once_the_parent_budget_is_spent() -> None:
     child = Script([Turn([text("never asked")])])
     parent = parent_agent(Script([Turn([delegate("worker", "a")], usage=Usage(output=50)), Turn([text("ok")])]),
