@@ -6,7 +6,11 @@ Each figure is a ratio against a baseline measured in the same run:
   of the same message and one ``os.write``);
 * resume: ``Session.open`` of a 10,000-entry log (read, repair check, tree, fold)
   against reading the same file and ``json.loads`` per line;
-* per turn: an agent run written to a session against the same run without one.
+* per turn: an agent run written to a session against the same run without one;
+* PostgreSQL append (when ``AGENTKIT_BENCH_POSTGRES`` names a database URL, say
+  ``postgresql://user@127.0.0.1:5432/bench``): ``Session.append_message``
+  through ``PostgresSessionStore`` (one transaction each) against the file
+  store's append of the same messages. Its tables are created there if missing.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ ENTRIES = 10_000
 APPENDS = 2_000
 TURNS = 20
 REPEATS = 5
+PG_APPENDS = 500
+#: A database URL to measure the PostgreSQL store's append against; unset, that figure is skipped.
+PG_ENV = "AGENTKIT_BENCH_POSTGRES"
 
 
 def _message(n: int) -> Any:
@@ -71,6 +78,22 @@ def append_figures(directory: Path) -> tuple[float, float]:
             os.close(fd)
 
     return best(session_appends) / APPENDS, best(bare_appends) / APPENDS
+
+
+def postgres_append(url: str) -> float:
+    """Seconds per ``append_message`` through the PostgreSQL store, one transaction each."""
+    # Imported only when asked: psycopg is the store's dependency, not the benchmark's.
+    from agentkit_store_postgres import PostgresSessionStore
+
+    messages = [_message(n) for n in range(PG_APPENDS)]
+    with PostgresSessionStore(url) as store:
+        def appends() -> None:
+            session = Session.new(store, cwd=".")
+            for message in messages:
+                session.append_message(message)
+
+        appends()  # connect, create the tables, warm the server's caches
+        return best(appends, repeats=3) / PG_APPENDS
 
 
 def resume_figures(directory: Path) -> tuple[float, float]:
@@ -140,6 +163,14 @@ def main() -> dict[str, float]:
     print(f"  resume {ENTRIES} entries {figures['resume_ms']:.1f} ms -> {figures['resume_over_json_lines']:.2f}x "
           "json.loads per line")
     print(f"  {TURNS}-turn run with a session / without: {figures['turn_with_session_over_without']:.2f}x")
+    url = os.environ.get(PG_ENV)
+    if url:
+        figures["postgres_append_us"] = postgres_append(url) * 1e6
+        figures["postgres_append_over_file"] = figures["postgres_append_us"] / figures["append_us"]
+        print(f"  PostgreSQL append {figures['postgres_append_us']:.0f} us/entry (one transaction) -> "
+              f"{figures['postgres_append_over_file']:.1f}x the file store's")
+    else:
+        print(f"  PostgreSQL append: not measured; set {PG_ENV}=postgresql://user@host:port/db to include it")
     return figures
 
 

@@ -14,7 +14,7 @@ from host_helpers import ToolsPlugin, make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, Compaction, ConfigError, allow_all
+from agentkit.host import Agent, AgentConfig, Budget, Compaction, ConfigError, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -23,6 +23,7 @@ from agentkit.plugin_api import (
     Tool,
     ToolResultMessage,
     ToolUseBlock,
+    Usage,
 )
 
 WORD = "compaction-" * 8
@@ -143,6 +144,30 @@ def test_summarization_is_its_own_request_and_its_summary_leads_the_next_request
     recorded = [entry.data["summary"] for entry in session.entries if entry.type == "compaction"]
     assert recorded == [f"SUMMARY-{number}" for number in range(summaries.request_count)]
     session.close()
+
+
+def test_what_the_summaries_cost_is_the_runs_usage_and_counts_against_its_budget() -> None:
+    prompt = "Summarize for the test."
+    main = Script([Turn(calls_turn(number).content, usage=Usage(input=10, cost=0.001)) for number in range(40)]
+                  + [Turn([text("Done.")])])
+    summaries = Script([Turn([text(f"SUMMARY-{number}")], usage=Usage(input=1000, output=100, cost=0.5))
+                        for number in range(40)])
+    agent = agent_with(Router(main, summaries, prompt), Compaction.summarize(800, prompt=prompt))
+    result = agent.run_sync("Shout.")
+    assert summaries.request_count >= 2
+    answered = main.request_count - 1  # the final "Done." reports no usage
+    assert result.usage.total == answered * 10 + summaries.request_count * 1100
+    assert result.usage.cost == pytest.approx(answered * 0.001 + summaries.request_count * 0.5)
+
+    # A budget sees them too: one summary spends more than the run may.
+    main, summaries = (Script([calls_turn(number) for number in range(40)]),
+                       Script([Turn([text("SUMMARY")], usage=Usage(output=5000))] * 40))
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], before_tool_call=allow_all, max_turns=None,
+                              transport=Router(main, summaries, prompt), budget=Budget(tokens=5000),
+                              compaction=Compaction.summarize(800, prompt=prompt)),
+                  host=make_host(ToolsPlugin(Tool.from_function(shout))))
+    result = agent.run_sync("Shout.")
+    assert (result.stopped_by, summaries.request_count) == ("budget", 1)
 
 
 def test_a_failed_summary_falls_back_to_the_turn_window() -> None:

@@ -170,3 +170,11 @@ class PostgresSessionStore:
             raise
         self._connection = connection
         return connection
+
+
+def from_url(url: str) -> PostgresSessionStore:
+    """The store at ``url`` (``postgresql://user@host:5432/dbname``): what the ``agentkit.session_stores`` entry points name.
+
+    :raises ConfigError: ``url`` is not a PostgreSQL connection string.
+    """
+    return PostgresSessionStore(url)

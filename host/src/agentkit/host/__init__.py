@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 
     from ._agent import Agent, AgentStats
     from ._audit import AuditRecord, AuditSink, JsonlAuditSink
+    from ._budget_account import Budget
     from ._compaction import Compaction
     from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
     from ._plugins import PluginHost, PluginRecord
     from ._settings import ModelSettings
     from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
+    from ._subagents import Subagent
     from .errors import AgentBusy, ConfigError, ModelNotFound, NothingToContinue, SkillConflictError
 
     __version__: str
@@ -37,6 +39,7 @@ _EXPORTS = {
     "AuditRecord": "._audit",
     "AuditSink": "._audit",
     "JsonlAuditSink": "._audit",
+    "Budget": "._budget_account",
     "Compaction": "._compaction",
     "AgentConfig": "._config",
     "BeforeToolCall": "._config",
@@ -51,6 +54,7 @@ _EXPORTS = {
     "any_of": "._stop",
     "max_turns": "._stop",
     "stop_when": "._stop",
+    "Subagent": "._subagents",
     "AgentBusy": ".errors",
     "ConfigError": ".errors",
     "ModelNotFound": ".errors",
@@ -69,6 +73,7 @@ __all__ = [
     "AuditSink",
     "BeforeToolCall",
     "Block",
+    "Budget",
     "Compaction",
     "ConfigError",
     "Decision",
@@ -83,6 +88,7 @@ __all__ = [
     "SkillConflictError",
     "StopContext",
     "StopPolicy",
+    "Subagent",
     "__version__",
     "allow_all",
     "any_of",

@@ -56,6 +56,7 @@ from agentkit.plugin_api import (
 from ._audit import RunAudit, check_sink
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
+from ._budget_account import Budget, RunAccount
 from ._compaction import Compactor
 from ._config import AgentConfig, RunResult
 from ._context_files import load_context_files, render_context_file
@@ -68,7 +69,7 @@ from ._ending import (
     check_limits,
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
-from ._hooks import STREAMED_PIECES, HookRunner
+from ._hooks import HookRunner, streamed_piece
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._queues import MessageQueues
@@ -79,6 +80,7 @@ from ._settings import ModelSettings, check_settings
 from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from ._stop import StopContext, any_of, as_policy, max_turns
 from ._structured import StructuredOutput
+from ._subagents import RunScope, Subagent, enter_run
 from ._system_prompt import assemble_system_prompt
 from .errors import AgentBusy, ConfigError, NothingToContinue
 from .runtime import Pricing, ProviderRuntime, http_timeouts
@@ -172,6 +174,7 @@ class Agent:
         self._busy = threading.Lock()
         self._queues = MessageQueues()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
+        self._parent_stop: RunStop | None = None  # a subagent's: its runs stop with its parent's run
         self._listeners: list[Callable[[Event], object]] = []
         self._last_result: RunResult | None = None
         self._overrides: dict[str, Any] = {}  # the running run's model settings (Agent.run's settings)
@@ -328,6 +331,16 @@ class Agent:
             return False
         spec = self._tool_specs.get(name)
         return spec is None or spec.deferred
+
+    def as_tool(self, name: str, description: str, *, budget: Budget | None = None) -> Tool:
+        """This agent's definition as a tool another agent delegates to (a :class:`~agentkit.host.Subagent`).
+
+        Each call runs a new agent built from this one's configuration and
+        plugin host, with a fresh history, on ``budget`` (turns, tokens, cost)
+        taken from what the calling run has left. This agent's own history and
+        session are not used. See ``docs/sessions.md``.
+        """
+        return Subagent(name, description, self.config, budget, host=self.host).as_tool()
 
     # -- control ---------------------------------------------------------------------
 
@@ -501,14 +514,19 @@ class Agent:
         if not self._busy.acquire(blocking=False) and not await self._previous_run_stopped():
             raise AgentBusy("this agent is already running; wait for the run to end or call abort()")
         ended = self._ended = asyncio.get_running_loop().create_future()
+        unlink = None
         try:
             stop = RunStop()
             stop.bind(asyncio.get_running_loop())
             self._stop = stop
+            if self._parent_stop is not None:
+                unlink = self._parent_stop.link(lambda: stop.request(Outcome.ABORTED, "the parent's run was stopped"))
             self._overrides = overrides
             self.structured = structured
             yield stop
         finally:
+            if unlink is not None:
+                unlink()
             self._busy.release()
             ended.set_result(None)
 
@@ -540,6 +558,8 @@ class Agent:
         cancelled = failed = False
         timer = None
         loop = asyncio.get_running_loop()
+        account = RunAccount(state, self.config.budget)
+        scope: RunScope | None = None
 
         observers: list[tuple[str, Callable[[Event], object]]] = []  # plugins that asked to see this run
 
@@ -550,7 +570,7 @@ class Agent:
                     listener(event)
                 except BaseException as exc:  # embedder code never takes the run down
                     hooks.report(f"event listener {listener!r} raised {type(exc).__name__}: {exc}")
-            if observers and event.type not in STREAMED_PIECES:
+            if observers and not streamed_piece(event):
                 hooks.observe(observers, event)
 
         def append(message: Message) -> None:
@@ -567,6 +587,8 @@ class Agent:
                     f"the run took longer than run_timeout={self.config.run_timeout}s",
                 )
             log = RunLog.start(self.session, self.model.key, self.config.reasoning, stop)
+            scope = RunScope(self, account, stop, emit, log)
+            enter_run(scope)  # set in the run's own task: its tool calls see it, its caller does not
             if self.config.audit is not None:  # the trail is kept in the session too once it is asked for
                 audit.log = log
             audit.start(self.skills.entries)
@@ -594,7 +616,7 @@ class Agent:
                 validators=self._validators,
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
-                await self._turns(state, batch, hooks, stop, emit, append, log)
+                await self._turns(state, batch, hooks, stop, emit, append, log, account)
         except asyncio.CancelledError:
             cancelled = True
             state.outcome, state.error = Outcome.CANCELLED, "the run's task was cancelled"
@@ -609,6 +631,11 @@ class Agent:
                 answer_pending(state, batch, append, emit)
             except Exception as exc:  # never seen; the end of the run must still be reported
                 hooks.report(f"answering the pending tool calls failed: {type(exc).__name__}: {exc}")
+            # A delegation the batch gave up on is still winding down: its child ends before this run does.
+            if scope is not None and scope.children and await wait_out(
+                    asyncio.ensure_future(scope.end_children()),
+                    lambda: stop.request(Outcome.CANCELLED, "the run's task was cancelled", on_loop=True)):
+                cancelled = True
             if failed:
                 append(AssistantMessage([], StopReason.ERROR, provider=self.model.vendor, api=self.model.api,
                                         model=self.model.id, error_message=state.error))
@@ -630,13 +657,15 @@ class Agent:
                                           list(hooks.problems),  # a copy: abandoned threads may still report
                                           skills=list(state.skills), stopped_by=state.stopped_by,
                                           output=state.output)
+            if scope is not None:
+                scope.ended = True
             emit(AgentEnd(state.outcome, list(state.added), state.error))
             put(None)
         if cancelled:
             raise asyncio.CancelledError
 
     async def _turns(self, state: RunState, batch: ToolBatch, hooks: HookRunner, stop: RunStop,
-                     emit: Any, append: Any, log: RunLog | None = None) -> None:
+                     emit: Any, append: Any, log: RunLog | None, account: RunAccount) -> None:
         """The turns of one run; the outcome is left in ``state``."""
         while True:
             steering = None if stop.requested else self._queues.take_steering()
@@ -649,7 +678,7 @@ class Agent:
                 return
             state.turn += 1
             emit(TurnStart(state.turn))
-            message = await self._request(emit, stop, log, first=state.turn == 1)
+            message = await self._request(emit, stop, log, state)
             append(message)
             state.usage = state.usage + message.usage
             if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
@@ -704,6 +733,9 @@ class Agent:
                 if fired is not None:
                     state.outcome, state.stopped_by = fired.outcome, fired.name
                     return
+            if self.config.budget is not None and account.exhausted():
+                state.outcome, state.stopped_by = Outcome.STOP_POLICY, "budget"
+                return
 
     def _end_stopped(self, state: RunState, stop: RunStop, append: Any) -> None:
         reason = stop.reason or Outcome.ABORTED
@@ -750,14 +782,16 @@ class Agent:
         except Exception as exc:
             hooks.report(f"{hook} raised {type(exc).__name__}: {exc}")
 
-    async def _request(self, emit: Any, stop: RunStop, log: RunLog | None, *, first: bool) -> AssistantMessage:
+    async def _request(self, emit: Any, stop: RunStop, log: RunLog | None, state: RunState) -> AssistantMessage:
         # The wire gets a compacted, repaired view of the history (failed turns
         # and their results left out, foreign thinking and ids adapted, every
         # call answered) and limits that fit the model; the history stays as it happened.
         view, checkpoint = await self.compactor.view(self, stop.event)
-        if checkpoint is not None and log is not None:
-            log.compacted(checkpoint.first_kept, checkpoint.summary)
-        request = build_request(self, view, overrides=self._overrides, first=first)
+        if checkpoint is not None:
+            state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
+            if log is not None:
+                log.compacted(checkpoint.first_kept, checkpoint.summary)
+        request = build_request(self, view, overrides=self._overrides, first=state.turn == 1)
         self.stats.requests += 1
         message: AssistantMessage | None = None
         async for event in self.runtime.stream(self.provider, request, abort=stop.event):

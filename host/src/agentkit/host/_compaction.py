@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from agentkit.plugin_api import (
@@ -47,6 +47,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolSpec,
     ToolUseBlock,
+    Usage,
     UserMessage,
 )
 
@@ -148,6 +149,8 @@ class Checkpoint:
 
     first_kept: Message
     summary: str | None
+    #: What the summarization requests made for this cut cost (nothing for the windows).
+    usage: Usage = field(default_factory=Usage)
 
 
 class Compactor:
@@ -179,14 +182,14 @@ class Compactor:
         cut = self._cut(history, overhead)
         if cut is None:
             return self._view(history), None
-        summary = self._summary
+        summary, usage = self._summary, Usage()
         if self.config.strategy == "summarize":
-            summary = await _summarize(agent, history[self._start:cut], self._summary, self.config, abort)
+            summary, usage = await _summarize(agent, history[self._start:cut], self._summary, self.config, abort)
             if summary is None:  # the summary failed: the turn window instead, the previous summary kept
                 summary = self._summary
                 cut = max(cut, _turn_window_cut(history, self._start, self.config.max_turns))
         self._adopt(history, cut, summary)
-        return self._view(history), Checkpoint(history[cut], summary)
+        return self._view(history), Checkpoint(history[cut], summary, usage)
 
     def _adopt(self, history: list[Message], start: int, summary: str | None) -> None:
         self._history, self._start = history, start
@@ -264,8 +267,11 @@ def _token_window_cut(history: Sequence[Message], start: int, keep_tokens: int, 
 
 
 async def _summarize(agent: Agent, messages: Sequence[Message], previous: str | None, config: Compaction,
-                     abort: asyncio.Event) -> str | None:
-    """A summary of ``messages`` extending ``previous``, from the agent's model; ``None`` if it failed."""
+                     abort: asyncio.Event) -> tuple[str | None, Usage]:
+    """A summary of ``messages`` extending ``previous``, from the agent's model (``None`` if it failed), and its usage.
+
+    A failed response is paid for as far as it went, so its usage counts too.
+    """
     parts = [f"<previous-summary>\n{previous}\n</previous-summary>"] if previous else []
     parts.append(f"<conversation>\n{_transcript(messages)}\n</conversation>")
     model = agent.model
@@ -283,11 +289,13 @@ async def _summarize(agent: Agent, messages: Sequence[Message], previous: str | 
             if isinstance(event, MessageEnd):
                 message = event.message
     except Exception:  # a provider defect: the turn window instead
-        return None
-    if message is None or message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
-        return None
+        return None, message.usage if message is not None else Usage()
+    if message is None:
+        return None, Usage()
+    if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
+        return None, message.usage
     summary = "".join(block.text for block in message.content if isinstance(block, TextBlock)).strip()
-    return summary or None
+    return summary or None, message.usage
 
 
 def _transcript(messages: Sequence[Message]) -> str:

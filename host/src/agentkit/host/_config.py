@@ -13,6 +13,7 @@ import httpx
 from agentkit.plugin_api import AssistantMessage, Block, Message, Outcome, Tool, ToolUseBlock, Usage
 
 from ._audit import AuditRecord, AuditSink
+from ._budget_account import Budget
 from ._compaction import NO_COMPACTION, Compaction
 from ._stop import StopContext, StopPolicy
 from .runtime.credentials import CredentialStore
@@ -120,6 +121,10 @@ class AgentConfig:
         :class:`~agentkit.host.AuditRecord`. With a session, the records are
         also written into its log. A sink that raises is reported in
         ``RunResult.problems`` and the run goes on. See ``docs/sessions.md``.
+    :param budget: what one run may spend, a :class:`~agentkit.host.Budget`
+        (turns, tokens, cost), its subagents' spending included; checked after
+        each turn (outcome ``stop_policy``, ``stopped_by="budget"``). Subagents
+        take their slices from what is left. Default: no limit but ``max_turns``.
     """
 
     model: str
@@ -155,6 +160,7 @@ class AgentConfig:
     trust_project: bool = False
     compaction: Compaction = NO_COMPACTION
     audit: AuditSink | Callable[[AuditRecord], object] | None = None
+    budget: Budget | None = None
 
 
 @dataclass

@@ -54,6 +54,8 @@ CATEGORY_NAMES = ("providers", "tools", "skills", "hooks")
 ENTRY_POINT_GROUPS = {f"agentkit.{category}": category for category in CATEGORY_NAMES}
 #: Where a distribution declares the ``agentkit`` commands it contributes (docs/decisions/0017).
 COMMANDS_GROUP = "agentkit.commands"
+#: Where a distribution declares a session store, by the URL scheme it serves (``agentkit.host.sessions``).
+SESSION_STORES_GROUP = "agentkit.session_stores"
 DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
 LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
 
@@ -219,15 +221,20 @@ def command_entry_points(env: Mapping[str, str]) -> dict[str, EntryPointLike]:
     scripts; a distribution that ``AGENTKIT_DISABLE_PLUGINS`` or
     ``AGENTKIT_LOAD_PLUGINS`` switches off contributes none.
     """
+    return contributed_entry_points(COMMANDS_GROUP, "commands", env)
+
+
+def contributed_entry_points(group: str, kind: str, env: Mapping[str, str]) -> dict[str, EntryPointLike]:
+    """Name -> the first entry point of ``group`` declaring it, among the distributions switched on."""
     if _plain_path_only():
         every: Iterable[EntryPointLike] = _read_entry_points()
     else:
         import importlib_metadata
 
-        every = importlib_metadata.entry_points(group=COMMANDS_GROUP)
+        every = importlib_metadata.entry_points(group=group)
     found: dict[str, EntryPointLike] = {}
     for ep in every:
-        if ep.group == COMMANDS_GROUP and ep.name not in found and switched_on(ep.name, [("commands", ep)], env)[0]:
+        if ep.group == group and ep.name not in found and switched_on(ep.name, [(kind, ep)], env)[0]:
             found[ep.name] = ep
     return found
 

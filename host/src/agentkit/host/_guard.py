@@ -71,6 +71,7 @@ class RunStop:
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reached: asyncio.Future[None] | None = None
+        self._linked: list[Callable[[], None]] = []
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -86,11 +87,31 @@ class RunStop:
                 self.reason, self.detail = reason, detail
             self.cancel.cancel()
             loop = self._loop
+            linked, self._linked = self._linked, []
+        for callback in linked:
+            callback()
         if on_loop:
             self._set()
         elif loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop already closed: the run is over
                 loop.call_soon_threadsafe(self._set)
+
+    def link(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` when this stop is requested (at once if it was); returns a function that unlinks it.
+
+        Called in the requesting thread, so a subagent's run stops with its parent's
+        before either loop turns again; it must be quick and thread-safe.
+        """
+        with self._lock:
+            if self.reason is None:
+                self._linked.append(callback)
+                return lambda: self._unlink(callback)
+        callback()
+        return lambda: None
+
+    def _unlink(self, callback: Callable[[], None]) -> None:
+        with self._lock, contextlib.suppress(ValueError):
+            self._linked.remove(callback)
 
     def _set(self) -> None:
         if self.at is None:

@@ -36,6 +36,13 @@ RUN_OBSERVER = "agentkit_run_observer"
 #: Events run observers are not shown: the pieces of a response, whole on ``message_end``.
 STREAMED_PIECES = frozenset({"block_start", "block_delta", "block_end", "output_partial"})
 
+
+def streamed_piece(event: Event) -> bool:
+    """Whether ``event`` is a piece of a response, a subagent's included (it arrives wrapped)."""
+    while event.type == "subagent":
+        event = event.event  # type: ignore[union-attr]
+    return event.type in STREAMED_PIECES
+
 #: ``hook name -> [(plugin name, a caller of that plugin's implementations)]`` in call order.
 HookCallers = Callable[[str], Sequence[tuple[str, Callable[..., Any]]]]
 

@@ -18,7 +18,8 @@ stopped with ``error`` or ``aborted``.
 
 An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start``
 / ``tool_call_end`` / ``turn_end`` / ``agent_end``. A structured run adds
-``output_partial`` events as its output's JSON arrives.
+``output_partial`` events as its output's JSON arrives. The events of a
+subagent's run reach its parent wrapped in ``subagent`` events.
 """
 
 from __future__ import annotations
@@ -163,9 +164,28 @@ class OutputPartial:
     type: Literal["output_partial"] = field(default="output_partial", init=False)
 
 
+@dataclass(slots=True)
+class SubagentEvent:
+    """An event of a subagent's run, passed on to its parent's stream and subscribers.
+
+    :param agent: the subagent's tool name.
+    :param call_id: the parent's tool call the subagent serves.
+    :param session_id: the subagent's own session id.
+    :param event: the child's event, as it emitted it (a subagent's own
+        subagents' events arrive nested once more).
+    """
+
+    agent: str
+    call_id: str
+    session_id: str
+    event: Event
+    type: Literal["subagent"] = field(default="subagent", init=False)
+
+
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
     ProviderEvent | AgentStart | TurnStart | ToolCallStart | ToolCallEnd | TurnEnd | AgentEnd | OutputPartial
+    | SubagentEvent
 )
 
 _EVENT_TYPES: dict[str, type[Event]] = {
@@ -183,6 +203,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         TurnEnd,
         AgentEnd,
         OutputPartial,
+        SubagentEvent,
     )
 }
 
@@ -209,7 +230,9 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     """The JSON form of an event, stamped ``"schema": "agentkit.event/v1"``."""
     data: dict[str, Any] = {"schema": EVENT_SCHEMA, "type": event.type}
     for name in event.__dataclass_fields__:
-        if name != "type":
+        if name == "event":
+            data[name] = event_to_dict(getattr(event, name))
+        elif name != "type":
             data[name] = _encode(getattr(event, name))
     return data
 
@@ -234,5 +257,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
             value = [message_from_dict(item) for item in value]
         elif name in ("block", "call"):
             value = block_from_dict(value)
+        elif name == "event":
+            value = event_from_dict(value)
         kwargs[name] = value
     return cls(**kwargs)

@@ -108,6 +108,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     from agentkit.plugin_api.errors import UsageError
 
+    from ..errors import SessionError
+
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         if argv and argv[0] not in COMMANDS and not argv[0].startswith("-"):
@@ -125,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"agentkit: error: {exc}", file=sys.stderr)
         return 2
+    except SessionError as exc:  # a store that cannot be reached or read: the work failed, say why
+        print(f"agentkit: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("agentkit: interrupted", file=sys.stderr)
         return 130

@@ -57,10 +57,12 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import UsageError
 
+from ._sessions_cmd import add_store_option
+
 if TYPE_CHECKING:
     from .._agent import Agent
     from .._plugins import PluginHost
-    from ..sessions import Session
+    from ..sessions import Session, SessionStore
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -75,6 +77,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--session", default=None, metavar="ID|new",
                         help="write the run to a new session ('new'), or continue the stored session ID")
     parser.add_argument("--resume", action="store_true", help="continue the session written to last")
+    add_store_option(parser)
     parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
     parser.add_argument("--max-turns", type=int, default=50, help="stop after this many turns (default: 50)")
     parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
@@ -224,15 +227,21 @@ def run(args: argparse.Namespace) -> int:
 def _session(args: argparse.Namespace, root: Path) -> Session | None:
     """The session the run is written to: a new one, a stored one, the latest one, or none."""
     from ..sessions import Session
+    from ..sessions._selection import open_store
 
     if args.resume and args.session is not None:
         raise UsageError("--resume continues the latest session and --session names one: pass one of them")
+    if args.session is None and not args.resume:
+        if args.store is not None:
+            raise UsageError("--store says where sessions are kept: pass --session ID|new or --resume with it")
+        return None
+    store = open_store(args.store)
     if args.session == "new":  # a dry run writes nothing: it shows the request a new session would send
-        return None if args.dry_run else Session.new(cwd=root.resolve())
+        return None if args.dry_run else Session.new(store, cwd=root.resolve())
     if args.session is not None:
-        return _open(args.session)
+        return _open(args.session, store)
     if args.resume:
-        latest = Session.most_recent()
+        latest = Session.most_recent(store)
         if latest is None:
             raise UsageError("there is no session to resume; start one with --session new")
         _report(latest)
@@ -240,12 +249,12 @@ def _session(args: argparse.Namespace, root: Path) -> Session | None:
     return None
 
 
-def _open(session_id: str) -> Session:
+def _open(session_id: str, store: SessionStore) -> Session:
     from ..errors import SessionLoadError
     from ..sessions import Session
 
     try:
-        session = Session.open(session_id)
+        session = Session.open(session_id, store)
     except SessionLoadError as exc:
         raise UsageError(str(exc)) from None
     _report(session)

@@ -1,7 +1,8 @@
 """``agentkit sessions list|show|fork|export``: the sessions kept in the data directory.
 
 Sessions live in ``sessions/`` under ``$AGENTKIT_DATA_DIR`` (else the
-platform's user data directory). An id may be shortened to any unique
+platform's user data directory), or in the store ``--store URL`` (else
+``$AGENTKIT_SESSION_STORE``) names, see :mod:`..sessions._selection`. An id may be shortened to any unique
 prefix. ``show`` renders the current branch of a session for reading (control
 characters of model and tool text removed), ``--json`` gives every entry as
 stored. What loading repaired is printed to stderr, one line each.
@@ -21,12 +22,21 @@ from agentkit.plugin_api.errors import UsageError
 from .._audit import AUDIT_ENTRY, describe
 from ..errors import SessionLoadError
 from ..rpc import EVENT_ENTRY
-from ..sessions import JsonlSessionStore, LoadedLog, Session
-from ..sessions._entries import Entry
+from ..sessions import LoadedLog, Session, SessionStore
+from ..sessions._entries import SUBAGENT_ENTRY, Entry
+from ..sessions._selection import STORE_ENV, open_store
 from ._text import printable
 
 #: How much of one message ``show`` prints before it cuts the rest.
 _SHOWN_CHARS = 2000
+
+
+def add_store_option(parser: argparse.ArgumentParser) -> None:
+    """``--store URL``: the session store to use (``run`` and every ``sessions`` action take it)."""
+    parser.add_argument("--store", default=None, metavar="URL",
+                        help=f"where sessions are kept: a directory, or a URL such as postgresql://user@host/db "
+                             f"whose store an installed distribution provides (default: ${STORE_ENV}, else the "
+                             "data directory)")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +53,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export = actions.add_parser("export", help="write a session's log (repaired) as JSON Lines")
     export.add_argument("id", help="the session's id, or a unique prefix of it")
     export.add_argument("--output", "-o", default=None, help="a file to write (default: stdout)")
+    for action in (listing, show, fork, export):
+        add_store_option(action)
     listing.set_defaults(handler=list_sessions)
     show.set_defaults(handler=show_session)
     fork.set_defaults(handler=fork_session)
@@ -51,9 +63,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "say what to do: 'agentkit sessions list', 'show ID', 'fork ID' or 'export ID'"))
 
 
-def open_session(session_id: str, store: JsonlSessionStore | None = None) -> Session:
+def open_session(session_id: str, store: SessionStore) -> Session:
     """A stored session, its repairs reported on stderr; a file that is no session log is a clear error."""
-    store = store if store is not None else JsonlSessionStore()
     try:
         session = Session.open(session_id, store)
     except SessionLoadError as exc:  # the id named a file that is no session log
@@ -64,14 +75,15 @@ def open_session(session_id: str, store: JsonlSessionStore | None = None) -> Ses
 
 
 def list_sessions(args: argparse.Namespace) -> int:
-    store = JsonlSessionStore()
+    store = open_store(args.store)
     rows = sorted(store.list_sessions(), key=lambda item: (item.updated, item.started, item.id), reverse=True)
     if args.json:
         print(json.dumps([{"id": row.id, "started": row.started, "updated": _when(row.updated), "cwd": row.cwd,
                            "location": row.location} for row in rows], indent=2, ensure_ascii=False))
         return 0
     if not rows:
-        print(f"no sessions in {store.directory}; start one with 'agentkit run --session new ...'", file=sys.stderr)
+        where = getattr(store, "directory", None) or getattr(store, "where", None) or "the store"
+        print(f"no sessions in {where}; start one with 'agentkit run --session new ...'", file=sys.stderr)
         return 0
     for row in rows:
         print(f"{row.id}  {_when(row.updated)}  {printable(row.cwd)}")
@@ -79,7 +91,7 @@ def list_sessions(args: argparse.Namespace) -> int:
 
 
 def show_session(args: argparse.Namespace) -> int:
-    session = open_session(args.id)
+    session = open_session(args.id, open_store(args.store))
     if args.json:
         print(json.dumps({
             "header": json.loads(session.header.raw),
@@ -109,7 +121,7 @@ def show_session(args: argparse.Namespace) -> int:
 
 
 def fork_session(args: argparse.Namespace) -> int:
-    session = open_session(args.id)
+    session = open_session(args.id, open_store(args.store))
     try:
         forked = session.fork(args.entry) if args.entry is not None else session.fork()
     except KeyError as exc:
@@ -120,7 +132,7 @@ def fork_session(args: argparse.Namespace) -> int:
 
 
 def export_session(args: argparse.Namespace) -> int:
-    session = open_session(args.id)
+    session = open_session(args.id, open_store(args.store))
     data = LoadedLog(session.header, session.entries).to_bytes()
     if args.output is None:
         sys.stdout.buffer.write(data)
@@ -151,6 +163,9 @@ def _render(entry: Entry) -> list[str]:
         return [f"{tag} [compaction] {_cut(entry.data['summary'])}"]
     if entry.type == "custom" and entry.data["custom_type"] == AUDIT_ENTRY and isinstance(entry.data.get("data"), dict):
         return [f"{tag} [audit] {_cut(describe(entry.data['data']))}"]
+    if entry.type == "custom" and entry.data["custom_type"] == SUBAGENT_ENTRY and isinstance(entry.data.get("data"), dict):
+        link = entry.data["data"]
+        return [f"{tag} [subagent {printable(str(link.get('agent')))}] session {printable(str(link.get('session_id')))}"]
     if entry.type == "custom":
         return [f"{tag} [custom {printable(entry.data['custom_type'])}]"]
     return _render_message(tag, entry.message.to_dict() if entry.message is not None else {})

@@ -33,6 +33,8 @@ THINKING_LEVEL_CHANGE = "thinking_level_change"
 COMPACTION = "compaction"
 BRANCH_SUMMARY = "branch_summary"
 CUSTOM = "custom"
+#: The ``custom_type`` of the entry that links a subagent's session from its parent's log.
+SUBAGENT_ENTRY = "subagent"
 #: The entry types of format version 1; any other is kept verbatim and otherwise ignored.
 ENTRY_TYPES = frozenset({MESSAGE, MODEL_CHANGE, THINKING_LEVEL_CHANGE, COMPACTION, BRANCH_SUMMARY, CUSTOM})
 

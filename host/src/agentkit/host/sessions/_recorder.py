@@ -55,6 +55,10 @@ class RunLog:
         """Append an audit record (a ``custom`` entry of type ``audit``), written like any other entry."""
         self._write(self.session.append_custom, "audit", record)
 
+    def custom(self, custom_type: str, data: Any) -> None:
+        """Append an application record (a ``custom`` entry), written like any other entry."""
+        self._write(self.session.append_custom, custom_type, data)
+
     def before_request(self) -> None:
         """A request is about to go out: what it carries must be durable (``Durability.TURN`` syncs here)."""
         self._write(self.session.checkpoint)

@@ -1,0 +1,64 @@
+"""Choosing the PostgreSQL store from the command line, against a real server: what 'agentkit' writes there resumes there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentkit_store_postgres import PostgresSessionStore
+
+from agentkit.host.sessions import Session
+
+
+def script(tmp_path: Path, answer: str) -> str:
+    path = tmp_path / f"{answer}.json"
+    path.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]}]))
+    return str(path)
+
+
+def session_id(stderr: str) -> str:
+    return next(line for line in stderr.splitlines() if line.startswith("session: ")).split()[1]
+
+
+def test_run_and_sessions_use_the_store_a_postgresql_url_names(agentkit: Any, dsn: str, tmp_path: Path) -> None:
+    data = {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}  # the file store, which must stay empty
+    first = agentkit("run", "Say one", "--model", "faux/scripted", "--session", "new", "--store", dsn,
+                     "--root", str(tmp_path), "--script", script(tmp_path, "one"), env=data)
+    assert first.returncode == 0, first.stderr
+    sid = session_id(first.stderr)
+
+    chosen = {**data, "AGENTKIT_SESSION_STORE": dsn}  # the environment chooses it as well as --store
+    second = agentkit("run", "Say two", "--resume", "--root", str(tmp_path), "--script", script(tmp_path, "two"),
+                      env=chosen)
+    assert second.returncode == 0, second.stderr
+    assert session_id(second.stderr) == sid
+
+    with PostgresSessionStore(dsn) as store:
+        assert [listing.id for listing in store.list_sessions()] == [sid]
+        texts = [block.text for message in Session.open(sid, store).messages() for block in message.content]
+    assert texts == ["Say one", "one", "Say two", "two"]
+    assert not (tmp_path / "data" / "sessions").exists() or not list((tmp_path / "data" / "sessions").iterdir())
+
+    listed = agentkit("sessions", "list", "--json", env=chosen)
+    assert listed.returncode == 0, listed.stderr
+    assert [row["id"] for row in json.loads(listed.stdout)] == [sid]
+    shown = agentkit("sessions", "show", sid[:8], "--store", dsn, env=data)
+    assert shown.returncode == 0, shown.stderr
+    assert "Say two" in shown.stdout
+    forked = agentkit("sessions", "fork", sid, env=chosen)
+    assert forked.returncode == 0, forked.stderr
+    exported = agentkit("sessions", "export", forked.stdout.strip(), env=chosen)
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout.splitlines()[0])["parent_session"] == sid
+    assert agentkit("sessions", "list", env=data).stdout == ""  # the file store saw none of it
+
+
+def test_an_unreachable_server_is_one_line_without_the_password(agentkit: Any, tmp_path: Path, dsn: str) -> None:
+    port = dsn.rsplit(":", 1)[1].split("/")[0]
+    # The test server's port, with a database that does not exist: refused at once, no wait on the network.
+    url = f"postgresql://nobody:hunter2-secret-password@127.0.0.1:{port}/no_such_database_here"
+    listed = agentkit("sessions", "list", "--store", url, env={"AGENTKIT_DATA_DIR": str(tmp_path)})
+    assert listed.returncode == 1
+    assert listed.stderr.startswith("agentkit: error: ") and "Traceback" not in listed.stderr
+    assert "hunter2-secret-password" not in listed.stderr + listed.stdout

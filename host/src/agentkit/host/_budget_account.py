@@ -1,0 +1,119 @@
+"""What a run may spend, and what it has left for the subagents it delegates to.
+
+A :class:`Budget` caps turns, tokens (``Usage.total``) and cost (US dollars).
+``AgentConfig.budget`` is a run's own; a delegation takes an explicit slice of
+what its parent's run has left (see :mod:`._subagents`). The account of one
+run, :class:`RunAccount`, counts the run's own turns and usage and those of
+its finished delegations, and the slices reserved by delegations still
+running: a slice is reserved when a child starts, so concurrent delegations of
+one batch can never together take more than their parent had left.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agentkit.plugin_api import Usage
+
+if TYPE_CHECKING:
+    from ._ending import RunState
+
+__all__ = ["Budget", "RunAccount"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """At most this much: turns, tokens (input, output and cache, ``Usage.total``) and cost in US dollars.
+
+    ``None`` leaves a dimension unlimited. Checked after each turn, like a stop
+    policy: a run that reaches a limit ends with outcome ``stop_policy`` and
+    ``stopped_by="budget"`` (turns also end it through ``max_turns``), so the
+    turn in flight may take a run past a token or cost limit.
+
+    :raises ValueError: a limit is negative, or ``turns`` is not a whole number.
+    """
+
+    turns: int | None = None
+    tokens: int | None = None
+    cost: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("turns", "tokens"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"Budget.{name} must be a whole number, 0 or more, or None; got {value!r}")
+        if self.cost is not None and not (isinstance(self.cost, int | float) and math.isfinite(self.cost)
+                                          and self.cost >= 0):
+            raise ValueError(f"Budget.cost must be a number of US dollars, 0 or more, or None; got {self.cost!r}")
+
+    def within(self, other: Budget) -> Budget:
+        """The smaller of the two limits, dimension by dimension."""
+        return Budget(_least(self.turns, other.turns), _least(self.tokens, other.tokens),
+                      _least(self.cost, other.cost))
+
+    def exhausted_by(self, turns: int, usage: Usage) -> bool:
+        """Whether ``turns`` and ``usage`` reach one of the limits."""
+        return ((self.turns is not None and turns >= self.turns)
+                or (self.tokens is not None and usage.total >= self.tokens)
+                or (self.cost is not None and usage.cost >= self.cost))
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing at all is left in some dimension."""
+        return self.exhausted_by(0, Usage())
+
+
+UNLIMITED = Budget()
+
+
+def _least(a: int | float | None, b: int | float | None) -> int | float | None:  # type: ignore[misc]
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+def _minus(limit: int | float | None, spent: int | float) -> int | float | None:
+    return None if limit is None else max(0, limit - spent)
+
+
+class RunAccount:
+    """One run's spending: its own turns and usage (in its ``RunState``), its delegations', its reservations."""
+
+    def __init__(self, state: RunState, budget: Budget | None) -> None:
+        self.state = state
+        # Only the run's budget is shared out: max_turns counts the run's own turns, and stays its own.
+        self.limit = budget or UNLIMITED
+        self.delegated_turns = 0
+        self._reserved: list[Budget] = []
+
+    @property
+    def spent_turns(self) -> int:
+        return self.state.turn + self.delegated_turns
+
+    def exhausted(self) -> bool:
+        """Whether the run has spent its budget (its delegations' spending included)."""
+        return self.limit.exhausted_by(self.spent_turns, self.state.usage)
+
+    def remaining(self) -> Budget:
+        """What is left: the limit, less what was spent and what running delegations reserved."""
+        turns = self.spent_turns + sum(item.turns or 0 for item in self._reserved)
+        tokens = self.state.usage.total + sum(item.tokens or 0 for item in self._reserved)
+        cost = self.state.usage.cost + sum(item.cost or 0 for item in self._reserved)
+        return Budget(_minus(self.limit.turns, turns), _minus(self.limit.tokens, tokens),  # type: ignore[arg-type]
+                      _minus(self.limit.cost, cost))
+
+    def reserve(self, wanted: Budget) -> Budget:
+        """Take ``wanted`` (or what is left, if less) for a delegation; :meth:`settle` gives it back."""
+        grant = wanted.within(self.remaining())
+        self._reserved.append(grant)
+        return grant
+
+    def settle(self, grant: Budget, turns: int, usage: Usage) -> None:
+        """A delegation ended: release its reservation and charge what it spent to this run."""
+        self._reserved.remove(grant)
+        self.delegated_turns += turns
+        self.state.usage = self.state.usage + usage

@@ -1,0 +1,91 @@
+"""Choosing the session store from the command line: ``--store URL`` or ``AGENTKIT_SESSION_STORE``, by URL scheme."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# A store a third party ships: the JSONL store, in the folder the URL names.
+FOLDER_STORE = '''
+from agentkit.host.sessions import JsonlSessionStore
+
+def from_url(url):
+    return JsonlSessionStore(url.split("://", 1)[1])
+'''
+
+
+def script(tmp_path: Path, answer: str) -> str:
+    path = tmp_path / f"{answer}.json"
+    path.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]}]))
+    return str(path)
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> dict[str, str]:
+    return {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
+
+
+def run(agentkit: Any, tmp_path: Path, *args: str, env: dict[str, str], answer: str = "ok", **kwargs: Any) -> Any:
+    return agentkit("run", "Say it", "--model", "faux/scripted", "--root", str(tmp_path),
+                    "--script", script(tmp_path, answer), *args, env=env, **kwargs)
+
+
+def test_a_url_scheme_reaches_the_store_a_distribution_declares(agentkit: Any, site_dir: Any, tmp_path: Path,
+                                                                data: dict[str, str]) -> None:
+    site_dir("folder-store", entry_points={"agentkit.session_stores": {"folder": "folderstore:from_url"}},
+             files={"folderstore.py": FOLDER_STORE})
+    url = f"folder://{tmp_path / 'elsewhere'}"
+    first = run(agentkit, tmp_path, "--session", "new", "--store", url, env=data, site=site_dir.site)
+    assert first.returncode == 0, first.stderr
+    written = list((tmp_path / "elsewhere").glob("*.jsonl"))
+    assert len(written) == 1 and not (tmp_path / "data" / "sessions").exists()
+
+    chosen = {**data, "AGENTKIT_SESSION_STORE": url}
+    listed = agentkit("sessions", "list", "--json", env=chosen, site=site_dir.site)
+    assert [row["id"] for row in json.loads(listed.stdout)] == [written[0].stem]
+    again = run(agentkit, tmp_path, "--resume", env=chosen, answer="again", site=site_dir.site)
+    assert again.returncode == 0, again.stderr
+    assert f"session: {written[0].stem}" in again.stderr
+
+
+def test_a_directory_or_file_url_is_the_file_store_there(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    for store, folder in ((str(tmp_path / "plain"), tmp_path / "plain"), ((tmp_path / "url").as_uri(), tmp_path / "url")):
+        result = run(agentkit, tmp_path, "--session", "new", "--store", store, env=data)
+        assert result.returncode == 0, result.stderr
+        assert len(list(folder.glob("*.jsonl"))) == 1
+
+
+def test_a_scheme_no_distribution_serves_is_a_usage_error_naming_the_entry_points(agentkit: Any, tmp_path: Path,
+                                                                                  data: dict[str, str]) -> None:
+    result = agentkit("sessions", "list", "--store", "mysql://user:pw-not-shown@db/x", env=data)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "agentkit.session_stores" in result.stderr
+    assert "pw-not-shown" not in result.stderr
+
+
+def test_postgresql_without_its_store_names_the_distribution_to_install(agentkit: Any, tmp_path: Path,
+                                                                        data: dict[str, str]) -> None:
+    # Switched off, the store is as good as not installed.
+    env = {**data, "AGENTKIT_DISABLE_PLUGINS": "agentkit-store-postgres",
+           "AGENTKIT_SESSION_STORE": "postgresql://worker@127.0.0.1/agentkit"}
+    result = run(agentkit, tmp_path, "--session", "new", env=env)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "pip install agentkit-store-postgres" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_store_that_fails_to_load_is_one_line_naming_its_distribution(agentkit: Any, site_dir: Any, tmp_path: Path,
+                                                                        data: dict[str, str]) -> None:
+    site_dir("broken-store", entry_points={"agentkit.session_stores": {"broken": "brokenstore:from_url"}},
+             files={"brokenstore.py": "raise ImportError('a driver is missing')\n"})
+    result = agentkit("sessions", "show", "abc", "--store", "broken://x", env=data, site=site_dir.site)
+    assert result.returncode == 2
+    assert "broken-store" in result.stderr and "a driver is missing" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_store_without_a_session_is_a_usage_error(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    result = run(agentkit, tmp_path, "--store", str(tmp_path), env=data)
+    assert result.returncode == 2 and "--session" in result.stderr
