@@ -48,3 +48,25 @@ def test_every_event_of_a_run_with_thinking_tools_and_a_failed_call_fits_the_eve
 def test_the_schemas_are_stamped_with_the_contracts_they_describe() -> None:
     assert {json.loads(path.read_text())["$id"] for path in SCHEMAS.rglob("*.json")} == {
         "agentkit.rpc.request/v1", "agentkit.rpc.response/v1", "agentkit.event/v2"}
+
+
+def test_a_subagents_events_fit_the_schema_nested_in_their_parents() -> None:
+    from agentkit_provider_faux import Script
+
+    from agentkit.host import Agent, AgentConfig, Subagent
+
+    child = AgentConfig(model="faux/scripted", before_tool_call=allow_all, transport=Script([Turn([text("found")])]))
+    research = Subagent("research", "Finds.", child).as_tool()
+    parent = Agent(AgentConfig(model="faux/scripted", tools=["research"], extra_tools=[research],
+                               before_tool_call=allow_all,
+                               transport=Script([Turn([tool_call("research", {"task": "Find."})]),
+                                                 Turn([text("ok")])])))
+    seen: list[dict] = []
+    parent.subscribe(lambda event: seen.append(json.loads(json.dumps(event_to_dict(event)))))
+    parent.run_sync("Go.")
+    nested = [event for event in seen if event["type"] == "subagent"]
+    assert [event["event"]["type"] for event in nested][::len(nested) - 1] == ["agent_start", "agent_end"]
+    for event in seen:
+        EVENTS.validate(event)
+    broken = {**nested[-1], "event": {**nested[-1]["event"], "outcome": "no such outcome"}}
+    assert not EVENTS.is_valid(broken)  # the nested event is checked against the whole schema

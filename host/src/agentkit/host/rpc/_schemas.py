@@ -158,6 +158,7 @@ _NAMED: list[tuple[Any, dict[str, Any]]] = [
     (ContentBlock, _ref("block")),
     (ToolUseBlock, _ref("tool_use_block")),
     (Outcome, {"enum": [outcome.value for outcome in Outcome]}),
+    (Event, {"$ref": "#"}),  # a subagent's event, nested whole in its parent's
 ]
 
 
@@ -173,6 +174,8 @@ def _schema_of(hint: Any) -> dict[str, Any]:
         return {"type": "array", "items": _schema_of(args[0])}
     if origin in (typing.Union, types.UnionType):
         others = [arg for arg in args if arg is not type(None)]
+        if len(others) == len(args):
+            return {"anyOf": [_schema_of(arg) for arg in args]}
         rest = others[0] if len(others) == 1 else typing.Union[tuple(others)]  # noqa: UP007
         schema = _schema_of(rest)
         return {"anyOf": [schema, {"type": "null"}]} if len(others) < len(args) else schema
