@@ -26,7 +26,14 @@ if TYPE_CHECKING:
     from ._plugins import PluginHost, PluginRecord
     from ._settings import ModelSettings
     from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
-    from .errors import AgentBusy, ConfigError, ModelNotFound, NothingToContinue, SkillConflictError
+    from .errors import (
+        AgentBusy,
+        ConfigError,
+        ImageError,
+        ModelNotFound,
+        NothingToContinue,
+        SkillConflictError,
+    )
 
     __version__: str
 
@@ -53,6 +60,7 @@ _EXPORTS = {
     "stop_when": "._stop",
     "AgentBusy": ".errors",
     "ConfigError": ".errors",
+    "ImageError": ".errors",
     "ModelNotFound": ".errors",
     "NothingToContinue": ".errors",
     "SkillConflictError": ".errors",
@@ -72,6 +80,7 @@ __all__ = [
     "Compaction",
     "ConfigError",
     "Decision",
+    "ImageError",
     "JsonlAuditSink",
     "ModelNotFound",
     "ModelSettings",

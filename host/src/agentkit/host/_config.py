@@ -120,6 +120,11 @@ class AgentConfig:
         :class:`~agentkit.host.AuditRecord`. With a session, the records are
         also written into its log. A sink that raises is reported in
         ``RunResult.problems`` and the run goes on. See ``docs/sessions.md``.
+    :param image_fetcher: downloads a URL image for a wire that takes no URLs
+        (``url -> bytes``). Default ``None``: URL images are never fetched,
+        and one sent to such a wire fails with an error saying so. Pass the
+        SSRF-guarded ``agentkit_tools_web.image_fetcher()``. See
+        ``docs/providers.md``, "Images".
     """
 
     model: str
@@ -155,6 +160,7 @@ class AgentConfig:
     trust_project: bool = False
     compaction: Compaction = NO_COMPACTION
     audit: AuditSink | Callable[[AuditRecord], object] | None = None
+    image_fetcher: Callable[[str], bytes] | None = None
 
 
 @dataclass
