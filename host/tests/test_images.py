@@ -127,6 +127,17 @@ def test_an_image_is_scaled_to_the_wires_largest_edge_keeping_its_shape(tmp_path
     assert _decoded(_sent_images(script)[0]).size == (64, 16)
 
 
+def test_a_large_rotated_jpeg_is_scaled_and_turned_upright(tmp_path: Path) -> None:
+    # Decoded at a reduced scale first (a JPEG's cheap path), then scaled, then turned.
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    raw = _encoded(Image.new("RGB", (400, 200), (0, 0, 255)), "JPEG", exif=exif)
+    agent, script = _agent("small", tmp_path)
+    _run(agent, ImageBlock.from_bytes(raw, "image/jpeg"))
+    image = _decoded(_sent_images(script)[0])
+    assert image.size == (32, 64) and image.format == "JPEG"
+
+
 def test_webp_is_re_encoded_for_a_wire_without_it(tmp_path: Path) -> None:
     raw = _encoded(Image.new("RGB", (16, 16), (10, 200, 10)), "WEBP")
     agent, script = _agent("small", tmp_path)

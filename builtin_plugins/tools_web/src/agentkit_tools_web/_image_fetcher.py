@@ -36,10 +36,12 @@ def image_fetcher(
     resolver: Resolver = system_resolver,
     network_backend: httpcore.NetworkBackend | None = None,
     ssl_context: ssl.SSLContext | None = None,
+    allow_http: bool = False,
 ) -> Callable[[str], bytes]:
     """A ``url -> bytes`` function for ``AgentConfig.image_fetcher``, SSRF-guarded.
 
-    It GETs ``http(s)`` URLs only, follows at most :data:`MAX_REDIRECTS`
+    It GETs ``https`` URLs only (and ``http`` with ``allow_http``), as
+    ``fetch_url`` does, follows at most :data:`MAX_REDIRECTS`
     redirects (each hop checked by the guard), sends no credentials from the
     environment, and stops reading past ``max_bytes``.
 
@@ -48,6 +50,7 @@ def image_fetcher(
     :param resolver: ``resolver(host, port) -> addresses``, as for ``fetch_url``.
     :param network_backend: the httpcore backend that opens checked connections.
     :param ssl_context: trust settings for HTTPS.
+    :param allow_http: accept plain ``http`` URLs too (redirects to them included).
     :raises ImageFetchError: (from the returned function) a refused address, a
         failed request, a status other than 2xx, or a body over ``max_bytes``.
     """
@@ -57,13 +60,20 @@ def image_fetcher(
 
         from ._guard import BlockedAddress, GuardedTransport
 
-        if not url.lower().startswith(("https://", "http://")):
-            raise ImageFetchError(f"{url[:60]!r} is not an http(s) URL")
+        schemes = ("https://", "http://") if allow_http else ("https://",)
+        if not url.lower().startswith(schemes):
+            raise ImageFetchError(f"{url[:60]!r} is not an {'http(s)' if allow_http else 'https'} URL; "
+                                  "image_fetcher(allow_http=True) also takes http")
+        def https_only(request: httpx.Request) -> None:  # every hop, before it is sent
+            if request.url.scheme != "https":
+                raise ImageFetchError(f"{url} redirected to {request.url}, which is not https")
+
         transport = GuardedTransport(resolver=resolver, network_backend=network_backend, ssl_context=ssl_context)
         try:
             client = httpx.Client(transport=transport, trust_env=False, follow_redirects=True,
                                   max_redirects=MAX_REDIRECTS, timeout=timeout_s,
-                                  headers={"User-Agent": USER_AGENT, "Accept": "image/*"})
+                                  headers={"User-Agent": USER_AGENT, "Accept": "image/*"},
+                                  event_hooks={"request": [] if allow_http else [https_only]})
             with client, client.stream("GET", url) as response:
                 if not response.is_success:
                     raise ImageFetchError(f"{url} answered {response.status_code}")

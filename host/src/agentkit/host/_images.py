@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -168,14 +169,15 @@ def normalize(raw: bytes, limits: ImageLimits, *, name: str = "the image") -> tu
     :raises ImageError: not an image Pillow reads, truncated, or more pixels
         than :data:`MAX_SOURCE_PIXELS` (a decompression bomb).
     """
-    image = _decode(raw, name)
+    image, size = _decode(raw, name, limits.max_edge)
     try:
         mime_type = _MIME.get(image.format or "", "")
         animated = getattr(image, "n_frames", 1) > 1
         rotated = image.getexif().get(_ORIENTATION, 1) not in (1, None)
-        scale = min(1.0, limits.max_edge / max(image.size))
-        if mime_type in limits.formats and not (animated or rotated or scale < 1) and len(raw) <= limits.max_bytes:
+        fits = max(size) <= limits.max_edge
+        if mime_type in limits.formats and fits and not (animated or rotated) and len(raw) <= limits.max_bytes:
             return raw, mime_type, ""
+        scale = min(1.0, limits.max_edge / max(image.size))  # of what was decoded, maybe already smaller
         image = _oriented(image)
         if scale < 1:
             image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))))
@@ -188,7 +190,9 @@ def normalize(raw: bytes, limits: ImageLimits, *, name: str = "the image") -> tu
         image.close()
 
 
-def _decode(raw: bytes, name: str) -> Image.Image:
+def _decode(raw: bytes, name: str, max_edge: int) -> tuple[Image.Image, tuple[int, int]]:
+    """The decoded image and its size in the file; a large JPEG is decoded at a reduced scale
+    already (the decoder's DCT scaling: a 12-megapixel photo in a third of the time)."""
     from PIL import Image, UnidentifiedImageError
 
     try:
@@ -198,6 +202,10 @@ def _decode(raw: bytes, name: str) -> Image.Image:
             image = Image.open(io.BytesIO(raw))
             if image.width * image.height > MAX_SOURCE_PIXELS:
                 raise Image.DecompressionBombError(f"{image.width * image.height} pixels")
+            size = image.size
+            if image.format == "JPEG" and max(size) > max_edge:
+                shrink = max_edge / max(size)
+                image.draft("RGB", (math.ceil(image.width * shrink), math.ceil(image.height * shrink)))
             image.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise ImageError(f"{name} has too many pixels to decode safely ({exc}); "
@@ -207,7 +215,7 @@ def _decode(raw: bytes, name: str) -> Image.Image:
                          "plugin registered); send a PNG, JPEG, GIF or WebP") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise ImageError(f"{name} is truncated or damaged ({exc}); send the whole file") from None
-    return image
+    return image, size
 
 
 def _oriented(image: Image.Image) -> Image.Image:
