@@ -246,22 +246,25 @@ def test_steering_with_an_image_is_checked_when_queued(tmp_path: Path) -> None:
     assert not agent.has_queued_messages
 
 
-def _bomb() -> bytes:
-    """A PNG whose header claims 100,000 x 100,000 pixels (ten billion): a few dozen bytes."""
+def _bomb(side: int = 100_000) -> bytes:
+    """A PNG whose header claims ``side`` x ``side`` pixels (ten billion by default): a few dozen bytes."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
+    header = struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
 
 
 HOSTILE = {
     "decompression bomb": (_bomb, "too many pixels"),
+    # 100 million pixels: over Pillow's limit, under twice it, where Pillow only warns.
+    "bomb in pillow's warning zone": (lambda: _bomb(10_000), "too many pixels"),
     "truncated png": (lambda: _png((64, 64))[:-40], "truncated or damaged"),
     "text named .png": (lambda: b"#!/bin/sh\necho this is not a picture\n", "not an image"),
     "empty": (lambda: b"", "not an image"),
 }
 
 
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")  # Pillow's, for the warning zone
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_a_hostile_file_is_refused_with_a_clear_error(tmp_path: Path, name: str) -> None:
     build, reason = HOSTILE[name]
@@ -328,6 +331,20 @@ def test_a_tool_result_naming_a_file_outside_the_workspace_is_an_error_result(tm
     assert not any(isinstance(block, ImageBlock) for block in message.content)
 
 
+def test_a_tool_result_symlink_leading_out_of_the_workspace_is_an_error_result(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "secret.png").write_bytes(_png())
+    (tmp_path / "work" / "innocent.png").symlink_to(tmp_path / "secret.png")
+    message = _tool_run(tmp_path, "innocent.png")
+    assert message.is_error and "outside the workspace" in message.text
+
+
+def test_a_tool_result_naming_a_directory_is_an_error_result(tmp_path: Path) -> None:
+    (tmp_path / "work" / "pictures.png").mkdir(parents=True)
+    message = _tool_run(tmp_path, "pictures.png")
+    assert message.is_error and "not a regular file" in message.text
+
+
 def test_a_tool_result_image_for_a_model_without_vision_is_an_error_result(tmp_path: Path) -> None:
     (tmp_path / "work").mkdir()
     (tmp_path / "work" / "chart.png").write_bytes(_png())
@@ -353,6 +370,22 @@ def test_an_image_block_keeps_its_url_and_path_through_json() -> None:
 def test_an_image_url_of_another_kind_is_refused_when_built(url: str) -> None:
     with pytest.raises(ValueError):
         ImageBlock.from_url(url)
+
+
+@pytest.mark.parametrize(("url", "reason"), [("ftp://images.example/cat.png", "http"),
+                                           ("data:image/png;base64,%%%", "data: URL is invalid")])
+def test_a_hand_built_block_with_a_bad_url_is_refused(tmp_path: Path, url: str, reason: str) -> None:
+    agent, script = _agent("urls", tmp_path)
+    with pytest.raises(ImageError, match=reason):
+        agent.run_sync([ImageBlock("", "", url=url)])
+    assert script.requests == []
+
+
+def test_a_hand_built_data_url_block_is_sent_as_its_bytes(tmp_path: Path) -> None:
+    agent, script = _agent("urls", tmp_path)
+    _run(agent, ImageBlock("", "", url="data:image/png;base64," + base64.b64encode(_png()).decode()))
+    (sent,) = _sent_images(script)
+    assert sent.url is None and base64.b64decode(sent.data) == _png()
 
 
 def test_importing_the_host_does_not_import_pillow() -> None:

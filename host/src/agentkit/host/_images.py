@@ -27,7 +27,6 @@ import base64
 import dataclasses
 import io
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +112,13 @@ def _admit_image(block: ImageBlock, model: ModelInfo, limits: ImageLimits, root:
         name = block.path
         raw = _read(block.path, root, from_tool)
     elif block.url:
+        if block.url[:5].lower() == "data:":  # built by hand rather than with ImageBlock.from_url
+            try:
+                return _admit_image(ImageBlock.from_url(block.url), model, limits, root, fetcher, from_tool)
+            except ValueError as exc:
+                raise ImageError(f"the image's data: URL is invalid: {exc}") from None
+        if not block.url.lower().startswith(("https://", "http://")):
+            raise ImageError(f"an image URL must be http(s) or data:, not {block.url[:40]!r}")
         if limits.urls:
             return [ImageBlock("", "", url=block.url)]  # the wire downloads it itself
         if fetcher is None:
@@ -138,6 +144,8 @@ def _read(path: str, root: Path, from_tool: bool) -> bytes:
     if from_tool and not target.is_relative_to(workspace):
         raise ImageError(f"the image {path} is outside the workspace {workspace}; "
                          "a tool may only name image files inside it")
+    if target.exists() and not target.is_file():  # a FIFO or a device would never end
+        raise ImageError(f"the image {path} is not a regular file")
     try:
         with target.open("rb") as file:
             raw = file.read(MAX_SOURCE_BYTES + 1)
@@ -196,17 +204,17 @@ def _decode(raw: bytes, name: str, max_edge: int) -> tuple[Image.Image, tuple[in
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with warnings.catch_warnings():
-            # Pillow warns between its limit and twice it, and raises above: refuse both.
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(raw))
-            if image.width * image.height > MAX_SOURCE_PIXELS:
-                raise Image.DecompressionBombError(f"{image.width * image.height} pixels")
-            size = image.size
-            if image.format == "JPEG" and max(size) > max_edge:
-                shrink = max_edge / max(size)
-                image.draft("RGB", (math.ceil(image.width * shrink), math.ceil(image.height * shrink)))
-            image.load()
+        # Pillow raises above twice its limit and only warns between: our own cap (its default,
+        # checked before any pixel is decoded) refuses those too, whatever its global says.
+        # (No warnings filter here: changing one is not thread-safe, and tools render in threads.)
+        image = Image.open(io.BytesIO(raw))
+        if image.width * image.height > MAX_SOURCE_PIXELS:
+            raise Image.DecompressionBombError(f"{image.width * image.height} pixels")
+        size = image.size
+        if image.format == "JPEG" and max(size) > max_edge:
+            shrink = max_edge / max(size)
+            image.draft("RGB", (math.ceil(image.width * shrink), math.ceil(image.height * shrink)))
+        image.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise ImageError(f"{name} has too many pixels to decode safely ({exc}); "
                          f"send an image of at most {MAX_SOURCE_PIXELS} pixels") from None
