@@ -261,6 +261,8 @@ HOSTILE = {
     "truncated png": (lambda: _png((64, 64))[:-40], "truncated or damaged"),
     "text named .png": (lambda: b"#!/bin/sh\necho this is not a picture\n", "not an image"),
     "empty": (lambda: b"", "not an image"),
+    # Pillow reads EPS by running Ghostscript on it: never asked to.
+    "eps named .png": (lambda: b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\nshowpage\n", "not an image"),
 }
 
 

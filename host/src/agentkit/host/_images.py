@@ -54,6 +54,9 @@ MAX_SOURCE_PIXELS = 89_478_485
 #: Pillow's format name -> the MIME type wires use.
 _MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "MPO": "image/jpeg", "GIF": "image/gif",
          "WEBP": "image/webp", "HEIF": "image/heif", "HEIC": "image/heic"}
+#: The only formats Pillow is asked to decode: raster formats of pictures, HEIF and AVIF where a
+#: plugin reads them. Never EPS or PDF, whose Pillow readers run Ghostscript on the file.
+_READABLE = ("PNG", "JPEG", "MPO", "GIF", "WEBP", "BMP", "TIFF", "HEIF", "AVIF")
 #: How a re-encoded image is written: transparency keeps PNG, the rest is a JPEG.
 _JPEG_QUALITY = 85
 _ORIENTATION = 0x0112
@@ -179,23 +182,34 @@ def normalize(raw: bytes, limits: ImageLimits, *, name: str = "the image") -> tu
     """
     image, size = _decode(raw, name, limits.max_edge)
     try:
-        mime_type = _MIME.get(image.format or "", "")
-        animated = getattr(image, "n_frames", 1) > 1
-        rotated = image.getexif().get(_ORIENTATION, 1) not in (1, None)
-        fits = max(size) <= limits.max_edge
-        if mime_type in limits.formats and fits and not (animated or rotated) and len(raw) <= limits.max_bytes:
-            return raw, mime_type, ""
-        scale = min(1.0, limits.max_edge / max(image.size))  # of what was decoded, maybe already smaller
-        image = _oriented(image)
-        if scale < 1:
-            image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))))
-        keep = mime_type in limits.formats and not animated and mime_type != "image/gif"
-        data, mime_type = _encode(image, mime_type if keep else _reencoded_type(image, limits))
-        if len(data) <= limits.max_bytes:
-            return data, mime_type, ""
-        return _capped(image, limits, len(data), name)
+        return _fitted(image, size, raw, limits, name)
+    except ImageError:
+        raise
+    except Exception as exc:  # damage the decoder let through: in the EXIF block, or in a later frame
+        raise ImageError(f"{name} cannot be processed ({type(exc).__name__}: {exc}); "
+                         "send it as a PNG or JPEG") from None
     finally:
         image.close()
+
+
+def _fitted(image: Image.Image, size: tuple[int, int], raw: bytes, limits: ImageLimits,
+            name: str) -> tuple[bytes, str, str]:
+    """:func:`normalize` once the image is decoded."""
+    mime_type = _MIME.get(image.format or "", "")
+    animated = getattr(image, "n_frames", 1) > 1
+    rotated = image.getexif().get(_ORIENTATION, 1) not in (1, None)
+    fits = max(size) <= limits.max_edge
+    if mime_type in limits.formats and fits and not (animated or rotated) and len(raw) <= limits.max_bytes:
+        return raw, mime_type, ""
+    scale = min(1.0, limits.max_edge / max(image.size))  # of what was decoded, maybe already smaller
+    image = _oriented(image)
+    if scale < 1:
+        image = image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))))
+    keep = mime_type in limits.formats and not animated and mime_type != "image/gif"
+    data, mime_type = _encode(image, mime_type if keep else _reencoded_type(image, limits))
+    if len(data) <= limits.max_bytes:
+        return data, mime_type, ""
+    return _capped(image, limits, len(data), name)
 
 
 def _decode(raw: bytes, name: str, max_edge: int) -> tuple[Image.Image, tuple[int, int]]:
@@ -207,7 +221,8 @@ def _decode(raw: bytes, name: str, max_edge: int) -> tuple[Image.Image, tuple[in
         # Pillow raises above twice its limit and only warns between: our own cap (its default,
         # checked before any pixel is decoded) refuses those too, whatever its global says.
         # (No warnings filter here: changing one is not thread-safe, and tools render in threads.)
-        image = Image.open(io.BytesIO(raw))
+        Image.init()  # registers every reader once; a format named before its reader is a KeyError
+        image = Image.open(io.BytesIO(raw), formats=[kind for kind in _READABLE if kind in Image.OPEN])
         if image.width * image.height > MAX_SOURCE_PIXELS:
             raise Image.DecompressionBombError(f"{image.width * image.height} pixels")
         size = image.size
@@ -219,10 +234,11 @@ def _decode(raw: bytes, name: str, max_edge: int) -> tuple[Image.Image, tuple[in
         raise ImageError(f"{name} has too many pixels to decode safely ({exc}); "
                          f"send an image of at most {MAX_SOURCE_PIXELS} pixels") from None
     except UnidentifiedImageError:
-        raise ImageError(f"{name} is not an image Pillow can read (HEIC needs the pillow-heif "
-                         "plugin registered); send a PNG, JPEG, GIF or WebP") from None
-    except (OSError, SyntaxError, ValueError) as exc:
-        raise ImageError(f"{name} is truncated or damaged ({exc}); send the whole file") from None
+        raise ImageError(f"{name} is not an image of a format agentkit reads (PNG, JPEG, GIF, WebP, "
+                         "BMP, TIFF; HEIC with the pillow-heif plugin registered); send one of those") from None
+    except Exception as exc:  # Pillow's decoders raise many types on damaged data (EOFError, struct.error...)
+        raise ImageError(f"{name} is truncated or damaged ({type(exc).__name__}: {exc}); "
+                         "send the whole file") from None
     return image, size
 
 
