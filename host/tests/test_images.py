@@ -401,3 +401,23 @@ def test_a_user_message_object_is_admitted_too(tmp_path: Path) -> None:
     result = agent.run_sync(UserMessage([ImageBlock.from_bytes(_png((128, 64)))]))
     assert result.outcome.value == "completed"
     assert _decoded(_sent_images(script)[0]).size == (64, 32)
+
+
+def test_parallel_tool_results_each_get_their_own_image_normalized(tmp_path: Path) -> None:
+    # Eight calls in one batch, each rendered in its handler's thread at once; a colour per call.
+    colours = [(32 * index, 255 - 32 * index, 7 * index) for index in range(8)]
+    for index, colour in enumerate(colours):
+        (tmp_path / f"{index}.png").write_bytes(_png((256, 128), colour))
+    tool = Tool("picture", "Show picture n.", {"type": "object", "properties": {"n": {"type": "integer"}}},
+                lambda arguments, context: ToolResult(True, data="here",
+                                                      images=[ImageBlock.from_path(f"{arguments['n']}.png")]))
+    turns = [Turn([tool_call("picture", {"n": index}) for index in range(8)]), Turn([text("done")])]
+    agent, _ = _agent("small", tmp_path, tool, turns=turns)
+    assert agent.run_sync("show all").outcome.value == "completed"
+    results = [m for m in agent.history if isinstance(m, ToolResultMessage)]
+    assert len(results) == 8
+    for colour, message in zip(colours, results, strict=True):
+        (image,) = [block for block in message.content if isinstance(block, ImageBlock)]
+        decoded = _decoded(image).convert("RGB")
+        assert decoded.size == (64, 32)
+        assert all(abs(a - b) <= 2 for a, b in zip(decoded.getpixel((10, 10)), colour, strict=True))
