@@ -117,9 +117,10 @@ def _admit_image(block: ImageBlock, model: ModelInfo, limits: ImageLimits, root:
     elif block.url:
         if block.url[:5].lower() == "data:":  # built by hand rather than with ImageBlock.from_url
             try:
-                return _admit_image(ImageBlock.from_url(block.url), model, limits, root, fetcher, from_tool)
+                parsed = ImageBlock.from_url(block.url)
             except ValueError as exc:
                 raise ImageError(f"the image's data: URL is invalid: {exc}") from None
+            return _admit_image(parsed, model, limits, root, fetcher, from_tool)
         if not block.url.lower().startswith(("https://", "http://")):
             raise ImageError(f"an image URL must be http(s) or data:, not {block.url[:40]!r}")
         if limits.urls:
