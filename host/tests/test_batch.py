@@ -312,7 +312,8 @@ def test_a_sync_handler_handing_back_a_coroutine_is_awaited():
 
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_a_tool_result_is_passed_through_with_its_images(asynchronous):
-    image = ImageBlock(data="aGk=", mime_type="image/png")
+    # A real 1x1 PNG: the history boundary decodes every image.
+    image = ImageBlock(data="iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", mime_type="image/png")
 
     def handler(arguments, context):
         return _with_image(image)

@@ -112,7 +112,7 @@ def test_images_that_are_not_image_blocks_are_an_error_result_for_that_call(imag
 
 
 def test_a_valid_image_is_attached_to_the_result():
-    image = ImageBlock("iVBORw0KGgo=", "image/png")
+    image = ImageBlock("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "image/png")  # a real 1x1 PNG: images are decoded at the boundary
     value = lambda: ToolResult(True, data="an image", images=[image])  # noqa: E731
     agent, recorder = recorded_agent(batch_with_sibling("good"), tools(echo(), returning_tool("good", value)))
     agent.run_sync("go")

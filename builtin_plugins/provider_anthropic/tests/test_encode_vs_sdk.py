@@ -19,6 +19,7 @@ import httpx2
 import pytest
 from agentkit_provider_anthropic import AnthropicMessages
 
+from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
     ImageBlock,
@@ -94,6 +95,15 @@ _TRANSCRIPTS: dict[str, dict[str, Any]] = {
             UserMessage([TextBlock("What is in this picture?"), ImageBlock(_PNG, "image/png")]),
             _assistant(ToolUseBlock("toolu_9", "search", '{"q": "pixel"}')),
             _result("toolu_9", "search", "a screenshot", image=True),
+        ],
+        tools=[_SEARCH],
+    ),
+    # A URL image goes as a url source, which the Messages API downloads itself.
+    "image_urls": dict(
+        messages=[
+            UserMessage([TextBlock("What is this vegetable?"), ImageBlock.from_url("https://images.example/vegetable.jpg")]),
+            _assistant(ToolUseBlock("toolu_8", "search", '{"q": "potato"}')),
+            ToolResultMessage("toolu_8", "search", [TextBlock("found:"), ImageBlock.from_url("https://images.example/vegetable.jpg")]),
         ],
         tools=[_SEARCH],
     ),
@@ -231,3 +241,28 @@ def test_replayed_tool_input_keeps_the_key_order_of_the_argument_text(kit) -> No
     calls = [b for m in sent["messages"] for b in m["content"] if b["type"] == "tool_use"]
     assert [list(call["input"]) for call in calls] == [["q", "limit"], ["limit", "q"]]
     assert calls[0]["input"] == {"q": "été Zürich", "limit": 3}
+
+
+def test_url_images_fit_the_sdk_message_param_type(kit) -> None:
+    """URL images, in a user message and a tool result, as ``anthropic.types.MessageParam`` declares them.
+
+    (The SDK types a base64 source's ``data`` as a file or a string, which the strict shape
+    check cannot take; inline images are pinned by the SDK sending our body unchanged.)
+    """
+    fields = dict(_TRANSCRIPTS["image_urls"])
+    fields["model"] = kit.model_row("claude-sonnet-5-5")
+    body = _body(AnthropicMessages().encode(kit.request_for(max_tokens=1024, **fields)))
+    sources = [part["source"] for message in body["messages"] if isinstance(message["content"], list)
+               for part in _parts(message["content"]) if part["type"] == "image"]
+    assert sources == [{"type": "url", "url": "https://images.example/vegetable.jpg"}] * 2
+    assert codec.shape_problems(body["messages"], list[anthropic.types.MessageParam], "$.messages") == []
+
+
+def _parts(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The content parts, a tool result's own parts included."""
+    found = []
+    for part in content:
+        found.append(part)
+        if part["type"] == "tool_result" and isinstance(part.get("content"), list):
+            found.extend(part["content"])
+    return found

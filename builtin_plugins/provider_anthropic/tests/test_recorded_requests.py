@@ -17,7 +17,7 @@ import pytest
 import yaml
 from agentkit_provider_anthropic import AnthropicMessages
 
-from agentkit.plugin_api import ToolSpec
+from agentkit.plugin_api import ImageBlock, TextBlock, ToolSpec, UserMessage
 
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
@@ -80,3 +80,18 @@ def test_a_recorded_output_format_is_what_we_send_for_the_same_schema(kit, recor
     model = kit.model_row("claude-sonnet-4-6")
     ours = _encoded(kit, model=model, output_schema=wire["schema"])["output_config"]["format"]
     assert ours == wire
+
+
+def test_a_recorded_url_image_is_what_we_send_for_the_same_image(kit) -> None:
+    """pydantic-ai's recorded question about a picture by URL: the same text and URL image encode
+    to the recorded messages (a ``url`` source the API downloads itself)."""
+    recording = yaml.load((_CASSETTES / "test_image_url_input.yaml").read_bytes(), Loader=FAST_YAML)
+    recorded = recording["interactions"][0]["request"]["parsed_body"]["messages"]
+    (message,) = recorded
+    blocks = [TextBlock(part["text"]) if part["type"] == "text" else ImageBlock.from_url(part["source"]["url"])
+              for part in message["content"]]
+    assert any(isinstance(block, ImageBlock) for block in blocks)
+    (ours,) = _encoded(kit, messages=[UserMessage(blocks)])["messages"]
+    # Our cache breakpoint on the last part is the one difference pydantic-ai does not send.
+    parts = [{key: value for key, value in part.items() if key != "cache_control"} for part in ours["content"]]
+    assert [{**ours, "content": parts}] == recorded

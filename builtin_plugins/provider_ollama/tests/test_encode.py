@@ -21,6 +21,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
+from agentkit.plugin_api.errors import ProviderError
 
 SCHEMA = {
     "type": "object",
@@ -311,3 +312,20 @@ def test_a_replaced_message_is_never_served_from_the_last_encoding(kit: Any) -> 
     body = json.loads(provider.encode(kit.request_for(messages=edited)).body)
     assert body == json.loads(OllamaChat().encode(kit.request_for(messages=edited)).body)
     assert body["messages"][1] == {"role": "assistant", "content": "step 0, revised"}
+
+
+@pytest.mark.parametrize("where", ["user", "tool_result"])
+def test_a_url_image_is_refused_naming_the_fetcher_never_dropped(kit: Any, where: str) -> None:
+    """The wire takes no image URLs: the host sends the bytes it fetched, and a URL that reaches
+    the codec (a transcript from another wire) fails with the fix rather than vanishing."""
+    image = ImageBlock.from_url("https://images.example/chart.png")
+    call = ToolUseBlock("call_1", "chart", "{}")
+    messages: list[Any] = (
+        [UserMessage([TextBlock("what is this?"), image])]
+        if where == "user"
+        else [UserMessage.text("chart"), AssistantMessage([call], StopReason.TOOL_USE),
+              ToolResultMessage(call.id, call.name, [TextBlock("here"), image])]
+    )
+    with pytest.raises(ProviderError, match="image_fetcher") as raised:
+        kit.body_of(kit.request_for(model=kit.model_row("ollama/qwen2.5vl"), messages=messages))
+    assert "ollama-chat" in str(raised.value) and "https://images.example/chart.png" in str(raised.value)

@@ -236,15 +236,13 @@ def _canonical_from_recorded(body: dict[str, Any]) -> tuple[str | None, list[Any
             for part in content:
                 if part["type"] == "text":
                     blocks.append(TextBlock(part["text"]))
-                elif (
-                    part["type"] == "image_url"
-                    and part["image_url"]["url"].startswith("data:")
-                    and set(part["image_url"]) == {"url"}
-                ):
-                    head, _, data = part["image_url"]["url"].partition(",")
-                    blocks.append(
-                        ImageBlock(data, head.removeprefix("data:").removesuffix(";base64"))
-                    )
+                elif part["type"] == "image_url" and set(part["image_url"]) == {"url"}:
+                    url = part["image_url"]["url"]
+                    if url.startswith("data:"):
+                        head, _, data = url.partition(",")
+                        blocks.append(ImageBlock(data, head.removeprefix("data:").removesuffix(";base64")))
+                    else:  # a web URL the wire downloads itself
+                        blocks.append(ImageBlock.from_url(url))
                 else:
                     raise _Unrepresentable(f"a {part['type']} part")
             messages.append(UserMessage(blocks))

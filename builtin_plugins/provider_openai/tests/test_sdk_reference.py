@@ -170,6 +170,8 @@ TRANSCRIPTS: dict[str, dict[str, Any]] = {
         "seed": 42,
     },
     "images": {"messages": _images(), "tools": [READ]},
+    # A URL image goes as the image_url part's url, which the API downloads itself.
+    "image_urls": {"messages": [UserMessage([TextBlock("What is this?"), ImageBlock.from_url("https://images.example/vegetable.jpg")])]},
     "limits_and_sampling": {
         "messages": [UserMessage.text("hi")],
         "max_tokens": 321,

@@ -150,6 +150,8 @@ CASES: dict[str, dict[str, Any]] = {
     "three-parallel": {"messages": _three_parallel(), "tools": [READ, GREP], "system": "Be brief."},
     "reasoning-replay": {"messages": _reasoning_replay(), "tools": [READ], "reasoning": "low"},
     "images": {"messages": _images(), "tools": [READ]},
+    # A URL image goes as the input_image's image_url, which the API downloads itself.
+    "image-urls": {"messages": [UserMessage([TextBlock("What is this?"), ImageBlock.from_url("https://images.example/vegetable.jpg")])]},
     "unicode": {"messages": _unicode(), "tools": [GREP], "system": "Répondez en français ✓"},
     "foreign-transcript": {"messages": _foreign(), "tools": [READ], "stream": False},
     "structured-output": {

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agentkit.plugin_api import StopReason, TextBlock, ThinkingBlock, UserMessage
+from agentkit.plugin_api import ImageBlock, StopReason, TextBlock, ThinkingBlock, UserMessage
 
 # libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -136,3 +136,18 @@ def test_a_recorded_text_format_is_what_we_send_for_the_same_schema(kit) -> None
         request = kit.request_for(messages=[UserMessage.text("hi")], output_schema=recorded["schema"])
         ours = kit.body_of(request)["text"]["format"]
         assert {**ours, "name": recorded["name"]} == recorded
+
+
+def test_a_recorded_image_input_is_what_we_send_for_the_same_image(kit) -> None:
+    """pydantic-ai's recorded question about a downloaded picture: the same text and image bytes
+    encode to the recorded ``input`` (an ``input_image`` with a ``data:`` URL, ``detail: auto``)."""
+    (interaction,) = [found for name, found in _exchanges()
+                      if name.startswith("test_image_url_input_force_download_response_api#")]
+    recorded = interaction["request"]["parsed_body"]["input"]
+    (message,) = recorded
+    blocks = [TextBlock(part["text"]) if part["type"] == "input_text" else ImageBlock.from_url(part["image_url"])
+              for part in message["content"]]
+    assert [block.mime_type for block in blocks if isinstance(block, ImageBlock)] == ["image/jpeg"]
+    ours = kit.body_of(kit.request_for(messages=[UserMessage(blocks)]))["input"]
+    # We name the item's type ("message"), which pydantic-ai's easy input form leaves implicit.
+    assert [{key: value for key, value in item.items() if key != "type"} for item in ours] == recorded

@@ -19,7 +19,17 @@ also refuses a forced tool choice (``forced_tool_choice``).
 from __future__ import annotations
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE
+from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE, ImageLimits
+
+#: Anthropic's vision guide: JPEG, PNG, GIF and WebP, by base64 or by URL; an image whose long
+#: edge exceeds 1568 px is scaled down by the API anyway (so we send no more), and the API refuses
+#: an image over 5 MB, counted on the base64 text: 5 MiB * 3/4 of encoded bytes.
+IMAGE_LIMITS = ImageLimits(
+    max_edge=1568,
+    max_bytes=5 * 1024 * 1024 * 3 // 4,
+    formats=frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"}),
+    urls=True,
+)
 
 API = "anthropic-messages"
 VENDOR = "anthropic"
@@ -56,6 +66,7 @@ def _row(
         cache_write_1h_price=2 * input_price,
         refused_settings=refused,
         image_input=True,
+        image_limits=IMAGE_LIMITS,
         reasoning_levels=levels,
         default=default,
         options={"thinking": thinking},

@@ -45,7 +45,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps, inline_image
 
 Wire = dict[str, Any]
 
@@ -159,6 +159,9 @@ def _content(part: object) -> Wire:
     if isinstance(part, TextBlock):
         return {"type": "text", "text": part.text}
     if isinstance(part, ImageBlock):
+        if part.url:  # the Messages API downloads a URL image itself
+            return {"type": "image", "source": {"type": "url", "url": part.url}}
+        part = inline_image(part, "anthropic-messages")
         return {
             "type": "image",
             "source": {"type": "base64", "media_type": part.mime_type, "data": part.data},

@@ -19,11 +19,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
+from agentkit.plugin_api.codec import PRICED_COLUMNS, ImageLimits, model_rows
 
 API = "google-generative-ai"
 VENDOR = "google"
 BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+#: Gemini's "Image understanding" guide: PNG, JPEG, WEBP, HEIC and HEIF, inline (a request of at
+#: most 20 MB in all) or through the Files API; images are scaled to at most 3072 x 3072. Vertex AI
+#: documents 7 MB per inline image. Web URLs are not taken: the host sends the bytes.
+IMAGE_LIMITS = ImageLimits(
+    max_edge=3072,
+    max_bytes=7 * 1024 * 1024,
+    formats=frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"}),
+)
 
 _FLASH_BUDGETS: Mapping[str, int] = {"off": 0, "low": 1024, "medium": 8192, "high": 24576}
 _PRO_BUDGETS: Mapping[str, int] = {"low": 1024, "medium": 8192, "high": 32768}
@@ -91,5 +99,6 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bo
 
 CATALOG: tuple[ModelInfo, ...] = model_rows(
     _COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True,
+    image_limits=IMAGE_LIMITS,
     structured_output=True,  # responseJsonSchema, on every Gemini 2.5 and 3 model
 )

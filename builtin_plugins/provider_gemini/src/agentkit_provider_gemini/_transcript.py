@@ -55,7 +55,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps
+from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps, inline_image
 
 from ._catalog import API
 from ._ids import is_carrier, wire_id, wire_signature
@@ -190,6 +190,9 @@ def user_parts(blocks: Sequence[Any]) -> list[Wire]:
 
 
 def _inline(block: ImageBlock) -> Wire:
+    # Gemini's fileData takes only Files API and Cloud Storage URIs: a web URL
+    # image reaches it as bytes the host fetched.
+    block = inline_image(block, API)
     return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}
 
 

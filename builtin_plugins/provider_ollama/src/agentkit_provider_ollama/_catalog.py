@@ -19,6 +19,7 @@ the level itself (gpt-oss takes ``"low"``/``"medium"``/``"high"``),
 from __future__ import annotations
 
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api.codec import ImageLimits
 
 API = "ollama-chat"
 #: Where ``ollama serve`` listens by default.
@@ -26,6 +27,11 @@ LOCAL_BASE_URL = "http://127.0.0.1:11434"
 CLOUD_BASE_URL = "https://ollama.com"
 #: The hosted API's key, sent as ``Authorization: Bearer``.
 CLOUD_CREDENTIAL_ENV = (("OLLAMA_API_KEY", "bearer"),)
+
+#: Ollama's API reference: ``images`` is a list of base64 images, no URL; it documents no size
+#: limit, and its image decoders are PNG and JPEG for every vision model. The edge and size are
+#: ours: a vision encoder works on a few hundred pixels a side, and a local request stays small.
+IMAGE_LIMITS = ImageLimits(max_edge=2048, max_bytes=5 * 1024 * 1024)
 
 _LEVELS = ("low", "medium", "high")
 #: A model that can only think or not: any requested level clamps to this one.
@@ -71,6 +77,7 @@ def _row(
         context_window=window,
         max_output=max_output,
         image_input=images,
+        image_limits=IMAGE_LIMITS if images else None,
         reasoning_levels=reasoning,
         default=default,
         options=options,

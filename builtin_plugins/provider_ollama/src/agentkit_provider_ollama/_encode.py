@@ -65,6 +65,7 @@ from agentkit.plugin_api.codec import (
     TranscriptEncoder,
     array,
     dumps,
+    inline_image,
     refusal,
     sampling,
     structured_output,
@@ -199,7 +200,7 @@ def _with_content(
     text = prefix + text
     if text:
         wire["content"] = text
-    images = [block.data for block in blocks if isinstance(block, ImageBlock)]
+    images = [inline_image(block, "ollama-chat").data for block in blocks if isinstance(block, ImageBlock)]
     if images:
         wire["images"] = images
     return wire

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
+from agentkit.plugin_api.codec import PRICED_COLUMNS, ImageLimits, model_rows
 
 API = "openai-completions"
 
@@ -36,6 +36,13 @@ _VENDORS: dict[str, tuple[str, tuple[tuple[str, str], ...] | None]] = {
     "groq": (GROQ_BASE_URL, (("GROQ_API_KEY", "api_key"),)),
     "local": (LOCAL_BASE_URL, ()),
 }
+
+#: OpenAI's "Images and vision" guide: PNG, JPEG, WEBP and non-animated GIF, by URL or data URL,
+#: 20 MB per image; at high detail an image is scaled to fit 2048 x 2048 first. A local server
+#: may not reach the internet, so the host sends it the bytes of a URL image.
+_IMAGE_FORMATS = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
+_IMAGES_BY_URL = ImageLimits(max_edge=2048, max_bytes=20 * 1024 * 1024, formats=_IMAGE_FORMATS, urls=True)
+_IMAGES_INLINE = ImageLimits(max_edge=2048, max_bytes=20 * 1024 * 1024, formats=_IMAGE_FORMATS)
 
 # Each row: its vendor, then these columns.
 _COLUMNS = (*PRICED_COLUMNS, "image_input", "reasoning_levels", "default")
@@ -108,5 +115,6 @@ CATALOG: tuple[ModelInfo, ...] = tuple(
         api=API,
         base_url=base_url,
         options=_options(vendor),
+        image_limits=_IMAGES_INLINE if vendor == "local" else _IMAGES_BY_URL,
     )
 )

@@ -68,6 +68,7 @@ from agentkit.plugin_api.codec import (
     TranscriptEncoder,
     array,
     dumps,
+    image_url,
     is_strict,
     output_name,
     sampling,
@@ -235,10 +236,7 @@ def _user(message: UserMessage) -> dict[str, Any]:
 def _part(block: TextBlock | ImageBlock) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
-    return {
-        "type": "image_url",
-        "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
-    }
+    return {"type": "image_url", "image_url": {"url": image_url(block)}}
 
 
 def _assistant(message: AssistantMessage, id_limit: int | None) -> dict[str, Any] | None:

@@ -16,11 +16,19 @@ from __future__ import annotations
 import dataclasses
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import PRICED_COLUMNS, model_rows
+from agentkit.plugin_api.codec import PRICED_COLUMNS, ImageLimits, model_rows
 
 API = "openai-responses"
 VENDOR = "openai-responses"
 BASE_URL = "https://api.openai.com/v1"
+#: OpenAI's "Images and vision" guide: PNG, JPEG, WEBP and non-animated GIF, by URL or data URL,
+#: 20 MB per image; at high detail an image is scaled to fit 2048 x 2048 first.
+IMAGE_LIMITS = ImageLimits(
+    max_edge=2048,
+    max_bytes=20 * 1024 * 1024,
+    formats=frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"}),
+    urls=True,
+)
 
 _O_SERIES = ("low", "medium", "high")
 _GPT5 = ("minimal", "low", "medium", "high")
@@ -42,5 +50,6 @@ _REASONING_REFUSES = frozenset({"temperature", "top_p"})
 CATALOG: tuple[ModelInfo, ...] = tuple(
     dataclasses.replace(row, cache_write_price=row.input_price, structured_output=True,  # text.format
                         refused_settings=_REASONING_REFUSES if row.reasoning_levels else frozenset())
-    for row in model_rows(_COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True)
+    for row in model_rows(_COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True,
+                          image_limits=IMAGE_LIMITS)
 )

@@ -64,6 +64,7 @@ from agentkit.plugin_api.codec import (
     TranscriptEncoder,
     array,
     dumps,
+    image_url,
     is_strict,
     output_name,
     sampling,
@@ -175,7 +176,7 @@ def _input_part(block: TextBlock | ImageBlock) -> dict[str, Any]:
         return {"type": "input_text", "text": block.text}
     return {
         "type": "input_image",
-        "image_url": f"data:{block.mime_type};base64,{block.data}",
+        "image_url": image_url(block),
         "detail": "auto",
     }
 

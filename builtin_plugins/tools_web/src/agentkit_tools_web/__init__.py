@@ -3,7 +3,8 @@
 Every connection goes through a guard that resolves the host itself, checks
 every address in the answer (unwrapping IPv4 inside IPv6), and connects only
 to an address it checked. The tool is not enabled by default: an embedder
-asks for ``fetch_url`` by name.
+asks for ``fetch_url`` by name. :func:`image_fetcher` downloads URL images for
+the host (``AgentConfig.image_fetcher``) through the same guard.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Tool, hookimpl
 
 from ._addresses import CLOUD_METADATA_ADDRESSES, address_refusal, embedded_ipv4, literal_address
+from ._image_fetcher import MAX_IMAGE_BYTES, ImageFetchError, image_fetcher
 from ._resolver import Resolver, system_resolver
 from ._tool import MAX_BODY_BYTES, MAX_REDIRECTS, make_fetch_url_tool
 
@@ -27,13 +29,16 @@ _GUARD_NAMES = ("BlockedAddress", "GuardedTransport")
 __all__ = [
     "CLOUD_METADATA_ADDRESSES",
     "MAX_BODY_BYTES",
+    "MAX_IMAGE_BYTES",
     "MAX_REDIRECTS",
     "BlockedAddress",
     "GuardedTransport",
+    "ImageFetchError",
     "Resolver",
     "address_refusal",
     "agentkit_register_tools",
     "embedded_ipv4",
+    "image_fetcher",
     "literal_address",
     "make_fetch_url_tool",
     "system_resolver",

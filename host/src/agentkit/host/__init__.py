@@ -28,7 +28,14 @@ if TYPE_CHECKING:
     from ._settings import ModelSettings
     from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
     from ._subagents import Subagent
-    from .errors import AgentBusy, ConfigError, ModelNotFound, NothingToContinue, SkillConflictError
+    from .errors import (
+        AgentBusy,
+        ConfigError,
+        ImageError,
+        ModelNotFound,
+        NothingToContinue,
+        SkillConflictError,
+    )
 
     __version__: str
 
@@ -57,6 +64,7 @@ _EXPORTS = {
     "Subagent": "._subagents",
     "AgentBusy": ".errors",
     "ConfigError": ".errors",
+    "ImageError": ".errors",
     "ModelNotFound": ".errors",
     "NothingToContinue": ".errors",
     "SkillConflictError": ".errors",
@@ -77,6 +85,7 @@ __all__ = [
     "Compaction",
     "ConfigError",
     "Decision",
+    "ImageError",
     "JsonlAuditSink",
     "ModelNotFound",
     "ModelSettings",

@@ -70,6 +70,7 @@ from ._ending import (
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
 from ._hooks import HookRunner, streamed_piece
+from ._images import admit, admit_messages, has_images
 from ._interrupt import run_interruptibly
 from ._plugins import PluginHost
 from ._queues import MessageQueues
@@ -363,11 +364,11 @@ class Agent:
         the model has just answered. Queued between runs, the next run takes it.
         See :mod:`agentkit.host._queues` and ``docs/embedding.md``.
         """
-        self._queues.steering.extend(_as_messages(message))
+        self._queues.steering.extend(self._admitted(_as_messages(message)))
 
     def follow_up(self, message: Prompt) -> None:
         """Queue a message for when the run would end: it is added then, and the run goes on (the same run)."""
-        self._queues.follow_ups.extend(_as_messages(message))
+        self._queues.follow_ups.extend(self._admitted(_as_messages(message)))
 
     @property
     def has_queued_messages(self) -> bool:
@@ -401,9 +402,10 @@ class Agent:
         """
         overrides = check_settings(settings)
         structured = self._structured(output_type, overrides)
+        new = await self._admitted_async(_as_messages(prompt))
         async with self._claim(overrides, structured) as stop:
             # No consumer of events: the run's own task, awaited directly, with no queue between.
-            task = asyncio.ensure_future(self._run(_as_messages(prompt), _discard, stop))
+            task = asyncio.ensure_future(self._run(new, _discard, stop))
             if await wait_out(task, lambda: stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled",
                                                          on_loop=True)):
                 raise asyncio.CancelledError
@@ -477,9 +479,10 @@ class Agent:
         """
         overrides = check_settings(settings)
         structured = self._structured(output_type, overrides)
+        new = await self._admitted_async(_as_messages(prompt))
         async with self._claim(overrides, structured) as stop:
             queue: asyncio.Queue[Event | None] = asyncio.Queue()
-            task = asyncio.ensure_future(self._run(_as_messages(prompt), queue.put_nowait, stop))
+            task = asyncio.ensure_future(self._run(new, queue.put_nowait, stop))
             cancelled = False
             try:
                 while True:
@@ -498,6 +501,23 @@ class Agent:
                 # whatever further cancellations arrive; it ends within the stop budget.
                 if await wait_out(task) or cancelled:
                     raise asyncio.CancelledError
+
+    def _admitted(self, messages: list[Message]) -> list[Message]:
+        """The embedder's messages with their images normalized for the model (see :mod:`._images`).
+
+        :raises ImageError: the model takes no images, or one cannot be read or fetched.
+        """
+        if not has_images(messages):
+            return messages
+        return admit_messages(messages, self.model, root=self.root, fetcher=self.config.image_fetcher)
+
+    def _admit_tool_images(self, images: list[ImageBlock]) -> list[TextBlock | ImageBlock]:
+        """A tool result's images normalized for the model; a path must stay in the workspace."""
+        return admit(images, self.model, root=self.root, fetcher=self.config.image_fetcher, from_tool=True)
+
+    async def _admitted_async(self, messages: list[Message]) -> list[Message]:
+        """:meth:`_admitted` off the event loop when there is an image to decode or fetch."""
+        return await asyncio.to_thread(self._admitted, messages) if has_images(messages) else messages
 
     def _structured(self, output_type: Any, overrides: dict[str, Any]) -> StructuredOutput | None:
         """The run's structured output, checked against its settings and tools before the run starts."""
@@ -614,6 +634,7 @@ class Agent:
                 max_result_chars=self.config.max_tool_result_chars,
                 hook_callers=self.host.hook_callers,
                 validators=self._validators,
+                admit_images=self._admit_tool_images,
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log, account)

@@ -72,6 +72,7 @@ from ._guard import (
     settle_all,
 )
 from ._hooks import HookRunner
+from .errors import ImageError
 from .wire import json as strict_json
 
 #: The decision of an authorization the run's abort interrupted.
@@ -98,7 +99,10 @@ class _Call:
 
 
 #: What a result message is made of: the envelope's text, whether it is a success, its images.
-Rendering = tuple[str, bool, list[ImageBlock]]
+Rendering = tuple[str, bool, list[TextBlock | ImageBlock]]
+#: What makes a tool's images fit for the history (:func:`agentkit.host._images.admit`, bound to
+#: the agent's model and workspace); raises :class:`~agentkit.host.errors.ImageError`.
+AdmitImages = Callable[[list[ImageBlock]], list[TextBlock | ImageBlock]]
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,8 @@ class ToolBatch:
         plugin implements is not called at all (no thread is started for it).
     :param validators: the argument validators by tool name, kept by the
         caller so that each tool's schema is compiled once for all its batches.
+    :param admit_images: normalizes a successful result's images for the model;
+        an image it refuses turns the result into an ``invalid_image`` error.
     """
 
     def __init__(
@@ -143,6 +149,7 @@ class ToolBatch:
         max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
         hook_callers: Callable[[str], Sequence[Any]] | None = None,
         validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
+        admit_images: AdmitImages | None = None,
     ) -> None:
         self.tools = tools
         self.hooks = hooks
@@ -157,6 +164,7 @@ class ToolBatch:
         self.max_result_chars = max_result_chars
         self.hook_callers = hook_callers
         self.validators = validators if validators is not None else {}
+        self.admit_images = admit_images
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -432,7 +440,11 @@ class ToolBatch:
             text, ok = result.to_text(), bool(result.ok)
             if not isinstance(text, str):  # a ToolResult subclass: the history holds text only
                 raise TypeError(f"ToolResult.to_text() returned {type(text).__name__}, not str")
-            images = _images(result) if ok else []
+            images: list[TextBlock | ImageBlock] = list(_images(result)) if ok else []
+            if images and self.admit_images is not None:
+                images = self.admit_images(_images(result))
+        except ImageError as exc:  # the model sees why, and may name another file
+            text, ok, images = ToolResult.failure("invalid_image", str(exc)).to_text(), False, []
         except BaseException as exc:  # circular data, non-string keys, a hostile __str__, a bad image...
             fallback = ToolResult.failure(
                 "invalid_result", f"The tool returned data that cannot be written as JSON ({_describe(exc)})."

@@ -125,6 +125,11 @@ class AgentConfig:
         (turns, tokens, cost), its subagents' spending included; checked after
         each turn (outcome ``stop_policy``, ``stopped_by="budget"``). Subagents
         take their slices from what is left. Default: no limit but ``max_turns``.
+    :param image_fetcher: downloads a URL image for a wire that takes no URLs
+        (``url -> bytes``). Default ``None``: URL images are never fetched,
+        and one sent to such a wire fails with an error saying so. Pass the
+        SSRF-guarded ``agentkit_tools_web.image_fetcher()``. See
+        ``docs/providers.md``, "Images".
     """
 
     model: str
@@ -161,6 +166,7 @@ class AgentConfig:
     compaction: Compaction = NO_COMPACTION
     audit: AuditSink | Callable[[AuditRecord], object] | None = None
     budget: Budget | None = None
+    image_fetcher: Callable[[str], bytes] | None = None
 
 
 @dataclass

@@ -6,6 +6,7 @@
     ├── UsageError                     the caller asked for something invalid
     │   ├── ConfigError                an AgentConfig or environment setting is wrong
     │   │   └── SkillConflictError     a skill's tool takes a name the agent already has
+    │   ├── ImageError                 an image cannot be read, fetched or sent to the model
     │   ├── ModelNotFound              no installed provider serves the model
     │   ├── AgentBusy                  run/stream called while a run is in progress
     │   ├── NothingToContinue          continue_ called with nothing to continue
@@ -31,6 +32,11 @@ class ConfigError(UsageError):
 
 class SkillConflictError(ConfigError):
     """A skill brings a tool whose name the agent already has, and does not declare the override."""
+
+
+class ImageError(UsageError):
+    """An image could not be read, fetched or sent: not an image, too large to decode, outside
+    the workspace, a URL the embedder does not allow fetching, or a model without vision."""
 
 
 class ModelNotFound(UsageError):

@@ -8,7 +8,9 @@ so transcripts and events can be stored and sent as JSON.
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -46,14 +48,63 @@ class TextBlock:
 
 @dataclass(slots=True)
 class ImageBlock:
-    """An image, carried as base64 ``data`` with its MIME type."""
+    """An image, carried as base64 ``data`` with its MIME type, or named by ``url`` or ``path``.
+
+    ``url`` is an ``http(s)`` address (``data`` and ``mime_type`` are then
+    empty): a wire that takes URLs gets it as it is, any other gets the image
+    the host fetched, only when the embedder allows it. ``path`` names a file
+    the host reads at the history boundary (relative to the workspace; from a
+    tool, only inside it). The host normalizes every image before it enters
+    the history (see :class:`~agentkit.plugin_api.codec.ImageLimits`), so a
+    codec sees ``data`` or a ``url``, never a ``path``. Build one with
+    :meth:`from_bytes`, :meth:`from_url` (``http(s)`` or ``data:`` URLs) or
+    :meth:`from_path`.
+    """
 
     data: str
     mime_type: str
+    url: str | None = field(default=None, kw_only=True)
+    path: str | None = field(default=None, kw_only=True)
     type: Literal["image"] = field(default="image", init=False)
 
+    @classmethod
+    def from_bytes(cls, data: bytes, mime_type: str = "") -> ImageBlock:
+        """An image from its encoded bytes (a PNG, a JPEG file's content); the host finds the format."""
+        return cls(base64.b64encode(data).decode("ascii"), mime_type)
+
+    @classmethod
+    def from_url(cls, url: str) -> ImageBlock:
+        """An image at an ``http(s)`` URL, or the content of a ``data:`` URL (base64 only).
+
+        :raises ValueError: another scheme, or a ``data:`` URL that is not base64.
+        """
+        scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+        if scheme in ("http", "https"):
+            return cls("", "", url=url)
+        if scheme == "data":
+            header, _, payload = url[5:].partition(",")
+            media_type, *params = header.split(";")
+            if "base64" not in params:
+                raise ValueError("a data: URL image must be base64 (data:image/png;base64,...)")
+            try:
+                raw = base64.b64decode(payload, validate=True)
+            except ValueError:
+                raise ValueError("the data: URL's payload is not valid base64") from None
+            return cls.from_bytes(raw, media_type.strip().lower())
+        raise ValueError(f"an image URL must be http(s) or data:, not {url[:40]!r}")
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str]) -> ImageBlock:
+        """An image file the host reads when the block enters the history (a relative path: in the workspace)."""
+        return cls("", "", path=os.fspath(path))
+
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "image", "data": self.data, "mime_type": self.mime_type}
+        data = {"type": "image", "data": self.data, "mime_type": self.mime_type}
+        if self.url is not None:
+            data["url"] = self.url
+        if self.path is not None:
+            data["path"] = self.path
+        return data
 
 
 @dataclass(slots=True)
@@ -147,7 +198,7 @@ def block_from_dict(data: dict[str, Any]) -> ContentBlock:
     if kind == "text":
         return TextBlock(data["text"])
     if kind == "image":
-        return ImageBlock(data["data"], data["mime_type"])
+        return ImageBlock(data["data"], data["mime_type"], url=data.get("url"), path=data.get("path"))
     if kind == "tool_use":
         return ToolUseBlock(data["id"], data["name"], data["arguments"])
     if kind == "thinking":

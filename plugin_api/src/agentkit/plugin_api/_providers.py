@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Protocol, overload
 
 from ._events import ProviderEvent
+from ._images import ImageLimits
 from ._messages import AssistantMessage, Message, StopReason
 
 
@@ -34,7 +35,10 @@ class ModelInfo:
     :func:`agentkit.plugin_api.codec.tool_choice`. ``structured_output``
     says the model takes a request's ``output_schema`` natively (the wire's
     own structured-output field); without it the host asks for a structured
-    answer through a final-answer tool.
+    answer through a final-answer tool. ``image_limits`` are the images the
+    wire takes (sizes and formats from the vendor's documentation); a row
+    with ``image_input`` and no limits gets
+    :data:`~agentkit.plugin_api.codec.DEFAULT_IMAGE_LIMITS`.
     """
 
     vendor: str
@@ -55,6 +59,7 @@ class ModelInfo:
     cache_write_1h_price: float = 0.0
     refused_settings: frozenset[str] = frozenset()
     structured_output: bool = False
+    image_limits: ImageLimits | None = None
 
     @property
     def key(self) -> str:

@@ -82,7 +82,10 @@ class ToolResult:
 
     ``metadata`` is for the embedder and the events (timings, truncation
     facts); it is never shown to the model. ``images`` are attached to the
-    tool-result message beside the envelope's JSON text.
+    tool-result message beside the envelope's JSON text, after the host
+    normalized them for the model (``ImageBlock.from_path`` names a file inside
+    the workspace; an image the host refuses makes the result an
+    ``invalid_image`` error).
     """
 
     ok: bool

@@ -21,6 +21,9 @@ agentkit.plugin_api`` does not load it. Standard library only.
   sampling settings once for every wire; a wire maps them with its own
   :class:`SamplingRules` and refuses what it cannot express with
   :func:`refusal`, never dropping it.
+* :class:`ImageLimits` is what a catalog row says of the images its wire
+  takes; :func:`image_url` and :func:`inline_image` write a normalized image
+  block the two ways wires take one.
 * :func:`array`, :func:`count`, :func:`error_text` and :func:`chunks` are the
   small helpers every wire writes otherwise.
 
@@ -51,6 +54,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
+from ._images import DEFAULT_IMAGE_LIMITS, PNG_AND_JPEG, ImageLimits, image_url, inline_image
 from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
 from ._settings import (
@@ -66,12 +70,15 @@ from ._settings import (
 from ._structured import is_strict, output_name, structured_output
 
 __all__ = [
+    "DEFAULT_IMAGE_LIMITS",
     "FORCED_TOOL_CHOICE",
+    "PNG_AND_JPEG",
     "PRICED_COLUMNS",
     "SAMPLING_SETTINGS",
     "TOOL_CHOICE_MODES",
     "CodecProvider",
     "IdentityCache",
+    "ImageLimits",
     "SamplingRules",
     "ToolChoice",
     "TranscriptEncoder",
@@ -80,6 +87,8 @@ __all__ = [
     "count",
     "dumps",
     "error_text",
+    "image_url",
+    "inline_image",
     "is_strict",
     "model_rows",
     "output_name",

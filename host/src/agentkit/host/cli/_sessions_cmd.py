@@ -185,7 +185,7 @@ def _render_message(tag: str, message: dict[str, Any]) -> list[str]:
         elif kind == "tool_use":
             lines.append(_indent(f"-> {block['name']} {_cut(block['arguments'])}"))
         elif kind == "image":
-            lines.append(_indent(f"(image {block.get('mime_type', '')})"))
+            lines.append(_indent(f"(image {block.get('url') or block.get('mime_type', '')})"))
     if message.get("error_message"):
         lines.append(_indent(f"({message.get('stop_reason')}: {_cut(message['error_message'])})"))
     return lines
