@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from agentkit.plugin_api import Usage
 
@@ -66,9 +66,10 @@ class Budget:
 
 
 UNLIMITED = Budget()
+_Number = TypeVar("_Number", int, float)
 
 
-def _least(a: int | float | None, b: int | float | None) -> int | float | None:  # type: ignore[misc]
+def _least(a: _Number | None, b: _Number | None) -> _Number | None:
     if a is None:
         return b
     if b is None:

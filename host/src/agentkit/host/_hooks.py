@@ -40,7 +40,7 @@ STREAMED_PIECES = frozenset({"block_start", "block_delta", "block_end", "output_
 def streamed_piece(event: Event) -> bool:
     """Whether ``event`` is a piece of a response, a subagent's included (it arrives wrapped)."""
     while event.type == "subagent":
-        event = event.event  # type: ignore[union-attr]
+        event = event.event
     return event.type in STREAMED_PIECES
 
 #: ``hook name -> [(plugin name, a caller of that plugin's implementations)]`` in call order.
