@@ -21,19 +21,24 @@ __all__ = ["InputRequest", "McpAuditRecord", "agentkit_register_tools", "close_a
 def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     """Connect to the servers of ``agentkit.toml`` and register their tools as ``server__tool``.
 
+    ``mcp_servers`` (off by default) is registered too, servers or not.
+
     A configuration error fails this plugin with its message (the host
     reports it); a server that cannot be reached is logged and contributes
     nothing, and the others are still served.
     """
     from .._config import load_servers
+    from ._status import status_tool
 
     servers = load_servers()
     if not servers:
+        register(status_tool(dict))
         return
     from ._pool import shared_pool
     from ._tools import agent_tools
 
     pool = shared_pool(servers)
+    register(status_tool(lambda: pool.connections))
     for tool in agent_tools(pool, pool.list_all()):
         register(tool)
 
