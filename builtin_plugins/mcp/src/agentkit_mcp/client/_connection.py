@@ -17,11 +17,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._config import ServerConfig, resolve, resolved_table
@@ -67,14 +70,15 @@ class ServerConnection:
 
     # -- connecting -------------------------------------------------------------------
 
-    def _server_argument(self) -> StdioServerParameters | Any:
+    def _server_argument(self) -> Any:
         where = f"{self.config.source}: server {self.config.name!r}"
         if self.config.command is not None:
-            return StdioServerParameters(
+            parameters = StdioServerParameters(
                 command=resolve(self.config.command, self._environ, f"{where} command"),
                 args=[resolve(arg, self._environ, f"{where} args") for arg in self.config.args],
                 env=server_environment(self._environ, resolved_table(self.config.env, self._environ, f"{where} env")),
             )
+            return stdio_client(parameters, errlog=_server_log())
         from ._http import http_transport  # only HTTP servers pay for the HTTP client
 
         url = resolve(self.config.url or "", self._environ, f"{where} url")
@@ -285,6 +289,18 @@ class _Closing(Exception):
 def _lists_change(client: Client) -> bool:
     tools = client.server_capabilities.tools
     return bool(tools and tools.list_changed)
+
+
+def _server_log() -> Any:
+    """Where a stdio server's stderr goes: ours, or the process's own when ours is not a file (captured)."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    return subprocess.DEVNULL
 
 
 def _describe(exc: BaseException) -> str:
