@@ -133,6 +133,7 @@ def main() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = server.streamable_http_app(json_response=True)
     config = uvicorn.Config(app, log_level="warning")
