@@ -46,6 +46,23 @@ def test_an_agent_calls_a_tool_of_a_configured_server(config_home: Path) -> None
     assert (calc["server"], calc["era"], calc["protocol_version"], calc["calls"]) == ("calc", "modern", "2026-07-28", 1)
 
 
+def test_a_tool_a_server_adds_mid_session_is_declared_after_the_cached_prefix(config_home: Path) -> None:
+    configure(v2_stdio_entry("calc"))
+    host = PluginHost.discover()
+    assert "calc__late" not in host.tools
+    script = Script([Turn([tool_call("calc__grow", {})]), Turn([tool_call("calc__echo", {"text": "again"})]),
+                     Turn([tool_call("calc__late", {})]), Turn([text("Done.")])])
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__grow", "calc__echo"],
+                              transport=script), host=host)
+    result = agent.run_sync("Grow, then use the new tool.")
+
+    late = [message for message in result.messages if getattr(message, "tool_name", None) == "calc__late"]
+    assert [json.loads(message.text)["data"]["text"] for message in late] == ["late tool"]
+    specs = {spec.name: spec for spec in agent.tool_specs()}
+    assert specs["calc__late"].deferred is True and specs["calc__echo"].deferred is False
+    assert "calc__add" not in agent.tools  # only tools new to the server are added, not the ones left out
+
+
 def test_a_qualified_name_that_collides_with_an_installed_tool_is_refused(config_home: Path) -> None:
     configure(v2_stdio_entry("calc"))
 

@@ -592,6 +592,7 @@ class Agent:
                 max_result_chars=self.config.max_tool_result_chars,
                 hook_callers=self.host.hook_callers,
                 validators=self._validators,
+                add_tools=self.add_tools,
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log)

@@ -143,8 +143,10 @@ class ToolBatch:
         max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
         hook_callers: Callable[[str], Sequence[Any]] | None = None,
         validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
+        add_tools: Callable[..., None] | None = None,
     ) -> None:
         self.tools = tools
+        self.add_tools = add_tools
         self.hooks = hooks
         self.session = session
         self.before_tool_call = before_tool_call
@@ -344,6 +346,7 @@ class ToolBatch:
             call_id=item.call.id,
             cancel=self.cancel,
             options=self.tool_options.get(tool.name, {}),
+            add_tools=self.add_tools,
         )
 
     def _launch(self, item: _Call) -> Launched:

@@ -29,6 +29,8 @@ class ServerPool:
 
     def __init__(self, servers: Sequence[ServerConfig], environ: Mapping[str, str] | None = None) -> None:
         self.connections = {server.name: ServerConnection(server, environ) for server in servers}
+        #: server -> qualified name -> the one Tool made for it (an agent re-adding it gets the same object)
+        self.tools: dict[str, dict[str, Any]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="agentkit-mcp", daemon=True)
         self._thread.start()

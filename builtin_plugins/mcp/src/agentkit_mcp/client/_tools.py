@@ -38,14 +38,37 @@ def agent_tools(pool: ServerPool, listings: dict[str, list[Any] | Exception]) ->
         if isinstance(listing, Exception):
             _log.warning("MCP server %r contributes no tools: %s", server, listing)
             continue
-        for mcp_tool in listing:
-            name = qualified_name(server, mcp_tool.name)
-            if not _TOOL_NAME.match(name):
-                _log.warning("MCP tool %r of server %r is left out: %r is not a tool name agentkit can carry "
-                             "(letters, digits, '_' and '-', at most 64)", mcp_tool.name, server, name)
-                continue
-            tools.append(_tool(pool, server, mcp_tool, name))
+        tools.extend(_new_tools(pool, server, listing))
     return tools
+
+
+def _new_tools(pool: ServerPool, server: str, listing: list[Any]) -> list[Tool]:
+    """Tools for the names of ``listing`` this process has not made yet (one object per name, ever)."""
+    made = pool.tools.setdefault(server, {})
+    tools = []
+    for mcp_tool in listing:
+        name = qualified_name(server, mcp_tool.name)
+        if name in made:
+            continue
+        if not _TOOL_NAME.match(name):
+            _log.warning("MCP tool %r of server %r is left out: %r is not a tool name agentkit can carry "
+                         "(letters, digits, '_' and '-', at most 64)", mcp_tool.name, server, name)
+            continue
+        made[name] = _tool(pool, server, mcp_tool, name)
+        tools.append(made[name])
+    return tools
+
+
+async def _add_listed_since(pool: ServerPool, server: str, context: ToolContext) -> None:
+    """After a list-changed notice, enable on the running agent the tools the server added since."""
+    connection = pool.connections[server]
+    try:
+        listing = await pool.run_async(connection.list_tools())
+        added = _new_tools(pool, server, listing)
+        if added and context.add_tools is not None:
+            context.add_tools(*added)
+    except Exception as exc:  # the call itself succeeded: a failed refresh only leaves the new tools out
+        _log.warning("MCP server %r changed its tools, and they could not be added: %s", server, exc)
 
 
 def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
@@ -58,6 +81,9 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
             return ToolResult.failure("mcp_error", detail=f"MCP server {server!r}: {exc}", mcp_server=server)
         except Exception as exc:
             return ToolResult.failure("mcp_unavailable", detail=str(exc), mcp_server=server)
+        changed = connection.tools_changed
+        if changed is not None and changed.is_set() and context is not None and context.add_tools is not None:
+            await _add_listed_since(pool, server, context)
         return to_tool_result(result, mcp_server=server, mcp_tool=mcp_tool.name,
                               protocol_version=connection.protocol_version)
 
