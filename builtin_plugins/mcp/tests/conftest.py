@@ -35,4 +35,4 @@ def _close_pools() -> Iterator[None]:
 
 def v2_stdio_entry(name: str = "calc", **extra: object) -> dict[str, object]:
     """A ``[[mcp.servers]]`` entry for the 2.x test server over stdio, run by this interpreter."""
-    return {"name": name, "command": sys.executable, "args": [str(V2_SERVER)], **extra}
+    return {"name": name, "command": sys.executable, "args": [str(V2_SERVER)], "connect_timeout_s": 60, **extra}

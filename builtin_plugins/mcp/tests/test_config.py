@@ -62,6 +62,7 @@ def test_variables_are_kept_unresolved_until_the_server_is_reached(config_home: 
         ({"name": "both", "command": "x", "url": "https://e.example"}, "either 'command'"),
         ({"name": "neither"}, "either 'command'"),
         ({"name": "bad__name", "command": "x"}, "must be letters"),
+        ({"name": "trailing\n", "command": "x"}, "must be letters"),
         ({"name": "e", "command": "x", "era": "2025-11-25"}, "era '2025-11-25' is not one of auto, legacy, 2026-07-28"),
         ({"name": "t", "command": "x", "timeout_s": 0}, "timeout_s' must be a positive number"),
         ({"name": "u", "command": "x", "colour": "red"}, "unknown key"),

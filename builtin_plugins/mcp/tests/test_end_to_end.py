@@ -26,6 +26,7 @@ def test_an_agent_calls_a_tool_of_a_configured_server(config_home: Path) -> None
     host = PluginHost.discover()
     assert host.records["mcp"].status == "loaded"
     assert {"calc__add", "calc__echo"} <= set(host.tools)
+    assert not [name for name in host.tools if "." in name]  # 'dotted.name' cannot be carried: left out
     seen: list[str] = []
 
     def before_tool_call(call: Any, arguments: Any, *rest: Any) -> None:

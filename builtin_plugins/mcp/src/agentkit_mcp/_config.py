@@ -62,7 +62,7 @@ class ServerConfig:
     headers: Mapping[str, str] = field(default_factory=dict)
     era: str = "auto"
     timeout_s: float = 30.0
-    connect_timeout_s: float = 10.0
+    connect_timeout_s: float = 30.0
     per_session_call_limit: int = 1000
     reconnect_limit: int = 3
     allow_sampling: bool = False
@@ -138,7 +138,7 @@ def parse_server(table: Any, path: Path) -> ServerConfig:
     if not isinstance(table, Mapping):
         raise McpConfigError(f"{path}: each [[mcp.servers]] entry must be a table")
     name = table.get("name")
-    if not isinstance(name, str) or not SERVER_NAME.match(name):
+    if not isinstance(name, str) or not SERVER_NAME.fullmatch(name):
         raise McpConfigError(
             f"{path}: server name {name!r} must be letters, digits, '-' and single '_' (it prefixes its tools as NAME__tool)"
         )
@@ -165,7 +165,7 @@ def parse_server(table: Any, path: Path) -> ServerConfig:
         headers=_string_table(table.get("headers", {}), f"{where}: 'headers'"),
         era=era,
         timeout_s=_positive(table.get("timeout_s", 30.0), f"{where}: 'timeout_s'"),
-        connect_timeout_s=_positive(table.get("connect_timeout_s", 10.0), f"{where}: 'connect_timeout_s'"),
+        connect_timeout_s=_positive(table.get("connect_timeout_s", 30.0), f"{where}: 'connect_timeout_s'"),
         per_session_call_limit=_count(table.get("per_session_call_limit", 1000), f"{where}: 'per_session_call_limit'"),
         reconnect_limit=_count(table.get("reconnect_limit", 3), f"{where}: 'reconnect_limit'"),
         allow_sampling=_flag(table.get("allow_sampling", False), f"{where}: 'allow_sampling'"),

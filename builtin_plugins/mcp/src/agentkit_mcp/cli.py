@@ -114,7 +114,7 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
 def _add(args: argparse.Namespace) -> int:
     from ._edit import add_server
 
-    if not SERVER_NAME.match(args.name):
+    if not SERVER_NAME.fullmatch(args.name):
         raise _UsageError(f"server name {args.name!r} must be letters, digits, '-' and single '_' "
                           "(it prefixes its tools as NAME__tool)")
     if args.url is None and not args.server_command:

@@ -123,6 +123,10 @@ async def grow(ctx: Context) -> str:
     return "grown"
 
 
+# A name agentkit cannot carry: the client must leave it out, not fail.
+server.add_tool(echo, name="dotted.name", description="Say the text back, under a name with a dot.")
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     if mode == "stdio":

@@ -50,7 +50,7 @@ def _new_tools(pool: ServerPool, server: str, listing: list[Any]) -> list[Tool]:
         name = qualified_name(server, mcp_tool.name)
         if name in made:
             continue
-        if not _TOOL_NAME.match(name):
+        if not _TOOL_NAME.fullmatch(name):
             _log.warning("MCP tool %r of server %r is left out: %r is not a tool name agentkit can carry "
                          "(letters, digits, '_' and '-', at most 64)", mcp_tool.name, server, name)
             continue
