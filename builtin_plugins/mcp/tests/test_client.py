@@ -124,6 +124,40 @@ def test_a_dead_server_is_an_error_then_a_bounded_number_of_reconnects(audit_rec
     assert [record.is_error for record in calls] == [True, False, True, True]
 
 
+def test_calls_racing_a_crash_reconnect_once_and_a_stale_failure_never_drops_the_new_connection() -> None:
+    async def test() -> None:
+        connection = ServerConnection(server(reconnect_limit=1))
+        try:
+            await connection.list_tools()
+            calls = [connection.call_tool("echo", {"text": str(n)}, "calc__echo") for n in range(4)]
+            outcomes = await asyncio.gather(connection.call_tool("crash", {}, "calc__crash"), *calls,
+                                            return_exceptions=True)
+            assert all(isinstance(outcome, ServerUnavailable) or not outcome.is_error for outcome in outcomes)
+            after = await connection.call_tool("echo", {"text": "after"}, "calc__echo")
+            assert after.content[0].text == "after"
+            assert connection.reconnects == 1
+        finally:
+            await connection.close()
+
+    run(test)
+
+
+def test_a_server_that_never_starts_is_tried_a_bounded_number_of_times() -> None:
+    async def test() -> list[str]:
+        config = ServerConfig(name="gone", command=sys.executable, args=("-c", "raise SystemExit(1)"),
+                              reconnect_limit=2)
+        connection = ServerConnection(config)
+        outcomes = []
+        for _ in range(5):
+            try:
+                await connection.call_tool("echo", {}, "gone__echo")
+            except ServerUnavailable as exc:
+                outcomes.append("limit" if "reconnect_limit" in str(exc) else "down")
+        return outcomes
+
+    assert run(test) == ["down", "down", "down", "limit", "limit"]
+
+
 def test_a_hung_server_is_answered_with_an_error_at_its_deadline_and_replaced() -> None:
     async def test() -> str:
         connection = ServerConnection(server(timeout_s=5.0))  # 'hang' never answers; 'echo' needs far less

@@ -97,6 +97,7 @@ def test_a_configuration_error_fails_the_plugin_with_its_message(config_home: Pa
     assert record.status == "failed" and "era '2099-01-01' is not one of" in (record.reason or "")
 
 
+@pytest.mark.slow
 def test_agentkit_run_uses_the_configured_servers(agentkit: Any, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

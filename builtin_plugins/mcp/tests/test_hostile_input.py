@@ -62,7 +62,7 @@ keys = st.sampled_from(["name", "command", "args", "env", "url", "headers", "era
                         "connect_timeout_s", "per_session_call_limit", "reconnect_limit", "allow_sampling", "other"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.dictionaries(keys, toml_values, max_size=8) | toml_values)
 def test_any_entry_is_either_a_server_or_a_configuration_error(table: Any) -> None:
     try:

@@ -55,6 +55,7 @@ class ServerConnection:
         self._stop: asyncio.Event | None = None
         self._connecting: asyncio.Lock | None = None
         self.calls = 0
+        self.attempts = 0
         self.reconnects = 0
         self.connects = 0
         self.protocol_version: str | None = None
@@ -97,31 +98,52 @@ class ServerConnection:
         )
 
     async def connect(self) -> None:
-        """Open the connection (spawn, era probe or handshake) within ``connect_timeout_s``."""
+        """Open the connection (spawn, era probe or handshake) within ``connect_timeout_s``, if it is not open."""
+        await self._usable_client()
+
+    async def _usable_client(self) -> Client:
+        """The open client; opened here when needed, the first time free and then within ``reconnect_limit``.
+
+        Under one lock, so calls racing a crash open one new connection, counted once.
+        """
         if self._connecting is None:
             self._connecting = asyncio.Lock()
             self.tools_changed = asyncio.Event()
         async with self._connecting:
             if self._client is not None:
-                return
-            server = self._server_argument()  # a configuration error propagates as it is
-            loop = asyncio.get_running_loop()
-            ready: asyncio.Future[None] = loop.create_future()
-            self._stop = asyncio.Event()
-            self._holder = asyncio.create_task(self._hold(self._client_for(server), ready, self._stop))
-            try:
-                await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout_s)
-            except TimeoutError:
-                await self._drop()
-                raise ServerUnavailable(
-                    f"MCP server {self.config.name!r} did not finish connecting within "
-                    f"{self.config.connect_timeout_s:g} s (connect_timeout_s)"
-                ) from None
-            except Exception as exc:
-                await self._drop()
-                raise ServerUnavailable(f"MCP server {self.config.name!r} could not be reached: {_describe(exc)}") from exc
-            self.connects += 1
-            audit(McpAuditRecord("connect", self.config.name, era=self.era, protocol_version=self.protocol_version))
+                return self._client
+            if self.attempts > 0:
+                if self.reconnects >= self.config.reconnect_limit:
+                    raise ServerUnavailable(
+                        f"MCP server {self.config.name!r} is unavailable: it failed ({self._last_failure}) and "
+                        f"was reconnected {self.reconnects} time(s), the limit (reconnect_limit)"
+                    )
+                self.reconnects += 1
+            self.attempts += 1
+            return await self._open()
+
+    async def _open(self) -> Client:
+        server = self._server_argument()  # a configuration error propagates as it is
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._holder = asyncio.create_task(self._hold(self._client_for(server), ready, self._stop))
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout_s)
+        except TimeoutError:
+            self._last_failure = "it did not finish connecting in time"
+            await self._drop()
+            raise ServerUnavailable(
+                f"MCP server {self.config.name!r} did not finish connecting within "
+                f"{self.config.connect_timeout_s:g} s (connect_timeout_s)"
+            ) from None
+        except Exception as exc:
+            self._last_failure = _describe(exc)
+            await self._drop()
+            raise ServerUnavailable(f"MCP server {self.config.name!r} could not be reached: {_describe(exc)}") from exc
+        assert self._client is not None
+        self.connects += 1
+        audit(McpAuditRecord("connect", self.config.name, era=self.era, protocol_version=self.protocol_version))
+        return self._client
 
     async def _hold(self, client: Client, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         try:
@@ -142,7 +164,8 @@ class ServerConnection:
             if not ready.done():
                 ready.set_exception(group.exceptions[0] if len(group.exceptions) == 1 else group)
         finally:
-            self._client = None
+            if self._client is client:  # a late end of an old connection never clears a newer one
+                self._client = None
 
     async def _listen(self, client: Client) -> None:
         # A modern server tells list changes only to a subscription; a lost one just leaves the TTL to refresh.
@@ -175,20 +198,6 @@ class ServerConnection:
 
     async def close(self) -> None:
         await self._drop()
-
-    async def _usable_client(self) -> Client:
-        if self._client is not None:
-            return self._client
-        if self.connects > 0:
-            if self.reconnects >= self.config.reconnect_limit:
-                raise ServerUnavailable(
-                    f"MCP server {self.config.name!r} is unavailable: it failed ({self._last_failure}) and was "
-                    f"reconnected {self.reconnects} time(s), the limit (reconnect_limit)"
-                )
-            self.reconnects += 1
-        await self.connect()
-        assert self._client is not None
-        return self._client
 
     # -- listing and calling ----------------------------------------------------------
 
@@ -227,7 +236,7 @@ class ServerConnection:
             async with asyncio.timeout(self.config.timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
         except TimeoutError:
-            await self._fail("it did not answer in time")
+            await self._fail("it did not answer in time", client)
             self._audit_call(record, True, "timeout")
             raise ServerUnavailable(
                 f"MCP server {self.config.name!r} did not answer {tool!r} within {self.config.timeout_s:g} s "
@@ -235,22 +244,24 @@ class ServerConnection:
             ) from None
         except MCPError as exc:
             if exc.code in _BROKEN_CODES:
-                await self._fail(_describe(exc))
+                await self._fail(_describe(exc), client)
                 self._audit_call(record, True, "disconnected")
                 raise ServerUnavailable(f"MCP server {self.config.name!r} disconnected: {_describe(exc)}") from exc
             self._audit_call(record, True, f"error {exc.code}")
             raise
         except Exception as exc:
-            if self._client is not client:  # the connection ended under the call
-                await self._fail(_describe(exc))
+            if not isinstance(exc, ValueError):  # a ValueError (pydantic's) is a bad answer on a good connection
+                await self._fail(_describe(exc), client)
             self._audit_call(record, True, type(exc).__name__)
             raise
         self._audit_call(record, bool(result.is_error), None)
         return result
 
-    async def _fail(self, reason: str) -> None:
+    async def _fail(self, reason: str, client: Client) -> None:
+        """Drop the connection ``client`` belongs to; a call that failed on an older one drops nothing."""
         self._last_failure = reason
-        await self._drop()
+        if self._client is client:
+            await self._drop()
 
     def _audit_call(self, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
         audit(McpAuditRecord("call", self.config.name, is_error=is_error, era=self.era,
