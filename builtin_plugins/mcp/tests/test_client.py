@@ -76,6 +76,42 @@ def test_each_era_setting_reaches_the_dual_era_server(era: str, version: str) ->
     run(test)
 
 
+def test_a_transport_error_during_the_probe_is_never_taken_as_era_evidence() -> None:
+    """An endpoint that answers every POST with 503 gets the probe only: no fallback to initialize."""
+    import http.server
+    import threading
+
+    methods: list[str] = []
+
+    class Unavailable(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            methods.append(json.loads(body).get("method", "?"))
+            self.send_response(503)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    endpoint = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Unavailable)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{endpoint.server_address[1]}/mcp"
+
+        async def test() -> None:
+            connection = ServerConnection(ServerConfig(name="down", url=url, connect_timeout_s=BOUND_S / 2))
+            with pytest.raises(ServerUnavailable, match=r"era probe .* with HTTP 503"):
+                await connection.list_tools()
+            assert connection.protocol_version is None
+
+        run(test)
+    finally:
+        endpoint.shutdown()
+        endpoint.server_close()
+    assert methods and set(methods) == {"server/discover"}
+
+
 def test_the_stdio_server_gets_the_reduced_environment_and_its_entry_s_env() -> None:
     parent = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "AGENTKIT_TEST_SECRET_VALUE": "s3cr3t-value-kept-back",
               "TOKEN_FOR_SERVER": "given-to-the-server"}
