@@ -129,6 +129,20 @@ def test_the_stdio_server_gets_the_reduced_environment_and_its_entry_s_env() -> 
     assert run(test) == ("<unset>", "given-to-the-server")
 
 
+def test_variables_are_read_when_the_server_is_started_not_when_the_connection_is_made(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    connection = ServerConnection(server(env={"LATE": "${AGENTKIT_SET_AFTER_CONFIGURING}"}))
+    monkeypatch.setenv("AGENTKIT_SET_AFTER_CONFIGURING", "set-late")
+
+    async def test() -> str:
+        try:
+            return (await connection.call_tool("env", {"name": "LATE"}, "calc__env")).content[0].text
+        finally:
+            await connection.close()
+
+    assert run(test) == "set-late"
+
+
 def test_an_unset_variable_is_a_configuration_error_at_spawn_naming_it() -> None:
     async def test() -> None:
         connection = ServerConnection(server(env={"T": "${AGENTKIT_UNSET_FOR_TEST}"}), environ={})

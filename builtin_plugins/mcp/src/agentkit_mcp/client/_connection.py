@@ -49,7 +49,7 @@ class ServerConnection:
 
     def __init__(self, config: ServerConfig, environ: Mapping[str, str] | None = None) -> None:
         self.config = config
-        self._environ = dict(os.environ if environ is None else environ)
+        self._given_environ = environ  # None: the process's environment as it is at each spawn
         self._client: Client | None = None
         self._holder: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -73,17 +73,18 @@ class ServerConnection:
 
     def _server_argument(self) -> Any:
         where = f"{self.config.source}: server {self.config.name!r}"
+        environ = dict(os.environ if self._given_environ is None else self._given_environ)
         if self.config.command is not None:
             parameters = StdioServerParameters(
-                command=resolve(self.config.command, self._environ, f"{where} command"),
-                args=[resolve(arg, self._environ, f"{where} args") for arg in self.config.args],
-                env=server_environment(self._environ, resolved_table(self.config.env, self._environ, f"{where} env")),
+                command=resolve(self.config.command, environ, f"{where} command"),
+                args=[resolve(arg, environ, f"{where} args") for arg in self.config.args],
+                env=server_environment(environ, resolved_table(self.config.env, environ, f"{where} env")),
             )
             return stdio_client(parameters, errlog=_server_log())
         from ._http import http_transport  # only HTTP servers pay for the HTTP client
 
-        url = resolve(self.config.url or "", self._environ, f"{where} url")
-        return http_transport(url, resolved_table(self.config.headers, self._environ, f"{where} headers"))
+        url = resolve(self.config.url or "", environ, f"{where} url")
+        return http_transport(url, resolved_table(self.config.headers, environ, f"{where} headers"))
 
     def _client_for(self, server: Any) -> Client:
         return Client(
