@@ -79,3 +79,19 @@ def test_http_peer(version: str, expected: dict[str, str]) -> None:
     with http_server(python, server_script(version)) as url:
         outcomes = asyncio.run(both(url))
     assert outcomes == {era: (negotiated, "5") for era, negotiated in expected.items()}
+
+
+def test_a_legacy_peer_s_list_changed_notification_refreshes_the_tool_list() -> None:
+    async def test() -> set[str]:
+        connection = ServerConnection(stdio(LEGACY_SDK, "auto"))
+        try:
+            async with asyncio.timeout(BOUND_S):
+                assert "late" not in {tool.name for tool in await connection.list_tools()}
+                await connection.call_tool("grow", {}, "peer__grow")
+                assert connection.tools_changed is not None
+                await connection.tools_changed.wait()
+                return {tool.name for tool in await connection.list_tools()}
+        finally:
+            await connection.close()
+
+    assert "late" in asyncio.run(test())

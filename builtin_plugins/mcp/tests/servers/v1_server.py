@@ -8,7 +8,7 @@ from __future__ import annotations
 import socket
 import sys
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 
 server = FastMCP("agentkit-test-v1", json_response=True)
 
@@ -23,6 +23,19 @@ def add(a: int, b: int) -> int:
 def echo(text: str) -> str:
     """Say the text back."""
     return text
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Adds a tool named 'late' and sends the legacy list-changed notification."""
+
+    def late() -> str:
+        """Added while running."""
+        return "late tool"
+
+    server.add_tool(late, name="late")
+    await ctx.session.send_tool_list_changed()
+    return "grown"
 
 
 def main() -> None:
