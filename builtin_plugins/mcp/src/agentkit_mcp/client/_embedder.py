@@ -95,7 +95,8 @@ def audit(record: McpAuditRecord) -> None:
     """Hand ``record`` to the embedder's sink, or log it; a sink that raises is logged, never propagated."""
     sink = _state["audit"]
     if sink is None:
-        _audit_log.info("%s", json.dumps(record.to_dict(), sort_keys=True))
+        if _audit_log.isEnabledFor(logging.INFO):  # the record is encoded only for a logger that keeps it
+            _audit_log.info("%s", json.dumps(record.to_dict(), sort_keys=True))
         return
     try:
         sink(record)
