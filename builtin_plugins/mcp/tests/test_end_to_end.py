@@ -64,6 +64,24 @@ def test_a_tool_a_server_adds_mid_session_is_declared_after_the_cached_prefix(co
     assert "calc__add" not in agent.tools  # only tools new to the server are added, not the ones left out
 
 
+def test_a_server_s_questions_reach_the_embedder_and_too_many_end_the_call_not_the_run(config_home: Path) -> None:
+    import agentkit_mcp
+
+    configure(v2_stdio_entry("calc"))
+    agentkit_mcp.set_input_handler(lambda request: {"action": "accept", "content": {"ok": True}})
+    try:
+        script = Script([Turn([tool_call("calc__confirm", {}), tool_call("calc__four_questions", {})]),
+                         Turn([text("Done.")])])
+        agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__confirm", "calc__four_questions"],
+                                  transport=script), host=PluginHost.discover())
+        result = agent.run_sync("Confirm, then answer everything.")
+    finally:
+        agentkit_mcp.set_input_handler(None)
+    confirmed, endless = (json.loads(message.text) for message in result.messages[2:4])
+    assert confirmed["data"]["text"] == "confirmed=True"
+    assert endless["error"] == "mcp_too_many_questions" and result.text == "Done."
+
+
 def test_a_qualified_name_that_collides_with_an_installed_tool_is_refused(config_home: Path) -> None:
     configure(v2_stdio_entry("calc"))
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp.types as types
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -250,11 +250,13 @@ class ServerConnection:
                 raise ServerUnavailable(f"MCP server {self.config.name!r} disconnected: {_describe(exc)}") from exc
             self._audit_call(record, True, f"error {exc.code}")
             raise
-        except Exception as exc:
-            if not isinstance(exc, ValueError):  # a ValueError (pydantic's) is a bad answer on a good connection
-                await self._fail(_describe(exc), client)
+        except (ValueError, InputRequiredRoundsExceededError) as exc:  # a bad or endless answer, a good connection
             self._audit_call(record, True, type(exc).__name__)
             raise
+        except Exception as exc:  # the transport failed under the call
+            await self._fail(_describe(exc), client)
+            self._audit_call(record, True, type(exc).__name__)
+            raise ServerUnavailable(f"MCP server {self.config.name!r} failed during {tool!r}: {_describe(exc)}") from exc
         self._audit_call(record, bool(result.is_error), None)
         return result
 

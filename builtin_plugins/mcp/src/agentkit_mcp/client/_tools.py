@@ -13,10 +13,11 @@ import logging
 import re
 from typing import Any
 
-from mcp import MCPError
+from mcp import InputRequiredRoundsExceededError, MCPError
 
 from agentkit.plugin_api import Tool, ToolContext, ToolResult
 
+from ._embedder import MAX_INPUT_ROUNDS
 from ._pool import ServerPool
 from ._results import to_tool_result
 
@@ -79,6 +80,9 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
             result = await pool.run_async(connection.call_tool(mcp_tool.name, arguments, name))
         except MCPError as exc:
             return ToolResult.failure("mcp_error", detail=f"MCP server {server!r}: {exc}", mcp_server=server)
+        except InputRequiredRoundsExceededError:
+            return ToolResult.failure("mcp_too_many_questions", mcp_server=server, detail=(
+                f"MCP server {server!r} asked more than {MAX_INPUT_ROUNDS} rounds of questions for one call"))
         except Exception as exc:
             return ToolResult.failure("mcp_unavailable", detail=str(exc), mcp_server=server)
         changed = connection.tools_changed
