@@ -37,6 +37,11 @@ def test_declared_dependencies_match_the_allowlist(distribution):
     assert declared(distribution) == {canonicalize_name(name) for name in POLICY[distribution]["allowed"]}
 
 
+#: Distributions a library imports whenever they are installed without declaring them, not even as an
+#: extra: anyio looks for sniffio to tell which async library runs it.
+OPPORTUNISTIC = {"anyio": ("sniffio",)}
+
+
 def closure(names: set[str]) -> set[str]:
     """The distributions ``names`` pull in at run time, themselves included.
 
@@ -58,6 +63,7 @@ def closure(names: set[str]) -> set[str]:
             wanted = requirement.marker is None or any(requirement.marker.evaluate({"extra": e}) for e in extras)
             if wanted and _installed(requirement.name):
                 todo.append(canonicalize_name(requirement.name))
+        todo.extend(extra for extra in OPPORTUNISTIC.get(name, ()) if _installed(extra))
     return seen
 
 

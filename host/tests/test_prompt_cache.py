@@ -54,6 +54,20 @@ def test_a_tool_enabled_by_a_handler_during_a_run_is_deferred_on_the_next_reques
     assert sent_tools(script.requests[1]) == [("enable_more", False), ("discovered", True)]
 
 
+def test_a_plugin_handler_enables_tools_through_its_context_and_they_arrive_deferred():
+    async def connect(arguments, context):
+        context.add_tools(named("from_plugin"))
+        return "connected"
+
+    agent, script = make_agent(
+        [Turn([tool_call("connect")]), Turn([tool_call("from_plugin")]), Turn([text("done")])],
+        ToolsPlugin(Tool("connect", "Connect a tool source.", {"type": "object"}, connect)),
+    )
+    result = agent.run_sync("go")
+    assert json.loads(result.messages[4].text) == {"ok": True, "data": "from_plugin"}
+    assert sent_tools(script.requests[1]) == [("connect", False), ("from_plugin", True)]
+
+
 def test_anthropic_keeps_deferred_tools_outside_the_tool_breakpoint():
     provider = AnthropicMessages()
     model: ModelInfo = next(row for row in provider.catalog() if row.default)

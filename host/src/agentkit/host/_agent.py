@@ -635,6 +635,7 @@ class Agent:
                 hook_callers=self.host.hook_callers,
                 validators=self._validators,
                 admit_images=self._admit_tool_images,
+                add_tools=self.add_tools,
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log, account)

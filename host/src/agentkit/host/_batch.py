@@ -150,8 +150,10 @@ class ToolBatch:
         hook_callers: Callable[[str], Sequence[Any]] | None = None,
         validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
         admit_images: AdmitImages | None = None,
+        add_tools: Callable[..., None] | None = None,
     ) -> None:
         self.tools = tools
+        self.add_tools = add_tools
         self.hooks = hooks
         self.session = session
         self.before_tool_call = before_tool_call
@@ -352,6 +354,7 @@ class ToolBatch:
             call_id=item.call.id,
             cancel=self.cancel,
             options=self.tool_options.get(tool.name, {}),
+            add_tools=self.add_tools,
         )
 
     def _launch(self, item: _Call) -> Launched:

@@ -68,12 +68,22 @@ class ToolContext:
     :param cancel: set when the run is aborted; long-running handlers stop early.
     :param options: per-tool options the embedder passed (``AgentConfig.tool_options``
         under the tool's name), for example an environment allow-list.
+    :param add_tools: enables more tools on the agent running this call, for a
+        plugin whose tools change while it runs (an MCP server that lists a new
+        one). Call it from an async handler (on the agent's loop). Tools added
+        after the session's first request are declared after those already sent,
+        so the provider's cached prefix survives; a name an enabled tool already
+        has raises ``AgentkitError``. ``None`` outside an agent's run.
+
+    .. versionchanged:: 0.2
+        ``add_tools``.
     """
 
     root: Path
     call_id: str = ""
     cancel: CancelToken = field(default_factory=CancelToken)
     options: Mapping[str, Any] = field(default_factory=dict)
+    add_tools: Callable[..., None] | None = None
 
 
 @dataclass(slots=True)

@@ -1,0 +1,124 @@
+"""The MCP client's cost: ``tools/call`` round trips over stdio through agentkit against the SDK's own client.
+
+One server process (the SDK 2.x test server, from its own environment when it
+can be built, see ``builtin_plugins/mcp/tests/peers.py``) is called with
+``echo`` in turns by:
+
+* sdk: ``mcp.Client`` itself, on its own event loop;
+* agentkit: the registered tool's handler, as an agent calls it: a hop to the
+  connection pool's loop, the entry's deadline and limits, the audit record,
+  the result mapped to a ``ToolResult``.
+
+Each round makes ``CALLS`` sequential calls with each client; the figure is the
+best round (noise only ever adds time) and the ratio agentkit/sdk of the same
+run. Connect time per era is the median of ``CONNECTS`` fresh connections
+(spawn, probe or handshake, first listing): auto and pinned against the dual-era
+server, and auto against a 1.x server (the fallback's cost). ``--quick`` (or
+``BENCH_QUICK=1``) runs fewer rounds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from agentkit.plugin_api import ToolContext
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "builtin_plugins" / "mcp" / "tests"))
+
+from peers import LEGACY_SDK, MODERN_SDK, PeerUnavailable, peer_python, server_script  # noqa: E402
+
+QUICK = "--quick" in sys.argv or os.environ.get("BENCH_QUICK") == "1"
+CALLS = 100 if QUICK else 300
+ROUNDS = 2 if QUICK else 5
+CONNECTS = 3 if QUICK else 7
+
+
+def server_python(version: str) -> Path:
+    try:
+        return peer_python(version)
+    except PeerUnavailable as exc:
+        print(f"   note: {exc}; using this interpreter")
+        return Path(sys.executable)
+
+
+async def sdk_round(client: object) -> float:
+    started = time.perf_counter()
+    for n in range(CALLS):
+        await client.call_tool("echo", {"text": f"call {n}"})  # type: ignore[attr-defined]
+    return time.perf_counter() - started
+
+
+async def agentkit_round(handler: object, context: ToolContext) -> float:
+    started = time.perf_counter()
+    for n in range(CALLS):
+        result = await handler({"text": f"call {n}"}, context)  # type: ignore[operator]
+        assert result.ok, result
+    return time.perf_counter() - started
+
+
+async def round_trips(python: Path) -> tuple[float, float]:
+    from agentkit_mcp._config import ServerConfig
+    from agentkit_mcp.client._pool import ServerPool
+    from agentkit_mcp.client._tools import agent_tools
+    from mcp import Client, StdioServerParameters
+
+    script = str(server_script(MODERN_SDK))
+    pool = ServerPool([ServerConfig(name="bench", command=str(python), args=(script,),
+                                    per_session_call_limit=10**9)])
+    try:
+        tools = {tool.name: tool for tool in agent_tools(pool, pool.list_all())}
+        handler, context = tools["bench__echo"].handler, ToolContext(root=REPO)
+        async with Client(StdioServerParameters(command=str(python), args=[script])) as client:
+            await client.call_tool("echo", {"text": "warm"})
+            await handler({"text": "warm"}, context)
+            sdk, ours = [], []
+            for _ in range(ROUNDS):  # in turns, so a machine that slows down weighs on both alike
+                sdk.append(await sdk_round(client))
+                ours.append(await agentkit_round(handler, context))
+    finally:
+        pool.close()
+    return CALLS / min(sdk), CALLS / min(ours)
+
+
+async def connect_seconds(python: Path, version: str, era: str) -> float:
+    from agentkit_mcp._config import ServerConfig
+    from agentkit_mcp.client._connection import ServerConnection
+
+    times = []
+    for _ in range(CONNECTS):
+        connection = ServerConnection(ServerConfig(name="bench", command=str(python),
+                                                   args=(str(server_script(version)),), era=era,
+                                                   env={"FASTMCP_LOG_LEVEL": "ERROR"}))
+        started = time.perf_counter()
+        try:
+            await connection.list_tools()
+            times.append(time.perf_counter() - started)
+        finally:
+            await connection.close()
+    return statistics.median(times)
+
+
+def main() -> None:
+    modern = server_python(MODERN_SDK)
+    sdk, ours = asyncio.run(round_trips(modern))
+    print(f"   tools/call over stdio, {CALLS} sequential calls, best of {ROUNDS} rounds:")
+    print(f"     mcp SDK Client      {sdk:8.0f} calls/s")
+    print(f"     agentkit tool       {ours:8.0f} calls/s   ratio agentkit/sdk {ours / sdk:.2f}")
+    print(f"   connect (spawn + era + first tools/list), median of {CONNECTS}:")
+    for label, version, python, era in [
+        ("2.x server, auto -> modern", MODERN_SDK, modern, "auto"),
+        ("2.x server, pinned 2026-07-28", MODERN_SDK, modern, "2026-07-28"),
+        ("2.x server, pinned legacy", MODERN_SDK, modern, "legacy"),
+        ("1.x server, auto -> legacy", LEGACY_SDK, server_python(LEGACY_SDK), "auto"),
+    ]:
+        print(f"     {label:32s} {asyncio.run(connect_seconds(python, version, era)) * 1000:7.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

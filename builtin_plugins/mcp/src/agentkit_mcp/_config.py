@@ -1,0 +1,219 @@
+"""The MCP servers an agent reaches: ``[[mcp.servers]]`` tables in ``agentkit.toml``.
+
+Two files are read, and a server named in both takes the project's entry whole:
+
+1. the user's: ``$AGENTKIT_CONFIG_DIR/agentkit.toml``, else
+   ``$XDG_CONFIG_HOME/agentkit/agentkit.toml``, else ``~/.config/agentkit/agentkit.toml``
+   (``%APPDATA%\\agentkit\\agentkit.toml`` on Windows);
+2. the project's: ``agentkit.toml`` in the current directory.
+
+``${VAR}`` in ``env``, ``headers``, ``args`` and ``url`` is resolved when the
+server is spawned or reached (:func:`resolve`), not when the file is read, so
+``agentkit mcp list`` works without the secrets in the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentkit.plugin_api import AgentkitError
+
+ERAS = ("auto", "legacy", "2026-07-28")
+"""``auto`` probes ``server/discover`` and falls back to ``initialize``; the others never probe."""
+
+#: A server name: it prefixes each of its tools (``NAME__tool``), so it keeps to tool-name characters.
+SERVER_NAME = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+PROJECT_FILE = "agentkit.toml"
+
+
+class McpConfigError(AgentkitError):
+    """An ``[[mcp.servers]]`` entry cannot be used; the message names the file, the server and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """One configured MCP server.
+
+    :param name: the server's name; its tools are ``name__tool``.
+    :param command: the program of a stdio server (with ``args`` and ``env``).
+    :param url: the endpoint of a streamable HTTP server (with ``headers``).
+    :param era: ``auto`` (the default), ``legacy`` or ``2026-07-28``.
+    :param timeout_s: seconds one tool call may take before it is answered with an error.
+    :param connect_timeout_s: seconds the connection (spawn, probe, handshake, first listing) may take.
+    :param per_session_call_limit: tool calls allowed per connection pool (one ``agentkit run``).
+    :param reconnect_limit: reconnects after the server died or hung, then its calls fail.
+    :param allow_sampling: let the server ask the embedder's model for a completion.
+    :param source: the file the entry came from.
+    """
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    era: str = "auto"
+    timeout_s: float = 30.0
+    connect_timeout_s: float = 30.0
+    per_session_call_limit: int = 1000
+    reconnect_limit: int = 3
+    allow_sampling: bool = False
+    source: str = ""
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.command is not None else "http"
+
+
+def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's ``agentkit.toml`` (see the module docstring for the lookup)."""
+    environ = os.environ if environ is None else environ
+    if environ.get("AGENTKIT_CONFIG_DIR"):
+        return Path(environ["AGENTKIT_CONFIG_DIR"]) / PROJECT_FILE
+    if sys.platform == "win32" and environ.get("APPDATA"):
+        return Path(environ["APPDATA"]) / "agentkit" / PROJECT_FILE
+    base = Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "agentkit" / PROJECT_FILE
+
+
+def project_config_file(cwd: Path | None = None) -> Path:
+    return (cwd or Path.cwd()) / PROJECT_FILE
+
+
+def read_document(path: Path) -> dict[str, Any]:
+    """The TOML document at ``path``; an empty one when there is no file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise McpConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise McpConfigError(f"{path}: not valid TOML ({exc})") from exc
+
+
+def server_tables(document: Mapping[str, Any], path: Path) -> list[Any]:
+    """The document's ``[[mcp.servers]]`` array (possibly empty)."""
+    mcp = document.get("mcp", {})
+    if not isinstance(mcp, Mapping):
+        raise McpConfigError(f"{path}: 'mcp' must be a table")
+    servers = mcp.get("servers", [])
+    if not isinstance(servers, list):
+        raise McpConfigError(f"{path}: 'mcp.servers' must be an array of tables ([[mcp.servers]])")
+    return servers
+
+
+def load_servers(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> list[ServerConfig]:
+    """The configured servers, the project's entries replacing the user's of the same name, sorted by name."""
+    chosen: dict[str, ServerConfig] = {}
+    for path in (user_config_file(environ), project_config_file(cwd)):
+        seen: set[str] = set()
+        for table in server_tables(read_document(path), path):
+            server = parse_server(table, path)
+            if server.name in seen:
+                raise McpConfigError(f"{path}: server {server.name!r} is configured twice; remove one entry")
+            seen.add(server.name)
+            chosen[server.name] = server
+    return [chosen[name] for name in sorted(chosen)]
+
+
+_KNOWN_KEYS = frozenset(
+    {"name", "command", "args", "env", "url", "headers", "era", "timeout_s", "connect_timeout_s",
+     "per_session_call_limit", "reconnect_limit", "allow_sampling"}
+)
+
+
+def parse_server(table: Any, path: Path) -> ServerConfig:
+    """Check one ``[[mcp.servers]]`` table; every problem names the file, the server and the fix."""
+    if not isinstance(table, Mapping):
+        raise McpConfigError(f"{path}: each [[mcp.servers]] entry must be a table")
+    name = table.get("name")
+    if not isinstance(name, str) or not SERVER_NAME.fullmatch(name):
+        raise McpConfigError(
+            f"{path}: server name {name!r} must be letters, digits, '-' and single '_' (it prefixes its tools as NAME__tool)"
+        )
+    where = f"{path}: server {name!r}"
+    unknown = sorted(set(table) - _KNOWN_KEYS)
+    if unknown:
+        raise McpConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN_KEYS))}")
+    command, url = table.get("command"), table.get("url")
+    if (command is None) == (url is None):
+        raise McpConfigError(f"{where}: give either 'command' (stdio) or 'url' (streamable HTTP)")
+    if command is not None and (not isinstance(command, str) or not command):
+        raise McpConfigError(f"{where}: 'command' must be a non-empty string")
+    if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://", "${"))):
+        raise McpConfigError(f"{where}: 'url' must be an http:// or https:// URL")
+    era = table.get("era", "auto")
+    if era not in ERAS:
+        raise McpConfigError(f"{where}: era {era!r} is not one of {', '.join(ERAS)}")
+    return ServerConfig(
+        name=name,
+        command=command,
+        args=tuple(_strings(table.get("args", []), f"{where}: 'args'")),
+        env=_string_table(table.get("env", {}), f"{where}: 'env'"),
+        url=url,
+        headers=_string_table(table.get("headers", {}), f"{where}: 'headers'"),
+        era=era,
+        timeout_s=_positive(table.get("timeout_s", 30.0), f"{where}: 'timeout_s'"),
+        connect_timeout_s=_positive(table.get("connect_timeout_s", 30.0), f"{where}: 'connect_timeout_s'"),
+        per_session_call_limit=_count(table.get("per_session_call_limit", 1000), f"{where}: 'per_session_call_limit'"),
+        reconnect_limit=_count(table.get("reconnect_limit", 3), f"{where}: 'reconnect_limit'"),
+        allow_sampling=_flag(table.get("allow_sampling", False), f"{where}: 'allow_sampling'"),
+        source=str(path),
+    )
+
+
+def resolve(text: str, environ: Mapping[str, str], where: str) -> str:
+    """``text`` with each ``${VAR}`` replaced from ``environ``; an unset one is an error naming it."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in environ:
+            raise McpConfigError(f"{where}: ${{{name}}} is not set in the environment; set {name} or edit the entry")
+        return environ[name]
+
+    return _VARIABLE.sub(value, text)
+
+
+def resolved_table(table: Mapping[str, str], environ: Mapping[str, str], where: str) -> dict[str, str]:
+    return {key: resolve(value, environ, f"{where} {key}") for key, value in table.items()}
+
+
+def _strings(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise McpConfigError(f"{where} must be a list of strings")
+    return value
+
+
+def _string_table(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, Mapping) or not all(isinstance(item, str) for item in value.values()):
+        raise McpConfigError(f"{where} must be a table of strings (KEY = \"value\")")
+    return dict(value)
+
+
+def _positive(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise McpConfigError(f"{where} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise McpConfigError(f"{where} must be a whole number, 0 or more, got {value!r}")
+    return value
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise McpConfigError(f"{where} must be true or false, got {value!r}")
+    return value

@@ -1,0 +1,324 @@
+"""One configured MCP server: connect in its era, list its tools, call them within the entry's limits.
+
+The protocol, the transports, the era probe and the ``input_required`` loop
+are the official SDK's (``mcp.Client``). What this adds is the governance:
+the reduced environment and resolved ``${VAR}`` at spawn, per-call deadlines,
+a per-session call limit, bounded reconnects after a server died or hung,
+sampling refused unless the entry allows it, and an audit record per call.
+
+A connection lives in one task that holds the SDK client open
+(``_hold``); when a call finds the server dead or hung, that task is told to
+close (which ends the server process) and the next call reconnects, at most
+``reconnect_limit`` times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import mcp.types as types
+from mcp import Client, InputRequiredRoundsExceededError, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+from .._config import ServerConfig, resolve, resolved_table
+from ._embedder import MAX_INPUT_ROUNDS, InputRequest, McpAuditRecord, arguments_sha256, ask, audit
+from ._environment import server_environment
+
+CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
+
+#: The SDK's codes for "the peer is gone" and "no answer in time": the connection is not usable.
+_BROKEN_CODES = frozenset({types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT})
+#: How long a connection that is being dropped may take to end its server (the SDK escalates to a kill).
+_CLOSE_GRACE_S = 10.0
+_LIST_PAGE_CAP = 100
+
+
+class ServerUnavailable(Exception):
+    """The server cannot be reached (now or any more); the message says why, for the model."""
+
+
+class ServerConnection:
+    """The live connection to one server, reconnected within its entry's bounds. Async, one event loop."""
+
+    def __init__(self, config: ServerConfig, environ: Mapping[str, str] | None = None) -> None:
+        self.config = config
+        self._given_environ = environ  # None: the process's environment as it is at each spawn
+        self._client: Client | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._connecting: asyncio.Lock | None = None
+        self.calls = 0
+        self.attempts = 0
+        self.reconnects = 0
+        self.connects = 0
+        self.protocol_version: str | None = None
+        self.server_info: Any = None
+        self.tools_changed: asyncio.Event | None = None
+        self._last_failure: str | None = None
+
+    @property
+    def era(self) -> str | None:
+        if self.protocol_version is None:
+            return None
+        return "modern" if self.protocol_version in MODERN_PROTOCOL_VERSIONS else "legacy"
+
+    # -- connecting -------------------------------------------------------------------
+
+    def _server_argument(self) -> Any:
+        where = f"{self.config.source}: server {self.config.name!r}"
+        environ = dict(os.environ if self._given_environ is None else self._given_environ)
+        if self.config.command is not None:
+            parameters = StdioServerParameters(
+                command=resolve(self.config.command, environ, f"{where} command"),
+                args=[resolve(arg, environ, f"{where} args") for arg in self.config.args],
+                env=server_environment(environ, resolved_table(self.config.env, environ, f"{where} env")),
+            )
+            return stdio_client(parameters, errlog=_server_log())
+        from ._http import http_transport  # only HTTP servers pay for the HTTP client
+
+        url = resolve(self.config.url or "", environ, f"{where} url")
+        return http_transport(url, resolved_table(self.config.headers, environ, f"{where} headers"))
+
+    def _client_for(self, server: Any) -> Client:
+        return Client(
+            server,
+            mode=self.config.era,
+            client_info=CLIENT_INFO,
+            read_timeout_seconds=self.config.connect_timeout_s,
+            sampling_callback=self._sample if self.config.allow_sampling else None,
+            elicitation_callback=self._elicit,
+            message_handler=self._on_message,
+            input_required_max_rounds=MAX_INPUT_ROUNDS,
+        )
+
+    async def connect(self) -> None:
+        """Open the connection (spawn, era probe or handshake) within ``connect_timeout_s``, if it is not open."""
+        await self._usable_client()
+
+    async def _usable_client(self) -> Client:
+        """The open client; opened here when needed, the first time free and then within ``reconnect_limit``.
+
+        Under one lock, so calls racing a crash open one new connection, counted once.
+        """
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+            self.tools_changed = asyncio.Event()
+        async with self._connecting:
+            if self._client is not None:
+                return self._client
+            if self.attempts > 0:
+                if self.reconnects >= self.config.reconnect_limit:
+                    raise ServerUnavailable(
+                        f"MCP server {self.config.name!r} is unavailable: it failed ({self._last_failure}) and "
+                        f"was reconnected {self.reconnects} time(s), the limit (reconnect_limit)"
+                    )
+                self.reconnects += 1
+            self.attempts += 1
+            return await self._open()
+
+    async def _open(self) -> Client:
+        server = self._server_argument()  # a configuration error propagates as it is
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._holder = asyncio.create_task(self._hold(self._client_for(server), ready, self._stop))
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout_s)
+        except TimeoutError:
+            self._last_failure = "it did not finish connecting in time"
+            await self._drop()
+            raise ServerUnavailable(
+                f"MCP server {self.config.name!r} did not finish connecting within "
+                f"{self.config.connect_timeout_s:g} s (connect_timeout_s)"
+            ) from None
+        except Exception as exc:
+            self._last_failure = _describe(exc)
+            await self._drop()
+            raise ServerUnavailable(f"MCP server {self.config.name!r} could not be reached: {_describe(exc)}") from exc
+        assert self._client is not None
+        self.connects += 1
+        audit(McpAuditRecord("connect", self.config.name, era=self.era, protocol_version=self.protocol_version))
+        return self._client
+
+    async def _hold(self, client: Client, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+        try:
+            async with client:
+                self._client = client
+                self.protocol_version = client.protocol_version
+                self.server_info = client.server_info
+                async with asyncio.TaskGroup() as group:
+                    if self.era == "modern" and _lists_change(client):
+                        group.create_task(self._listen(client))
+                    if not ready.done():
+                        ready.set_result(None)
+                    await stop.wait()
+                    raise _Closing
+        except* _Closing:
+            pass
+        except* BaseException as group:
+            if not ready.done():
+                ready.set_exception(group.exceptions[0] if len(group.exceptions) == 1 else group)
+        finally:
+            if self._client is client:  # a late end of an old connection never clears a newer one
+                self._client = None
+
+    async def _listen(self, client: Client) -> None:
+        # A modern server tells list changes only to a subscription; a lost one just leaves the TTL to refresh.
+        with contextlib.suppress(Exception):
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._mark_tools_changed()
+
+    async def _on_message(self, message: Any) -> None:
+        root = getattr(message, "root", message)
+        if isinstance(root, types.ToolListChangedNotification):
+            self._mark_tools_changed()
+
+    def _mark_tools_changed(self) -> None:
+        if self.tools_changed is not None:
+            self.tools_changed.set()
+
+    async def _drop(self) -> None:
+        """End the connection (and its server process); the next call reconnects."""
+        holder, stop = self._holder, self._stop
+        self._holder = self._stop = None
+        self._client = None
+        if stop is not None:
+            stop.set()
+        if holder is not None:
+            try:
+                await asyncio.wait_for(holder, _CLOSE_GRACE_S)
+            except (TimeoutError, Exception):
+                holder.cancel()
+
+    async def close(self) -> None:
+        await self._drop()
+
+    # -- listing and calling ----------------------------------------------------------
+
+    async def list_tools(self) -> list[types.Tool]:
+        """Every tool the server lists, page by page; the SDK serves a fresh cached page (``ttlMs``/``cacheScope``)."""
+        client = await self._usable_client()
+        refresh = self.tools_changed is not None and self.tools_changed.is_set()
+        if self.tools_changed is not None:
+            self.tools_changed.clear()
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(_LIST_PAGE_CAP):
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tools
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any], qualified_name: str) -> Any:
+        """``tools/call`` within the entry's deadline and limits; the SDK result, or an exception saying why not."""
+        record = {"tool": tool, "qualified_name": qualified_name, "arguments_sha256": arguments_sha256(arguments)}
+        if self.calls >= self.config.per_session_call_limit:
+            self._audit_call(record, True, "per_session_call_limit reached")
+            raise ServerUnavailable(
+                f"MCP server {self.config.name!r} allows {self.config.per_session_call_limit} call(s) per session "
+                "(per_session_call_limit) and they are used up"
+            )
+        self.calls += 1
+        try:
+            client = await self._usable_client()
+        except ServerUnavailable as exc:
+            self._audit_call(record, True, str(exc))
+            raise
+        try:
+            async with asyncio.timeout(self.config.timeout_s):
+                result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+        except TimeoutError:
+            await self._fail("it did not answer in time", client)
+            self._audit_call(record, True, "timeout")
+            raise ServerUnavailable(
+                f"MCP server {self.config.name!r} did not answer {tool!r} within {self.config.timeout_s:g} s "
+                "(timeout_s); the connection is reset"
+            ) from None
+        except MCPError as exc:
+            if exc.code in _BROKEN_CODES:
+                await self._fail(_describe(exc), client)
+                self._audit_call(record, True, "disconnected")
+                raise ServerUnavailable(f"MCP server {self.config.name!r} disconnected: {_describe(exc)}") from exc
+            self._audit_call(record, True, f"error {exc.code}")
+            raise
+        except (ValueError, InputRequiredRoundsExceededError) as exc:  # a bad or endless answer, a good connection
+            self._audit_call(record, True, type(exc).__name__)
+            raise
+        except Exception as exc:  # the transport failed under the call
+            await self._fail(_describe(exc), client)
+            self._audit_call(record, True, type(exc).__name__)
+            raise ServerUnavailable(f"MCP server {self.config.name!r} failed during {tool!r}: {_describe(exc)}") from exc
+        self._audit_call(record, bool(result.is_error), None)
+        return result
+
+    async def _fail(self, reason: str, client: Client) -> None:
+        """Drop the connection ``client`` belongs to; a call that failed on an older one drops nothing."""
+        self._last_failure = reason
+        if self._client is client:
+            await self._drop()
+
+    def _audit_call(self, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
+        audit(McpAuditRecord("call", self.config.name, is_error=is_error, era=self.era,
+                             protocol_version=self.protocol_version, detail=detail, **record))
+
+    # -- the server's questions -------------------------------------------------------
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        answer = await self._ask("elicitation/create", params)
+        if answer is None:
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult.model_validate(answer)
+
+    async def _sample(self, context: Any, params: Any) -> Any:
+        # Only installed when the entry sets allow_sampling; otherwise the SDK refuses and declares no capability.
+        answer = await self._ask("sampling/createMessage", params)
+        audit(McpAuditRecord("sampling", self.config.name, era=self.era, protocol_version=self.protocol_version,
+                             is_error=answer is None, detail=None if answer else "no input handler set"))
+        if answer is None:
+            return types.ErrorData(code=types.INVALID_REQUEST, message="the client has no model to sample with")
+        return types.CreateMessageResult.model_validate(answer)
+
+    async def _ask(self, method: str, params: Any) -> Mapping[str, Any] | None:
+        data = params.model_dump(by_alias=True, mode="json", exclude_none=True) if params is not None else {}
+        data.pop("_meta", None)
+        answer = await ask(InputRequest(self.config.name, method, data))
+        audit(McpAuditRecord("input", self.config.name, era=self.era, protocol_version=self.protocol_version,
+                             detail=method, is_error=answer is None))
+        return answer
+
+
+class _Closing(Exception):
+    """Raised inside the holder to leave the SDK client's context on purpose."""
+
+
+def _lists_change(client: Client) -> bool:
+    tools = client.server_capabilities.tools
+    return bool(tools and tools.list_changed)
+
+
+def _server_log() -> Any:
+    """Where a stdio server's stderr goes: ours, or the process's own when ours is not a file (captured)."""
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.fileno()
+                return stream
+        except (AttributeError, OSError, ValueError):
+            continue
+    return subprocess.DEVNULL
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        return _describe(exc.exceptions[0])
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."

@@ -1,0 +1,110 @@
+"""The configured servers' connections, on an event loop of their own.
+
+Tool handlers run on the agent's loop, registration runs synchronously while
+the host builds its registry, and the SDK's clients must stay on the loop
+that opened them. So the connections live on one loop in a daemon thread for
+the life of the process (one ``agentkit run`` is one session), and both kinds
+of caller hand it coroutines. A handler cancelled by the agent (its deadline,
+an abort) cancels the call on the pool's loop too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import threading
+from collections.abc import Coroutine, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from .._config import ServerConfig
+from ._connection import ServerConnection
+
+_T = TypeVar("_T")
+
+
+class ServerPool:
+    """Server name -> connection, created at first use and closed at exit (REQ-MCP-CLIENT-04)."""
+
+    def __init__(self, servers: Sequence[ServerConfig], environ: Mapping[str, str] | None = None) -> None:
+        self.connections = {server.name: ServerConnection(server, environ) for server in servers}
+        #: server -> qualified name -> the one Tool made for it (an agent re-adding it gets the same object)
+        self.tools: dict[str, dict[str, Any]] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="agentkit-mcp", daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    def run(self, coroutine: Coroutine[Any, Any, _T], timeout: float | None = None) -> _T:
+        """Run ``coroutine`` on the pool's loop and wait for it, from a thread that is not the pool's."""
+        future = self.submit(coroutine)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
+
+    async def run_async(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        """Await ``coroutine`` on the pool's loop from another loop; cancelling this cancels it there."""
+        return await asyncio.wrap_future(self.submit(coroutine))
+
+    def list_all(self) -> dict[str, list[Any] | Exception]:
+        """Connect to every server at once; each server's tools, or why it could not be reached."""
+
+        async def one(connection: ServerConnection) -> list[Any] | Exception:
+            try:
+                return await connection.list_tools()
+            except Exception as exc:
+                return exc
+
+        async def every() -> dict[str, list[Any] | Exception]:
+            names = list(self.connections)
+            outcomes = await asyncio.gather(*(one(self.connections[name]) for name in names))
+            return dict(zip(names, outcomes, strict=True))
+
+        bound = max((c.config.connect_timeout_s for c in self.connections.values()), default=0) * 2 + 15
+        return self.run(every(), timeout=bound)
+
+    def close(self) -> None:
+        """Close every connection (ending stdio servers) and stop the loop; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+
+        async def close_all() -> None:
+            await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
+
+        with contextlib.suppress(Exception):  # closing at exit must not raise
+            self.run(close_all(), timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
+_pools: dict[str, ServerPool] = {}
+_pools_lock = threading.Lock()
+
+
+def shared_pool(servers: Sequence[ServerConfig]) -> ServerPool:
+    """The process's pool for exactly these server entries (a new configuration gets its own)."""
+    key = repr(servers)
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            pool = _pools[key] = ServerPool(servers)
+        return pool
+
+
+def close_all() -> None:
+    """Close every pool of the process (called at exit; tests call it to end their servers)."""
+    with _pools_lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.close()
+
+
+atexit.register(close_all)

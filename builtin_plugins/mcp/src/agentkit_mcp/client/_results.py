@@ -1,0 +1,66 @@
+"""An MCP ``CallToolResult`` as an agentkit :class:`ToolResult`, within the character cap.
+
+Text blocks join into the envelope's ``data`` text; images become image blocks
+beside it; structured content rides along as ``structured``; anything else
+(audio, resources, resource links) is described in a line of text, never
+fetched (REQ-SEC-08: no resource auto-fetch). The cap counts every character
+the model would read, text and structured JSON together, and a cut result
+says so in a note the model sees.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentkit.plugin_api import ImageBlock, ToolResult
+
+RESULT_CHARACTER_CAP = 50_000
+"""The most characters of one MCP result the model is shown (REQ-MCP-CLIENT-09)."""
+
+TOOL_ERROR = "mcp_tool_error"
+"""The error code of a result the server marked ``isError``."""
+
+
+def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: Any) -> ToolResult:
+    """Map a ``CallToolResult`` to a :class:`ToolResult`, cut to ``cap`` characters with a note."""
+    texts: list[str] = []
+    images: list[ImageBlock] = []
+    for block in result.content or ():
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            texts.append(block.text)
+        elif kind == "image":
+            images.append(ImageBlock(data=block.data, mime_type=block.mime_type))
+        elif kind == "resource_link":
+            texts.append(f"[resource link: {block.uri}]")
+        elif kind == "resource":
+            texts.append(_embedded_resource_text(block.resource))
+        else:
+            texts.append(f"[{kind} content omitted]")
+    text = "\n".join(texts)
+    structured = result.structured_content
+    structured_text = "" if structured is None else json.dumps(structured, ensure_ascii=False, default=str)
+    total = len(text) + len(structured_text)
+    note = None
+    if total > cap:
+        note = (f"[truncated: the result had {total:,} characters; the first {cap:,} are shown. "
+                "Ask the tool for less (a narrower query, a page) to see the rest.]")
+        # A cut JSON document is no longer JSON: the structured part joins the text, and the whole is cut.
+        whole = "\n".join(part for part in (text, structured_text) if part)
+        text, structured = f"{whole[:cap]}\n{note}", None
+    metadata = {**metadata, "truncated": note is not None, "characters": total}
+    data: Any = text if structured is None else {"text": text, "structured": structured}
+    if result.is_error:
+        tool_result = ToolResult.failure(TOOL_ERROR, detail=text or "the MCP tool reported an error", **metadata)
+    else:
+        tool_result = ToolResult.success(data, **metadata)
+    tool_result.images.extend(images)
+    return tool_result
+
+
+def _embedded_resource_text(resource: Any) -> str:
+    text = getattr(resource, "text", None)
+    if isinstance(text, str):
+        return text
+    return f"[embedded resource {resource.uri} ({getattr(resource, 'mime_type', None) or 'binary'}) omitted]"
