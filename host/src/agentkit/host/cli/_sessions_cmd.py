@@ -21,9 +21,8 @@ from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
 from ..errors import SessionLoadError
-from ..rpc import EVENT_ENTRY
 from ..sessions import LoadedLog, Session, SessionStore
-from ..sessions._entries import SUBAGENT_ENTRY, Entry
+from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
 from ..sessions._selection import STORE_ENV, open_store
 from ._text import printable
 

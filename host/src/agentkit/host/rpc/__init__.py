@@ -8,8 +8,8 @@ embedder serves another stream by giving :class:`RpcServer` its own agent
 factory and line writer.
 """
 
+from ..sessions._entries import EVENT_ENTRY
 from ._contracts import (
-    EVENT_ENTRY,
     MAX_LINE_BYTES,
     METHODS,
     REQUEST_SCHEMA,

@@ -21,9 +21,6 @@ REQUEST_SCHEMA = "agentkit.rpc.request/v1"
 #: The stamp of every response line.
 RESPONSE_SCHEMA = "agentkit.rpc.response/v1"
 
-#: The ``custom_type`` of the session-log entries that hold the published events (``data``: the event line).
-EVENT_ENTRY = "event"
-
 #: The longest request line read, in bytes, its newline not counted; a longer one is answered
 #: ``line_too_long`` and skipped without being held in memory.
 MAX_LINE_BYTES = 1024 * 1024

@@ -21,7 +21,8 @@ from agentkit.plugin_api.errors import UsageError
 
 from ..errors import SessionError, SessionNotFound
 from ..sessions import CUSTOM, JsonlSessionStore, Session, SessionStore
-from ._contracts import EVENT_ENTRY, METHODS, REQUEST_SCHEMA, RESPONSE_SCHEMA, ErrorCode, RpcError
+from ..sessions._entries import EVENT_ENTRY
+from ._contracts import METHODS, REQUEST_SCHEMA, RESPONSE_SCHEMA, ErrorCode, RpcError
 from ._lines import Oversized, feed_queue
 
 if TYPE_CHECKING:

@@ -35,6 +35,8 @@ BRANCH_SUMMARY = "branch_summary"
 CUSTOM = "custom"
 #: The ``custom_type`` of the entry that links a subagent's session from its parent's log.
 SUBAGENT_ENTRY = "subagent"
+#: The ``custom_type`` of the entry that keeps an event ``agentkit rpc`` published.
+EVENT_ENTRY = "event"
 #: The entry types of format version 1; any other is kept verbatim and otherwise ignored.
 ENTRY_TYPES = frozenset({MESSAGE, MODEL_CHANGE, THINKING_LEVEL_CHANGE, COMPACTION, BRANCH_SUMMARY, CUSTOM})
 
