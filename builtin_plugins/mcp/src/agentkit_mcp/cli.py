@@ -20,5 +20,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, end="")
         return 0 if argv else 2
+    if argv[0] == "serve":
+        from .server.cli import main as serve
+
+        return serve(argv[1:])
     print(f"agentkit mcp: error: unknown subcommand {argv[0]!r} (see 'agentkit mcp --help')", file=sys.stderr)
     return 2
