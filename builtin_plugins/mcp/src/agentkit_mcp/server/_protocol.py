@@ -11,6 +11,7 @@ sessions with ``notifications/tools/list_changed``.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
 from typing import Any
@@ -29,6 +30,8 @@ from ._tools import ToolServer
 log = logging.getLogger("agentkit_mcp.server")
 
 SERVER_NAME = "agentkit"
+#: Legacy sessions remembered for list-changed notifications.
+MAX_LEGACY_SESSIONS = 1024
 
 
 class MCPToolServer:
@@ -43,21 +46,22 @@ class MCPToolServer:
         self.tools = tools
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
-        self.server: Server[Any] = Server(
+        self.server: Server[Any] = _ListChangingServer(
             name, version=version or _version(),
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_subscriptions_listen=self.listen,
         )
         self.server.add_notification_handler("notifications/initialized", types.NotificationParams, self._initialized)
-        #: Legacy sessions that finished the handshake: told of list changes directly.
-        self._legacy: set[Any] = set()
+        #: Legacy sessions that finished the handshake, newest last: told of list changes directly.
+        #: The SDK does not say when an HTTP session ends, so the oldest are forgotten past a bound.
+        self._legacy: collections.OrderedDict[int, Any] = collections.OrderedDict()
         self._token: anyio.lowlevel.EventLoopToken | None = None
         self._pending: set[asyncio.Future[None]] = set()
         tools.on_change(self._changed)
 
     def initialization_options(self) -> InitializationOptions:
         """What a legacy ``initialize`` is answered with: tools, and list-changed notifications."""
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.server.create_initialization_options()
 
     def bind(self) -> None:
         """Note the running event loop, so that changes made from other threads reach clients."""
@@ -66,22 +70,21 @@ class MCPToolServer:
     # -- handlers ---------------------------------------------------------------------
 
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        self._note(ctx)
         served = [types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
                   for tool in self.tools.tools.values()]
         return types.ListToolsResult(tools=served)
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        self._note(ctx)
         message = await self.tools.call(params.name, params.arguments)
         return to_call_result(message)
 
     async def _initialized(self, ctx: Any, params: Any) -> None:
-        self._note(ctx)
-
-    def _note(self, ctx: Any) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.session is not None:
-            self._legacy.add(ctx.session)
+        """A legacy client finished its handshake (once per connection): it is told of list changes from now on."""
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or ctx.session is None:
+            return
+        self._legacy[id(ctx.session)] = ctx.session
+        while len(self._legacy) > MAX_LEGACY_SESSIONS:
+            self._legacy.popitem(last=False)
 
     # -- list changed -------------------------------------------------------------------
 
@@ -101,12 +104,25 @@ class MCPToolServer:
     async def notify_tools_changed(self) -> None:
         """Send ``tools/list_changed`` to modern listen streams and initialized legacy sessions."""
         await self.bus.publish(ToolsListChanged())
-        for session in list(self._legacy):
+        for key, session in list(self._legacy.items()):
             try:
                 await session.send_tool_list_changed()
             except Exception as exc:  # a session whose client left: forget it
                 log.debug("dropping a legacy session: %s", exc)
-                self._legacy.discard(session)
+                self._legacy.pop(key, None)
+
+
+class _ListChangingServer(Server[Any]):
+    """The SDK's server, advertising ``tools.listChanged`` to legacy clients on every transport.
+
+    The HTTP session manager and the in-process transport build the legacy
+    ``initialize`` answer from the defaults, which advertise no list changes.
+    """
+
+    def create_initialization_options(self, notification_options: NotificationOptions | None = None,
+                                      *args: Any, **kwargs: Any) -> InitializationOptions:
+        options = notification_options or NotificationOptions(tools_changed=True)
+        return super().create_initialization_options(options, *args, **kwargs)
 
 
 def to_call_result(message: ToolResultMessage) -> types.CallToolResult:
