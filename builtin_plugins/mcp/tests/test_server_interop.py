@@ -4,6 +4,7 @@ plugin installed for it."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import secrets
 import subprocess
@@ -17,6 +18,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 PLUGIN = '''
+import time
+from pathlib import Path
+
 from agentkit.plugin_api import Tool, hookimpl
 
 
@@ -24,10 +28,20 @@ def echo(arguments, context):
     return arguments["text"]
 
 
+def wait(arguments, context):
+    Path(arguments["marker"] + ".started").write_text("started")
+    while not context.cancel.wait(0.05):
+        pass
+    Path(arguments["marker"]).write_text("cancelled")
+    return "stopped"
+
+
 @hookimpl
 def agentkit_register_tools(register):
     register(Tool(name="echo", description="Echo the text back.", handler=echo,
                   input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+    register(Tool(name="wait", description="Wait until cancelled.", handler=wait, default_enabled=False,
+                  input_schema={"type": "object", "properties": {"marker": {"type": "string"}}}))
 '''
 
 
@@ -126,3 +140,35 @@ def test_the_http_server_refuses_a_client_without_the_key(http_server):
                            headers={"Authorization": "Bearer not-the-key"})
 
     assert response.status_code == 401
+
+
+def test_stopping_the_http_server_cancels_the_calls_in_flight_first(agentkit, served, tmp_path):
+    env, site = served
+    key = secrets.token_hex(16)
+    server = HttpServer(agentkit, "--tool", "wait", env={**env, "AGENTKIT_MCP_API_KEY": key}, site=site)
+    marker = tmp_path / "cancelled"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                 "io.modelcontextprotocol/clientCapabilities": {}},
+                       "name": "wait", "arguments": {"marker": str(marker)}}}
+    headers = {"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "wait"}
+
+    def call() -> None:
+        with contextlib.suppress(httpx2.HTTPError):  # the server goes away: what this test does to it
+            httpx2.post(server.url, json=body, headers=headers, timeout=120)
+
+    caller = threading.Thread(target=call, daemon=True)
+    caller.start()
+    started = tmp_path / "cancelled.started"
+    for _ in range(6000):  # up to 120 s on a loaded box
+        if started.exists():
+            break
+        threading.Event().wait(0.02)
+    assert started.exists(), "the call never started"
+
+    stderr = server.stop()
+
+    assert marker.read_text() == "cancelled"
+    assert server.process.returncode is not None
+    assert "Traceback" not in stderr
