@@ -43,7 +43,7 @@ def too_large(limit: int) -> FrameError:
     return FrameError(INVALID_REQUEST, f"the message is larger than {limit} bytes; send smaller messages")
 
 
-def depth_exceeds(frame: bytes, limit: int) -> bool:
+def depth_exceeds(frame: bytes | bytearray, limit: int) -> bool:
     """Whether arrays and objects nest deeper than ``limit`` in ``frame`` (strings skipped, nothing allocated)."""
     depth = 0
     in_string = escaped = False

@@ -137,6 +137,6 @@ def _replay(body: bytes, receive: Any) -> Any:
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()  # type: ignore[no-any-return]
+        return await receive()
 
     return replay
