@@ -166,3 +166,19 @@ def test_the_command_refuses_no_auth_off_loopback(agentkit):
     assert result.returncode == 2
     assert "loopback" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_command_names_a_policy_it_cannot_import(agentkit):
+    result = agentkit("mcp", "serve", "--policy", "no_such_policy_module:decide")
+
+    assert result.returncode == 2
+    assert "--policy 'no_such_policy_module:decide': cannot import" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_command_will_not_serve_a_shell_tool_named_without_a_policy(agentkit):
+    result = agentkit("mcp", "serve", "--tool", "run_command")
+
+    assert result.returncode == 2
+    assert "--policy" in result.stderr
+    assert "Traceback" not in result.stderr
