@@ -153,3 +153,61 @@ def test_a_plugin_installed_while_the_command_serves_is_announced(agentkit, site
     names = anyio.run(main)
 
     assert "later" in names and "first" in names
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_change_reaches_clients_over_http_in_both_eras(mode):
+    import httpx2
+    from agentkit_mcp.server import serve_http
+    from mcp.client.streamable_http import streamable_http_client
+
+    key = "k" * 32
+    tools = ToolServer(host_with("first"))
+    server = MCPToolServer(tools)
+    received: list[object] = []
+
+    async def on_message(message: object) -> None:
+        if mode == "legacy" and getattr(message, "method", None) == "notifications/tools/list_changed":
+            received.append(message)
+
+    async def main() -> list[str]:
+        bound: list[str] = []
+        listening = anyio.Event()
+
+        def ready(url: str) -> None:
+            bound.append(url)
+            listening.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: serve_http(server, port=0, api_key=key, on_ready=ready))
+            with anyio.fail_after(PATIENCE):
+                await listening.wait()
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http, \
+                    Client(streamable_http_client(bound[0], http_client=http), mode=mode,
+                           message_handler=on_message) as client:
+                await client.list_tools()
+                if mode == "legacy":
+                    names = await legacy_http_changes(client, tools, received)
+                else:
+                    names = await changes_seen(client, mode, lambda: tools.add_tool(tool("added0")), received)
+            group.cancel_scope.cancel()
+        return names
+
+    names = anyio.run(main)
+
+    assert "added0" in names and "first" in names
+
+
+async def legacy_http_changes(client: Client, tools: ToolServer, received: list[object]) -> list[str]:
+    """Add tools until the legacy client is told: its stream of server messages (an HTTP GET the
+    client opens on its own schedule) may not be open yet for the first change, which is then lost,
+    as the 2025-11-25 transport allows."""
+    with anyio.fail_after(PATIENCE):
+        index = 0
+        while not received:
+            await anyio.to_thread.run_sync(tools.add_tool, tool(f"added{index}"))
+            index += 1
+            with anyio.move_on_after(0.5):
+                while not received:
+                    await anyio.sleep(0.01)
+    return [listed.name for listed in (await client.list_tools()).tools]

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import anyio
 from mcp.server.transport_security import TransportSecuritySettings
 
 from ._frames import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES
@@ -55,11 +56,11 @@ def http_app(server: MCPToolServer, *, api_key: str | None, allowed_origins: Ite
 async def serve_http(server: MCPToolServer, *, host: str = "127.0.0.1", port: int = 0, api_key: str | None,
                      allowed_origins: Iterable[str] = (), json_response: bool = False,
                      on_ready: Callable[[str], None] | None = None) -> None:
-    """Listen on ``host:port`` until interrupted; ``on_ready(url)`` once the socket is bound.
+    """Listen on ``host:port`` until interrupted or cancelled; ``on_ready(url)`` once the socket is bound.
 
-    On shutdown the calls in flight are cancelled first (their handlers see
-    the cancel token), then the listener waits at most :data:`SHUTDOWN_GRACE`
-    seconds for their answers.
+    On shutdown (SIGINT, SIGTERM, or the awaiting task cancelled) the calls in
+    flight are cancelled first (their handlers see the cancel token), then the
+    listener waits at most :data:`SHUTDOWN_GRACE` seconds for their answers.
     """
     import uvicorn
 
@@ -80,7 +81,15 @@ async def serve_http(server: MCPToolServer, *, host: str = "127.0.0.1", port: in
             server.tools.cancel_all()
             await super().shutdown(sockets)
 
-    await _Listener(config).serve()
+    listener = _Listener(config)
+    serving = asyncio.ensure_future(listener.serve())
+    try:
+        await asyncio.shield(serving)
+    except asyncio.CancelledError:  # the embedder's task was cancelled: stop as on a signal, then go
+        listener.should_exit = True
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([serving])
+        raise
 
 
 def installed_plugins() -> tuple[tuple[str, str, str], ...]:
