@@ -16,10 +16,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-#: The largest frame accepted, in bytes (an MCP request is small; a tool's arguments rarely pass a few KB).
-DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024
-#: The deepest nesting of arrays and objects accepted in a frame.
-DEFAULT_MAX_DEPTH = 64
+from ._limits import DEFAULT_MAX_DEPTH
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._frames import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, depth_exceeds
+from ._frames import depth_exceeds
+from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
 
 log = logging.getLogger("agentkit_mcp.server")
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MCP_PATH = "/mcp"
 
 ASGIApp = Any

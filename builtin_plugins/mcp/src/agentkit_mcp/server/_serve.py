@@ -12,8 +12,8 @@ from typing import Any
 import anyio
 from mcp.server.transport_security import TransportSecuritySettings
 
-from ._frames import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES
-from ._http import LOOPBACK_HOSTS, MCP_PATH, Gate
+from ._http import MCP_PATH, Gate
+from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
 from ._protocol import MCPToolServer
 
 log = logging.getLogger("agentkit_mcp.server")

@@ -24,7 +24,8 @@ import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from ._frames import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, FrameError, parse_frame, too_large
+from ._frames import FrameError, parse_frame, too_large
+from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES
 from ._protocol import MCPToolServer
 
 _CHUNK = 65536

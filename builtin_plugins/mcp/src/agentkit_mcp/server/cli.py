@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._frames import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES
-from ._http import LOOPBACK_HOSTS
+from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
 
 API_KEY_ENV = "AGENTKIT_MCP_API_KEY"
 
