@@ -5,6 +5,7 @@ the end of the client's input cancels what is still running."""
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import threading
@@ -186,3 +187,22 @@ def test_the_end_of_input_cancels_the_calls_still_running_and_the_server_exits(a
     assert marker.read_text() == "cancelled"
     assert served.process.returncode == 0
     assert "Traceback" not in stderr
+
+
+def test_a_client_that_stops_reading_ends_the_connection_without_a_traceback(agentkit, site):
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads the server's output: its first write breaks
+    env = {"AGENTKIT_LOAD_PLUGINS": "stdio_tools,agentkit-mcp"}
+    process = subprocess.Popen([agentkit.path(), "mcp", "serve", "--watch", "0"], stdin=subprocess.PIPE,
+                               stdout=write_end, stderr=subprocess.PIPE, env=agentkit.environment(env, site))
+    os.close(write_end)
+    try:
+        stdout = b"".join(json.dumps(request(index, "tools/list")).encode() + b"\n" for index in range(3))
+        _, stderr = process.communicate(stdout, timeout=PATIENCE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+    assert process.returncode == 0, stderr
+    assert b"Traceback" not in stderr

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 from typing import Any, BinaryIO
 
 import anyio
+import anyio.abc
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
@@ -53,24 +54,31 @@ async def serve_streams(server: MCPToolServer, wire_in: BinaryIO, wire_out: Bina
                     message = frame if isinstance(frame, FrameError) else parse_frame(frame, max_depth=max_depth)
                 except FrameError as error:
                     message = error
-                if isinstance(message, FrameError):
-                    await outbound.send(message.response())
-                else:
-                    await inbound_send.send(message)
+                try:
+                    if isinstance(message, FrameError):
+                        await outbound.send(message.response())
+                    else:
+                        await inbound_send.send(message)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    return  # the writer or the session is gone: the connection is over
 
-    async def write() -> None:
+    async def write(group: anyio.abc.TaskGroup) -> None:
         async with outbound_receive:
-            async for item in outbound_receive:
-                if isinstance(item, SessionMessage):
-                    text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                else:
-                    text = json.dumps(item, ensure_ascii=False)
-                await writer.write((text + "\n").encode("utf-8"))
-                await writer.flush()
+            try:
+                async for item in outbound_receive:
+                    if isinstance(item, SessionMessage):
+                        text = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    else:
+                        text = json.dumps(item, ensure_ascii=False)
+                    await writer.write((text + "\n").encode("utf-8"))
+                    await writer.flush()
+            except OSError:  # the client closed its end (a broken pipe): nobody is left to answer
+                server.tools.cancel_all("the client closed the connection")
+                group.cancel_scope.cancel()
 
     session_out = _SessionWriter(outbound)
     async with anyio.create_task_group() as group:
-        group.start_soon(write)
+        group.start_soon(write, group)
         group.start_soon(read)
         async with server.server.lifespan(server.server) as state:
             from mcp.server.runner import serve_dual_era_loop
@@ -149,10 +157,13 @@ def _claimed_stdio() -> Any:
         os.dup2(2, 1)
     finally:
         os.close(null)
+    wire_in, wire_out = os.fdopen(wire_in_fd, "rb", buffering=0), os.fdopen(wire_out_fd, "wb")
     try:
-        with os.fdopen(wire_in_fd, "rb", buffering=0) as wire_in, os.fdopen(wire_out_fd, "wb") as wire_out:
-            yield wire_in, wire_out
+        yield wire_in, wire_out
     finally:
+        wire_in.close()
+        with contextlib.suppress(OSError):  # what is left unwritten when the client has gone stays so
+            wire_out.close()
         os.dup2(saved_in, 0)
         os.dup2(saved_out, 1)
         os.close(saved_in)
