@@ -43,7 +43,8 @@ def closure(names: set[str]) -> set[str]:
     A dependency's optional extras count too, when they are installed: a library may import them
     whenever they are there (httpx imports click and pygments for its command line as soon as some
     other distribution, such as uvicorn, installs them), and the distribution that depends on the
-    library did not ask for that. Our own distributions' extras do not count.
+    library did not ask for that. Our own distributions' extras do not count. So do the modules a
+    library imports whenever they are installed without declaring them at all (:data:`UNDECLARED`).
     """
     seen, todo = set(), list(names)
     while todo:
@@ -58,7 +59,13 @@ def closure(names: set[str]) -> set[str]:
             wanted = requirement.marker is None or any(requirement.marker.evaluate({"extra": e}) for e in extras)
             if wanted and _installed(requirement.name):
                 todo.append(canonicalize_name(requirement.name))
+        todo += [other for other in UNDECLARED.get(name, ()) if _installed(other)]
     return seen
+
+
+#: What a library imports as soon as it is installed, without declaring it even as an extra:
+#: anyio imports sniffio (anyio/_core/_eventloop.py) once a distribution such as openai installs it.
+UNDECLARED = {"anyio": ("sniffio",)}
 
 
 def _installed(name: str) -> bool:
