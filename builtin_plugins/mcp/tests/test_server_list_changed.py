@@ -130,8 +130,7 @@ def agentkit_register_tools(register):
 def test_a_plugin_installed_while_the_command_serves_is_announced(agentkit, site_dir, mode):
     site_dir("first-tools", entry_points={"agentkit.tools": {"first_tools": "first_tools"}},
              files={"first_tools.py": PLUGIN.format(name="first")})
-    env = {"AGENTKIT_DISABLE_PLUGINS": "agentkit-tools-files,agentkit-tools-search,agentkit-tools-shell,"
-                                       "agentkit-tools-web,agentkit-tools-wordcount"}
+    env = {"AGENTKIT_LOAD_PLUGINS": "first_tools,later_tools,agentkit-mcp"}  # later_tools: once installed
     params = StdioServerParameters(command=agentkit.path(), args=["mcp", "serve", "--watch", "0.2"],
                                    env=agentkit.environment(env, site_dir.site))
     received: list[object] = []
