@@ -210,3 +210,16 @@ async def legacy_http_changes(client: Client, tools: ToolServer, received: list[
                 while not received:
                     await anyio.sleep(0.01)
     return [listed.name for listed in (await client.list_tools()).tools]
+
+
+def test_a_tool_added_after_the_server_stopped_serving_is_kept_without_an_error():
+    tools = ToolServer(host_with("first"))
+    server = MCPToolServer(tools)
+
+    async def serve_and_stop() -> None:
+        server.bind()
+
+    anyio.run(serve_and_stop)
+    tools.add_tool(tool("late"))
+
+    assert list(tools.tools) == ["first", "late"]

@@ -95,7 +95,10 @@ class MCPToolServer:
         except RuntimeError:  # another thread: hand it to the serving loop, if one is running
             if self._token is None:
                 return  # not serving yet: a client that connects later lists the new tools anyway
-            anyio.from_thread.run(self.notify_tools_changed, token=self._token)
+            try:
+                anyio.from_thread.run(self.notify_tools_changed, token=self._token)
+            except RuntimeError:  # the serving loop has ended: nobody is left to tell
+                log.debug("tools changed after the server stopped serving")
             return
         task = asyncio.ensure_future(self.notify_tools_changed())  # the serving loop itself (an embedder's coroutine)
         self._pending.add(task)
