@@ -16,7 +16,7 @@ RUN = $(UV) run --no-sync
 SYNCED = .venv/.synced-with-uv-lock
 WORKSPACE_FILES = uv.lock pyproject.toml $(wildcard */pyproject.toml builtin_plugins/*/pyproject.toml examples/*/pyproject.toml)
 
-.PHONY: bootstrap demo test bench lint mutation clean
+.PHONY: bootstrap demo test bench lint mutation conformance-mcp clean
 
 bootstrap: $(SYNCED)
 	@:
@@ -62,5 +62,15 @@ lint: bootstrap
 mutation: bootstrap
 	$(UV) run --locked --all-packages --group mutation python mutation/run.py $(MODULES)
 
+# Not part of `make test` (it needs the npm registry): the official MCP conformance suite against
+# `agentkit mcp serve`'s server, at 2026-07-28 and at 2025-11-25; prints the pass counts per era.
+# Node 22 and the suite come from the npm registry into .mcp-conformance/ (the machine's own Node may be older).
+CONFORMANCE_MCP = .mcp-conformance
+conformance-mcp: bootstrap
+	@echo "agentkit: installing Node 22 and @modelcontextprotocol/conformance into $(CONFORMANCE_MCP)"
+	@npm install --prefix $(CONFORMANCE_MCP) --no-audit --no-fund --loglevel=error \
+		node@22 @modelcontextprotocol/conformance@0.2.0-alpha.12
+	$(RUN) python builtin_plugins/mcp/conformance/run.py $(CONFORMANCE_MCP)
+
 clean:
-	rm -rf .venv .pytest_cache .hypothesis .mutation
+	rm -rf .venv .pytest_cache .hypothesis .mutation .mcp-conformance

@@ -48,7 +48,8 @@ def closure(names: set[str]) -> set[str]:
     A dependency's optional extras count too, when they are installed: a library may import them
     whenever they are there (httpx imports click and pygments for its command line as soon as some
     other distribution, such as uvicorn, installs them), and the distribution that depends on the
-    library did not ask for that. Our own distributions' extras do not count.
+    library did not ask for that. Our own distributions' extras do not count. So do the modules a
+    library imports whenever they are installed without declaring them at all (:data:`OPPORTUNISTIC`).
     """
     seen, todo = set(), list(names)
     while todo:

@@ -180,10 +180,6 @@ def _target_text(server: ServerConfig) -> str:
 
 
 def _serve(argv: list[str]) -> int:
-    try:
-        server_cli = importlib.import_module("agentkit_mcp.server.cli")
-    except ImportError:
-        print(f"{PROG} serve: error: the MCP server is not part of this installation of agentkit-mcp "
-              "(agentkit_mcp.server.cli is missing); upgrade agentkit-mcp", file=sys.stderr)
-        return 1
+    from .server import cli as server_cli  # the server's imports (the SDK's server, starlette) only when serving
+
     return int(server_cli.main(argv))

@@ -1,0 +1,124 @@
+"""Running a server: the HTTP app, the HTTP listener, and the watch for installed plugins."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import anyio
+from mcp.server.transport_security import TransportSecuritySettings
+
+from ._http import MCP_PATH, Gate
+from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
+from ._protocol import MCPToolServer
+
+log = logging.getLogger("agentkit_mcp.server")
+
+#: Seconds a running request gets, once the listener stops, after its handler was cancelled.
+SHUTDOWN_GRACE = 5
+
+
+def http_app(server: MCPToolServer, *, api_key: str | None, allowed_origins: Iterable[str] = (),
+             host: str = "127.0.0.1", json_response: bool = False,
+             max_body_bytes: int = DEFAULT_MAX_FRAME_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """The ASGI app serving ``server`` at ``/mcp``, behind the API key, ``Origin`` and body checks.
+
+    :param api_key: the key every request must present; ``None`` serves without
+        one, which is allowed only on a loopback ``host``.
+    :raises ValueError: ``api_key`` is ``None`` and ``host`` is not loopback.
+    """
+    if api_key is None and host not in LOOPBACK_HOSTS:
+        raise ValueError(f"refusing to serve {host} without an API key: --no-auth is for loopback addresses only")
+    if api_key is not None and not api_key.strip():
+        raise ValueError("the API key is empty: set it to a long random value")
+    allowed_origins = list(allowed_origins)
+    if host in LOOPBACK_HOSTS:  # the SDK's DNS-rebinding check, with the origins the gate also allows
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*",
+                             "https://127.0.0.1:*", "https://localhost:*", "https://[::1]:*", *allowed_origins],
+        )
+    else:  # any Host may reach a public bind; the gate checks the key and the Origin
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.server.streamable_http_app(
+        streamable_http_path=MCP_PATH, json_response=json_response, transport_security=security, host=host,
+        max_request_body_size=max_body_bytes,
+    )
+    return Gate(app, api_key=api_key, allowed_origins=allowed_origins, max_body_bytes=max_body_bytes,
+                max_depth=max_depth)
+
+
+async def serve_http(server: MCPToolServer, *, host: str = "127.0.0.1", port: int = 0, api_key: str | None,
+                     allowed_origins: Iterable[str] = (), json_response: bool = False,
+                     on_ready: Callable[[str], None] | None = None) -> None:
+    """Listen on ``host:port`` until interrupted or cancelled; ``on_ready(url)`` once the socket is bound.
+
+    On shutdown (SIGINT, SIGTERM, or the awaiting task cancelled) the calls in
+    flight are cancelled first (their handlers see the cancel token), then the
+    listener waits at most :data:`SHUTDOWN_GRACE` seconds for their answers.
+    """
+    import uvicorn
+
+    server.bind()
+    app = http_app(server, api_key=api_key, allowed_origins=allowed_origins, host=host, json_response=json_response)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=SHUTDOWN_GRACE)
+
+    class _Listener(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if on_ready is not None and self.servers:
+                bound = self.servers[0].sockets[0].getsockname()
+                shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+                on_ready(f"http://{shown}:{bound[1]}{MCP_PATH}")
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            server.tools.cancel_all()
+            await super().shutdown(sockets)
+
+    listener = _Listener(config)
+    serving = asyncio.ensure_future(listener.serve())
+    try:
+        await asyncio.shield(serving)
+    except asyncio.CancelledError:  # the embedder's task was cancelled: stop as on a signal, then go
+        listener.should_exit = True
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([serving])
+        raise
+
+
+def installed_plugins() -> tuple[tuple[str, str, str], ...]:
+    """What decides the served plugins: every ``agentkit.*`` entry point, with its distribution's version."""
+    import importlib_metadata
+
+    importlib.invalidate_caches()
+    found = []
+    for dist in importlib_metadata.distributions():
+        for ep in dist.entry_points:
+            if ep.group.startswith("agentkit.") and ep.group != "agentkit.commands":
+                found.append((ep.group, ep.name, f"{ep.value} {dist.version}"))
+    return tuple(sorted(found))
+
+
+async def watch_plugins(server: MCPToolServer, interval: float,
+                        snapshot: Callable[[], Any] = installed_plugins) -> None:
+    """Reload the plugins whenever the installed ones change; clients are told when the tools change."""
+    seen = snapshot()
+    while True:
+        await asyncio.sleep(interval)
+        now = snapshot()
+        if now == seen:
+            continue
+        seen = now
+        try:
+            changed = await asyncio.to_thread(server.tools.reload)
+        except Exception as exc:  # a broken new plugin must not end the server: keep serving what was there
+            print(f"agentkit mcp serve: reloading the plugins failed: {exc}", file=sys.stderr)
+            continue
+        if changed:
+            log.info("the installed tools changed")
