@@ -9,7 +9,6 @@ line; usage errors exit 2, failures 1.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -180,6 +179,8 @@ def _target_text(server: ServerConfig) -> str:
 
 
 def _serve(argv: list[str]) -> int:
-    from .server import cli as server_cli  # the server's imports (the SDK's server, starlette) only when serving
+    from .server import (
+        cli as server_cli,  # the server's imports (the SDK's server, starlette) only when serving
+    )
 
     return int(server_cli.main(argv))
