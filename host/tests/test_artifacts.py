@@ -269,3 +269,15 @@ def test_sessions_delete_refuses_a_session_another_process_is_writing(agentkit, 
         writing.close()
     assert deleted.returncode != 0 and "in use" in deleted.stderr and "Traceback" not in deleted.stderr
     assert [item.id for item in ArtifactStore().list(session_id)] == [artifact_id]
+
+
+def test_a_fork_can_read_the_artifacts_its_history_names(tmp_path):
+    session_id, artifact_id = stored_session_with_an_artifact(tmp_path)
+    forked = Session.open(session_id).fork()
+    forked.close()
+    assert [item.id for item in ArtifactStore().list(forked.id)] == [artifact_id]
+    ArtifactStore().delete(session_id)  # the parent's going leaves the fork's own
+    assert ArtifactStore().read(forked.id, artifact_id).startswith('{"ok": true')
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None),
+                    host=make_host(), session=Session.open(forked.id))
+    assert "read_artifact" in resumed.tools

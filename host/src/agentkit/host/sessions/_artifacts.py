@@ -111,6 +111,28 @@ class ArtifactStore:
                         found.append(ArtifactInfo(path.stem, status.st_size, status.st_mtime))
         return sorted(found, key=lambda item: (item.created, item.id))
 
+    def copy(self, source: str, target: str) -> None:
+        """Give ``target`` (a fork of ``source``) the artifacts of ``source``, whose history it carries.
+
+        Each is linked where the file system allows (no second copy of the bytes), copied otherwise.
+        """
+        artifacts = self.list(source)
+        if not artifacts:
+            return
+        folder = private_dir(self._folder(target))
+        for item in artifacts:
+            name = item.id + _SUFFIX
+            try:
+                os.link(self._folder(source) / name, folder / name, follow_symlinks=False)
+            except FileExistsError:
+                continue
+            except OSError:
+                with open(self._folder(source) / name, "rb") as original:
+                    data = original.read()
+                fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as file:
+                    file.write(data)
+
     def delete(self, owner: str) -> None:
         """Remove every artifact of ``owner`` (nothing happens when it has none)."""
         folder = self._folder(owner)
