@@ -70,6 +70,12 @@ class AgentkitCommand:
         return environment
 
 
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep what a test's agents store (sessions, artifacts) out of the developer's data directory."""
+    monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path_factory.mktemp("agentkit-data")))
+
+
 @pytest.fixture(scope="session")
 def agentkit() -> AgentkitCommand:
     """The ``agentkit`` command, run in its own process; the one way tests run it."""

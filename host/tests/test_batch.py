@@ -374,7 +374,9 @@ def test_circular_data_makes_an_invalid_result_naming_the_problem():
     assert result.outcome == "completed"
 
 
-def test_a_long_result_is_cut_with_a_note_saying_how_much():
+def test_a_long_result_that_cannot_be_stored_is_cut_with_a_note_saying_how_much(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("")  # no artifact can be written under it
     [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 100), max_tool_result_chars=40)
     full = json.dumps({"ok": True, "data": "x" * 100})
     assert envelope == {"ok": True, "data": full[:40], "note": (
@@ -598,9 +600,9 @@ def test_what_runs_is_what_the_embedder_approved_even_if_it_changed_its_copy():
     assert received == [{"items": ["a"]}]
 
 
-def test_a_cut_result_keeps_its_characters_as_they_are():
+def test_a_previewed_result_keeps_its_characters_as_they_are():
     [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), max_tool_result_chars=40)
-    assert envelope["data"] == json.dumps({"ok": True, "data": "é" * 100}, ensure_ascii=False)[:40]
+    assert envelope["head"] == json.dumps({"ok": True, "data": "é" * 100}, ensure_ascii=False)[:20]
 
 
 class _NumberText(ToolResult):

@@ -194,7 +194,7 @@ def test_a_cooperative_handler_returns_its_own_result_after_abort():
     assert result.problems == []
 
 
-def test_a_tool_result_over_its_cap_is_cut_with_a_note():
+def test_a_tool_result_over_its_cap_becomes_an_artifact_with_a_preview():
     big = Tool("big", "a lot of text", {"type": "object"}, lambda arguments, context: "x" * 5000)
     agent, recorder = recorded_agent(Script([Turn([tool_call("big")]), Turn([text("done")])]), tools(big),
                                      max_tool_result_chars=1000)
@@ -202,8 +202,9 @@ def test_a_tool_result_over_its_cap_is_cut_with_a_note():
     assert_well_formed(agent, recorder, "completed")
     [answer] = results(agent)
     body = envelope(answer)
-    assert body["ok"] is True and len(body["data"]) == 1000
-    assert "1000" in body["note"] and f"{len(json.dumps({'ok': True, 'data': 'x' * 5000})) - 1000} were cut" in body["note"]
+    assert body["ok"] is True and body["chars"] == len(json.dumps({"ok": True, "data": "x" * 5000}))
+    assert len(body["head"]) == 500 and len(body["tail"]) == 250
+    assert f'read_artifact(id="{body["artifact"]}", offset=500)' in body["note"]
 
 
 def test_the_default_result_cap_leaves_ordinary_results_alone():

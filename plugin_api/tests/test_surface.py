@@ -9,7 +9,7 @@ import sys
 import agentkit.plugin_api as api
 
 PINNED = [
-    "DEFAULT_TOOL_CALL_ID_RULE", "EVENT_SCHEMA", "PROJECT_NAME", "AgentEnd", "AgentStart", "AgentkitError", "AssistantMessage", "Block",
+    "DEFAULT_TOOL_CALL_ID_RULE", "EVENT_SCHEMA", "PROJECT_NAME", "AgentEnd", "AgentStart", "AgentkitError", "ArtifactCreated", "AssistantMessage", "Block",
     "BlockDelta", "BlockEnd", "BlockStart", "CancelToken", "ConformanceResponder", "ContentBlock", "Credential", "CredentialKind",
     "Event", "ExecutionMode", "ImageBlock", "Message", "MessageAssembler", "MessageEnd", "MessageStart",
     "ModelInfo", "Outcome", "OutputPartial", "PluginError", "Provider", "ProviderError", "ProviderEvent", "ProviderRequest", "SchemaError",

@@ -1,10 +1,8 @@
-"""What the model reads back: the capped tail, the spill file, the reduced environment."""
+"""What the model reads back: the capped tail and the reduced environment."""
 
 from __future__ import annotations
 
 import os
-import re
-from pathlib import Path
 
 import pytest
 
@@ -18,39 +16,34 @@ def _body(output: str) -> str:
     return rest
 
 
-def test_long_output_keeps_the_tail_and_spills_the_whole(run, tmp_path):
-    result = run("execute", {"command": "seq 1 100000"})
+def test_long_output_keeps_the_tail_and_says_how_much_was_not_kept(run):
+    result = run("execute", {"command": "seq 1 100000"}, options={"output_cap": CAP})
     expected = "".join(f"{i}\n" for i in range(1, 100001))
     assert result.ok and result.data["truncated"]
-    output = result.data["output"]
-    body = _body(output)
+    body = _body(result.data["output"])
     assert expected.endswith(body)
     assert len(body.encode()) == CAP
-    spill = re.search(r"full output is in (\S+?);", output).group(1)
-    assert spill == result.metadata["spill_path"]
-    assert Path(spill).read_text() == expected
-    assert f"head -c {CAP} {spill}" in output
-    os.unlink(spill)
+    assert result.metadata["total_bytes"] == len(expected)
 
 
 def test_output_at_the_cap_is_not_truncated(run):
-    result = run("execute", {"command": f"head -c {CAP} /dev/zero | tr '\\0' x"})
+    result = run("execute", {"command": f"head -c {CAP} /dev/zero | tr '\\0' x"}, options={"output_cap": CAP})
     assert not result.data["truncated"]
     assert result.data["output"] == "x" * CAP
-    assert "spill_path" not in result.metadata
 
 
-def test_spill_can_be_turned_off(run):
-    result = run("execute", {"command": "seq 1 100000"}, options={"spill": False})
-    assert result.data["truncated"]
-    assert "not kept" in result.data["output"].partition("\n")[0]
-    assert "spill_path" not in result.metadata
+def test_by_default_a_long_output_is_kept_whole_for_the_host_to_store(run, tmp_path):
+    """Under the default cap the whole output goes to the host (its artifact); nothing lands in the workspace."""
+    result = run("execute", {"command": "seq 1 100000"})
+    assert not result.data["truncated"]
+    assert result.data["output"] == "".join(f"{i}\n" for i in range(1, 100001))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_cut_utf8_sequence_is_not_shown_as_garbage(run):
     # 3-byte characters: a byte cut lands inside one unless it is realigned.
     command = "for i in $(seq 1 20000); do printf '€'; done"
-    result = run("execute", {"command": command}, options={"spill": False})
+    result = run("execute", {"command": command}, options={"output_cap": CAP})
     body = _body(result.data["output"])
     assert set(body) == {"€"}
 
@@ -140,13 +133,20 @@ def test_bad_tool_options_name_the_option(run):
     assert "pass_env" in caught.value.detail
 
 
-@pytest.mark.parametrize("spill", [True, False], ids=["spilled", "not-kept"])
-def test_the_marker_counts_the_bytes_shown_and_omitted(run, spill):
-    result = run("execute", {"command": "seq 1 100000"}, options={"spill": spill})
+def test_the_marker_counts_the_bytes_shown_and_omitted(run):
+    result = run("execute", {"command": "seq 1 100000"}, options={"output_cap": CAP})
     total = len("".join(f"{i}\n" for i in range(1, 100001)).encode())
     marker = result.data["output"].partition("\n")[0]
-    assert marker.startswith(
-        f"[Output truncated: showing the last {CAP} of {total} bytes; {total - CAP} earlier bytes omitted."
+    assert marker == (
+        f"[Output truncated: showing the last {CAP} of {total} bytes; {total - CAP} earlier bytes omitted, "
+        f"not kept (tool option output_cap={CAP}).]"
     ), marker
-    if spill:
-        os.unlink(result.metadata["spill_path"])
+
+
+@pytest.mark.parametrize("cap", [0, -1, True, "big", 1.5])
+def test_an_invalid_output_cap_names_the_option(run, cap):
+    from agentkit.plugin_api import ToolError
+
+    with pytest.raises(ToolError) as caught:
+        run("execute", {"command": "true"}, options={"output_cap": cap})
+    assert caught.value.error == "invalid_tool_options" and "output_cap" in caught.value.detail

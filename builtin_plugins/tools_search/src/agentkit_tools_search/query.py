@@ -79,13 +79,8 @@ def smart_case_ignores(pattern: str) -> bool:
 
 def walk_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> Iterator[str]:
     """The files a search scans below ``start`` (relative to the root; "" for the root), lazily."""
-    cut = len(start) + 1 if start else 0
-    for entry in engine.walk(start, include_dirs=False):
-        if not entry.is_file:
-            continue  # links are not followed; FIFOs and devices would block a read
-        if glob is not None and not glob.matches(entry.path[cut:]):
-            continue
-        yield entry.path
+    # Regular files only: links are not followed; FIFOs and devices would block a read.
+    return engine.files(start, glob.matches if glob is not None else None)
 
 
 def collect_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> list[str]:
@@ -104,16 +99,20 @@ class FileList:
         self._seen: list[str] = []
 
     def __iter__(self) -> Iterator[str]:
+        seen = self._seen
         index = 0
         while True:
-            if index < len(self._seen):
-                yield self._seen[index]
+            while index < len(seen):  # what another reader walked
+                yield seen[index]
                 index += 1
-                continue
-            item = next(self._source, None)
-            if item is None:
+            for item in self._source:
+                seen.append(item)
+                index += 1
+                yield item
+                if index != len(seen):
+                    break  # another reader walked on meanwhile: catch up first
+            else:
                 return
-            self._seen.append(item)
 
     @property
     def listed(self) -> int:

@@ -39,8 +39,10 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from agentkit.plugin_api.workspace import WalkedFiles, descriptors_available
@@ -116,10 +118,16 @@ def _options(query: Query, threads: int) -> list[str]:
 
 
 def _count_command(rg: str, query: Query) -> list[str]:
-    """ripgrep counting each file's matching lines: one line of output per matching file."""
+    """ripgrep counting each file's matching lines: one line of output per matching file.
+
+    A count stops at one past the page: a file holding that many fills the page
+    by itself, so where the scan stops is the same, and ripgrep never reads on
+    through a file given by path (one holding a NUL included: given a path,
+    ripgrep searches it to the end) once the page is settled there.
+    """
     # --with-filename: given one file, ripgrep would print its count alone.
     command = [rg, "--count", "--with-filename", "--null", "--stats", *_options(query, THREADS)]
-    return [*command, "-e", query.pattern, "--"]
+    return [*command, "--max-count", str(query.needed + 1), "-e", query.pattern, "--"]
 
 
 def _lines_command(rg: str, query: Query, threads: int, max_count: int) -> list[str]:
@@ -152,16 +160,18 @@ def _chunks(files: Iterable[str], first: int) -> Iterator[tuple[int, list[str]]]
     while True:
         chunk: list[str] = []
         size = 0
-        while len(chunk) < step and size < CHUNK_BYTES:
-            relative = next(source, None)
-            if relative is None:
-                break
+        for relative in islice(source, step):  # the walk runs here, a file at a time
             chunk.append(relative)
-            size += len(os.fsencode(relative)) + 1
+            size += len(relative.encode(_FS_ENCODING, _FS_ERRORS)) + 1
+            if size >= CHUNK_BYTES:
+                break
         if not chunk:
             return
         yield start, chunk
         start, step = start + len(chunk), min(step * 4, MAX_CHUNK)
+
+
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentkit.plugin_api import SessionInfo, Tool, hookimpl
+from agentkit.plugin_api import Tool, hookimpl
 
 from ._env import (
     DEFAULT_PASSED_NAMES,
@@ -20,20 +20,18 @@ from ._env import (
     passes_by_default,
     reduced_environment,
 )
+from ._output import DEFAULT_OUTPUT_CAP
 from ._policy import DEFAULT_READ_ONLY_PROGRAMS, RestrictedPolicy, read_only_commands
-from ._spill import SPILL_DIRECTORY, SPILLS
 from ._tools import SHELL_TOOL_NAMES, make_tools
 
 __all__ = [
+    "DEFAULT_OUTPUT_CAP",
     "DEFAULT_PASSED_NAMES",
     "DEFAULT_PASSED_PREFIXES",
     "DEFAULT_READ_ONLY_PROGRAMS",
     "SHELL_TOOL_NAMES",
-    "SPILL_DIRECTORY",
     "RestrictedPolicy",
     "agentkit_register_tools",
-    "agentkit_session_end",
-    "agentkit_session_start",
     "make_tools",
     "passes_by_default",
     "read_only_commands",
@@ -47,14 +45,3 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     for tool in make_tools():
         register(tool)
 
-
-@hookimpl
-def agentkit_session_start(session: SessionInfo) -> None:
-    """A run began on ``session.root``: its spill files go inside that root."""
-    SPILLS.run_started(session.root)
-
-
-@hookimpl
-def agentkit_session_end(session: SessionInfo) -> None:
-    """A run ended: remove the spill files of ``session.root`` once no run on it is left."""
-    SPILLS.run_ended(session.root)

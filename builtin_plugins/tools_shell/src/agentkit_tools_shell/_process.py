@@ -58,11 +58,9 @@ class RunLimits:
 
     timeout_s: float | None = None
     output_cap: int = DEFAULT_OUTPUT_CAP
-    spill: bool = True
     drain_idle_s: float = DEFAULT_DRAIN_IDLE_S
     drain_max_s: float = DEFAULT_DRAIN_MAX_S
     keep_background: bool = False
-    spill_dir: Path | None = None
 
 
 def run_process(
@@ -74,9 +72,7 @@ def run_process(
     limits: RunLimits,
 ) -> ProcessOutcome:
     """Run ``argv`` to completion, timeout or abort. Raises ``OSError`` if it cannot start."""
-    accumulator = TailAccumulator(
-        limits.output_cap, spill=limits.spill, spill_dir=limits.spill_dir, root=cwd
-    )
+    accumulator = TailAccumulator(limits.output_cap)
     tree = ProcessTree(argv, cwd=cwd, env=env, keep_background=limits.keep_background)
     assert tree.process.stdout is not None
     reader = _PipeReader(tree.process.stdout, accumulator)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -11,9 +10,9 @@ from typing import Any
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
 
 from ._env import reduced_environment
+from ._output import DEFAULT_OUTPUT_CAP
 from ._process import DEFAULT_DRAIN_IDLE_S, DEFAULT_DRAIN_MAX_S, RunLimits, run_process
 from ._shells import InterpreterNotFound, find_bash, find_powershell
-from ._spill import SPILLS
 from ._tree import CALL_TOKEN
 
 SHELL_TOOL_NAMES: tuple[str, ...] = ("execute", "run_command", "powershell")
@@ -42,16 +41,16 @@ _KEEP_BACKGROUND_SCHEMA = {
 _EXECUTE_GUIDELINES = (
     "execute runs a bash command line in the workspace root with standard input closed and a "
     "reduced environment (an allowlist: PATH, HOME, locale, terminal; no credentials). stdout and "
-    "stderr are interleaved; only the last 50 KB are shown, and the truncation marker names a file "
-    "with the full output (read it with read_file; it is removed when the run ends). "
+    "stderr are interleaved; an output too long to show at once is stored as an artifact: the "
+    "result shows its start and end and names the read_artifact call that pages through it. "
     "There is no default timeout: pass timeout_s for anything that might hang (servers, watchers, "
     "prompts). Background processes (`cmd &`) are killed when the command exits; to start a "
     "server that must keep running, pass keep_background: true and redirect its output to a file."
 )
 _RUN_COMMAND_GUIDELINES = (
     "run_command runs one program without a shell: argv is the program and its arguments, with no "
-    "quoting, globbing, pipes or redirection. Standard input is closed, only the last 50 KB of "
-    "output are shown, and there is no default timeout (pass timeout_s)."
+    "quoting, globbing, pipes or redirection. Standard input is closed, a long output is stored "
+    "as an artifact (read it with read_artifact), and there is no default timeout (pass timeout_s)."
 )
 _POWERSHELL_GUIDELINES = (
     "powershell runs PowerShell (pwsh) where it is installed and otherwise fails with "
@@ -181,8 +180,6 @@ def _run(
     build_argv: Callable[[dict[str, str]], list[str]],
 ) -> ToolResult:
     limits = _limits(arguments, context.options)
-    if limits.spill:
-        limits = dataclasses.replace(limits, spill_dir=SPILLS.directory_for(context.root))
     env = reduced_environment(
         os.environ,
         pass_env=_string_list(context.options, "pass_env"),
@@ -238,8 +235,6 @@ def _run(
     }
     if outcome.output.truncated:
         metadata["truncated_by"] = "bytes"
-    if outcome.output.spill_path:
-        metadata["spill_path"] = outcome.output.spill_path
     if outcome.aborted:
         return ToolResult(
             False,
@@ -290,12 +285,15 @@ def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
     keep_background = arguments.get("keep_background", False)
     if not isinstance(keep_background, bool):
         raise ToolError("invalid_arguments", "keep_background must be true or false")
-    spill = options.get("spill", True)
-    if not isinstance(spill, bool):
-        raise ToolError("invalid_tool_options", "tool option 'spill' must be true or false")
+    output_cap = options.get("output_cap", DEFAULT_OUTPUT_CAP)
+    if isinstance(output_cap, bool) or not isinstance(output_cap, int) or output_cap <= 0:
+        raise ToolError(
+            "invalid_tool_options",
+            f"tool option 'output_cap' must be a positive number of bytes, got {output_cap!r}",
+        )
     return RunLimits(
         timeout_s=None if timeout is None else _positive_number(timeout, "timeout_s"),
-        spill=spill,
+        output_cap=output_cap,
         drain_idle_s=_positive_number(
             options.get("drain_idle_s", DEFAULT_DRAIN_IDLE_S), "tool option 'drain_idle_s'"
         ),

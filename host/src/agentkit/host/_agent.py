@@ -27,6 +27,7 @@ import inspect
 import logging
 import threading
 import uuid
+import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,7 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
+from ._artifact_results import READ_ARTIFACT, ArtifactKeeper
 from ._audit import RunAudit, check_sink
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
@@ -83,8 +85,9 @@ from ._stop import StopContext, any_of, as_policy, max_turns
 from ._structured import StructuredOutput
 from ._subagents import RunScope, Subagent, enter_run
 from ._system_prompt import assemble_system_prompt
-from .errors import AgentBusy, ConfigError, NothingToContinue
+from .errors import AgentBusy, ConfigError, NothingToContinue, SessionNotFound
 from .runtime import Pricing, ProviderRuntime, http_timeouts
+from .sessions._artifacts import ArtifactStore
 from .sessions._interrupted import interrupted_results
 from .sessions._recorder import RunLog
 from .sessions._session import Session
@@ -155,6 +158,13 @@ class Agent:
         #: The skills activated in this session, in order (the audit of which instructions the model loaded).
         self.active_skills: list[str] = []
         self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
+        #: Keeps the tool results too long to inline as the session's artifacts (see ``docs/artifacts.md``).
+        self.artifacts = ArtifactKeeper(ArtifactStore(), self.session_id, config.max_tool_result_chars,
+                                        self._enable_read_artifact)
+        if session is None:  # no session to delete them with: they last as long as this agent's history
+            weakref.finalize(self, self.artifacts.store.delete, self.session_id)
+        elif _has_artifacts(self.artifacts.store, self.session_id):  # the resumed history names them
+            self._enable_read_artifact()
         self.stats = AgentStats()
         self.runtime = ProviderRuntime(
             transport=config.transport, retry=config.retry, credential_store=config.credential_store,
@@ -241,6 +251,11 @@ class Agent:
             if name not in self.active_skills:
                 self.activate_skill(name)
                 state.skills.append(name)
+
+    def _enable_read_artifact(self) -> None:
+        """Give the model ``read_artifact`` once the session has an artifact (a deferred tool, see :meth:`add_tools`)."""
+        if READ_ARTIFACT not in self.tools:  # a tool of the embedder's that took the name stays
+            self.add_tools(self.artifacts.tool)
 
     def _warn_about_skills(self) -> None:
         if self.skills.invocable() and read_tool(self.tools) is None:
@@ -636,6 +651,7 @@ class Agent:
                 validators=self._validators,
                 admit_images=self._admit_tool_images,
                 add_tools=self.add_tools,
+                artifacts=self.artifacts,
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log, account)
@@ -826,6 +842,13 @@ class Agent:
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
+
+
+def _has_artifacts(store: ArtifactStore, owner: str) -> bool:
+    try:
+        return bool(store.list(owner))
+    except (OSError, SessionNotFound):  # an unreadable data directory, an id that names no folder
+        return False
 
 
 def _discard(event: Event | None) -> None:

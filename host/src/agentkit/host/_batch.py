@@ -12,8 +12,9 @@ Three phases:
    tasks, ``INLINE`` sync ones on the loop's thread, one after another).
    Each call is awaited on its own, so a failing call never cancels its
    siblings: no fail-fast group is used;
-3. finalize, in call order: the result message (made JSON-safe and cut to
-   ``max_result_chars``), ``agentkit_after_tool_call``, the end event.
+3. finalize, in call order: the result message (made JSON-safe; past
+   ``max_result_chars``, stored as an artifact the model gets a preview of,
+   see :mod:`._artifact_results`), ``agentkit_after_tool_call``, the end event.
 
 Every call yields exactly one result, whatever happened to it: each phase
 of a call runs inside that call's own guard (:mod:`._guard`), so anything a
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.plugin_api import (
+    ArtifactCreated,
     Block,
     CancelToken,
     ExecutionMode,
@@ -52,6 +54,7 @@ from agentkit.plugin_api import (
 )
 
 from ._arguments import ArgumentValidator
+from ._artifact_results import READ_ARTIFACT, ArtifactKeeper
 from ._config import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
@@ -123,8 +126,10 @@ class ToolBatch:
     :param hook_timeout: seconds a hook or the embedder's ``before_tool_call``
         may take; past it, the call is blocked (or, after the call, the hook is
         reported).
-    :param max_result_chars: the longest result text; longer ones are cut
-        with a note saying how much was cut.
+    :param max_result_chars: the longest result text; longer ones are
+        stored as artifacts by ``artifacts`` (the model gets a preview), or,
+        without it or when it cannot write, cut with a note saying how much was cut.
+    :param artifacts: keeps the results over ``max_result_chars``.
     :param hook_callers: the host's ``hook_callers(name)``; when given, a hook no
         plugin implements is not called at all (no thread is started for it).
     :param validators: the argument validators by tool name, kept by the
@@ -151,6 +156,7 @@ class ToolBatch:
         validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
         admit_images: AdmitImages | None = None,
         add_tools: Callable[..., None] | None = None,
+        artifacts: ArtifactKeeper | None = None,
     ) -> None:
         self.tools = tools
         self.add_tools = add_tools
@@ -167,6 +173,7 @@ class ToolBatch:
         self.hook_callers = hook_callers
         self.validators = validators if validators is not None else {}
         self.admit_images = admit_images
+        self.artifacts = artifacts
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -236,8 +243,9 @@ class ToolBatch:
         return results
 
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
-        """The result message of ``call``, without hooks: JSON-safe, capped, announced."""
+        """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
         text, ok, images = rendered if rendered is not None else self._render(result)
+        text = self._within_limit(call, text, ok)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,
@@ -438,7 +446,7 @@ class ToolBatch:
         return message
 
     def _render(self, result: ToolResult) -> Rendering:
-        """The envelope as JSON text cut to ``max_result_chars``, whether it is a success, and its images."""
+        """The envelope as JSON text, whether it is a success, and its images."""
         try:
             text, ok = result.to_text(), bool(result.ok)
             if not isinstance(text, str):  # a ToolResult subclass: the history holds text only
@@ -453,13 +461,29 @@ class ToolBatch:
                 "invalid_result", f"The tool returned data that cannot be written as JSON ({_describe(exc)})."
             )
             text, ok, images = fallback.to_text(), False, []
+        return text, ok, images
+
+    def _within_limit(self, call: ToolUseBlock, text: str, ok: bool) -> str:
+        """``text`` when it fits ``max_result_chars``; else an artifact's preview, or the text cut."""
         limit = self.max_result_chars
         if limit is None or len(text) <= limit:
-            return text, ok, images
+            return text
+        # read_artifact's pages fit by construction; should one not (a tiny
+        # limit), it is cut rather than stored as an artifact of an artifact.
+        keeper = self.artifacts
+        if keeper is not None and not (call.name == READ_ARTIFACT and self.tools.get(call.name) is keeper.tool):
+            try:
+                artifact_id = keeper.store_result(text)
+            except Exception as exc:  # an unwritable data directory, a session id that cannot name a folder
+                self.hooks.report(f"the result of call {call.id} could not be stored as an artifact "
+                                  f"({exc}); it was cut to max_tool_result_chars")
+            else:
+                self.emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
+                return keeper.preview(text, ok, artifact_id)
         note = (f"The result was {len(text)} characters; only the first {limit} are shown, "
                 f"{len(text) - limit} were cut (max_tool_result_chars).")
         envelope: dict[str, Any] = {"ok": ok, "data": text[:limit], "note": note}
-        return json.dumps(envelope, ensure_ascii=False), ok, images
+        return json.dumps(envelope, ensure_ascii=False)
 
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.

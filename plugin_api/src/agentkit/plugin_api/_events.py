@@ -17,7 +17,8 @@ A failed or cancelled response still ends with ``message_end``, its message
 stopped with ``error`` or ``aborted``.
 
 An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start``
-/ ``tool_call_end`` / ``turn_end`` / ``agent_end``. A structured run adds
+/ ``tool_call_end`` / ``turn_end`` / ``agent_end``; ``artifact_created`` comes
+before the ``tool_call_end`` of a result too long to inline. A structured run adds
 ``output_partial`` events as its output's JSON arrives. The events of a
 subagent's run reach its parent wrapped in ``subagent`` events.
 """
@@ -125,6 +126,21 @@ class ToolCallEnd:
 
 
 @dataclass(slots=True)
+class ArtifactCreated:
+    """A tool result longer than the inline limit was stored whole as an artifact.
+
+    The model got a preview and the id, and reads the rest with ``read_artifact``;
+    the call's ``tool_call_end`` follows. ``chars`` is the length of the stored text.
+    """
+
+    artifact_id: str
+    tool_use_id: str
+    tool_name: str
+    chars: int
+    type: Literal["artifact_created"] = field(default="artifact_created", init=False)
+
+
+@dataclass(slots=True)
 class TurnEnd:
     """A turn finished: the response and every result of its tool calls."""
 
@@ -184,8 +200,8 @@ class SubagentEvent:
 
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
-    ProviderEvent | AgentStart | TurnStart | ToolCallStart | ToolCallEnd | TurnEnd | AgentEnd | OutputPartial
-    | SubagentEvent
+    ProviderEvent | AgentStart | TurnStart | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
+    | OutputPartial | SubagentEvent
 )
 
 _EVENT_TYPES: dict[str, type[Event]] = {
@@ -199,6 +215,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         AgentStart,
         TurnStart,
         ToolCallStart,
+        ArtifactCreated,
         ToolCallEnd,
         TurnEnd,
         AgentEnd,

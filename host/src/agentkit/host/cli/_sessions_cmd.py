@@ -1,11 +1,12 @@
-"""``agentkit sessions list|show|fork|export``: the sessions kept in the data directory.
+"""``agentkit sessions list|show|fork|export|delete``: the sessions kept in the data directory.
 
 Sessions live in ``sessions/`` under ``$AGENTKIT_DATA_DIR`` (else the
 platform's user data directory), or in the store ``--store URL`` (else
 ``$AGENTKIT_SESSION_STORE``) names, see :mod:`..sessions._selection`. An id may be shortened to any unique
 prefix. ``show`` renders the current branch of a session for reading (control
 characters of model and tool text removed), ``--json`` gives every entry as
-stored. What loading repaired is printed to stderr, one line each.
+stored; both list the session's artifacts. ``delete`` removes a session and
+its artifacts. What loading repaired is printed to stderr, one line each.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
-from ..errors import SessionLoadError
-from ..sessions import LoadedLog, Session, SessionStore
+from ..errors import SessionConflict, SessionLoadError
+from ..sessions import ArtifactStore, LoadedLog, Session, SessionStore
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
 from ..sessions._selection import STORE_ENV, open_store
 from ._text import printable
@@ -52,14 +53,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export = actions.add_parser("export", help="write a session's log (repaired) as JSON Lines")
     export.add_argument("id", help="the session's id, or a unique prefix of it")
     export.add_argument("--output", "-o", default=None, help="a file to write (default: stdout)")
-    for action in (listing, show, fork, export):
+    delete = actions.add_parser("delete", help="delete a session and its artifacts")
+    delete.add_argument("id", help="the session's full id (a prefix is not enough to delete)")
+    delete.set_defaults(handler=delete_session)
+    for action in (listing, show, fork, export, delete):
         add_store_option(action)
     listing.set_defaults(handler=list_sessions)
     show.set_defaults(handler=show_session)
     fork.set_defaults(handler=fork_session)
     export.set_defaults(handler=export_session)
     sessions.set_defaults(handler=lambda args: sessions.error(
-        "say what to do: 'agentkit sessions list', 'show ID', 'fork ID' or 'export ID'"))
+        "say what to do: 'agentkit sessions list', 'show ID', 'fork ID', 'export ID' or 'delete ID'"))
 
 
 def open_session(session_id: str, store: SessionStore) -> Session:
@@ -98,6 +102,8 @@ def show_session(args: argparse.Namespace) -> int:
             "leaf_id": session.leaf_id,
             "leaves": [leaf.id for leaf in session.leaves()],
             "entries": [entry.data for entry in session.entries],
+            "artifacts": [{"id": item.id, "size": item.size, "created": _when(item.created)}
+                          for item in ArtifactStore().list(session.id)],
         }, indent=2, ensure_ascii=False))
         return 0
     header = session.header
@@ -116,6 +122,22 @@ def show_session(args: argparse.Namespace) -> int:
     others = [leaf.id for leaf in session.leaves() if leaf.id != session.leaf_id]
     if others:
         print(f"other branches end at: {', '.join(others)} (see 'agentkit sessions fork {header.id} --entry ID')")
+    for item in ArtifactStore().list(header.id):
+        print(f"artifact {item.id}  {item.size} bytes  {_when(item.created)}")
+    return 0
+
+
+def delete_session(args: argparse.Namespace) -> int:
+    store = open_store(args.store)
+    delete = getattr(store, "delete", None)
+    if delete is None:
+        raise UsageError(f"the session store {type(store).__name__} cannot delete sessions")
+    try:
+        delete(args.id)
+    except SessionConflict as exc:
+        raise UsageError(f"{exc}; it cannot be deleted while it is in use") from None
+    ArtifactStore().delete(args.id)
+    print(f"deleted session {args.id} and its artifacts")
     return 0
 
 

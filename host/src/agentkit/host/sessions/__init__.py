@@ -6,6 +6,13 @@ session in the data directory); give it to an :class:`~agentkit.host.Agent`
 and each run is written as it happens.
 """
 
+from ._artifacts import (
+    ARTIFACT_PREFIX,
+    ArtifactInfo,
+    ArtifactNotFound,
+    ArtifactStore,
+    is_artifact_id,
+)
 from ._entries import (
     BRANCH_SUMMARY,
     COMPACTION,
@@ -26,6 +33,7 @@ from ._store import Durability, JsonlSessionStore, SessionListing, SessionStore
 from ._tree import BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, Resume
 
 __all__ = [
+    "ARTIFACT_PREFIX",
     "BRANCH_SUMMARY",
     "BRANCH_SUMMARY_PREFIX",
     "BRANCH_SUMMARY_SUFFIX",
@@ -38,6 +46,9 @@ __all__ = [
     "MODEL_CHANGE",
     "SESSION_VERSION",
     "THINKING_LEVEL_CHANGE",
+    "ArtifactInfo",
+    "ArtifactNotFound",
+    "ArtifactStore",
     "Durability",
     "Entry",
     "JsonlSessionStore",
@@ -50,5 +61,6 @@ __all__ = [
     "data_dir",
     "find_session",
     "interrupted_results",
+    "is_artifact_id",
     "parse_log",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Message
 
 from ..errors import SessionNotFound
+from ._artifacts import ArtifactStore
 from ._entries import (
     BRANCH_SUMMARY,
     COMPACTION,
@@ -182,7 +183,8 @@ class Session:
     def fork(self, entry_id: str | None = _LEAF, store: SessionStore | None = None) -> Session:
         """A new session holding the branch from the root to ``entry_id`` (default: the leaf), its lines as they are.
 
-        Its header names this session as ``parent_session``.
+        Its header names this session as ``parent_session``, and it has the artifacts of this
+        one (see ``docs/artifacts.md``): its history names them.
         """
         path = self.path(entry_id)
         header = SessionHeader.new(self.header.cwd, parent_session=self.id)
@@ -190,6 +192,7 @@ class Session:
         forked._store_header()
         if path:
             forked.store.append(forked.id, path, expected_last=None)
+        ArtifactStore().copy(self.id, forked.id)
         return forked
 
     def checkpoint(self) -> None:

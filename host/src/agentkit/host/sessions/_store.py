@@ -206,6 +206,24 @@ class JsonlSessionStore:
         if writer is not None:
             os.close(writer.fd)  # closing the file releases its lock
 
+    def delete(self, session_id: str) -> None:
+        """Remove a session's log (its artifacts are :class:`~agentkit.host.sessions.ArtifactStore`'s to delete).
+
+        :raises SessionNotFound: no session has this id.
+        :raises SessionConflict: it is open for writing in another process.
+        """
+        path = self.path(session_id)
+        self.close(session_id)
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            raise SessionNotFound(f"no session {session_id} in {self.directory}") from None
+        try:
+            _lock(fd, session_id)  # never pull a log from under a process writing it
+            path.unlink()
+        finally:
+            os.close(fd)
+
     def _writer(self, session_id: str) -> _Writer:
         writer = self._writers.get(session_id)
         if writer is not None:

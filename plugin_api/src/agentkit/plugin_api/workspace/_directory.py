@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import operator
 import os
 import secrets
 import stat
@@ -120,7 +121,7 @@ class Directory:
     def entries(self) -> list[os.DirEntry[str]]:
         """The entries, sorted by name (their types are read without following links)."""
         with os.scandir(self.path if self.fd is None else self.fd) as found:
-            return sorted(found, key=lambda entry: entry.name)
+            return sorted(found, key=_NAME)
 
     def read_file(self, name: str, limit: int | None = None) -> bytes | None:
         """The bytes of the regular file ``name``; None if it is missing, a link or not a file."""
@@ -258,3 +259,6 @@ class WalkedFiles:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+_NAME = operator.attrgetter("name")

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .._tools import ToolError
 from ._gitpattern import MalformedPattern, wildmatch
@@ -113,13 +115,6 @@ class _Alternative:
     regex: re.Pattern[bytes] | None
     anywhere: bool  # no "/": read as "**/<glob>", a name at any depth
 
-    def matches(self, path: bytes, name: bytes) -> bool:
-        # git matches a pathspec spelled exactly like the path before any wildcard
-        # (so a glob it cannot read still finds the file of that name).
-        if (name if self.anywhere else path) == self.spelled:
-            return True
-        return self.regex is not None and self.regex.fullmatch(path) is not None
-
 
 @dataclass(frozen=True)
 class Glob:
@@ -127,11 +122,31 @@ class Glob:
 
     pattern: str
     alternatives: tuple[_Alternative, ...]
+    # What the alternatives say, gathered once: a walk asks about every file.
+    _paths: frozenset[bytes] = field(init=False, repr=False, compare=False)
+    _names: frozenset[bytes] = field(init=False, repr=False, compare=False)
+    _regexes: tuple[Callable[[bytes], re.Match[bytes] | None], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        spelled = self.alternatives
+        object.__setattr__(self, "_paths", frozenset(a.spelled for a in spelled if not a.anywhere))
+        object.__setattr__(self, "_names", frozenset(a.spelled for a in spelled if a.anywhere))
+        object.__setattr__(self, "_regexes", tuple(a.regex.fullmatch for a in spelled if a.regex is not None))
 
     def matches(self, relative_path: str) -> bool:
-        path = os.fsencode(relative_path)
-        name = path.rsplit(b"/", 1)[-1]
-        return any(alternative.matches(path, name) for alternative in self.alternatives)
+        """Whether one alternative matches: by its regex, or spelled exactly like the path (the
+        name, for one without ``/``), as git matches a pathspec before any wildcard (so a
+        glob it cannot read still finds the file of that name)."""
+        path = relative_path.encode(_FS_ENCODING, _FS_ERRORS)  # os.fsencode, without its checks per file
+        if path in self._paths or (self._names and path.rpartition(b"/")[2] in self._names):
+            return True
+        for fullmatch in self._regexes:  # noqa: SIM110 - any() over a generator costs a frame per file
+            if fullmatch(path) is not None:
+                return True
+        return False
+
+
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
 def _alternative(text: str, anywhere: bool) -> _Alternative:

@@ -29,11 +29,13 @@ cannot lead the walk, or its rules, outside.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._directory import Directory, open_relative_directory
@@ -72,6 +74,8 @@ def _screen(patterns: list[Pattern]) -> re.Pattern[bytes] | None:
 
 
 _ANYTHING = re.compile(b".*", re.DOTALL)
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+_PATH = operator.itemgetter(0)
 
 
 def _layer(base: int, patterns: tuple[Pattern, ...]) -> Layer:
@@ -105,6 +109,21 @@ class _Frame:
     # (length in bytes of the rule file's directory prefix, its patterns), shallowest first
     layers: tuple[Layer, ...]
     ignore_case: bool
+    # Where no rule file has a pattern matched against a path, one search of this
+    # screen (every layer's ``any_name``) clears a name no rule of the frame matches.
+    names_only: bool = field(init=False, default=False)
+    any_name: re.Pattern[bytes] | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if any(layer.any_path is not None for layer in self.layers):
+            return
+        screens = [layer.any_name for layer in self.layers if layer.any_name is not None]
+        if len({screen.flags for screen in screens}) > 1:
+            return  # not expected; the layers are asked one by one
+        object.__setattr__(self, "names_only", True)
+        if screens:
+            joined = b"|".join(b"(?:" + screen.pattern + b")" for screen in screens)
+            object.__setattr__(self, "any_name", re.compile(joined, screens[0].flags))
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +199,15 @@ class IgnoreEngine:
         repo = self._repos[git] = _Repo(tuple(layers), folds)
         return repo
 
-    def _repo_at(self, path: Path, where: Directory) -> _Repo | None:
-        """The repository whose work tree is the directory ``where`` (at ``path``), if any."""
+    def _repo_at(self, path: Path | str, where: Directory) -> _Repo | None:
+        """The repository whose work tree is the directory ``where`` (at ``path``, or at
+        ``path`` below the root: most directories hold no ``.git``, and need no path), if any."""
         try:
             info = where.lstat(".git")
         except OSError:
             return None
+        if isinstance(path, str):
+            path = self.root / path
         if stat.S_ISDIR(info.st_mode):
             git = path / ".git"
             if git in self._repos:
@@ -276,7 +298,7 @@ class IgnoreEngine:
         if handle is None:
             # Gone, or swapped for a link: no rules of its own to read.
             return _Frame(outer.prefix + os.fsencode(name) + b"/", outer.layers, outer.ignore_case)
-        repo = self._repo_at(self.root / directory, handle)
+        repo = self._repo_at(directory, handle)
         if repo is not None:
             layers = (*repo.layers, _layer(0, self._rules(handle, repo.ignore_case)))
             return _Frame(b"", layers, repo.ignore_case)
@@ -289,7 +311,9 @@ class IgnoreEngine:
 
     @staticmethod
     def _decide(frame: _Frame, name: str, is_dir: bool, subject: str | None = None) -> bool | None:
-        encoded = os.fsencode(name)
+        encoded = name.encode(_FS_ENCODING, _FS_ERRORS)  # os.fsencode, without its checks per entry
+        if frame.names_only and subject is None and (frame.any_name is None or not frame.any_name.fullmatch(encoded)):
+            return None  # most entries: no rule of any layer matches the name
         relative = frame.prefix + (encoded if subject is None else os.fsencode(subject))
         for layer in reversed(frame.layers):
             below = relative[layer.base :]
@@ -354,6 +378,31 @@ class IgnoreEngine:
         opened relative to its parent's descriptor, so one swapped for a link
         during the walk is skipped, never entered.
         """
+        for path, entry in self._walk(start, include_dirs=include_dirs, regular_only=False, accept=None):
+            if entry is None:
+                yield Entry(path, True, False, False)
+                continue
+            try:
+                is_symlink, is_file = entry.is_symlink(), entry.is_file(follow_symlinks=False)
+            except OSError:
+                continue
+            yield Entry(path, False, is_symlink, is_file)
+
+    def files(self, start: str = "", accept: Callable[[str], bool] | None = None) -> Iterator[str]:
+        """The paths of the regular files :meth:`walk` yields below ``start``, in its order.
+
+        The walk a search runs: links, FIFOs and devices are left out, and no
+        :class:`Entry` is made.
+
+        :param accept: a filter on each file's path relative to ``start`` (a
+            glob), asked before the ignore rules are, which a file it refuses
+            costs nothing.
+        """
+        return map(_PATH, self._walk(start, include_dirs=False, regular_only=True, accept=accept))
+
+    def _walk(self, start: str, *, include_dirs: bool, regular_only: bool,
+              accept: Callable[[str], bool] | None) -> Iterator[tuple[str, os.DirEntry[str] | None]]:
+        """``(path, entry)`` of each entry of the walk; ``entry`` is None for a directory."""
         start = start.strip("/")
         if start in (".",):
             start = ""
@@ -364,49 +413,53 @@ class IgnoreEngine:
             root.close()
         if top is None:
             return
-        stack: list[tuple[Iterator[os.DirEntry[str]], Directory, str]] = []
+        cut = len(start) + 1 if start else 0
+        decide = self._decide
+        stack: list[tuple[Iterator[os.DirEntry[str]], Directory, str, _Frame]] = []
         try:
             entries = top.entries()
-            self._frame(start, top)
-            stack.append((iter(entries), top, start))
+            stack.append((iter(entries), top, start, self._frame(start, top)))
         except OSError:
             top.close()
             return
         try:
             while stack:
-                iterator, directory, prefix = stack[-1]
-                entry = next(iterator, None)
-                if entry is None:
+                iterator, directory, prefix, frame = stack[-1]
+                # The entries of one directory in a row, with its frame at hand: most
+                # are files, decided by one screen of each rule file.
+                for entry in iterator:
+                    name = entry.name
+                    if name == ".git":
+                        continue  # repository metadata, never part of a listing
+                    try:
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                        if not is_dir and regular_only and not entry.is_file(follow_symlinks=False):
+                            continue  # links are not followed; FIFOs and devices would block a read
+                    except OSError:
+                        continue
+                    path = f"{prefix}/{name}" if prefix else name
+                    if not is_dir:
+                        if (accept is None or accept(path[cut:])) and not decide(frame, name, False):
+                            yield path, entry
+                        continue
+                    if decide(frame, name, True):
+                        continue
+                    if include_dirs:
+                        yield path, None
+                    try:
+                        child = directory.child(name)
+                    except OSError:
+                        continue  # gone, or swapped for a link since it was listed
+                    try:
+                        children = child.entries()
+                        stack.append((iter(children), child, path, self._frame(path, child)))
+                    except OSError:
+                        child.close()
+                        continue
+                    break  # depth first: the child's entries come next
+                else:
                     stack.pop()
                     directory.close()
-                    continue
-                if entry.name == ".git":
-                    continue  # repository metadata, never part of a listing
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    is_symlink = entry.is_symlink()
-                    is_file = entry.is_file(follow_symlinks=False)
-                except OSError:
-                    continue
-                if self.ignored_in(prefix, entry.name, is_dir):
-                    continue
-                path = f"{prefix}/{entry.name}" if prefix else entry.name
-                if not is_dir:
-                    yield Entry(path, False, is_symlink, is_file)
-                    continue
-                if include_dirs:
-                    yield Entry(path, True, False, False)
-                try:
-                    child = directory.child(entry.name)
-                except OSError:
-                    continue  # gone, or swapped for a link since it was listed
-                try:
-                    children = child.entries()
-                    self._frame(path, child)
-                except OSError:
-                    child.close()
-                    continue
-                stack.append((iter(children), child, path))
         finally:
-            for _, directory, _ in stack:
+            for _, directory, _, _ in stack:
                 directory.close()

@@ -1,0 +1,125 @@
+"""A tool result too long to inline becomes an artifact: the model gets a preview and ``read_artifact``.
+
+The batch calls :meth:`ArtifactKeeper.inline` on every result text, whatever
+the tool: within ``max_tool_result_chars`` it goes to the model as it is;
+longer, the whole text is stored (:class:`~agentkit.host.sessions.ArtifactStore`)
+and the model gets its head, its tail, its id and the call that reads on.
+``read_artifact`` pages through an artifact of the agent's own session by
+character offset; each page names the call that reads the next one. Its pages
+are sized to fit the inline limit, so reading an artifact never makes another.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError
+
+from .sessions._artifacts import ArtifactNotFound, ArtifactStore
+
+#: The name of the host's tool that reads artifacts.
+READ_ARTIFACT = "read_artifact"
+#: The longest page when results are not limited.
+UNLIMITED_PAGE_CHARS = 100_000
+#: JSON may write one character as up to this many (``\\u0000``, with room for the envelope's own keys).
+_ESCAPE_FACTOR = 8
+
+
+class ArtifactKeeper:
+    """Stores the too-long results of one agent's runs, and serves them back to its model.
+
+    :param store: where artifacts are kept.
+    :param owner: the session they belong to.
+    :param limit: ``max_tool_result_chars``; ``None``: nothing is too long.
+    :param created: called after each artifact is stored (the agent enables ``read_artifact`` then).
+    """
+
+    def __init__(self, store: ArtifactStore, owner: str, limit: int | None,
+                 created: Callable[[], None] = lambda: None) -> None:
+        self.store = store
+        self.owner = owner
+        self.limit = limit
+        self._created = created
+        self.tool = Tool(
+            READ_ARTIFACT,
+            "Read a page of an artifact: a tool output too long to show at once, stored whole. "
+            "Give its id and the character offset to start at; each page says the offset of the next.",
+            {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": "the artifact's id, as the truncated result gave it"},
+                    "offset": {"type": "integer", "minimum": 0, "description": "the first character to read (default 0)"},
+                    "limit": {"type": "integer", "minimum": 1,
+                              "description": f"how many characters to read (default and at most {self.page_chars})"},
+                },
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+            self._read,
+            execution_mode=ExecutionMode.PARALLEL,
+        )
+
+    @property
+    def page_chars(self) -> int:
+        """The longest page ``read_artifact`` returns: one that fits the inline limit however it is escaped."""
+        if self.limit is None:
+            return UNLIMITED_PAGE_CHARS
+        return max(1, self.limit // _ESCAPE_FACTOR)
+
+    def store_result(self, text: str) -> str:
+        """Store ``text`` as an artifact of the owner; returns its id.
+
+        :raises OSError: the data directory cannot be written.
+        """
+        artifact_id = self.store.create(self.owner, text)
+        self._created()
+        return artifact_id
+
+    def preview(self, text: str, ok: bool, artifact_id: str) -> str:
+        """What the model sees of a stored result: its head and tail, its id, and how to read the rest."""
+        assert self.limit is not None
+        head_chars = max(1, self.limit // 2)
+        tail_chars = max(1, self.limit // 4)
+        next_offset = head_chars
+        envelope: dict[str, Any] = {
+            "ok": ok,
+            "artifact": artifact_id,
+            "chars": len(text),
+            "head": text[:head_chars],
+            "tail": text[-tail_chars:],
+            "note": (f"The result was {len(text)} characters, over the inline limit of {self.limit} "
+                     f"(max_tool_result_chars): it is stored as artifact {artifact_id}. Shown: the first "
+                     f"{head_chars} and the last {tail_chars} characters of the result's JSON text. "
+                     f'Read the rest with read_artifact(id="{artifact_id}", offset={next_offset}).'),
+        }
+        return json.dumps(envelope, ensure_ascii=False)
+
+    def _read(self, arguments: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        artifact_id = arguments.get("id")
+        offset = arguments.get("offset", 0)
+        limit = arguments.get("limit", self.page_chars)
+        if not isinstance(artifact_id, str):
+            raise ToolError("invalid_arguments", "id must be an artifact id string")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ToolError("invalid_arguments", f"offset must be a whole number of characters, 0 or more; got {offset!r}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ToolError("invalid_arguments", f"limit must be a whole number of characters, 1 or more; got {limit!r}")
+        try:
+            text = self.store.read(self.owner, artifact_id)
+        except ArtifactNotFound as exc:
+            raise ToolError("artifact_not_found", f"{exc}. Only the artifacts of this session can be read, "
+                                                  "by the id a truncated result gave.") from None
+        if offset > len(text):
+            raise ToolError("offset_out_of_range", f"offset {offset} is past the end of artifact {artifact_id}, "
+                                                   f"which has {len(text)} characters; use an offset from 0 to {len(text)}")
+        end = min(len(text), offset + min(limit, self.page_chars))
+        page: dict[str, Any] = {"id": artifact_id, "offset": offset, "chars": len(text), "text": text[offset:end]}
+        if end < len(text):
+            page["next_offset"] = end
+            page["more"] = (f"Characters {offset} to {end} of {len(text)}. "
+                            f'Read on with read_artifact(id="{artifact_id}", offset={end}).')
+        else:
+            page["more"] = f"Characters {offset} to {end} of {len(text)}: the end of the artifact."
+        return page

@@ -1,0 +1,146 @@
+"""Artifacts: tool outputs too large to inline, kept beside the session they belong to.
+
+An artifact is the whole text of one tool result, stored as
+``artifacts/<owner>/<id>.txt`` in the data directory (``$AGENTKIT_DATA_DIR``,
+else the platform's user data directory), never in the workspace. The owner
+is the session id (an agent without a session uses its own ``session_id``).
+Folders are 0700 and files 0600, as for sessions: a tool's output may hold
+anything the tools saw.
+
+An id is ``art_`` and 32 hexadecimal digits (a random UUID): unique across
+sessions and machines, and never a path. A read names its owner, so one
+session cannot read another's artifact even by guessing its id. An artifact
+is written under a temporary name and renamed into place, so a concurrent
+reader finds either nothing or the whole text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import SessionNotFound
+from ._paths import data_dir, private_dir
+
+#: Every artifact id starts with this.
+ARTIFACT_PREFIX = "art_"
+_ARTIFACT_ID = re.compile(ARTIFACT_PREFIX + r"[0-9a-f]{32}")
+#: The owners a store accepts: session ids (as the session store's), never a path.
+_OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_SUFFIX = ".txt"
+
+
+class ArtifactNotFound(SessionNotFound):
+    """No artifact with that id belongs to the session asked about (or the id is no artifact id)."""
+
+
+@dataclass(frozen=True)
+class ArtifactInfo:
+    """One stored artifact, as listed.
+
+    :param size: its length in bytes (UTF-8).
+    :param created: when it was written, in seconds since the epoch.
+    """
+
+    id: str
+    size: int
+    created: float
+
+
+def is_artifact_id(text: str) -> bool:
+    """Whether ``text`` has the shape of an artifact id (``art_`` and 32 hex digits)."""
+    return _ARTIFACT_ID.fullmatch(text) is not None
+
+
+class ArtifactStore:
+    """The artifacts of every session, one folder per session.
+
+    :param directory: where the folders go; default ``artifacts/`` in the data
+        directory. Nothing is created until the first artifact is written.
+    """
+
+    def __init__(self, directory: Path | str | None = None) -> None:
+        self.directory = Path(directory).expanduser() if directory is not None else data_dir() / "artifacts"
+
+    def create(self, owner: str, text: str) -> str:
+        """Store ``text`` as a new artifact of ``owner``; returns its id.
+
+        :raises OSError: the data directory cannot be written.
+        """
+        folder = private_dir(self._folder(owner))
+        artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
+        temporary = folder / f".{artifact_id}.partial"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(text.encode("utf-8", errors="surrogatepass"))
+            os.replace(temporary, folder / (artifact_id + _SUFFIX))  # readers see the whole text or nothing
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        return artifact_id
+
+    def read(self, owner: str, artifact_id: str) -> str:
+        """The whole text of one of ``owner``'s artifacts.
+
+        :raises ArtifactNotFound: ``artifact_id`` is no artifact id, or ``owner`` has no such artifact.
+        """
+        if not is_artifact_id(artifact_id):
+            raise ArtifactNotFound(f"{artifact_id!r} is not an artifact id (they look like "
+                                   f"{ARTIFACT_PREFIX}0123456789abcdef0123456789abcdef)")
+        try:
+            data = (self._folder(owner) / (artifact_id + _SUFFIX)).read_bytes()
+        except FileNotFoundError:
+            raise ArtifactNotFound(f"no artifact {artifact_id} in session {owner}") from None
+        return data.decode("utf-8", errors="surrogatepass")
+
+    def list(self, owner: str) -> list[ArtifactInfo]:
+        """``owner``'s artifacts, oldest first."""
+        found = []
+        with contextlib.suppress(FileNotFoundError):
+            for path in self._folder(owner).iterdir():
+                if path.suffix == _SUFFIX and is_artifact_id(path.stem):
+                    with contextlib.suppress(FileNotFoundError):  # deleted meanwhile
+                        status = path.stat()
+                        found.append(ArtifactInfo(path.stem, status.st_size, status.st_mtime))
+        return sorted(found, key=lambda item: (item.created, item.id))
+
+    def copy(self, source: str, target: str) -> None:
+        """Give ``target`` (a fork of ``source``) the artifacts of ``source``, whose history it carries.
+
+        Each is linked where the file system allows (no second copy of the bytes), copied otherwise.
+        """
+        artifacts = self.list(source)
+        if not artifacts:
+            return
+        folder = private_dir(self._folder(target))
+        for item in artifacts:
+            name = item.id + _SUFFIX
+            try:
+                os.link(self._folder(source) / name, folder / name, follow_symlinks=False)
+            except FileExistsError:
+                continue
+            except OSError:
+                with open(self._folder(source) / name, "rb") as original:
+                    data = original.read()
+                fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as file:
+                    file.write(data)
+
+    def delete(self, owner: str) -> None:
+        """Remove every artifact of ``owner`` (nothing happens when it has none)."""
+        folder = self._folder(owner)
+        if folder.is_symlink():  # not ours: never follow it out of the store
+            return
+        shutil.rmtree(folder, ignore_errors=True)
+
+    def _folder(self, owner: str) -> Path:
+        if not _OWNER.fullmatch(owner):
+            raise ArtifactNotFound(f"{owner!r} is not a session id (letters, digits, '_', '-' and '.')")
+        return self.directory / owner
