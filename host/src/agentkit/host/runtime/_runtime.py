@@ -476,6 +476,8 @@ class ProviderRuntime:
         :data:`MAX_DRAIN` bytes, within :data:`DRAIN_TIMEOUT`: a longer, unknown
         or late one costs the connection instead (closing the response closes it).
         """
+        if response.is_closed:
+            return  # read to its end already: its connection is back in the pool
         length = response.headers.get("content-length", "")
         if not length.isdigit() or int(length) - response.num_bytes_downloaded > MAX_DRAIN:
             return
