@@ -38,6 +38,7 @@ from agentkit.plugin_api import (
 from agentkit.plugin_api.errors import ProviderError
 
 from ._abort import Aborted, AbortWatch, Expired
+from ._http_request import RequestFactory
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
 from ._request_building import BuiltRequest, PreparedRequest, RequestBuilder
@@ -129,9 +130,6 @@ async def _close(response: httpx.Response) -> None:
         response.stream = _RELEASED
 
 
-#: The parsed URLs a runtime keeps (a session talks to a handful).
-_MAX_URLS = 64
-
 #: What a closed response's stream is replaced with.
 _RELEASED = httpx.ByteStream(b"")
 
@@ -204,7 +202,7 @@ class ProviderRuntime:
         self._transport = transport
         self._client = client
         self._session: httpx.AsyncClient | None = None
-        self._urls: dict[str, httpx.URL] = {}  # each URL parsed once, not on every request
+        self._requests = RequestFactory()
         self.retry = retry or RetryPolicy()
         self.credentials = CredentialResolver(
             credential_store, env=env, validity_floor=validity_floor, clock=clock
@@ -294,15 +292,8 @@ class ProviderRuntime:
     ) -> httpx.Response:
         """Send until a 2xx response arrives; raise the final failure otherwise."""
         attempt = 0
-        url = self._urls.get(built.url)
-        if url is None:
-            if len(self._urls) >= _MAX_URLS:
-                self._urls.clear()
-            url = self._urls[built.url] = httpx.URL(built.url)
         while True:
-            request = client.build_request(
-                built.method, url, headers=built.headers, content=built.body or None
-            )
+            request = self._requests.build(client, built.method, built.url, built.headers, built.body)
             status: int | None = None
             headers: httpx.Headers | None = None
             try:
