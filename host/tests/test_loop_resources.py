@@ -295,3 +295,23 @@ def test_an_inline_tool_that_hands_back_a_coroutine_has_it_awaited():
                           before_tool_call=allow_all)
     (result,) = [m for m in agent.run_sync("go").messages if m.role == "tool_result"]
     assert (result.is_error, result.content[0].text) == (False, '{"ok": true, "data": 42}')
+
+
+def test_whether_a_handler_is_async_is_asked_once_per_call():
+    asked: list[str] = []
+
+    class Counting(Tool):
+        __slots__ = ()
+
+        @property
+        def is_async(self) -> bool:
+            asked.append(self.name)
+            return False
+
+    for mode in (ExecutionMode.INLINE, ExecutionMode.PARALLEL):
+        asked.clear()
+        note = Tool.from_function(lambda n: n, name="note", description="Note n.", execution_mode=mode)
+        counting = Counting(note.name, note.description, note.input_schema, note.handler, mode)
+        agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(counting), before_tool_call=allow_all)
+        assert agent.run_sync("go").outcome == "completed"
+        assert len(asked) == 6, mode
