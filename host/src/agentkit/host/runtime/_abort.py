@@ -64,24 +64,18 @@ class AbortWatch:
             return None
         return max(0.0, self._deadline - asyncio.get_running_loop().time())
 
-    async def race(self, awaitable: Awaitable[T]) -> T:
+    async def read(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless the abort or the deadline comes first.
 
-        Awaited in the calling task, as :meth:`read` does, rather than in a
-        task of its own: an interruption cancels the awaitable where it waits
-        (httpx closes a response it was receiving), for no task per await.
+        Awaited in the calling task rather than in a task of its own: instead
+        of a task per await, the waiter's callback (or the deadline's timer)
+        cancels this task if it comes while the task waits here, and the
+        cancellation is turned back into ``Aborted`` or ``Expired``; the
+        awaitable is cancelled where it waits (httpx closes a response it was
+        receiving).
 
         :raises Aborted: the abort came first.
         :raises Expired: the deadline came first.
-        """
-        return await self.read(awaitable)
-
-    async def read(self, awaitable: Awaitable[T]) -> T:
-        """Like :meth:`race`, for the many small awaits of reading a body.
-
-        Instead of a task per await, the waiter's callback (or the deadline's
-        timer) cancels this task if it comes while the task waits here; the
-        cancellation is turned back into ``Aborted`` or ``Expired``.
         """
         if self.event is None and self._deadline is None:
             return await awaitable
@@ -110,6 +104,9 @@ class AbortWatch:
     def _interrupt(self, waiter: asyncio.Future[Any]) -> None:
         if not waiter.cancelled():
             self._cancel_reader(Aborted)
+
+    #: The same: one name for sending and building, one for the many small awaits of reading a body.
+    race = read
 
     def _aborted(self) -> None:
         self._cancel_reader(Aborted)
