@@ -372,8 +372,9 @@ class ProviderRuntime:
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         watch = AbortWatch(abort, self.request_timeout)
         try:
-            async for event in self._exchange(provider, request, credential, out, watch, api):
-                yield event
+            async for events in self._exchange(provider, request, credential, out, watch, api):
+                for event in events:
+                    yield event
         finally:
             watch.close()
 
@@ -385,20 +386,18 @@ class ProviderRuntime:
         out: Output,
         abort: AbortWatch,
         api: str,
-    ) -> AsyncIterator[ProviderEvent]:
+    ) -> AsyncIterator[list[ProviderEvent]]:
+        """The exchange's events, in the lists the output hands them over in (fewer generator hops)."""
         try:
             built = await abort.race(self._builder.build(provider, request, credential))
         except Aborted:
-            for event in out.fail(StopReason.ABORTED, "aborted"):
-                yield event
+            yield out.fail(StopReason.ABORTED, "aborted")
             return
         except Expired:
-            for event in out.fail(StopReason.ERROR, self._expired(request.model.base_url)):
-                yield event
+            yield out.fail(StopReason.ERROR, self._expired(request.model.base_url))
             return
         except Exception as exc:
-            for event in out.fail(StopReason.ERROR, str(exc)):
-                yield event
+            yield out.fail(StopReason.ERROR, str(exc))
             return
         out.secrets = built.secrets
         logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
@@ -414,35 +413,30 @@ class ProviderRuntime:
                     except StopAsyncIteration:
                         break
                     for wire_event in framer.feed(chunk):
-                        for event in out.feed(wire_event):
-                            yield event
+                        if events := out.feed(wire_event):  # most SSE events are a delta's piece or nothing
+                            yield events
                         if out.ended:
                             await self._drain(response, chunks, abort)
                             return
                     if framer.error is not None:
                         raise framer.error
                 for wire_event in framer.close():
-                    for event in out.feed(wire_event):
-                        yield event
-                for event in out.finish():
-                    yield event
+                    if events := out.feed(wire_event):
+                        yield events
+                yield out.finish()
                 await self._drain(response, chunks, abort)
             except Aborted:
-                for event in out.fail(StopReason.ABORTED, "aborted"):
-                    yield event
+                yield out.fail(StopReason.ABORTED, "aborted")
             except Expired:
-                for event in out.fail(StopReason.ERROR, self._expired(built.url)):
-                    yield event
+                yield out.fail(StopReason.ERROR, self._expired(built.url))
             except httpx.HTTPError as exc:
-                for event in out.fail(
+                yield out.fail(
                     StopReason.ERROR,
                     f"the connection to {_host(built.url)} broke during the response ({api!r}): "
                     f"{type(exc).__name__}: {exc or 'no detail'}",
-                ):
-                    yield event
+                )
             except (ProviderError, DecoderBroke) as exc:
-                for event in out.fail(StopReason.ERROR, str(exc)):
-                    yield event
+                yield out.fail(StopReason.ERROR, str(exc))
             except Exception as exc:
                 # A defect, ours or a transport's: still one message_end, last.
                 # No traceback: an exception's text may quote a header.
@@ -451,11 +445,10 @@ class ProviderRuntime:
                     api,
                     scrub(f"{type(exc).__name__}: {exc}", built.secrets),
                 )
-                for event in out.fail(
+                yield out.fail(
                     StopReason.ERROR,
                     f"unexpected {type(exc).__name__} in the provider runtime: {exc}",
-                ):
-                    yield event
+                )
             finally:
                 if response is not None:
                     await _close(response)
