@@ -168,6 +168,7 @@ class ToolBatch:
         self.started: set[str] = set()
         #: The authorization of the current batch's calls, by call id: ``(allowed|blocked, who blocked)``.
         self.decisions: dict[str, tuple[str, str | None]] = {}
+        self._implementing: dict[str, bool] = {}  # by hook name, for the current batch
 
     def close(self) -> None:
         """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
@@ -175,6 +176,7 @@ class ToolBatch:
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
         self.settled, self.started, self.decisions = {}, set(), {}
+        self._implementing = {}
         prepared = []
         for call in calls:
             prepared.append(await self._prepare(call))
@@ -317,7 +319,11 @@ class ToolBatch:
         return Block("Authorization returned an unknown decision")
 
     def _implemented(self, hook: str) -> bool:
-        return self.hook_callers is None or bool(self.hook_callers(hook))
+        """Whether a plugin implements ``hook``: asked once per batch, not per call."""
+        known = self._implementing.get(hook)
+        if known is None:
+            known = self._implementing[hook] = self.hook_callers is None or bool(self.hook_callers(hook))
+        return known
 
     async def _ask_plugins(self, item: _Call) -> Block | None:
         if not self._implemented("agentkit_before_tool_call"):
