@@ -407,10 +407,12 @@ class ProviderRuntime:
                 response = await self._send(client, built, abort, api)
                 framer = make_framer(_framing_of(built.framing, response))
                 chunks = response.aiter_bytes().__aiter__()
+                exhausted = False
                 while not framer.done:
                     try:
                         chunk = await abort.read(chunks.__anext__())
                     except StopAsyncIteration:
+                        exhausted = True
                         break
                     for wire_event in framer.feed(chunk):
                         if events := out.feed(wire_event):  # most SSE events are a delta's piece or nothing
@@ -424,7 +426,8 @@ class ProviderRuntime:
                     if events := out.feed(wire_event):
                         yield events
                 yield out.finish()
-                await self._drain(response, chunks, abort)
+                if not exhausted:  # a body read to its end has nothing to drain, its connection is back
+                    await self._drain(response, chunks, abort)
             except Aborted:
                 yield out.fail(StopReason.ABORTED, "aborted")
             except Expired:
@@ -460,8 +463,6 @@ class ProviderRuntime:
         :data:`MAX_DRAIN` bytes, within :data:`DRAIN_TIMEOUT`: a longer, unknown
         or late one costs the connection instead (closing the response closes it).
         """
-        if response.is_closed:
-            return  # read to its end already: its connection is back in the pool
         length = response.headers.get("content-length", "")
         if not length.isdigit() or int(length) - response.num_bytes_downloaded > MAX_DRAIN:
             return
