@@ -295,3 +295,38 @@ def test_an_inline_tool_that_hands_back_a_coroutine_has_it_awaited():
                           before_tool_call=allow_all)
     (result,) = [m for m in agent.run_sync("go").messages if m.role == "tool_result"]
     assert (result.is_error, result.content[0].text) == (False, '{"ok": true, "data": 42}')
+
+
+def test_whether_a_handler_is_async_is_asked_once_per_call():
+    asked: list[str] = []
+
+    class Counting(Tool):
+        __slots__ = ()
+
+        @property
+        def is_async(self) -> bool:
+            asked.append(self.name)
+            return False
+
+    for mode in (ExecutionMode.INLINE, ExecutionMode.PARALLEL):
+        asked.clear()
+        note = Tool.from_function(lambda n: n, name="note", description="Note n.", execution_mode=mode)
+        counting = Counting(note.name, note.description, note.input_schema, note.handler, mode)
+        agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(counting), before_tool_call=allow_all)
+        assert agent.run_sync("go").outcome == "completed"
+        assert len(asked) == 6, mode
+
+
+def test_whether_plugins_implement_the_tool_call_hooks_is_asked_once_per_batch():
+    note = Tool.from_function(lambda n: n, name="note", description="Note n.", execution_mode=ExecutionMode.INLINE)
+    agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(note), before_tool_call=allow_all)
+    asked: list[str] = []
+    real = agent.host.hook_callers
+
+    def counting(name: str) -> Any:
+        asked.append(name)
+        return real(name)
+
+    agent.host.hook_callers = counting  # type: ignore[method-assign]
+    assert agent.run_sync("go").outcome == "completed"
+    assert asked.count("agentkit_before_tool_call") == asked.count("agentkit_after_tool_call") == 2  # two batches

@@ -305,6 +305,28 @@ def test_a_steady_state_request_serializes_no_schema_and_no_old_message(kit: Any
     assert fourth["tools"][0]["function"]["description"] == "Read a file, now with limits."
 
 
+def test_the_system_prompt_is_serialized_once_while_it_stays_the_same(kit: Any, monkeypatch: Any) -> None:
+    from agentkit_provider_openai import _encode
+
+    serialized: list[Any] = []
+    real = _encode.dumps
+
+    def counting(value: Any) -> bytes:
+        serialized.append(value)
+        return real(value)
+
+    monkeypatch.setattr(_encode, "dumps", counting)
+    provider = OpenAICompletions()
+    history: list[Any] = [UserMessage.text("q")]
+    prompts = ["You are terse.", "You are terse.", "You are " + "terse.", "You are verbose.", "You are terse."]
+    for turn, system in enumerate(prompts):
+        body = _body(kit, provider=provider, system=system, messages=list(history))
+        assert body["messages"][0] == {"role": "system", "content": system}
+        history += [AssistantMessage([TextBlock(f"a{turn}")], StopReason.STOP), UserMessage.text(f"q{turn}")]
+    systems = [value["content"] for value in serialized if isinstance(value, dict) and value.get("role") == "system"]
+    assert systems == ["You are terse.", "You are verbose.", "You are terse."]  # only when it changed
+
+
 def test_a_transcript_that_diverges_from_the_last_one_is_encoded_from_what_it_holds(
     kit: Any,
 ) -> None:

@@ -23,6 +23,7 @@ from _runtime_fakes import (
     text_stream,
 )
 
+from agentkit.host._abort_event import AbortEvent
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import (
     BlockDelta,
@@ -254,14 +255,19 @@ def test_a_decoder_that_raises_ends_the_message_as_an_error() -> None:
     assert "KeyError" in events[-1].message.error_message
 
 
-def test_abort_mid_stream_closes_the_response_and_ends_aborted() -> None:
+# A plain event, and the one an agent's run passes (which calls back when set: no waiting task).
+ABORT_EVENTS = pytest.mark.parametrize("make_event", [asyncio.Event, AbortEvent], ids=["event", "run-event"])
+
+
+@ABORT_EVENTS
+def test_abort_mid_stream_closes_the_response_and_ends_aborted(make_event) -> None:
     body = HeldBody([sse({"type": "text", "text": "first"}), text_stream("never")])
 
     async def handler(req: httpx.Request) -> httpx.Response:
         return httpx.Response(200, stream=body)
 
     async def main():
-        abort = asyncio.Event()
+        abort = make_event()
         runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
         events = []
         async for event in runtime.stream(FakeProvider(), request(), abort=abort):
@@ -278,9 +284,10 @@ def test_abort_mid_stream_closes_the_response_and_ends_aborted() -> None:
     assert body.closed
 
 
-def test_abort_before_sending_sends_nothing() -> None:
+@ABORT_EVENTS
+def test_abort_before_sending_sends_nothing(make_event) -> None:
     sent = []
-    abort = asyncio.Event()
+    abort = make_event()
     abort.set()
     runtime = ProviderRuntime(
         httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(200)), env=ENV
@@ -430,13 +437,14 @@ def test_an_abort_event_that_is_never_set_changes_nothing() -> None:
 
 
 @pytest.mark.timeout(20)
-def test_abort_while_waiting_for_the_response_headers() -> None:
+@ABORT_EVENTS
+def test_abort_while_waiting_for_the_response_headers(make_event) -> None:
     async def handler(req: httpx.Request) -> httpx.Response:
         await asyncio.sleep(3600)  # a server that never answers
         raise AssertionError("unreachable")
 
     async def main():
-        abort = asyncio.Event()
+        abort = make_event()
         runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
         asyncio.get_running_loop().call_later(0.05, abort.set)
         return [e async for e in runtime.stream(FakeProvider(), request(), abort=abort)]
@@ -444,6 +452,23 @@ def test_abort_while_waiting_for_the_response_headers() -> None:
     events = asyncio.run(main())
     assert_one_end_last(events)
     assert events[-1].message.stop_reason is StopReason.ABORTED
+
+
+def test_a_run_event_is_watched_without_a_task() -> None:
+    tasks_while_sending: list[int] = []
+
+    def handler(req: httpx.Request) -> httpx.Response:
+        tasks_while_sending.append(len(asyncio.all_tasks()))
+        return httpx.Response(200, stream=ChunkedBody(text_stream("a", "b"), 7))
+
+    async def main():
+        abort = AbortEvent()
+        runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV)
+        return [await runtime.complete(FakeProvider(), request(), abort) for _ in range(3)]
+
+    messages = asyncio.run(main())
+    assert [m.text for m in messages] == ["ab"] * 3
+    assert tasks_while_sending == [1, 1, 1]  # the caller's task only
 
 
 class ChunkedBody(httpx.AsyncByteStream):

@@ -123,6 +123,8 @@ class CompletionsEncoder:
         self.messages: IdentityCache[_Parts] = IdentityCache(16384)
         # One transcript encoder per tool-call id limit: the limit changes the wire ids.
         self._transcripts: dict[int | None, TranscriptEncoder[_Encoded]] = {}
+        # The system prompt, the same text every turn (often the longest message), serialized once.
+        self._system: tuple[str, str, bytes] = ("", "", b"")
 
     def encode(self, request: ProviderRequest, profile: CompatProfile) -> WireRequest:
         rest = _settings(request, profile)
@@ -164,10 +166,17 @@ class CompletionsEncoder:
         if request.system:
             developer = profile.supports_developer_role and bool(request.model.reasoning_levels)
             role = "developer" if developer else "system"
-            out.insert(0, dumps({"role": role, "content": request.system}))
+            out.insert(0, self._system_message(role, request.system))
         if encoded.pending_images:
             out.append(dumps({"role": "user", "content": list(encoded.pending_images)}))
         return out
+
+    def _system_message(self, role: str, text: str) -> bytes:
+        kept_role, kept_text, wire = self._system
+        if role != kept_role or text != kept_text:
+            wire = dumps({"role": role, "content": text})
+            self._system = (role, text, wire)
+        return wire
 
     def _extend(self, done: _Encoded | None, new: Sequence[Message], id_limit: int | None) -> _Encoded:
         wire = list(done.wire) if done else []

@@ -99,6 +99,10 @@ class _Call:
     result: ToolResult | None = None  # set when the call is settled before execution
     rendered: Rendering | None = None  # when rendered in the handler's own thread
     terminate: bool = False
+    # Asked of the tool once per call (inspect is slow) for every phase: an async handler, or a
+    # cheap sync one that said so (INLINE), which runs on the loop's thread.
+    asynchronous: bool = False
+    inline: bool = False
 
 
 #: What a result message is made of: the envelope's text, whether it is a success, its images.
@@ -181,6 +185,7 @@ class ToolBatch:
         self.started: set[str] = set()
         #: The authorization of the current batch's calls, by call id: ``(allowed|blocked, who blocked)``.
         self.decisions: dict[str, tuple[str, str | None]] = {}
+        self._implementing: dict[str, bool] = {}  # by hook name, for the current batch
 
     def close(self) -> None:
         """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
@@ -188,6 +193,7 @@ class ToolBatch:
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
         self.settled, self.started, self.decisions = {}, set(), {}
+        self._implementing = {}
         prepared = []
         for call in calls:
             prepared.append(await self._prepare(call))
@@ -201,16 +207,16 @@ class ToolBatch:
         elif runnable:
             # Async handlers run in a task each, settled together below; sync ones
             # that are not inline wait for their thread in a task each.
-            threaded = [item for item in runnable if not item.tool.is_async and not _inline(item.tool)]  # type: ignore[union-attr,arg-type]  # runnable calls have their tool
+            threaded = [item for item in runnable if not item.asynchronous and not item.inline]
             tasks = [asyncio.ensure_future(self._execute(item)) for item in threaded]
             waiting: list[_Call] = []
             launches: list[Launched] = []
             try:
                 for item in runnable:
-                    if _inline(item.tool):  # type: ignore[arg-type]  # runnable calls have their tool
+                    if item.inline:
                         item.result = await self._execute(item)
                 for item in runnable:
-                    if item.tool.is_async:  # type: ignore[union-attr]  # runnable calls have their tool
+                    if item.asynchronous:
                         waiting.append(item)
                         launches.append(self._launch(item))
                 await settle_all(launches, self.stop, _HANDLER_GRACE)
@@ -266,6 +272,8 @@ class ToolBatch:
             available = ", ".join(sorted(self.tools)) or "none"
             item.result = ToolResult.failure("unknown_tool", f"No tool named {call.name!r}. Available tools: {available}.")
             return item
+        item.asynchronous = item.tool.is_async
+        item.inline = item.tool.execution_mode is ExecutionMode.INLINE and not item.asynchronous
         try:
             problem = self._parse_arguments(item)
         except Exception as exc:  # a schema the validator chokes on, a decoder defect
@@ -329,7 +337,11 @@ class ToolBatch:
         return Block("Authorization returned an unknown decision")
 
     def _implemented(self, hook: str) -> bool:
-        return self.hook_callers is None or bool(self.hook_callers(hook))
+        """Whether a plugin implements ``hook``: asked once per batch, not per call."""
+        known = self._implementing.get(hook)
+        if known is None:
+            known = self._implementing[hook] = self.hook_callers is None or bool(self.hook_callers(hook))
+        return known
 
     async def _ask_plugins(self, item: _Call) -> Block | None:
         if not self._implemented("agentkit_before_tool_call"):
@@ -386,9 +398,9 @@ class ToolBatch:
         timeout = tool_timeout_of(tool, self.tool_timeout)
         # A sync handler's result is rendered in its own thread too: data
         # that is slow or impossible to serialize stays inside the call's guard.
-        handler = tool.handler if tool.is_async else functools.partial(_call_and_render, tool.handler, self._render)
+        handler = tool.handler if item.asynchronous else functools.partial(_call_and_render, tool.handler, self._render)
         try:
-            if _inline(tool):
+            if item.inline:
                 value = _call_inline(handler, item.arguments, context)
                 if inspect.isawaitable(value):  # a sync function handing back a coroutine: a task, guarded
                     value = await guarded_call(awaiting(value), timeout=timeout, stop=self.stop,
@@ -493,11 +505,6 @@ _HANDLER_GRACE = 0.5
 def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
     """The tool's own deadline when it sets one, else the agent's."""
     return tool.timeout if tool.timeout is not None else default
-
-
-def _inline(tool: Tool) -> bool:
-    """Whether the tool's calls run on the loop's thread: a cheap sync handler that said so."""
-    return tool.execution_mode is ExecutionMode.INLINE and not tool.is_async
 
 
 def _call_inline(handler: Callable[..., Any], *args: Any) -> Any:

@@ -34,6 +34,8 @@ from typing import Any
 
 from agentkit.plugin_api import CancelToken, Outcome
 
+from ._abort_event import AbortEvent
+
 #: Seconds a run may go on after it was stopped: handlers get this long to
 #: notice ``context.cancel`` and return, hooks and bookkeeping share it.
 STOP_BUDGET = 0.7
@@ -64,7 +66,7 @@ class RunStop:
 
     def __init__(self, cancel: CancelToken | None = None) -> None:
         self.cancel = cancel if cancel is not None else CancelToken()
-        self.event = asyncio.Event()
+        self.event = AbortEvent()  # streams watch it without a task each
         self.reason: Outcome | None = None
         self.detail: str | None = None
         self.at: float | None = None  # loop time when the stop reached the loop

@@ -83,6 +83,8 @@ def tools_to_add(entry: SkillEntry, tools: Mapping[str, Tool], installed: Mappin
 
 def skills_read(calls: Sequence[Any], results: Sequence[Any], skills: SkillSet, root: Path) -> list[str]:
     """The skills whose instructions file a successful call among ``calls`` read."""
+    if not skills.entries:
+        return []  # every turn of an agent without skills: no arguments parsed for nothing
     by_path = {str(entry.instructions_path): name for name, entry in skills.entries.items()}
     answered = {result.tool_use_id: result for result in results}
     read = []

@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+from .._abort_event import AbortEvent
+
 T = TypeVar("T")
 
 
@@ -21,9 +23,11 @@ class AbortWatch:
     """Races awaits against the caller's abort event and a deadline, with one waiter per stream.
 
     A waiter per await would cost two tasks per received chunk; one waiter
-    shared by every await of a stream costs one, and one timer handles the
-    deadline: each interrupts the awaiting task by cancelling it. The deadline is a total: it is set once, when the watch is made,
-    and nothing that arrives moves it.
+    shared by every await of a stream costs one (an :class:`AbortEvent`, as an
+    agent's run passes, costs none: it calls back when set), and one timer
+    handles the deadline: each interrupts the awaiting task by cancelling it.
+    The deadline is a total: it is set once, when the watch is made, and
+    nothing that arrives moves it.
 
     :param event: the caller's abort event, or ``None``.
     :param timeout: seconds from now until the deadline, or ``None`` for none.
@@ -60,34 +64,29 @@ class AbortWatch:
             return None
         return max(0.0, self._deadline - asyncio.get_running_loop().time())
 
-    async def race(self, awaitable: Awaitable[T]) -> T:
+    async def read(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable`` unless the abort or the deadline comes first.
 
-        Awaited in the calling task, as :meth:`read` does, rather than in a
-        task of its own: an interruption cancels the awaitable where it waits
-        (httpx closes a response it was receiving), for no task per await.
+        Awaited in the calling task rather than in a task of its own: instead
+        of a task per await, the waiter's callback (or the deadline's timer)
+        cancels this task if it comes while the task waits here, and the
+        cancellation is turned back into ``Aborted`` or ``Expired``; the
+        awaitable is cancelled where it waits (httpx closes a response it was
+        receiving).
 
         :raises Aborted: the abort came first.
         :raises Expired: the deadline came first.
         """
-        return await self.read(awaitable)
-
-    async def read(self, awaitable: Awaitable[T]) -> T:
-        """Like :meth:`race`, for the many small awaits of reading a body.
-
-        Instead of a task per await, the waiter's callback (or the deadline's
-        timer) cancels this task if it comes while the task waits here; the
-        cancellation is turned back into ``Aborted`` or ``Expired``.
-        """
         if self.event is None and self._deadline is None:
             return await awaitable
         self._check(awaitable)
-        if self.event is not None:
-            if self._waiter is None:
+        if self.event is not None and not self._watching:
+            if isinstance(self.event, AbortEvent):
+                self.event.add_set_callback(self._aborted)
+            else:
                 self._waiter = asyncio.ensure_future(self.event.wait())
-            if not self._watching:
                 self._waiter.add_done_callback(self._interrupt)
-                self._watching = True
+            self._watching = True
         self._reader = asyncio.current_task()
         try:
             return await awaitable
@@ -106,6 +105,12 @@ class AbortWatch:
         if not waiter.cancelled():
             self._cancel_reader(Aborted)
 
+    #: The same: one name for sending and building, one for the many small awaits of reading a body.
+    race = read
+
+    def _aborted(self) -> None:
+        self._cancel_reader(Aborted)
+
     def _expire(self) -> None:
         self.expired = True
         self._cancel_reader(Expired)
@@ -116,6 +121,8 @@ class AbortWatch:
             self._reader.cancel()
 
     def close(self) -> None:
+        if self._watching and isinstance(self.event, AbortEvent):
+            self.event.remove_set_callback(self._aborted)
         if self._waiter is not None:
             self._waiter.cancel()
         if self._timer is not None:

@@ -38,6 +38,7 @@ from agentkit.plugin_api import (
 from agentkit.plugin_api.errors import ProviderError
 
 from ._abort import Aborted, AbortWatch, Expired
+from ._http_request import RequestFactory
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
 from ._request_building import BuiltRequest, PreparedRequest, RequestBuilder
@@ -129,9 +130,6 @@ async def _close(response: httpx.Response) -> None:
         response.stream = _RELEASED
 
 
-#: The parsed URLs a runtime keeps (a session talks to a handful).
-_MAX_URLS = 64
-
 #: What a closed response's stream is replaced with.
 _RELEASED = httpx.ByteStream(b"")
 
@@ -204,7 +202,7 @@ class ProviderRuntime:
         self._transport = transport
         self._client = client
         self._session: httpx.AsyncClient | None = None
-        self._urls: dict[str, httpx.URL] = {}  # each URL parsed once, not on every request
+        self._requests = RequestFactory()
         self.retry = retry or RetryPolicy()
         self.credentials = CredentialResolver(
             credential_store, env=env, validity_floor=validity_floor, clock=clock
@@ -294,15 +292,8 @@ class ProviderRuntime:
     ) -> httpx.Response:
         """Send until a 2xx response arrives; raise the final failure otherwise."""
         attempt = 0
-        url = self._urls.get(built.url)
-        if url is None:
-            if len(self._urls) >= _MAX_URLS:
-                self._urls.clear()
-            url = self._urls[built.url] = httpx.URL(built.url)
         while True:
-            request = client.build_request(
-                built.method, url, headers=built.headers, content=built.body or None
-            )
+            request = self._requests.build(client, built.method, built.url, built.headers, built.body)
             status: int | None = None
             headers: httpx.Headers | None = None
             try:
@@ -381,8 +372,9 @@ class ProviderRuntime:
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         watch = AbortWatch(abort, self.request_timeout)
         try:
-            async for event in self._exchange(provider, request, credential, out, watch, api):
-                yield event
+            async for events in self._exchange(provider, request, credential, out, watch, api):
+                for event in events:
+                    yield event
         finally:
             watch.close()
 
@@ -394,20 +386,18 @@ class ProviderRuntime:
         out: Output,
         abort: AbortWatch,
         api: str,
-    ) -> AsyncIterator[ProviderEvent]:
+    ) -> AsyncIterator[list[ProviderEvent]]:
+        """The exchange's events, in the lists the output hands them over in (fewer generator hops)."""
         try:
             built = await abort.race(self._builder.build(provider, request, credential))
         except Aborted:
-            for event in out.fail(StopReason.ABORTED, "aborted"):
-                yield event
+            yield out.fail(StopReason.ABORTED, "aborted")
             return
         except Expired:
-            for event in out.fail(StopReason.ERROR, self._expired(request.model.base_url)):
-                yield event
+            yield out.fail(StopReason.ERROR, self._expired(request.model.base_url))
             return
         except Exception as exc:
-            for event in out.fail(StopReason.ERROR, str(exc)):
-                yield event
+            yield out.fail(StopReason.ERROR, str(exc))
             return
         out.secrets = built.secrets
         logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
@@ -417,41 +407,39 @@ class ProviderRuntime:
                 response = await self._send(client, built, abort, api)
                 framer = make_framer(_framing_of(built.framing, response))
                 chunks = response.aiter_bytes().__aiter__()
+                exhausted = False
                 while not framer.done:
                     try:
                         chunk = await abort.read(chunks.__anext__())
                     except StopAsyncIteration:
+                        exhausted = True
                         break
                     for wire_event in framer.feed(chunk):
-                        for event in out.feed(wire_event):
-                            yield event
+                        if events := out.feed(wire_event):  # most SSE events are a delta's piece or nothing
+                            yield events
                         if out.ended:
                             await self._drain(response, chunks, abort)
                             return
                     if framer.error is not None:
                         raise framer.error
                 for wire_event in framer.close():
-                    for event in out.feed(wire_event):
-                        yield event
-                for event in out.finish():
-                    yield event
-                await self._drain(response, chunks, abort)
+                    if events := out.feed(wire_event):
+                        yield events
+                yield out.finish()
+                if not exhausted:  # a body read to its end has nothing to drain, its connection is back
+                    await self._drain(response, chunks, abort)
             except Aborted:
-                for event in out.fail(StopReason.ABORTED, "aborted"):
-                    yield event
+                yield out.fail(StopReason.ABORTED, "aborted")
             except Expired:
-                for event in out.fail(StopReason.ERROR, self._expired(built.url)):
-                    yield event
+                yield out.fail(StopReason.ERROR, self._expired(built.url))
             except httpx.HTTPError as exc:
-                for event in out.fail(
+                yield out.fail(
                     StopReason.ERROR,
                     f"the connection to {_host(built.url)} broke during the response ({api!r}): "
                     f"{type(exc).__name__}: {exc or 'no detail'}",
-                ):
-                    yield event
+                )
             except (ProviderError, DecoderBroke) as exc:
-                for event in out.fail(StopReason.ERROR, str(exc)):
-                    yield event
+                yield out.fail(StopReason.ERROR, str(exc))
             except Exception as exc:
                 # A defect, ours or a transport's: still one message_end, last.
                 # No traceback: an exception's text may quote a header.
@@ -460,11 +448,10 @@ class ProviderRuntime:
                     api,
                     scrub(f"{type(exc).__name__}: {exc}", built.secrets),
                 )
-                for event in out.fail(
+                yield out.fail(
                     StopReason.ERROR,
                     f"unexpected {type(exc).__name__} in the provider runtime: {exc}",
-                ):
-                    yield event
+                )
             finally:
                 if response is not None:
                     await _close(response)

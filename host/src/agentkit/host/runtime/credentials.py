@@ -171,10 +171,15 @@ class CredentialResolver:
             or credential.expires_at - self._clock() >= self.validity_floor
         )
 
-    def from_env(self, provider: Provider, model: ModelInfo | None = None) -> Credential | None:
-        """The first credential set in the environment, in the provider's order."""
+    def from_env(
+        self,
+        provider: Provider,
+        model: ModelInfo | None = None,
+        table: Sequence[tuple[str, CredentialKind]] | None = None,
+    ) -> Credential | None:
+        """The first credential set in the environment, in the provider's order (or ``table``'s)."""
         env = os.environ if self._env is None else self._env
-        for name, kind in credential_table(provider, model):
+        for name, kind in credential_table(provider, model) if table is None else table:
             value = env.get(name)
             if value:
                 return checked(Credential(kind, value), f"the environment variable {name}")
@@ -200,8 +205,8 @@ class CredentialResolver:
                 if self._fresh(credential):
                     return credential
                 return await self._refresh(vendor)
-        credential = self.from_env(provider, model)
         table = credential_table(provider, model)
+        credential = self.from_env(provider, model, table)
         if credential is not None or not table:
             return credential
         names = tuple(name for name, _ in table)
