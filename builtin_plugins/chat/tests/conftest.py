@@ -44,6 +44,12 @@ class ChatTerminal:
         """
         self.process.expect_exact(PROMPT_READY)
 
+    def leave(self) -> int:
+        """Ctrl-D at the next prompt; the exit code."""
+        self.ready()
+        self.process.send("\x04")
+        return self.exit_status()
+
     def prompt(self, text: str) -> None:
         """Wait for the next prompt, type ``text`` and Enter."""
         self.ready()
@@ -96,9 +102,16 @@ class ChatLauncher:
         env.update(extra)
         return env
 
-    def start(self, *args: str, env: dict[str, str] | None = None) -> ChatTerminal:
+    def start(self, *args: str, env: dict[str, str] | None = None, site: Path | None = None) -> ChatTerminal:
+        """``agentkit chat --root WORKSPACE ARGS`` on a new pseudo-terminal, once its banner is out.
+
+        :param site: a folder of distributions (``site_dir``) installed for the command.
+        """
+        environment = self.environment(**(env or {}))
+        if site is not None:
+            environment["PYTHONPATH"] = str(site)
         process = pexpect.spawn(self.agentkit.path(), ["chat", "--root", str(self.root), *args],
-                                env=self.environment(**(env or {})), cwd=str(self.root), encoding="utf-8",
+                                env=environment, cwd=str(self.root), encoding="utf-8",
                                 codec_errors="replace", timeout=TIMEOUT, dimensions=(50, COLUMNS))
         self.started.append(process)
         terminal = ChatTerminal(process)

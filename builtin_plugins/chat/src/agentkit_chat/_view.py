@@ -55,6 +55,22 @@ def result_text(result: ToolResultMessage) -> str:
     return "".join(block.text for block in result.content if isinstance(block, TextBlock))
 
 
+def result_summary(result: ToolResultMessage) -> str:
+    """What a result says, on one short visible line: an envelope's data or error, else its text."""
+    text = result_text(result)
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        envelope = None
+    if isinstance(envelope, dict) and "ok" in envelope:
+        if envelope["ok"] and "data" in envelope:
+            data = envelope["data"]
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        elif not envelope["ok"]:
+            text = ": ".join(str(envelope[key]) for key in ("error", "detail") if envelope.get(key))
+    return visible(shorten(text, RESULT_WIDTH))
+
+
 def usage_line(label: str, usage: Usage) -> str:
     """``label: 1,200 in, 80 out, 300 cached, $0.0042``."""
     parts = [f"{usage.input:,} in", f"{usage.output:,} out"]
@@ -115,7 +131,7 @@ class TurnView:
         screen = self.screen
         started = self._started.pop(result.tool_use_id, None)
         took = f" ({time.monotonic() - started:.1f}s)" if started is not None else ""
-        summary = visible(shorten(result_text(result), RESULT_WIDTH))
+        summary = result_summary(result)
         if result.is_error:
             screen.line(f"{screen.marker('✗', '[failed]')} {visible(result.tool_name)}{took}: {summary}", "error")
         else:
@@ -151,5 +167,5 @@ def show_history(screen: Screen, messages: Sequence[Message], last: int) -> None
                             "tool")
         elif isinstance(message, ToolResultMessage):
             marker = screen.marker("✗", "[failed]") if message.is_error else screen.marker("✓", "[done]")
-            screen.line(f"{marker} {visible(message.tool_name)}: {visible(shorten(result_text(message), RESULT_WIDTH))}",
+            screen.line(f"{marker} {visible(message.tool_name)}: {result_summary(message)}",
                         "error" if message.is_error else "ok")
