@@ -113,8 +113,9 @@ class Chat:
         finally:
             self.session.close()
             self.screen.end_line()
-            self.screen.line(f"session: {self.session.id} (continue it with 'agentkit chat --session "
-                             f"{self.session.id}')", "note")
+            if self.session.entries:  # a session nothing was said in is never written
+                self.screen.line(f"session: {self.session.id} (continue it with 'agentkit chat --session "
+                                 f"{self.session.id}')", "note")
 
     def turn(self, text: str) -> None:
         """One run on ``text``, shown as it happens; Ctrl-C aborts it and the chat goes on."""
