@@ -129,7 +129,7 @@ def _slash_completer(commands: Iterable[str]) -> Any:
 
     names = sorted(commands)
 
-    class SlashCompleter(Completer):  # type: ignore[misc]
+    class SlashCompleter(Completer):
         def get_completions(self, document: Any, complete_event: Any) -> Any:
             text = document.text_before_cursor
             if not text.startswith("/") or " " in text:
