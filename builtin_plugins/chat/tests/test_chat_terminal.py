@@ -143,3 +143,21 @@ def test_resume_after_exit_shows_recent_history_and_goes_on_in_the_same_session(
     texts = [message.text if isinstance(message, AssistantMessage) else message.content[0].text
              for message in chat.session(first.session_id).messages()]
     assert texts == ["first question", "The first answer.", "second question", "The first answer."]
+
+
+def test_ctrl_c_at_the_authorization_question_aborts_the_turn(chat) -> None:
+    script = chat.script([tool_turn("run_command", {"argv": ["touch", "never"]}), text_turn("Never said.")])
+    terminal = chat.start("--model", "faux/scripted", "--script", script)
+    terminal.prompt("run it")
+    terminal.expect("[y]es once")
+    terminal.process.sendcontrol("c")
+    terminal.expect("interrupted: the turn was aborted")
+    assert "Never said." in terminal.turn("hello again")  # the chat goes on with the script's next turn
+    assert terminal.leave() == 0
+
+    messages = chat.session(terminal.session_id).messages()
+    calls = [message for message in messages if isinstance(message, AssistantMessage) and message.tool_calls]
+    results = [message for message in messages if isinstance(message, ToolResultMessage)]
+    assert len(calls) == 1 and len(results) == 1 and results[0].is_error  # the call was answered, never run
+    assert not (chat.root / "never").exists()
+    assert isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason is StopReason.STOP

@@ -51,7 +51,7 @@ class Chat:
         self.screen = screen
         self.reader = reader
         needs_asking = {name for name, tool in host.tools.items() if tool.requires_authorization}
-        self.authorizer = Authorizer(reader, screen, needs_asking)
+        self.authorizer = Authorizer(reader, screen, needs_asking, on_interrupt=lambda: self.agent.abort())
         self.agent: Agent = self.build_agent(model, session)
 
     # -- the agent -------------------------------------------------------------------
@@ -104,12 +104,13 @@ class Chat:
             while True:
                 try:
                     text = self.reader.read(self.screen.style("> ", "prompt"))
-                    if text.startswith("/") and dispatch(self, text) == "exit":
-                        return 0
+                    if text.startswith("/"):
+                        if dispatch(self, text) == "exit":
+                            return 0
+                    elif text.strip():
+                        self.turn(text)
                 except (EOFError, KeyboardInterrupt):  # Ctrl-D, or Ctrl-C away from a running turn
                     return 0
-                if text.strip() and not text.startswith("/"):
-                    self.turn(text)
         finally:
             self.session.close()
             self.screen.end_line()

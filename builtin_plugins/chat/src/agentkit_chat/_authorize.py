@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from agentkit.plugin_api import Block, ToolUseBlock
@@ -17,13 +18,15 @@ QUESTION = "allow {name} {arguments}? [y]es once, [a]lways (this session), [n]o:
 class Authorizer:
     """The chat's ``before_tool_call``: tools that need authorization are asked about, the others run.
 
-    Asking is serialized (the calls of one batch run concurrently, and the
+    Ctrl-C at the question aborts the turn. Asking is serialized (the calls of one batch run concurrently, and the
     person answers one question at a time); an answer of ``a`` allows that
     tool for the rest of the chat.
     """
 
-    def __init__(self, reader: Reader, screen: Screen, needs_asking: set[str]) -> None:
+    def __init__(self, reader: Reader, screen: Screen, needs_asking: set[str],
+                 on_interrupt: Callable[[], None]) -> None:
         self.reader = reader
+        self.on_interrupt = on_interrupt
         self.screen = screen
         self.needs_asking = needs_asking
         self.allowed_for_session: set[str] = set()
@@ -38,7 +41,11 @@ class Authorizer:
                 return None
             self.screen.end_line()
             question = QUESTION.format(name=call.name, arguments=short_arguments(call))
-            answer = (await self.reader.ask(self.screen.style(question, "note"))).strip().lower()
+            try:
+                answer = (await self.reader.ask(self.screen.style(question, "note"))).strip().lower()
+            except KeyboardInterrupt:  # Ctrl-C at the question aborts the turn, as it does anywhere else in it
+                self.on_interrupt()
+                return Block("the user aborted the turn")
         if answer in ("a", "always"):
             self.allowed_for_session.add(call.name)
             return None

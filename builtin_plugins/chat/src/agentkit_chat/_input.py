@@ -26,7 +26,10 @@ class Reader(Protocol):
         """The next prompt; ``EOFError`` when the person is done (Ctrl-D, Ctrl-C on an empty line, end of input)."""
 
     async def ask(self, question: str) -> str:
-        """One answer to ``question``, asked while a run goes on; ``""`` when none comes."""
+        """One answer to ``question``, asked while a run goes on; ``""`` when none comes.
+
+        :raises KeyboardInterrupt: the person pressed Ctrl-C instead of answering.
+        """
 
 
 class LineReader:
@@ -77,7 +80,7 @@ class TerminalReader:
 
         try:
             return str(await PromptSession().prompt_async(self._prompt(question))).strip()
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return ""
 
     def _prompt(self, text: str) -> Any:

@@ -142,7 +142,7 @@ class TurnView:
         screen = self.screen
         screen.end_line()
         end = self.end
-        if interrupted:
+        if interrupted or (end is not None and end.outcome is Outcome.ABORTED):  # only the person aborts a turn
             screen.line("interrupted: the turn was aborted", "note")
         elif end is not None and end.outcome is not Outcome.COMPLETED:
             detail = f": {visible(shorten(end.error, 300))}" if end.error else ""

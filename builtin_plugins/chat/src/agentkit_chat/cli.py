@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agentkit.plugin_api.errors import UsageError
 
-from ._screen import DEFAULT_THEME, THEMES
+from ._screen import DEFAULT_THEME, THEMES, visible
 
 #: How many messages of a continued session are shown before the first prompt.
 RECENT_MESSAGES = 10
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     for problem in chat.agent.skills.problems:
         chat.note(f"note: {problem}")
-    screen.line(f"agentkit chat · {model} · session {session.id} · /help for commands", "note")
+    screen.line(f"agentkit chat · {visible(model)} · session {session.id} · /help for commands", "note")
     if continued:
         show_history(screen, chat.agent.history, RECENT_MESSAGES)
     return chat.run()
