@@ -86,6 +86,9 @@ def _compact(chat: Chat, argument: str) -> None:
         return
     if summary is None:
         chat.note("nothing to compact yet")
+    elif not summary:
+        chat.note("the summary failed (an error or an empty answer): requests now start from the last turn, "
+                  "without a summary")
     else:
         chat.note(f"compacted: requests now start from a summary ({len(summary):,} characters) and the last turn")
 

@@ -25,11 +25,14 @@ async def compact_now(agent: Agent) -> str | None:
     The cut is recorded in the session as any compaction is (a ``compaction``
     entry), and the agent's requests start from it. Returns the summary
     (``""`` when the summary failed and the cut only dropped turns), or
-    ``None`` when there is nothing before the last turn to cut.
+    ``None`` when there is nothing before the last prompt to cut.
     """
     from agentkit.host import Compaction
     from agentkit.host._compaction import Compactor
+    from agentkit.plugin_api import UserMessage
 
+    if sum(isinstance(message, UserMessage) for message in agent.history) < 2:
+        return None  # a single prompt and its answer: nothing before them to summarize
     # The whole history is summarized afresh (an earlier summary's ground included): one cut, from the start.
     forced = Compactor(Compaction.summarize(1, keep_tokens=1, max_turns=1))
     _, checkpoint = await forced.view(agent, asyncio.Event())
