@@ -64,9 +64,10 @@ class TerminalReader:
 
         history = FileHistory(str(history_path)) if history_path is not None else InMemoryHistory()
         self._styled = styled
+        self._color_depth = None if styled else _monochrome()
         self._session: Any = PromptSession(
             history=history, completer=_slash_completer(commands), complete_while_typing=False,
-            key_bindings=_bindings(), multiline=False, color_depth=None if styled else _monochrome(),
+            key_bindings=_bindings(), multiline=False, color_depth=self._color_depth,
         )
 
     def read(self, prompt: str) -> str:
@@ -79,7 +80,8 @@ class TerminalReader:
         from prompt_toolkit import PromptSession
 
         try:
-            return str(await PromptSession().prompt_async(self._prompt(question))).strip()
+            answer = await PromptSession(color_depth=self._color_depth).prompt_async(self._prompt(question))
+            return str(answer).strip()
         except EOFError:
             return ""
 

@@ -79,20 +79,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         session.close()
         raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
 
-    plain = wants_plain(sys.stdout, plain=args.plain)
-    screen = Screen(sys.stdout, "plain" if plain else args.theme or DEFAULT_THEME)
-    interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    reader = (TerminalReader(list(COMMANDS), history_file(data_dir()), styled=not plain) if interactive
-              else LineReader())
-    host = PluginHost.discover()
-    info = host.resolve_model(model)
-    provider = host.providers.get(info.api)
-    transport = _load_script(provider, args.script) if provider is not None and (
-        args.script is not None or info.api == "faux") else None
-    options = ChatOptions(root=root, allow_all_tools=args.allow_all_tools, system=args.system,
-                          max_turns=args.max_turns, max_tokens=args.max_tokens,
-                          trust_project=args.trust_project, transport=transport)
-    try:
+    try:  # the session is locked while open: whatever fails from here lets it go
+        plain = wants_plain(sys.stdout, plain=args.plain)
+        screen = Screen(sys.stdout, "plain" if plain else args.theme or DEFAULT_THEME)
+        host = PluginHost.discover()
+        provider = host.providers.get(host.resolve_model(model).api)  # ModelNotFound: a usage error
+        transport = _load_script(provider, args.script) if provider is not None and (
+            args.script is not None or provider.api == "faux") else None
+        options = ChatOptions(root=root, allow_all_tools=args.allow_all_tools, system=args.system,
+                              max_turns=args.max_turns, max_tokens=args.max_tokens,
+                              trust_project=args.trust_project, transport=transport)
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        reader = (TerminalReader(list(COMMANDS), history_file(data_dir()), styled=not plain) if interactive
+                  else LineReader())
         chat = Chat(host, session, model, options, screen, reader)
     except BaseException:
         session.close()
