@@ -80,7 +80,7 @@ class TerminalReader:
         from prompt_toolkit import PromptSession
 
         try:
-            answer = await PromptSession(color_depth=self._color_depth).prompt_async(self._prompt(question))
+            answer: str = await PromptSession(color_depth=self._color_depth).prompt_async(self._prompt(question))
             return str(answer).strip()
         except EOFError:
             return ""
