@@ -108,10 +108,8 @@ def test_slash_commands_answer_and_an_unknown_one_names_help(chat) -> None:
 def test_ctrl_c_clears_a_line_and_on_an_empty_prompt_exits_0(chat) -> None:
     terminal = chat.start("--model", "faux/scripted", "--script", chat.script([text_turn("Only this.")]))
     terminal.ready()
-    terminal.process.send("never sent")
-    terminal.expect("never sent")
-    terminal.process.sendcontrol("c")  # the line is cleared: nothing was sent
-    terminal.process.sendcontrol("c")  # the prompt is empty now: the chat ends
+    terminal.process.send("never sent\x03")  # Ctrl-C: the line is cleared, nothing was sent
+    terminal.process.send("\x03")  # the prompt is empty now: the chat ends
     assert terminal.exit_status() == 0
     assert not (chat.data / "sessions").exists() or all(
         not chat.session(path.stem).messages() for path in (chat.data / "sessions").glob("*.jsonl"))
