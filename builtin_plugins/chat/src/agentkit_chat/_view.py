@@ -1,0 +1,171 @@
+"""How a run's events look in the chat: a view over the agent's event stream, never a loop of its own."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+
+from agentkit.plugin_api import (
+    AgentEnd,
+    AssistantMessage,
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
+    Event,
+    Message,
+    MessageEnd,
+    Outcome,
+    StopReason,
+    TextBlock,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolResultMessage,
+    ToolUseBlock,
+    Usage,
+    UserMessage,
+)
+
+from ._screen import Screen, visible
+
+#: How much of a tool call's arguments, and of its result, a line shows.
+ARGUMENTS_WIDTH = 80
+RESULT_WIDTH = 80
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def short_arguments(call: ToolUseBlock) -> str:
+    """The call's arguments as ``key=value`` pairs on one short line (the raw text if it is no JSON object)."""
+    try:
+        parsed = json.loads(call.arguments) if call.arguments.strip() else {}
+    except ValueError:
+        return visible(shorten(call.arguments, ARGUMENTS_WIDTH))
+    if not isinstance(parsed, dict):
+        return visible(shorten(call.arguments, ARGUMENTS_WIDTH))
+    pairs = [f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in parsed.items()]
+    return visible(shorten(" ".join(pairs), ARGUMENTS_WIDTH))
+
+
+def result_text(result: ToolResultMessage) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, TextBlock))
+
+
+def result_summary(result: ToolResultMessage) -> str:
+    """What a result says, on one short visible line: an envelope's data or error, else its text."""
+    text = result_text(result)
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        envelope = None
+    if isinstance(envelope, dict) and "ok" in envelope:
+        if envelope["ok"] and "data" in envelope:
+            data = envelope["data"]
+            text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        elif not envelope["ok"]:
+            text = ": ".join(str(envelope[key]) for key in ("error", "detail") if envelope.get(key))
+    return visible(shorten(text, RESULT_WIDTH))
+
+
+def usage_line(label: str, usage: Usage) -> str:
+    """``label: 1,200 in, 80 out, 300 cached, $0.0042``."""
+    parts = [f"{usage.input:,} in", f"{usage.output:,} out"]
+    if usage.cache_read or usage.cache_write:
+        parts.append(f"{usage.cache_read:,} cache read, {usage.cache_write:,} cache write")
+    return f"{label}: {', '.join(parts)}, ${usage.cost:.4f}"
+
+
+def session_usage(history: Iterable[Message]) -> Usage:
+    """What every response in the history cost, summed (a resumed session's earlier turns included)."""
+    total = Usage()
+    for message in history:
+        if isinstance(message, AssistantMessage):
+            total = total + message.usage
+    return total
+
+
+class TurnView:
+    """Shows one run as it happens: text streamed, thinking dimmed, each tool call at its start and end."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self.usage = Usage()
+        self.end: AgentEnd | None = None
+        self._kinds: dict[int, str] = {}
+        self._started: dict[str, float] = {}
+
+    def show(self, event: Event) -> None:
+        screen = self.screen
+        if isinstance(event, BlockStart):
+            self._kinds[event.index] = event.kind
+            if event.kind == "thinking":
+                screen.end_line()
+                screen.write(screen.marker("💭 ", "[thinking] "), "thinking")
+        elif isinstance(event, BlockDelta):
+            kind = self._kinds.get(event.index)
+            if kind in ("text", "thinking"):
+                screen.write(visible(event.delta), kind if kind == "thinking" else None)
+        elif isinstance(event, BlockEnd):
+            if self._kinds.get(event.index) == "thinking":
+                screen.end_line()
+        elif isinstance(event, MessageEnd):
+            self._kinds.clear()
+            screen.end_line()
+            self.usage = self.usage + event.message.usage
+            if event.message.stop_reason is StopReason.ERROR and event.message.error_message:
+                screen.line(f"error: {visible(shorten(event.message.error_message, 300))}", "error")
+        elif isinstance(event, ToolCallStart):
+            self._started[event.call.id] = time.monotonic()
+            screen.line(f"{screen.marker('→', '[tool]')} {visible(event.call.name)} {short_arguments(event.call)}".rstrip(),
+                        "tool")
+        elif isinstance(event, ToolCallEnd):
+            self._tool_end(event.result)
+        elif isinstance(event, AgentEnd):
+            self.end = event
+
+    def _tool_end(self, result: ToolResultMessage) -> None:
+        screen = self.screen
+        started = self._started.pop(result.tool_use_id, None)
+        took = f" ({time.monotonic() - started:.1f}s)" if started is not None else ""
+        summary = result_summary(result)
+        if result.is_error:
+            screen.line(f"{screen.marker('✗', '[failed]')} {visible(result.tool_name)}{took}: {summary}", "error")
+        else:
+            screen.line(f"{screen.marker('✓', '[done]')} {visible(result.tool_name)}{took}: {summary}", "ok")
+
+    def finish(self, session_total: Usage, *, interrupted: bool = False) -> None:
+        """The run's end: how it ended if not completed, and what the turn and the session cost."""
+        screen = self.screen
+        screen.end_line()
+        end = self.end
+        if interrupted or (end is not None and end.outcome is Outcome.ABORTED):  # only the person aborts a turn
+            screen.line("interrupted: the turn was aborted", "note")
+        elif end is not None and end.outcome is not Outcome.COMPLETED:
+            detail = f": {visible(shorten(end.error, 300))}" if end.error else ""
+            screen.line(f"({end.outcome.value}{detail})", "note")
+        screen.line(f"{usage_line('turn', self.usage)} · {usage_line('session', session_total)}", "usage")
+
+
+def show_history(screen: Screen, messages: Sequence[Message], last: int) -> None:
+    """The last ``last`` messages of a stored conversation, as the chat showed them."""
+    shown = list(messages)[-last:]
+    if len(shown) < len(messages):
+        screen.line(f"… {len(messages) - len(shown)} earlier messages", "note")
+    for message in shown:
+        if isinstance(message, UserMessage):
+            text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+            screen.line(f"> {visible(text)}", "user")
+        elif isinstance(message, AssistantMessage):
+            if message.text:
+                screen.line(visible(message.text))
+            for call in message.tool_calls:
+                screen.line(f"{screen.marker('→', '[tool]')} {visible(call.name)} {short_arguments(call)}".rstrip(),
+                            "tool")
+        elif isinstance(message, ToolResultMessage):
+            marker = screen.marker("✗", "[failed]") if message.is_error else screen.marker("✓", "[done]")
+            screen.line(f"{marker} {visible(message.tool_name)}: {result_summary(message)}",
+                        "error" if message.is_error else "ok")

@@ -1,0 +1,49 @@
+"""``agentkit chat`` as a command: listed by ``agentkit --help``, usage errors in one line, light imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def test_agentkit_help_lists_chat_from_its_distribution(agentkit) -> None:
+    result = agentkit("--help")
+    assert result.returncode == 0
+    entries = " ".join(result.stdout.split()).split(" chat ", 1)  # an entry may wrap over lines
+    assert len(entries) == 2 and "(from agentkit-chat " in entries[1].split(" mcp ")[0]
+
+
+def test_chat_help_names_its_options(agentkit) -> None:
+    result = agentkit("chat", "--help")
+    assert result.returncode == 0
+    for option in ("--model", "--session", "--resume", "--allow-all-tools", "--theme", "--plain"):
+        assert option in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ((), "--model"),
+        (("--model", "nosuchvendor/model"), "nosuchvendor"),
+        (("--model", "faux/scripted"), "--script"),
+        (("--session", "0123456789abcdef"), "0123456789abcdef"),
+        (("--resume",), "no session to resume"),
+        (("--model", "faux/scripted", "--max-turns", "0"), "--max-turns"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(agentkit, tmp_path, args: tuple[str, ...], says: str) -> None:
+    result = agentkit("chat", *args, env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")}, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert says in result.stderr
+    assert not list((tmp_path / "data").glob("sessions/*.jsonl"))  # nothing was written
+
+
+def test_importing_the_host_imports_no_terminal_library() -> None:
+    code = ("import sys, agentkit.host, agentkit.host.sessions, agentkit.host.cli; "
+            "print(sorted({name.split('.')[0] for name in sys.modules} & {'prompt_toolkit', 'rich', 'agentkit_chat'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
