@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -47,3 +48,18 @@ def test_importing_the_host_imports_no_terminal_library() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_store_option_keeps_the_chat_where_it_says(agentkit, tmp_path) -> None:
+    script = tmp_path / "turns.json"
+    script.write_text('[{"content": [{"type": "text", "text": "Hello."}]}]')
+    elsewhere = tmp_path / "elsewhere"
+    env = agentkit.environment({"AGENTKIT_DATA_DIR": str(tmp_path / "data")})
+    result = subprocess.run(
+        [agentkit.path(), "chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path),
+         "--store", str(elsewhere)], input="hi\n", capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert not list((tmp_path / "data").rglob("*.jsonl"))
+    listed = subprocess.run([agentkit.path(), "sessions", "list", "--json", "--store", str(elsewhere)],
+                            capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert listed.returncode == 0 and len(json.loads(listed.stdout)) == 1, listed.stderr

@@ -48,6 +48,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--plain", action="store_true",
                         help="no colour and ASCII markers (also when NO_COLOR is set or stdout is no terminal)")
     parser.add_argument("--script", default=None, help="for faux/scripted: a JSON file with the list of turns")
+    from agentkit.host.cli._sessions_cmd import add_store_option
+
+    add_store_option(parser)
     return parser
 
 
@@ -57,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from agentkit.host import PluginHost
     from agentkit.host.cli._run import _load_script, _session
     from agentkit.host.sessions import Session, data_dir
+    from agentkit.host.sessions._selection import open_store
 
     from ._app import Chat, ChatOptions
     from ._commands import COMMANDS
@@ -73,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.session == "new":
         args.session = None
     continued = args.session is not None or args.resume
-    session = _session(args, root) or Session.new(cwd=root.resolve())
+    session = (_session(args, root) if continued else None) or Session.new(open_store(args.store), cwd=root.resolve())
     model = args.model or session.model
     if model is None:
         session.close()
