@@ -3,8 +3,8 @@
 ``peer_python("1.30.0")`` is the interpreter of an environment holding
 ``mcp==1.30.0`` and nothing of ours, built once with ``uv venv`` and ``uv pip
 install`` from the registry under ``.cache/mcp-peers/`` (git-ignored) and
-reused after. A peer that cannot be built (no ``uv``, no registry) is a skip
-that says so, never a hang: every step is bounded.
+reused after. A peer that cannot be built (no ``uv``, no registry) is a
+failure that says why, never a hang: every step is bounded.
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ def peer_python(version: str) -> Path:
     with _locked(CACHE / f"mcp-{version}.lock"):
         if done.exists():
             return python
-        uv = shutil.which("uv")
+        uv = os.environ.get("UV") or shutil.which("uv")  # `uv run` (make test) names itself in UV
         if uv is None:
-            raise PeerUnavailable("uv is not on PATH; install uv to build the MCP peer environments")
+            raise PeerUnavailable("uv is not on PATH; run the tests with 'make test', or install uv, "
+                                  "to build the MCP peer environments")
         shutil.rmtree(home, ignore_errors=True)
         for step in ([uv, "venv", "--quiet", "--python", sys.executable, str(home)],
                      [uv, "pip", "install", "--quiet", "--python", str(python), f"mcp=={version}"]):
