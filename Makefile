@@ -70,7 +70,7 @@ conformance-mcp: bootstrap
 	@echo "agentkit: installing Node 22 and @modelcontextprotocol/conformance into $(CONFORMANCE_MCP)"
 	@npm install --prefix $(CONFORMANCE_MCP) --no-audit --no-fund --loglevel=error \
 		node@22 @modelcontextprotocol/conformance@0.2.0-alpha.12
-	$(RUN) python builtin_plugins/mcp/conformance/run.py $(CONFORMANCE_MCP)
+	$(RUN) python builtin_plugins/mcp_server/conformance/run.py $(CONFORMANCE_MCP)
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis .mutation .mcp-conformance

@@ -179,8 +179,11 @@ def _target_text(server: ServerConfig) -> str:
 
 
 def _serve(argv: list[str]) -> int:
-    from .server import (
-        cli as server_cli,  # the server's imports (the SDK's server, starlette) only when serving
-    )
+    try:  # the server embeds the host, so it is a distribution of its own (agentkit-mcp installs it)
+        from agentkit_mcp_server import cli as server_cli
+    except ImportError as exc:
+        print(f"{PROG} serve: error: the MCP server is not installed ({exc}); "
+              "install it: pip install agentkit-mcp-server", file=sys.stderr)
+        return 2
 
     return int(server_cli.main(argv))

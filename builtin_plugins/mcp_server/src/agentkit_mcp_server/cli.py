@@ -81,7 +81,7 @@ def _api_key(args: argparse.Namespace) -> str | None:
         if args.host not in LOOPBACK_HOSTS:
             raise UsageError(f"--no-auth is refused on {args.host}: it is for loopback addresses only "
                              f"({', '.join(sorted(LOOPBACK_HOSTS))}); set {args.api_key_env} instead")
-        logging.getLogger("agentkit_mcp.server").warning(
+        logging.getLogger("agentkit_mcp_server").warning(
             "WARNING: serving WITHOUT AUTHENTICATION (--no-auth): any local process can call the tools")
         return None
     key = os.environ.get(args.api_key_env, "").strip()

@@ -18,7 +18,7 @@ import asyncio
 import sys
 from typing import Any
 
-from agentkit_mcp.server import MCPToolServer, ToolServer, serve_http
+from agentkit_mcp_server import MCPToolServer, ToolServer, serve_http
 
 from agentkit.host import PluginHost
 from agentkit.plugin_api import ImageBlock, Tool, ToolResult

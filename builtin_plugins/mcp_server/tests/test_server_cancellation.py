@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agentkit_mcp.server import ToolServer
+from agentkit_mcp_server import ToolServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

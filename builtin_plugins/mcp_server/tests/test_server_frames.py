@@ -9,7 +9,7 @@ import os
 import threading
 
 import anyio
-from agentkit_mcp.server import MCPToolServer, ToolServer, serve_streams
+from agentkit_mcp_server import MCPToolServer, ToolServer, serve_streams
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

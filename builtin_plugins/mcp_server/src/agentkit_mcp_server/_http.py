@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from ._frames import depth_exceeds
 from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
 
-log = logging.getLogger("agentkit_mcp.server")
+log = logging.getLogger("agentkit_mcp_server")
 
 MCP_PATH = "/mcp"
 

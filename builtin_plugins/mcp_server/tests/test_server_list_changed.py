@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from agentkit_mcp.server import MCPToolServer, ToolServer
+from agentkit_mcp_server import MCPToolServer, ToolServer
 from mcp import Client, StdioServerParameters
 
 from agentkit.host import PluginHost
@@ -157,7 +157,7 @@ def test_a_plugin_installed_while_the_command_serves_is_announced(agentkit, site
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_a_change_reaches_clients_over_http_in_both_eras(mode):
     import httpx2
-    from agentkit_mcp.server import serve_http
+    from agentkit_mcp_server import serve_http
     from mcp.client.streamable_http import streamable_http_client
 
     key = "k" * 32

@@ -10,8 +10,8 @@ import secrets
 
 import httpx
 import pytest
-from agentkit_mcp.server import MCPToolServer, ToolServer, http_app
-from agentkit_mcp.server._http import Gate
+from agentkit_mcp_server import MCPToolServer, ToolServer, http_app
+from agentkit_mcp_server._http import Gate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

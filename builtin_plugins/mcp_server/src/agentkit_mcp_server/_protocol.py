@@ -27,7 +27,7 @@ from agentkit.plugin_api import ImageBlock, TextBlock, ToolResultMessage
 
 from ._tools import ToolServer
 
-log = logging.getLogger("agentkit_mcp.server")
+log = logging.getLogger("agentkit_mcp_server")
 
 SERVER_NAME = "agentkit"
 #: Legacy sessions remembered for list-changed notifications.

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from agentkit_mcp.server import MCPToolServer, ToolServer, ToolServerError
+from agentkit_mcp_server import MCPToolServer, ToolServer, ToolServerError
 from mcp import Client
 
 from agentkit.host import PluginHost

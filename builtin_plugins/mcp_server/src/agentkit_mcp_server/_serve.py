@@ -16,7 +16,7 @@ from ._http import MCP_PATH, Gate
 from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
 from ._protocol import MCPToolServer
 
-log = logging.getLogger("agentkit_mcp.server")
+log = logging.getLogger("agentkit_mcp_server")
 
 #: Seconds a running request gets, once the listener stops, after its handler was cancelled.
 SHUTDOWN_GRACE = 5
