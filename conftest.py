@@ -70,6 +70,17 @@ class AgentkitCommand:
         return environment
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the tests marked ``slow`` first (in their order), then the rest.
+
+    ``--dist worksteal`` hands each worker a contiguous share of this list and lets an idle worker
+    take the unstarted end of another's: a slow test started last would keep one worker busy
+    while the other has nothing left to take. A plain ``pytest`` keeps the files' order.
+    """
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def agentkit() -> AgentkitCommand:
     """The ``agentkit`` command, run in its own process; the one way tests run it."""
