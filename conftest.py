@@ -76,6 +76,17 @@ def _private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path_factory.mktemp("agentkit-data")))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, the tests marked ``slow`` first (in their order), then the rest.
+
+    ``--dist worksteal`` hands each worker a contiguous share of this list and lets an idle worker
+    take the unstarted end of another's: a slow test started last would keep one worker busy
+    while the other has nothing left to take. A plain ``pytest`` keeps the files' order.
+    """
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def agentkit() -> AgentkitCommand:
     """The ``agentkit`` command, run in its own process; the one way tests run it."""

@@ -1,6 +1,10 @@
-"""Hosts with one plugin registered in code, for checking the checks."""
+"""Hosts with one plugin registered in code, for checking the checks; pytest run as a plugin author runs it."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,3 +23,21 @@ def host_with():
         return host
 
     return build
+
+
+#: The pytest plugins of this workspace's development environment that a plugin author's does not
+#: have: left out, they neither change what the author's run sees nor cost each run their imports.
+NOT_THE_AUTHORS = ("anyio", "pytest_postgresql", "xdist", "xdist.looponfail", "hypothesispytest", "randomly")
+
+
+def run_pytest_as_an_author(directory: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``pytest *args`` in ``directory``, with pytest and agentkit-conformance's plugin, as an author has them."""
+    unplugged = [option for name in NOT_THE_AUTHORS for option in ("-p", f"no:{name}")]
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *unplugged, *args],
+                          cwd=directory, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="session")
+def author_pytest():
+    """``author_pytest(directory, env, *args)``: see :func:`run_pytest_as_an_author`."""
+    return run_pytest_as_an_author

@@ -14,7 +14,7 @@ import pytest
 
 @pytest.mark.slow
 @pytest.mark.parametrize("category", ["tools", "hooks", "skills", "providers"])
-def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(agentkit, category, tmp_path):
+def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(agentkit, author_pytest, category, tmp_path):
     created = agentkit("new-plugin", category, "sample", "--dir", "sample-plugin", cwd=tmp_path)
     assert created.returncode == 0, created.stderr
     project = tmp_path / "sample-plugin"
@@ -25,8 +25,7 @@ def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(agentkit, catego
     assert validated.stdout.splitlines()[0].endswith(f"[{category}] PASS (0 warnings)")
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")]))}
-    tested = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"],
-                            cwd=project, env=env, capture_output=True, text=True, timeout=600)
+    tested = author_pytest(project, env, "-q")
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "passed" in tested.stdout and "failed" not in tested.stdout
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -20,7 +19,7 @@ def agentkit_register_tools(register):
 
 
 @pytest.fixture
-def project(site_dir, tmp_path):
+def project(site_dir, tmp_path, author_pytest):
     site_dir("plugin-tagger", entry_points={"agentkit.tools": {"tagger": "tagger"}}, requires=API,
              files={"tagger.py": BAD_SCHEMA})
     directory = tmp_path / "project"
@@ -28,8 +27,7 @@ def project(site_dir, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site_dir.site), os.environ.get("PYTHONPATH")]))}
 
     def pytest_in_project(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
-                              cwd=directory, env=env, capture_output=True, text=True, timeout=600)
+        return author_pytest(directory, env, *args)
 
     pytest_in_project.directory = directory
     return pytest_in_project
