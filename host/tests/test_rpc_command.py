@@ -266,3 +266,21 @@ def test_schemas_option_writes_the_published_schemas(agentkit: Any, tmp_path: Pa
     made = sorted(path.relative_to(tmp_path / "schemas") for path in (tmp_path / "schemas").rglob("*.json"))
     assert [str(path) for path in made] == ["v1/agentkit.rpc.request.schema.json",
                                             "v1/agentkit.rpc.response.schema.json", "v2/agentkit.event.schema.json"]
+
+
+def test_the_store_option_keeps_the_sessions_where_it_says(
+        agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", script(tmp_path / "t.json", say("Hi.")),
+                     "--root", str(workspace), "--store", str(elsewhere), env=data, cwd=tmp_path)
+    try:
+        session_id = rpc.call(1, "session.start")["result"]["session_id"]
+        rpc.call(2, "prompt", session_id=session_id, text="Hello?")
+        while rpc.next_event()["type"] != "agent_end":
+            pass
+        assert [item["session_id"] for item in rpc.call(3, "sessions.list")["result"]["sessions"]] == [session_id]
+        assert rpc.finish() == 0
+    finally:
+        rpc.kill()
+    assert [path.stem for path in elsewhere.rglob("*.jsonl")] == [session_id]
+    assert not list((tmp_path / "data").rglob("*.jsonl"))

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api.errors import UsageError
 
+from ._run import add_agent_options
+
 if TYPE_CHECKING:
     from ..sessions import Session
 
@@ -35,20 +37,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--model", default=None,
                         help="vendor/model for sessions whose request names none (continued sessions: their own)")
-    parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
-    parser.add_argument("--max-turns", type=int, default=50, help="stop a run after this many turns (default: 50)")
-    parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
-    parser.add_argument("--system", default=None, help="a system prompt")
-    parser.add_argument(
-        "--allow-all-tools", action="store_true",
-        help="also enable tools that run commands (shell), and allow every call the model makes",
-    )
-    parser.add_argument(
-        "--trust-project", action="store_true",
-        help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
-    )
-    parser.add_argument("--script", default=None,
-                        help="for faux/scripted: a JSON file with the list of turns each session plays")
+    add_agent_options(parser)
     parser.add_argument("--schemas", default=None, metavar="DIR",
                         help="write the JSON Schemas of the contracts under DIR and exit")
     parser.set_defaults(handler=serve)
@@ -67,6 +56,7 @@ def serve(args: argparse.Namespace) -> int:
     from .._interrupt import run_interruptibly
     from .._plugins import PluginHost
     from ..rpc import RpcServer
+    from ..sessions._selection import open_store
     from ._run import make_agent
 
     root = Path(args.root).expanduser()
@@ -101,7 +91,7 @@ def serve(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor when the interpreter flushes it
             stop.set()
 
-    server = RpcServer(agent_for, write, cwd=root)
+    server = RpcServer(agent_for, write, store=open_store(args.store), cwd=root)
     # A reader of its own on stdin: after Ctrl-C the reading thread may still be blocked in it, and the
     # interpreter's shutdown would then wait for sys.stdin's lock forever (it aborts the process instead).
     stdin = open(os.dup(sys.stdin.fileno()), "rb")  # noqa: SIM115 - held until the process ends

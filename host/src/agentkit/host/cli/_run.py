@@ -77,13 +77,24 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--session", default=None, metavar="ID|new",
                         help="write the run to a new session ('new'), or continue the stored session ID")
     parser.add_argument("--resume", action="store_true", help="continue the session written to last")
-    add_store_option(parser)
-    parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
-    parser.add_argument("--max-turns", type=int, default=50, help="stop after this many turns (default: 50)")
-    parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
-    parser.add_argument("--system", default=None, help="a system prompt")
+    add_agent_options(parser)
     parser.add_argument("--json", action="store_true", help="write every event as a JSON line")
     parser.add_argument("--dry-run", action="store_true", help="print the request that would be sent; send nothing")
+    parser.add_argument(
+        "--output-schema", default=None, metavar="FILE",
+        help="a JSON Schema file: the run ends with a value that fits it, printed as JSON on stdout",
+    )
+    parser.set_defaults(handler=run)
+
+
+def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that builds agents (``run``, ``rpc``): where sessions are kept, the
+    workspace, the limits, what the agent may do and trust, and a script for the scripted provider."""
+    add_store_option(parser)
+    parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
+    parser.add_argument("--max-turns", type=int, default=50, help="stop a run after this many turns (default: 50)")
+    parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
+    parser.add_argument("--system", default=None, help="a system prompt")
     parser.add_argument(
         "--allow-all-tools", action="store_true",
         help="also enable tools that run commands (shell), and allow every call the model makes",
@@ -92,12 +103,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--trust-project", action="store_true",
         help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
     )
-    parser.add_argument("--script", default=None, help="for faux/scripted: a JSON file with the list of turns")
-    parser.add_argument(
-        "--output-schema", default=None, metavar="FILE",
-        help="a JSON Schema file: the run ends with a value that fits it, printed as JSON on stdout",
-    )
-    parser.set_defaults(handler=run)
+    parser.add_argument("--script", default=None,
+                        help="for faux/scripted: a JSON file with the list of turns (each session of rpc plays it)")
 
 
 def _credential_names(provider: Provider, model: ModelInfo) -> list[str]:
