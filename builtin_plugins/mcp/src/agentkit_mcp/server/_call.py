@@ -200,7 +200,8 @@ class ServedCall:
             body, signature = token.split(".")
             payload = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
             expected = hmac.new(self._key, payload, hashlib.sha256).digest()
-            if not hmac.compare_digest(_b64(expected), signature):
+            # compared as the exact text issued: base64 decoding forgives altered padding bits and stray characters
+            if _b64(payload) != body or not hmac.compare_digest(_b64(expected), signature):
                 raise ValueError("signature")
             state = json.loads(payload)
             if state["bind"] != self._binding or not 0 <= time.time() - state["at"] <= STATE_TTL_SECONDS:
