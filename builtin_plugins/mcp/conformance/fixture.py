@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import io
+import itertools
 import json
 import sys
 import wave
@@ -308,7 +309,26 @@ def fixture_server() -> ToolServer:
                                                  complete=complete_words))
     for prompt in fixture_prompts():
         tools.add_prompt(prompt)
+    add_list_changers(tools)
     return tools
+
+
+def add_list_changers(tools: ToolServer) -> None:
+    """The suite's hooks that change the tool and prompt lists, so that listening clients are told."""
+    added = itertools.count(1)
+
+    async def add_a_tool(arguments: dict[str, Any], context: Any) -> str:
+        name = f"test_added_tool_{next(added)}"
+        tools.add_tool(_tool(name, "A tool added while serving.", lambda arguments, context: name))
+        return f"added {name}"
+
+    async def add_a_prompt(arguments: dict[str, Any], context: Any) -> str:
+        name = f"test_added_prompt_{next(added)}"
+        tools.add_prompt(Prompt(name, lambda arguments: [name], description="A prompt added while serving."))
+        return f"added {name}"
+
+    tools.add_tool(_tool("test_trigger_tool_change", "Adds a tool.", add_a_tool))
+    tools.add_tool(_tool("test_trigger_prompt_change", "Adds a prompt.", add_a_prompt))
 
 
 def main() -> None:
