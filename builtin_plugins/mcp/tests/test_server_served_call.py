@@ -274,3 +274,46 @@ def test_no_single_character_of_a_state_can_change_unnoticed():
         return accepted
 
     assert run("2026-07-28", scenario, elicitation_callback=Answers().elicit) == []
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_progress_and_questions_cross_streamable_http_in_both_eras(mode):
+    """Over the real HTTP listener: progress on the request's stream, and a question answered (a
+    server-to-client request in the legacy session, input_required rounds in the modern era)."""
+    import httpx2
+    from agentkit_mcp.server import serve_http
+    from mcp.client.streamable_http import streamable_http_client
+
+    key = "k" * 32
+    mcp_server = server()
+    answers = Answers()
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async def main() -> tuple[Any, Any, Any]:
+        bound: list[str] = []
+        listening = anyio.Event()
+
+        def ready(url: str) -> None:
+            bound.append(url)
+            listening.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: serve_http(mcp_server, port=0, api_key=key, on_ready=ready))
+            with anyio.fail_after(60):
+                await listening.wait()
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http, \
+                    Client(streamable_http_client(bound[0], http_client=http), mode=mode,
+                           **answers.callbacks()) as client:
+                progressed = await client.call_tool("progress", {}, progress_callback=on_progress)
+                asked = await client.call_tool("ask_twice", {})
+                media = await client.call_tool("media", {})
+            group.cancel_scope.cancel()
+        return progressed, asked, media
+
+    progressed, asked, media = anyio.run(main)
+    assert progressed.content[0].text == "done" and seen == [0, 50, 100]
+    assert json.loads(asked.content[0].text)["second"] == "Grace"
+    assert [block.type for block in media.content] == ["text", "audio", "resource"]

@@ -30,7 +30,6 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
 from agentkit.plugin_api import ToolError
 
@@ -180,7 +179,7 @@ class ServedCall:
                     else getattr(meta, "model_extra", {}).get("io.modelcontextprotocol/clientCapabilities"))
         try:
             return types.ClientCapabilities.model_validate(declared or {})
-        except ValidationError:
+        except ValueError:  # pydantic's ValidationError, from the SDK's models
             return None
 
     async def _send(self, request: Mapping[str, Any]) -> dict[str, Any]:
@@ -223,7 +222,7 @@ def new_state_key() -> bytes:
 def _valid_answer(method: str, answer: Any) -> dict[str, Any] | None:
     try:
         result = _ASKABLE[method][1].model_validate(answer)
-    except ValidationError:
+    except ValueError:  # pydantic's ValidationError, from the SDK's models
         return None
     return result.model_dump(by_alias=True, mode="json", exclude_none=True)
 
