@@ -77,6 +77,8 @@ def test_resources_are_listed_and_read_as_text_and_blob(mode):
     assert text.contents[0].text == "hello" and text.contents[0].mime_type == "text/plain"
     assert base64.b64decode(blob.contents[0].blob) == PNG_BYTES
     assert item.contents[0].text == "item top/42" and str(item.contents[0].uri) == "memo://shelf/top/item/42"
+    if mode != "legacy":  # the 2026-07-28 cache hints, on every cacheable result
+        assert [(r.ttl_ms, r.cache_scope) for r in (listed, templates, text)] == [(0, "private")] * 3
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -133,24 +133,26 @@ class ToolServer:
 
     def add_resource(self, resource: Resource) -> None:
         """Serve ``resource`` at its URI; listening clients are told the resource list changed."""
-        self._add_entry(self.resources, "uri", resource, Resource, "resources")
+        self._add_entry("resources", "uri", resource, Resource, "resources")
 
     def add_resource_template(self, template: ResourceTemplate) -> None:
         """Serve the resources ``template`` matches; listening clients are told the resource list changed."""
-        self._add_entry(self.resource_templates, "uri_template", template, ResourceTemplate, "resources")
+        self._add_entry("resource_templates", "uri_template", template, ResourceTemplate, "resources")
 
     def add_prompt(self, prompt: Prompt) -> None:
         """Serve ``prompt``; listening clients are told the prompt list changed."""
-        self._add_entry(self.prompts, "name", prompt, Prompt, "prompts")
+        self._add_entry("prompts", "name", prompt, Prompt, "prompts")
 
-    def _add_entry(self, table: dict[str, Any], field: str, entry: Any, kind: type, what: str) -> None:
+    def _add_entry(self, table: str, field: str, entry: Any, kind: type, what: str) -> None:
         if not isinstance(entry, kind):
             raise TypeError(f"expected an agentkit_mcp.server.{kind.__name__}, not {type(entry).__name__}")
         key = getattr(entry, field)
         with self._lock:
-            if key in table:
+            served = getattr(self, table)
+            if key in served:
                 raise ToolServerError(f"{key!r} is already served; use another {'name' if field == 'name' else 'URI'}")
-            table[key] = entry
+            # a new dict, never a changed one: a listing on the serving loop may be iterating the old one
+            setattr(self, table, {**served, key: entry})
         for listener in list(self._catalog_listeners):
             listener(what)
 
