@@ -154,6 +154,21 @@ def test_log_messages_follow_the_eras_rules(mode, level, expected):
     assert seen == expected
 
 
+@pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
+def test_a_legacy_session_gets_the_log_messages_at_the_level_it_set_or_above():
+    seen: list[str] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        seen.append(params.data)
+
+    async def scenario(client: Client) -> list[str]:
+        await client.set_logging_level("warning")
+        await client.call_tool("logs", {})
+        return list(seen)
+
+    assert run("legacy", scenario, logging_callback=on_log) == ["a warning"]
+
+
 @pytest.mark.parametrize("mode", ERAS)
 def test_a_tool_asks_the_client_over_several_rounds(mode):
     answers = Answers()

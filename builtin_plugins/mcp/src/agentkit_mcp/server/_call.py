@@ -36,6 +36,8 @@ from agentkit.plugin_api import ToolError
 #: Seconds a ``requestState`` stays valid: one user's answer, not a session.
 STATE_TTL_SECONDS = 600
 MISSING_CAPABILITY = -32021
+#: The log levels, least severe first.
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 INVALID_PARAMS = -32602
 
 #: method -> (the request's type, its result's type, the client capability it needs)
@@ -92,12 +94,14 @@ class ServedCall:
     """
 
     def __init__(self, ctx: Any, *, method: str, name: str, arguments: Mapping[str, Any] | None,
-                 input_responses: Mapping[str, Any] | None, request_state: str | None, key: bytes) -> None:
+                 input_responses: Mapping[str, Any] | None, request_state: str | None, key: bytes,
+                 legacy_log_level: str | None = None) -> None:
         self._ctx = ctx
         self.method = method
         self.name = name
         self.modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         self.content: list[Any] = []
+        self._legacy_log_level = legacy_log_level
         self._key = key
         self._binding = _digest({"method": method, "name": name, "arguments": arguments or {}})
         self._responses = dict(input_responses or {}) if self.modern else {}
@@ -121,8 +125,12 @@ class ServedCall:
         """Send a log message for this request, where the era allows it.
 
         2026-07-28: only when the request set ``io.modelcontextprotocol/logLevel``,
-        at that level or above; 2025-11-25: always.
+        at that level or above; 2025-11-25: at the level the session set with
+        ``logging/setLevel`` or above, every level when it set none.
         """
+        if (not self.modern and self._legacy_log_level in LOG_LEVELS
+                and LOG_LEVELS.index(level) < LOG_LEVELS.index(self._legacy_log_level)):
+            return
         with warnings.catch_warnings():  # logging is deprecated by 2026-07-28, and still served
             warnings.simplefilter("ignore")
             await self._ctx.session.send_log_message(level, data, logger, related_request_id=self._ctx.request_id)

@@ -82,6 +82,9 @@ class MCPToolServer:
         #: Legacy sessions that finished the handshake, newest last: told of list changes directly.
         #: The SDK does not say when an HTTP session ends, so the oldest are forgotten past a bound.
         self._legacy: collections.OrderedDict[int, Any] = collections.OrderedDict()
+        #: The level each legacy connection set with ``logging/setLevel`` (bounded alike), keyed by
+        #: its handshake's parameters: one object per connection, where each request gets its own session.
+        self._log_levels: collections.OrderedDict[int, tuple[Any, str]] = collections.OrderedDict()
         self._token: anyio.lowlevel.EventLoopToken | None = None
         self._pending: set[asyncio.Future[None]] = set()
         #: Seals the answers kept in ``requestState`` between rounds (valid in this process only).
@@ -97,7 +100,7 @@ class MCPToolServer:
             on_read_resource=self._read_resource, on_subscribe_resource=self._accept,
             on_unsubscribe_resource=self._accept, on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt, on_completion=self._complete,
-            on_set_logging_level=self._accept, on_subscriptions_listen=self.listen,
+            on_set_logging_level=self._set_log_level, on_subscriptions_listen=self.listen,
         )
 
     def initialization_options(self) -> InitializationOptions:
@@ -184,13 +187,30 @@ class MCPToolServer:
             values=values[:MAX_COMPLETIONS], total=len(values), has_more=len(values) > MAX_COMPLETIONS))
 
     async def _accept(self, ctx: Any, params: Any) -> types.EmptyResult:
-        """Resource subscriptions and the log level of legacy sessions: accepted (logs are per call)."""
+        """Resource subscriptions: accepted (nothing announces new contents yet)."""
+        return types.EmptyResult()
+
+    async def _set_log_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        """A legacy session's level: its calls' log messages below it are not sent."""
+        handshake = ctx.session.client_params
+        self._log_levels[id(handshake)] = (handshake, params.level)  # held, so that its id stays its own
+        self._log_levels.move_to_end(id(handshake))
+        while len(self._log_levels) > MAX_LEGACY_SESSIONS:
+            self._log_levels.popitem(last=False)
         return types.EmptyResult()
 
     def _served(self, ctx: Any, method: str, name: str, arguments: Any, params: Any) -> ServedCall:
         return ServedCall(ctx, method=method, name=name, arguments=arguments,
                           input_responses=getattr(params, "input_responses", None),
-                          request_state=getattr(params, "request_state", None), key=self._state_key)
+                          request_state=getattr(params, "request_state", None), key=self._state_key,
+                          legacy_log_level=self._legacy_log_level(ctx))
+
+    def _legacy_log_level(self, ctx: Any) -> str | None:
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return None
+        handshake = ctx.session.client_params
+        held = self._log_levels.get(id(handshake))
+        return held[1] if held is not None and held[0] is handshake else None
 
     async def _initialized(self, ctx: Any, params: Any) -> None:
         """A legacy client finished its handshake (once per connection): it is told of list changes from now on."""
