@@ -211,7 +211,8 @@ class ServedCall:
             if _b64(payload) != body or not hmac.compare_digest(_b64(expected), signature):
                 raise ValueError("signature")
             state = json.loads(payload)
-            if state["bind"] != self._binding or not 0 <= time.time() - state["at"] <= STATE_TTL_SECONDS:
+            # a minute of slack: the wall clock may step back between two rounds
+            if state["bind"] != self._binding or not -60 <= time.time() - state["at"] <= STATE_TTL_SECONDS:
                 raise ValueError("binding")
             answers = state["answers"]
             if not isinstance(answers, dict):
