@@ -1,6 +1,6 @@
 """``make conformance-mcp``: the official MCP conformance suite against agentkit's server, both eras.
 
-Starts ``fixture.py`` (the suite's fixture tools on an agentkit MCP server),
+Starts ``fixture.py`` (the suite's fixtures on an agentkit MCP server),
 runs ``conformance server --requirements ERA`` for 2026-07-28 and 2025-11-25
 (the scenarios each revision requires of a server, at that revision's wire),
 and prints the pass count per era. Exit status 0: the suite ran (the counts

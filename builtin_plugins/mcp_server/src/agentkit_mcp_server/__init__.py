@@ -4,8 +4,13 @@ Embedders serve tools registered in code beside the installed plugins::
 
     tools = ToolServer(before_tool_call=my_policy)
     tools.add_tool(Tool(name="greet", description="...", input_schema={...}, handler=greet))
+    tools.add_resource(Resource(uri="memo://today", name="today", read=lambda: "..."))
     server = MCPToolServer(tools)
     await serve_stdio(server)            # or: await serve_http(server, api_key=KEY)
+
+A handler served over MCP reaches its request through ``served_call()``:
+extra content blocks, progress, log messages, and questions to the client
+(``ask({"key": elicitation(...)})``) in either era.
 
 The names are imported on first use (PEP 562): ``agentkit mcp serve --help``
 and its usage errors do not pay for the SDK's imports.
@@ -18,12 +23,23 @@ from typing import Any
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ._call import ServedCall, elicitation, roots, sampling, served_call
+    from ._catalog import Prompt, PromptArgument, Resource, ResourceTemplate
     from ._protocol import MCPToolServer
     from ._serve import http_app, serve_http
     from ._stdio import serve_stdio, serve_streams
     from ._tools import ToolServer, ToolServerError
 
 _EXPORTS = {
+    "Prompt": "._catalog",
+    "PromptArgument": "._catalog",
+    "Resource": "._catalog",
+    "ResourceTemplate": "._catalog",
+    "ServedCall": "._call",
+    "elicitation": "._call",
+    "roots": "._call",
+    "sampling": "._call",
+    "served_call": "._call",
     "MCPToolServer": "._protocol",
     "http_app": "._serve",
     "serve_http": "._serve",
@@ -33,7 +49,9 @@ _EXPORTS = {
     "ToolServerError": "._tools",
 }
 
-__all__ = ["MCPToolServer", "ToolServer", "ToolServerError", "http_app", "serve_http", "serve_stdio", "serve_streams"]
+__all__ = ["MCPToolServer", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "ServedCall", "ToolServer",
+           "ToolServerError", "elicitation", "http_app", "roots", "sampling", "serve_http", "serve_stdio",
+           "serve_streams", "served_call"]
 
 
 def __getattr__(name: str) -> Any:

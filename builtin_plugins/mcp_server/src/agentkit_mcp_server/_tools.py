@@ -28,6 +28,8 @@ from agentkit.host._guard import RunStop
 from agentkit.host._hooks import HookRunner
 from agentkit.plugin_api import Outcome, SessionInfo, Tool, ToolResultMessage, ToolUseBlock
 
+from ._catalog import Prompt, Resource, ResourceTemplate
+
 #: The model name hooks see in ``SessionInfo``: no model is involved in a served call.
 SERVED_MODEL = "mcp/client"
 
@@ -76,6 +78,11 @@ class ToolServer:
         self.session_id = f"mcp-{uuid.uuid4().hex}"
         self._added: dict[str, Tool] = {}
         self._listeners: list[Callable[[], None]] = []
+        #: Served beside the tools, registered in code: by URI, by URI template, by name.
+        self.resources: dict[str, Resource] = {}
+        self.resource_templates: dict[str, ResourceTemplate] = {}
+        self.prompts: dict[str, Prompt] = {}
+        self._catalog_listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
         self._in_flight: set[RunStop] = set()
         self._validators: dict[str, Any] = {}
@@ -123,6 +130,36 @@ class ToolServer:
             if self._added.pop(name, None) is None:
                 raise ToolServerError(f"no tool named {name!r} was added in code")
             self._reselect()
+
+    def add_resource(self, resource: Resource) -> None:
+        """Serve ``resource`` at its URI; listening clients are told the resource list changed."""
+        self._add_entry("resources", "uri", resource, Resource, "resources")
+
+    def add_resource_template(self, template: ResourceTemplate) -> None:
+        """Serve the resources ``template`` matches; listening clients are told the resource list changed."""
+        self._add_entry("resource_templates", "uri_template", template, ResourceTemplate, "resources")
+
+    def add_prompt(self, prompt: Prompt) -> None:
+        """Serve ``prompt``; listening clients are told the prompt list changed."""
+        self._add_entry("prompts", "name", prompt, Prompt, "prompts")
+
+    def _add_entry(self, table: str, field: str, entry: Any, kind: type, what: str) -> None:
+        if not isinstance(entry, kind):
+            raise TypeError(f"expected an agentkit_mcp_server.{kind.__name__}, not {type(entry).__name__}")
+        key = getattr(entry, field)
+        with self._lock:
+            served = getattr(self, table)
+            if key in served:
+                raise ToolServerError(f"{key!r} is already served; use another {'name' if field == 'name' else 'URI'}")
+            # a new dict, never a changed one: a listing on the serving loop may be iterating the old one
+            setattr(self, table, {**served, key: entry})
+        for listener in list(self._catalog_listeners):
+            listener(what)
+
+    def on_catalog_change(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener("resources" | "prompts")`` when one is added; returns the unsubscribe function."""
+        self._catalog_listeners.append(listener)
+        return lambda: self._catalog_listeners.remove(listener)
 
     def reload(self, host: PluginHost | None = None) -> bool:
         """Take the plugins of ``host`` (default: discover them again); whether the tools changed.
