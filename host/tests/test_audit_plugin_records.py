@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ from agentkit.plugin_api import Tool, ToolContext, ToolResult
 
 # Long and distinctive: it cannot turn up by chance in ids, hashes or timestamps.
 SECRET = "correct-horse-battery-staple-" + "Qx8" * 40
+
+
+THREADS: set[int] = set()  # the threads the sink was called on
 
 
 def lookup_sync(key: str, context: ToolContext) -> str:
@@ -34,7 +38,7 @@ async def lookup_async(key: str, context: ToolContext) -> str:
 
 def agent_with(turns: list[Turn], *tools: Tool, **config: Any) -> tuple[Agent, list[AuditRecord]]:
     seen: list[AuditRecord] = []
-    config.setdefault("audit", seen.append)
+    config.setdefault("audit", lambda record: (seen.append(record), THREADS.add(threading.get_ident())))
     host = make_host(ToolsPlugin(*tools))
     agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), before_tool_call=allow_all, **config),
                   host=host)
@@ -46,9 +50,11 @@ def test_a_plugin_record_is_named_after_the_plugin_and_stamped_with_the_call_fro
         [Turn([tool_call("lookup_sync", {"key": SECRET}, id="c1")]),
          Turn([tool_call("lookup_async", {"key": SECRET}, id="c2")]), Turn([text("done")])],
         Tool.from_function(lookup_sync), Tool.from_function(lookup_async))
+    THREADS.clear()
     result = agent.run_sync("go")
 
     assert result.outcome == "completed" and result.problems == []
+    assert len(THREADS) == 1  # the loop's thread only, though one record was made in a worker thread
     assert [record.kind for record in seen] == ["session_start", "plugin0.lookup", "tool_call",
                                                 "plugin0.lookup", "tool_call", "session_end"]
     threaded, looped = seen[1], seen[3]
