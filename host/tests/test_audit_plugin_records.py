@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_host
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from agentkit.host import Agent, AgentConfig, AuditRecord, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
@@ -144,3 +147,48 @@ def test_a_record_made_after_the_run_ended_is_dropped() -> None:
     kept[0].audit("late", where="after")  # the run's loop is closed: never raises, never records
 
     assert seen == before and seen[-1].kind == "session_end"
+
+
+def test_sessions_show_prints_a_plugin_record(agentkit: Any, tmp_path: Path) -> None:
+    store = JsonlSessionStore(tmp_path / "data" / "sessions")
+    session = Session.new(store, cwd=tmp_path)
+    agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all, audit=lambda record: None,
+                              transport=Script([Turn([tool_call("lookup_async", {"key": SECRET})]), Turn([text("ok")])])),
+                  host=make_host(ToolsPlugin(Tool.from_function(lookup_async))), session=session)
+    agent.run_sync("go")
+
+    shown = agentkit("sessions", "show", session.id, env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")})
+    assert shown.returncode == 0, shown.stderr
+    assert "[audit] plugin0.lookup lookup_async found=False where=loop" in shown.stdout
+
+
+_FIELD_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,20}", fullmatch=True).filter(
+    lambda name: name not in {"kind", "plugin", "session_id", "run_id", "timestamp", "tool_name", "tool_call_id"})
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=40))
+
+
+@settings(max_examples=25, deadline=None)
+@given(fields=st.dictionaries(_FIELD_NAMES, _SCALARS, max_size=6))
+@example(fields={"lone": "x\ud800y", "big": 2**80, "tiny": -1e-300})  # a lone surrogate, past int64
+def test_any_scalar_fields_reach_the_sink_and_the_log_as_given(fields: dict[str, Any]) -> None:
+    def report(context: ToolContext) -> str:
+        """Report the fields."""
+        assert context.audit is not None
+        context.audit("event", **fields)
+        return "ok"
+
+    with tempfile.TemporaryDirectory() as directory:
+        store = JsonlSessionStore(Path(directory))
+        session = Session.new(store, cwd=directory)
+        seen: list[AuditRecord] = []
+        agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all, audit=seen.append,
+                                  transport=Script([Turn([tool_call("report", {})]), Turn([text("ok")])])),
+                      host=make_host(ToolsPlugin(Tool.from_function(report))), session=session)
+        result = agent.run_sync("go")
+
+        assert result.outcome == "completed" and result.problems == []
+        [record] = [record for record in seen if record.plugin]
+        assert record.details == fields
+        logged = [entry.data["data"] for entry in Session.open(session.id, store).entries
+                  if entry.type == "custom" and entry.data["custom_type"] == "audit"]
+        assert logged == [record.to_dict() for record in seen]

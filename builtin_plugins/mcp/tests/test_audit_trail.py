@@ -127,3 +127,54 @@ def test_a_sink_that_raises_on_mcp_records_never_changes_the_run(config_home: Pa
     assert [message.text for message in shaken.messages] == [message.text for message in steady.messages]
     assert shaken.problems == [f"the audit sink raised {type(failure).__name__}: {failure}; the mcp.call record "
                                "was not kept"]
+
+
+def test_parallel_calls_each_get_their_own_record_before_their_result(config_home: Path) -> None:
+    configure(v2_stdio_entry("calc"))
+    calls = {f"c{index}": {"a": index, "b": 100 * index} for index in range(1, 7)}
+    seen: list[AuditRecord] = []
+    script = Script([Turn([tool_call("calc__add", arguments, id=call_id) for call_id, arguments in calls.items()]),
+                     Turn([text("Done.")])])
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=seen.append,
+                              transport=script), host=PluginHost.discover())
+    result = agent.run_sync("Add them all at once.")
+
+    assert result.outcome == "completed"
+    mcp_calls = {record.tool_call_id: record for record in seen if record.kind == "mcp.call"}
+    assert set(mcp_calls) == set(calls)
+    for call_id, arguments in calls.items():  # never another call's hash: each record is its own call's
+        details = mcp_calls[call_id].details
+        assert details is not None and details["arguments_sha256"] == compact_sha256(arguments)
+    order = [(record.kind, record.tool_call_id) for record in seen]
+    assert all(order.index(("mcp.call", call_id)) < order.index(("tool_call", call_id)) for call_id in calls)
+
+
+def test_a_call_the_agent_gives_up_on_is_still_recorded_as_made() -> None:
+    """The agent's deadline or abort cancels the handler, and so the call on the pool's loop: it was made all the same."""
+    import asyncio
+    import sys
+
+    from agentkit_mcp._config import ServerConfig
+    from agentkit_mcp.client._connection import ServerConnection
+
+    from .conftest import V2_SERVER
+
+    reported: list[Any] = []
+
+    async def scenario() -> None:
+        connection = ServerConnection(ServerConfig(name="calc", command=sys.executable, args=(str(V2_SERVER),),
+                                                   connect_timeout_s=30))
+        try:
+            await connection.connect()
+            call = asyncio.ensure_future(connection.call_tool("hang", {"x": SECRET}, "calc__hang", reported.append))
+            await asyncio.sleep(0)  # connected and unlocked: the call runs until it waits for the server's answer
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+        finally:
+            await connection.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+    [record] = reported
+    assert (record.kind, record.tool, record.is_error, record.detail) == ("call", "hang", True, "cancelled")
+    assert SECRET not in json.dumps(record.to_dict())
