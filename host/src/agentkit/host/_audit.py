@@ -20,7 +20,6 @@ that raises is reported in the run's ``problems`` and the run goes on.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import inspect
@@ -212,6 +211,8 @@ class RunAudit:
         """
         if not self.kept:
             return _unkept
+        import asyncio  # here, not at the top: `agentkit sessions show` reads records without loading the loop
+
         loop, thread = asyncio.get_running_loop(), threading.get_ident()
 
         def audit(kind: str, /, **fields: Any) -> None:
