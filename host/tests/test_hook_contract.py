@@ -96,3 +96,37 @@ def test_hook_agentkit_session_start():
 def test_hook_agentkit_session_end():
     _, calls = run_with_hooks()
     assert calls[-1] == ("end", "completed", None)
+
+
+def test_hook_agentkit_mcp_servers():
+    asked = []
+
+    class Servers:
+        @hookimpl
+        def agentkit_mcp_servers(self, tools):
+            asked.append(tools)
+            return [{"name": "wiki", "transport": "http"},
+                    {"name": "calc", "transport": "stdio", "era": "modern", "protocol_version": "2026-07-28"}]
+
+    class Broken:
+        @hookimpl
+        def agentkit_mcp_servers(self, tools):
+            return [{"name": "odd", "transport": ["not", "a", "scalar"]}]
+
+    class Raising:
+        @hookimpl
+        def agentkit_mcp_servers(self, tools):
+            raise RuntimeError("no idea")
+
+    seen = []
+    agent, _ = make_agent([Turn([text("ok")])], ToolsPlugin(TOOL), Servers(), Broken(), Raising(), audit=seen.append)
+    result = agent.run_sync("go")
+
+    assert result.outcome == "completed" and asked == [["act"]]
+    assert seen[0].mcp_servers == ({"name": "calc", "transport": "stdio", "era": "modern",
+                                    "protocol_version": "2026-07-28"}, {"name": "wiki", "transport": "http"})
+    assert seen[0].to_dict()["mcp_servers"][0]["name"] == "calc"
+    assert len(result.problems) == 2 and all("left out of the audit" in problem for problem in result.problems)
+    quiet, _ = make_agent([Turn([text("ok")])], ToolsPlugin(TOOL), Servers())
+    quiet.run_sync("go")
+    assert asked == [["act"]]  # no trail kept: the plugins are not asked

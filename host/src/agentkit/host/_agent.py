@@ -55,7 +55,7 @@ from agentkit.plugin_api import (
 )
 
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper
-from ._audit import RunAudit, check_sink
+from ._audit import RunAudit, check_sink, server_descriptions
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
 from ._budget_account import Budget, RunAccount
@@ -272,6 +272,17 @@ class Agent:
         if not shown or reader is None:
             return None
         return render_skills_block(shown, reader)
+
+    def _plugin_of_tool(self, name: str) -> str:
+        """The plugin whose tool ``name`` the agent runs; ``embedder`` for a tool given in code."""
+        tool = self.tools.get(name)
+        if tool is not None and self.host.tools.get(name) is tool:
+            return self.host.plugin_of("tool", name) or "embedder"
+        return "embedder"
+
+    def _mcp_servers(self, hooks: HookRunner) -> list[dict[str, Any]]:
+        """The MCP servers behind the agent's tools, as the plugins that reach them describe them."""
+        return server_descriptions(hooks.mcp_servers(sorted(self.tools)), hooks.report)
 
     def tool_options(self) -> dict[str, dict[str, Any]]:
         """Per-tool options handed to handlers: the embedder's, plus the skill folders ``read_file`` may read."""
@@ -626,7 +637,7 @@ class Agent:
             enter_run(scope)  # set in the run's own task: its tool calls see it, its caller does not
             if self.config.audit is not None:  # the trail is kept in the session too once it is asked for
                 audit.log = log
-            audit.start(self.skills.entries)
+            audit.start(self.skills.entries, self._mcp_servers(hooks) if audit.kept else ())
             await self._hook(hooks, stop, "agentkit_session_start", session=session)
             observers.extend(hooks.run_observers(session))
             if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
@@ -652,6 +663,7 @@ class Agent:
                 admit_images=self._admit_tool_images,
                 add_tools=self.add_tools,
                 artifacts=self.artifacts,
+                audit_for=lambda name, call_id: audit.for_call(self._plugin_of_tool(name), name, call_id),
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log, account)

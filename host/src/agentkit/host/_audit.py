@@ -7,6 +7,12 @@ call's record carries its name, the SHA-256 of its argument bytes (never the
 arguments), the decision (``allowed``, ``blocked`` and by whom, or
 ``not_asked`` when the call never reached authorization) and ``is_error``.
 
+A tool's plugin adds records of its own through ``ToolContext.audit`` (the
+MCP client: one ``mcp.call`` per ``tools/call``), named ``<plugin>.<kind>``
+and stamped by the host, so no plugin can forge the host's records; and
+``session_start`` lists the MCP servers behind the agent's tools, as the
+plugins that reach them describe them (``agentkit_mcp_servers``).
+
 Records go to the embedder's sink (``AgentConfig.audit``) and, when the agent
 has a session, into its log as ``custom`` entries of type ``audit``. A sink
 that raises is reported in the run's ``problems`` and the run goes on.
@@ -18,9 +24,12 @@ import dataclasses
 import hashlib
 import inspect
 import json
+import logging
 import os
+import re
+import reprlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -33,12 +42,19 @@ from .sessions._entries import encode_line, now
 if TYPE_CHECKING:
     from .sessions._recorder import RunLog
 
+_log = logging.getLogger("agentkit.host")
+
 #: The ``custom_type`` of the session entries that carry audit records.
 AUDIT_ENTRY = "audit"
 
 SESSION_START = "session_start"
 TOOL_CALL = "tool_call"
 SESSION_END = "session_end"
+#: A plugin's own kinds and field names: lowercase identifiers (the host adds ``<plugin>.``).
+_PLUGIN_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_SCALARS = (str, int, float, bool, type(None))
+#: The fields the host stamps on a plugin's record; a plugin cannot set them.
+_STAMPED = frozenset({"kind", "plugin", "session_id", "run_id", "timestamp", "tool_name", "tool_call_id"})
 
 ALLOWED = "allowed"
 BLOCKED = "blocked"
@@ -52,12 +68,13 @@ BY_EMBEDDER = "before_tool_call"
 class AuditRecord:
     """One line of the audit trail.
 
-    :param kind: ``session_start``, ``tool_call`` or ``session_end``.
+    :param kind: ``session_start``, ``tool_call`` or ``session_end``; or
+        ``<plugin>.<kind>`` for a record a tool's plugin added (``mcp.call``).
     :param session_id: the agent's session id.
     :param run_id: the same for every record of one run.
     :param timestamp: UTC, ISO 8601 with milliseconds and ``Z``.
     :param model: the model the run uses (start and end records).
-    :param tool_name: the tool the model called (tool call records).
+    :param tool_name: the tool the model called (tool call and plugin records).
     :param tool_call_id: the provider's id of the call.
     :param arguments_sha256: hex SHA-256 of the call's argument text, UTF-8
         encoded, exactly as the model sent it (and as the session log keeps
@@ -69,8 +86,12 @@ class AuditRecord:
     :param outcome: how the run ended (end records).
     :param error: the run's error text, if it ended with one.
     :param skills: start: the skills the agent has; end: those the run activated.
-    :param mcp_servers: the MCP servers the run could reach; always empty until
-        agentkit connects to MCP servers, kept so consumers need no change then.
+    :param mcp_servers: start: the MCP servers behind the agent's tools, one
+        mapping each (``name``, and as known ``transport``, ``era``,
+        ``protocol_version``), sorted by name.
+    :param plugin: the plugin that added the record (plugin records; tools
+        given in code are stamped ``embedder``).
+    :param details: the plugin's own fields (plugin records), JSON scalars.
     """
 
     kind: str
@@ -87,7 +108,9 @@ class AuditRecord:
     outcome: str | None = None
     error: str | None = None
     skills: tuple[str, ...] | None = None
-    mcp_servers: tuple[str, ...] | None = None
+    mcp_servers: tuple[Mapping[str, Any], ...] | None = None
+    plugin: str | None = None
+    details: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data, fields that do not apply left out."""
@@ -134,6 +157,12 @@ def describe(record: Mapping[str, Any]) -> str:
         return f"tool_call {record.get('tool_name')} {record.get('decision')}{by}{error} args sha256 {digest}"
     if kind == SESSION_END:
         return f"session_end {record.get('outcome')}" + (f": {record['error']}" if record.get("error") else "")
+    if record.get("plugin"):
+        details = record.get("details")
+        if not isinstance(details, Mapping):
+            details = {}
+        shown = " ".join(f"{key}={value}" for key, value in details.items())
+        return f"{kind} {record.get('tool_name')} {shown}".rstrip()
     return f"{kind} {record.get('model') or ''}".rstrip()
 
 
@@ -163,10 +192,48 @@ class RunAudit:
         self._calls: dict[str, ToolUseBlock] = {}
         self.log: RunLog | None = None
         self.started = False
+        self.ended = False
 
-    def start(self, skills: Mapping[str, Any]) -> None:
+    @property
+    def kept(self) -> bool:
+        """Whether anyone keeps this run's records (a sink, or the session log)."""
+        return self._sink is not None or self.log is not None
+
+    def start(self, skills: Mapping[str, Any], mcp_servers: Sequence[Mapping[str, Any]] = ()) -> None:
         self.started = True
-        self._emit(SESSION_START, model=self._model, skills=tuple(sorted(skills)), mcp_servers=())
+        self._emit(SESSION_START, model=self._model, skills=tuple(sorted(skills)), mcp_servers=tuple(mcp_servers))
+
+    def for_call(self, plugin: str, tool_name: str, call_id: str) -> Callable[..., None]:
+        """``ToolContext.audit`` for one call of ``tool_name``: ``audit(kind, **fields)`` from any thread.
+
+        Called on the run's loop; a record made on another thread is handed
+        to that loop, so the sink is only ever called there and in order.
+        """
+        if not self.kept:
+            return _unkept
+        import asyncio  # here, not at the top: `agentkit sessions show` reads records without loading the loop
+
+        loop, thread = asyncio.get_running_loop(), threading.get_ident()
+
+        def audit(kind: str, /, **fields: Any) -> None:
+            details = _plugin_fields(kind, fields)
+            if threading.get_ident() == thread:
+                self._plugin_record(plugin, kind, tool_name, call_id, details)
+                return
+            try:
+                loop.call_soon_threadsafe(self._plugin_record, plugin, kind, tool_name, call_id, details)
+            except RuntimeError:  # the loop is closed: the run is long over
+                _log.warning("a %s.%s audit record of %s came after its run ended and was dropped",
+                             plugin, kind, tool_name)
+
+        return audit
+
+    def _plugin_record(self, plugin: str, kind: str, tool_name: str, call_id: str, details: dict[str, Any]) -> None:
+        if self.ended:  # an abandoned handler's late word: the trail of that run is closed
+            _log.warning("a %s.%s audit record of %s came after its run ended and was dropped",
+                         plugin, kind, tool_name)
+            return
+        self._emit(f"{plugin}.{kind}", plugin=plugin, tool_name=tool_name, tool_call_id=call_id, details=details)
 
     def observe(self, message: Message, decisions: dict[str, tuple[str, str | None]]) -> None:
         """A message joined the history: remember its calls, or record the call it answers.
@@ -186,6 +253,7 @@ class RunAudit:
                        decision=decision, blocked_by=blocked_by, is_error=message.is_error)
 
     def end(self, outcome: str, error: str | None, skills: list[str]) -> None:
+        self.ended = True
         self._emit(SESSION_END, model=self._model, outcome=outcome, error=error, skills=tuple(skills))
         if self.log is not None:
             self.log.sync()  # the end record is as durable as the run's last message
@@ -200,3 +268,45 @@ class RunAudit:
             self._sink(record)
         except BaseException as exc:  # the embedder's sink never takes the run down
             self._report(f"the audit sink raised {type(exc).__name__}: {exc}; the {kind} record was not kept")
+
+
+def _unkept(kind: str, /, **fields: Any) -> None:
+    """``ToolContext.audit`` of a run whose trail nobody keeps: misuse still raises, as it would elsewhere."""
+    _plugin_fields(kind, fields)
+
+
+def _plugin_fields(kind: object, fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` checked as a plugin's record may carry them; misuse raises ``ValueError`` in the plugin."""
+    if not isinstance(kind, str) or not _PLUGIN_NAME.fullmatch(kind):
+        raise ValueError(f"ToolContext.audit kind {kind!r}: give a lowercase identifier such as 'call'")
+    for name, value in fields.items():
+        if name in _STAMPED or not _PLUGIN_NAME.fullmatch(name):
+            raise ValueError(f"ToolContext.audit field {name!r}: give a lowercase identifier that is not one the "
+                             f"host stamps ({', '.join(sorted(_STAMPED))})")
+        if not isinstance(value, _SCALARS):
+            raise ValueError(f"ToolContext.audit field {name!r} is a {type(value).__name__}: give a JSON scalar "
+                             "(str, int, float, bool or None), never the arguments")
+    return dict(fields)
+
+
+def server_descriptions(answers: Sequence[tuple[str, object]], report: Callable[[str], None]) -> list[dict[str, Any]]:
+    """The ``mcp_servers`` of a start record from each plugin's ``agentkit_mcp_servers`` answer, sorted by name.
+
+    An answer of another shape is reported and leaves that plugin's servers out.
+    """
+    servers: list[dict[str, Any]] = []
+    for plugin, answer in answers:
+        if answer is None:
+            continue
+        try:
+            described = [dict(server) for server in answer]  # type: ignore[attr-defined]
+            if not all(isinstance(server.get("name"), str) and all(isinstance(key, str) and isinstance(value, _SCALARS)
+                                                                   for key, value in server.items())
+                       for server in described):
+                raise ValueError("each server is a mapping with a str 'name' and JSON scalar values")
+        except (TypeError, ValueError) as exc:
+            report(f"plugin {plugin}: agentkit_mcp_servers answered {reprlib.repr(answer)}: {exc}; its servers are "
+                   "left out of the audit")
+            continue
+        servers.extend(described)
+    return sorted(servers, key=lambda server: server["name"])

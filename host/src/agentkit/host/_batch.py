@@ -140,6 +140,8 @@ class ToolBatch:
         caller so that each tool's schema is compiled once for all its batches.
     :param admit_images: normalizes a successful result's images for the model;
         an image it refuses turns the result into an ``invalid_image`` error.
+    :param audit_for: ``audit_for(tool name, call id)`` is the call's
+        ``ToolContext.audit``; without it, handlers get ``None``.
     """
 
     def __init__(
@@ -161,9 +163,11 @@ class ToolBatch:
         admit_images: AdmitImages | None = None,
         add_tools: Callable[..., None] | None = None,
         artifacts: ArtifactKeeper | None = None,
+        audit_for: Callable[[str, str], Callable[..., None]] | None = None,
     ) -> None:
         self.tools = tools
         self.add_tools = add_tools
+        self.audit_for = audit_for
         self.hooks = hooks
         self.session = session
         self.before_tool_call = before_tool_call
@@ -375,6 +379,7 @@ class ToolBatch:
             cancel=self.cancel,
             options=self.tool_options.get(tool.name, {}),
             add_tools=self.add_tools,
+            audit=None if self.audit_for is None else self.audit_for(tool.name, item.call.id),
         )
 
     def _launch(self, item: _Call) -> Launched:

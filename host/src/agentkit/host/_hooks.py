@@ -33,6 +33,7 @@ log = logging.getLogger("agentkit.host")
 BEFORE = "agentkit_before_tool_call"
 AFTER = "agentkit_after_tool_call"
 RUN_OBSERVER = "agentkit_run_observer"
+MCP_SERVERS = "agentkit_mcp_servers"
 #: Events run observers are not shown: the pieces of a response, whole on ``message_end``.
 STREAMED_PIECES = frozenset({"block_start", "block_delta", "block_end", "output_partial"})
 
@@ -115,6 +116,17 @@ class HookRunner:
     def after_tool_call(self, call: ToolUseBlock, result: ToolResultMessage, session: SessionInfo) -> None:
         """Show every plugin the result; none can change the one that enters the history."""
         self.notify(AFTER, call=call, result=result, session=session)
+
+    def mcp_servers(self, tools: Sequence[str]) -> list[tuple[str, object]]:
+        """``(plugin, answer)`` for each plugin's ``agentkit_mcp_servers`` answer about ``tools``."""
+        answers: list[tuple[str, object]] = []
+        for plugin, caller in self._callers(MCP_SERVERS):
+            try:
+                answers.extend((plugin, answer) for answer in caller(tools=list(tools)))
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                self.report(f"plugin {plugin!r} {MCP_SERVERS} raised {type(exc).__name__}: {exc}; its servers are "
+                            "left out of the audit")
+        return answers
 
     def run_observers(self, session: SessionInfo) -> list[tuple[str, Callable[[Event], object]]]:
         """The ``(plugin, observer)`` of each plugin that asked to observe this run."""

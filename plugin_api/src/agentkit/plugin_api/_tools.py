@@ -74,9 +74,21 @@ class ToolContext:
         after the session's first request are declared after those already sent,
         so the provider's cached prefix survives; a name an enabled tool already
         has raises ``AgentkitError``. ``None`` outside an agent's run.
+    :param audit: ``audit(kind, **fields)`` adds a record to the run's audit
+        trail (the embedder's ``AgentConfig.audit`` sink and the session log),
+        for an event of this call a plugin must answer for (the MCP client: a
+        ``tools/call`` it made). The host names the record's kind
+        ``<plugin>.<kind>`` and stamps it with the plugin, the tool, the call
+        id and the run's ids; ``kind`` and the field names are lowercase
+        identifiers and the values JSON scalars (``str``, ``int``, ``float``,
+        ``bool``, ``None``), anything else raises ``ValueError``. Never give it
+        the arguments or a secret: the trail is for whoever audits the run.
+        Callable from any thread; a record made after the run ended is
+        dropped, and a trail nobody keeps costs nothing. ``None`` outside an
+        agent's run.
 
     .. versionchanged:: 0.2
-        ``add_tools``.
+        ``add_tools``, ``audit``.
     """
 
     root: Path
@@ -84,6 +96,7 @@ class ToolContext:
     cancel: CancelToken = field(default_factory=CancelToken)
     options: Mapping[str, Any] = field(default_factory=dict)
     add_tools: Callable[..., None] | None = None
+    audit: Callable[..., None] | None = None
 
 
 @dataclass(slots=True)

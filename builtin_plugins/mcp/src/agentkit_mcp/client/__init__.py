@@ -7,14 +7,15 @@ Loading the plugin costs a TOML read: the SDK is imported only when
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from agentkit.plugin_api import Tool, hookimpl
 
 from ._embedder import InputRequest, McpAuditRecord, set_audit_sink, set_input_handler
 
-__all__ = ["InputRequest", "McpAuditRecord", "agentkit_register_tools", "close_all", "set_audit_sink",
-           "set_input_handler"]
+__all__ = ["InputRequest", "McpAuditRecord", "agentkit_mcp_servers", "agentkit_register_tools", "close_all",
+           "set_audit_sink", "set_input_handler"]
 
 
 @hookimpl
@@ -41,6 +42,17 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     register(status_tool(lambda: pool.connections))
     for tool in agent_tools(pool, pool.list_all()):
         register(tool)
+
+
+@hookimpl
+def agentkit_mcp_servers(tools: Sequence[str]) -> list[dict[str, Any]]:
+    """The configured servers behind ``tools``, for the run's ``session_start`` audit record.
+
+    Reads what the connections already know: no server is contacted, and a
+    process that connected to none answers at once.
+    """
+    pools = sys.modules.get(f"{__name__}._pool")
+    return [] if pools is None else pools.describe_servers(tools)
 
 
 def close_all() -> None:

@@ -28,7 +28,15 @@ from mcp.client.stdio import stdio_client
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from .._config import ServerConfig, resolve, resolved_table
-from ._embedder import MAX_INPUT_ROUNDS, InputRequest, McpAuditRecord, arguments_sha256, ask, audit
+from ._embedder import (
+    MAX_INPUT_ROUNDS,
+    InputRequest,
+    McpAuditRecord,
+    Reporter,
+    arguments_sha256,
+    ask,
+    audit,
+)
 from ._environment import server_environment
 
 CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
@@ -218,11 +226,15 @@ class ServerConnection:
                 break
         return tools
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], qualified_name: str) -> Any:
-        """``tools/call`` within the entry's deadline and limits; the SDK result, or an exception saying why not."""
+    async def call_tool(self, tool: str, arguments: dict[str, Any], qualified_name: str,
+                        report: Reporter | None = None) -> Any:
+        """``tools/call`` within the entry's deadline and limits; the SDK result, or an exception saying why not.
+
+        The call's audit record also goes to ``report`` (the run's trail), called on this loop.
+        """
         record = {"tool": tool, "qualified_name": qualified_name, "arguments_sha256": arguments_sha256(arguments)}
         if self.calls >= self.config.per_session_call_limit:
-            self._audit_call(record, True, "per_session_call_limit reached")
+            self._audit_call(report, record, True, "per_session_call_limit reached")
             raise ServerUnavailable(
                 f"MCP server {self.config.name!r} allows {self.config.per_session_call_limit} call(s) per session "
                 "(per_session_call_limit) and they are used up"
@@ -231,14 +243,17 @@ class ServerConnection:
         try:
             client = await self._usable_client()
         except ServerUnavailable as exc:
-            self._audit_call(record, True, str(exc))
+            self._audit_call(report, record, True, str(exc))
             raise
         try:
             async with asyncio.timeout(self.config.timeout_s):
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+        except asyncio.CancelledError:  # the agent gave up on the call (its deadline, an abort): it was still made
+            self._audit_call(report, record, True, "cancelled")
+            raise
         except TimeoutError:
             await self._fail("it did not answer in time", client)
-            self._audit_call(record, True, "timeout")
+            self._audit_call(report, record, True, "timeout")
             raise ServerUnavailable(
                 f"MCP server {self.config.name!r} did not answer {tool!r} within {self.config.timeout_s:g} s "
                 "(timeout_s); the connection is reset"
@@ -246,18 +261,18 @@ class ServerConnection:
         except MCPError as exc:
             if exc.code in _BROKEN_CODES:
                 await self._fail(_describe(exc), client)
-                self._audit_call(record, True, "disconnected")
+                self._audit_call(report, record, True, "disconnected")
                 raise ServerUnavailable(f"MCP server {self.config.name!r} disconnected: {_describe(exc)}") from exc
-            self._audit_call(record, True, f"error {exc.code}")
+            self._audit_call(report, record, True, f"error {exc.code}")
             raise
         except (ValueError, InputRequiredRoundsExceededError) as exc:  # a bad or endless answer, a good connection
-            self._audit_call(record, True, type(exc).__name__)
+            self._audit_call(report, record, True, type(exc).__name__)
             raise
         except Exception as exc:  # the transport failed under the call
             await self._fail(_describe(exc), client)
-            self._audit_call(record, True, type(exc).__name__)
+            self._audit_call(report, record, True, type(exc).__name__)
             raise ServerUnavailable(f"MCP server {self.config.name!r} failed during {tool!r}: {_describe(exc)}") from exc
-        self._audit_call(record, bool(result.is_error), None)
+        self._audit_call(report, record, bool(result.is_error), None)
         return result
 
     async def _fail(self, reason: str, client: Client) -> None:
@@ -266,9 +281,9 @@ class ServerConnection:
         if self._client is client:
             await self._drop()
 
-    def _audit_call(self, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
+    def _audit_call(self, report: Reporter | None, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
         audit(McpAuditRecord("call", self.config.name, is_error=is_error, era=self.era,
-                             protocol_version=self.protocol_version, detail=detail, **record))
+                             protocol_version=self.protocol_version, detail=detail, **record), report)
 
     # -- the server's questions -------------------------------------------------------
 

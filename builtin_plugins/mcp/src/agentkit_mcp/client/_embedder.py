@@ -2,7 +2,9 @@
 
 Both are process-wide, set once by the application that embeds agentkit
 (``agentkit run`` sets neither: audit records go to the ``agentkit.mcp.audit``
-logger and servers' questions are declined).
+logger and servers' questions are declined). A call's record also joins the
+audit trail of the agent that made it (``ToolContext.audit``, kind ``mcp.call``),
+whatever is set here.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ InputHandler = Callable[[InputRequest], "Mapping[str, Any] | Awaitable[Mapping[s
 "content": {...}}`` for an elicitation, a ``CreateMessageResult`` for sampling."""
 
 AuditSink = Callable[[McpAuditRecord], object]
+#: Where one call's records go besides the sink: the agent's audit trail (``ToolContext.audit``).
+Reporter = Callable[[McpAuditRecord], None]
 
 _state: dict[str, Any] = {"audit": None, "input": None}
 
@@ -91,8 +95,13 @@ def set_input_handler(handler: InputHandler | None) -> None:
     _state["input"] = handler
 
 
-def audit(record: McpAuditRecord) -> None:
-    """Hand ``record`` to the embedder's sink, or log it; a sink that raises is logged, never propagated."""
+def audit(record: McpAuditRecord, report: Reporter | None = None) -> None:
+    """Hand ``record`` to ``report`` and to the embedder's sink, or log it; a failure is logged, never propagated."""
+    if report is not None:
+        try:
+            report(record)
+        except Exception:  # the trail never takes a call down
+            _audit_log.exception("the MCP call's record could not join the agent's audit trail: %s", record.to_dict())
     sink = _state["audit"]
     if sink is None:
         if _audit_log.isEnabledFor(logging.INFO):  # the record is encoded only for a logger that keeps it

@@ -98,6 +98,23 @@ def shared_pool(servers: Sequence[ServerConfig]) -> ServerPool:
         return pool
 
 
+def describe_servers(tools: Sequence[str]) -> list[dict[str, Any]]:
+    """The servers, of every pool, that made one of ``tools``: name, transport, and the era and version as connected."""
+    wanted = set(tools)
+    with _pools_lock:
+        pools = list(_pools.values())
+    described: dict[str, dict[str, Any]] = {}
+    for pool in pools:
+        for server, made in list(pool.tools.items()):  # a copy: a running agent may add tools meanwhile
+            if server in described or not wanted.intersection(made):
+                continue
+            connection = pool.connections[server]
+            facts = {"name": server, "transport": connection.config.transport, "era": connection.era,
+                     "protocol_version": connection.protocol_version}
+            described[server] = {key: value for key, value in facts.items() if value is not None}
+    return list(described.values())
+
+
 def close_all() -> None:
     """Close every pool of the process (called at exit; tests call it to end their servers)."""
     with _pools_lock:

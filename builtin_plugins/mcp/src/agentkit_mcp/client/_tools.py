@@ -17,7 +17,7 @@ from mcp import InputRequiredRoundsExceededError, MCPError
 
 from agentkit.plugin_api import Tool, ToolContext, ToolResult
 
-from ._embedder import MAX_INPUT_ROUNDS
+from ._embedder import MAX_INPUT_ROUNDS, McpAuditRecord, Reporter
 from ._pool import ServerPool
 from ._results import to_tool_result
 
@@ -72,12 +72,25 @@ async def _add_listed_since(pool: ServerPool, server: str, context: ToolContext)
         _log.warning("MCP server %r changed its tools, and they could not be added: %s", server, exc)
 
 
+def _trail(context: ToolContext | None) -> Reporter | None:
+    """The agent's audit trail for one call's records, as ``mcp.call`` (called on the pool's loop: it hops)."""
+    audit = None if context is None else context.audit
+    if audit is None:
+        return None
+
+    def report(record: McpAuditRecord) -> None:
+        fields = record.to_dict()
+        audit(fields.pop("kind"), **fields)
+
+    return report
+
+
 def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
     connection = pool.connections[server]
 
     async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         try:
-            result = await pool.run_async(connection.call_tool(mcp_tool.name, arguments, name))
+            result = await pool.run_async(connection.call_tool(mcp_tool.name, arguments, name, _trail(context)))
         except MCPError as exc:
             return ToolResult.failure("mcp_error", detail=f"MCP server {server!r}: {exc}", mcp_server=server)
         except InputRequiredRoundsExceededError:

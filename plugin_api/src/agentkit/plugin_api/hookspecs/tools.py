@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from .._markers import hookspec
 from .._tools import Tool
@@ -24,4 +25,26 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     on without it.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def agentkit_mcp_servers(tools: Sequence[str]) -> Sequence[Mapping[str, Any]] | None:
+    """Describe the MCP servers behind some of an agent's tools, for its audit trail.
+
+    :param tools: the names of the tools the agent has enabled, sorted.
+    :returns: one mapping per server that serves at least one of ``tools``:
+        ``name`` (the configured server name) and, as known, ``transport``
+        (``stdio`` or ``http``), ``era`` (``modern`` or ``legacy``) and
+        ``protocol_version`` (the negotiated one); values are JSON scalars.
+        ``None`` or an empty sequence: none of them.
+
+    Called at the start of each run that keeps an audit trail, once per
+    implementing plugin; the host lists every answer, sorted by name, in the
+    ``session_start`` record's ``mcp_servers``. It must be quick (it reads
+    what the plugin already knows, it never connects). An exception, or an
+    answer of another shape, is reported in the run's problems and leaves
+    that plugin's servers out; the run goes on.
+
+    .. versionadded:: 0.2
     """

@@ -1,0 +1,180 @@
+"""Every MCP call reaches the host's audit trail (the embedder's sink and the session log), never its arguments."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomli_w
+from agentkit_provider_faux import Script, Turn, text, tool_call
+
+from agentkit.host import Agent, AgentConfig, AuditRecord, JsonlAuditSink, PluginHost
+from agentkit.host.sessions import JsonlSessionStore, Session
+
+from .conftest import v2_stdio_entry
+
+# Long and distinctive: it cannot turn up by chance in ids, hashes or timestamps.
+SECRET = "correct-horse-battery-staple-" + "Wm5" * 40
+
+
+def configure(*entries: dict[str, Any]) -> None:
+    Path("agentkit.toml").write_text(tomli_w.dumps({"mcp": {"servers": list(entries)}}), encoding="utf-8")
+
+
+def compact_sha256(arguments: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def audit_entries(session: Session) -> list[dict[str, Any]]:
+    return [entry.data["data"] for entry in Session.open(session.id, session.store).entries
+            if entry.type == "custom" and entry.data["custom_type"] == "audit"]
+
+
+@pytest.mark.parametrize(("era", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+def test_an_mcp_call_reaches_the_embedders_sink_and_the_session_log_without_its_arguments(
+        config_home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, era: str, version: str) -> None:
+    import agentkit_mcp
+
+    configure(v2_stdio_entry("calc", era=era))
+    caplog.set_level(logging.INFO, logger="agentkit.mcp.audit")
+    plugin_records: list[Any] = []
+    agentkit_mcp.set_audit_sink(plugin_records.append)  # still served, beside the host's trail
+    try:
+        host = PluginHost.discover()
+        session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=Path.cwd())
+        seen: list[AuditRecord] = []
+        jsonl = JsonlAuditSink(tmp_path / "audit.jsonl")
+        arguments = {"text": SECRET}
+        script = Script([Turn([tool_call("calc__echo", arguments, id="c1")]),
+                         Turn([tool_call("calc__fail", {}, id="c2")]), Turn([text("Done.")])])
+        agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__echo", "calc__fail"],
+                                  transport=script, audit=lambda record: (seen.append(record), jsonl.record(record))),
+                      host=host, session=session)
+        result = agent.run_sync("Say it, then fail.")
+    finally:
+        agentkit_mcp.set_audit_sink(None)
+
+    assert result.outcome == "completed" and result.problems == []
+    assert [record.kind for record in seen] == ["session_start", "mcp.call", "tool_call", "mcp.call", "tool_call",
+                                                "session_end"]
+    assert seen[0].mcp_servers == ({"name": "calc", "transport": "stdio", "era": "modern" if era == "auto" else "legacy",
+                                    "protocol_version": version},)
+    echo, failed = seen[1], seen[3]
+    assert (echo.plugin, echo.tool_name, echo.tool_call_id) == ("mcp", "calc__echo", "c1")
+    assert echo.details is not None and failed.details is not None
+    assert (echo.details["server"], echo.details["tool"], echo.details["is_error"]) == ("calc", "echo", False)
+    assert echo.details["arguments_sha256"] == compact_sha256(arguments)
+    assert echo.details["protocol_version"] == version
+    assert (failed.tool_call_id, failed.details["tool"], failed.details["is_error"]) == ("c2", "fail", True)
+    assert seen[4].is_error is True
+
+    # The same records, in the same order, in the session log; the arguments in none of them, anywhere.
+    assert audit_entries(session) == [record.to_dict() for record in seen]
+    assert all(SECRET not in json.dumps(record.to_dict()) for record in seen)
+    assert SECRET.encode() not in (tmp_path / "audit.jsonl").read_bytes()
+    assert SECRET not in caplog.text
+    assert SECRET in json.dumps(result.messages[1].to_dict())  # planted where the model put it, so the checks mean something
+    # An embedder that set the plugin's own sink still gets its records.
+    assert [record.kind for record in plugin_records if record.kind == "call"] == ["call", "call"]
+
+
+def test_an_mcp_call_without_the_plugin_sink_is_audited_by_the_host_and_logged(
+        config_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    configure(v2_stdio_entry("calc"))
+    caplog.set_level(logging.INFO, logger="agentkit.mcp.audit")
+    seen: list[AuditRecord] = []
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=seen.append,
+                              transport=Script([Turn([tool_call("calc__add", {"a": 1, "b": 2})]), Turn([text("3")])])),
+                  host=PluginHost.discover())
+    agent.run_sync("add")
+
+    assert [record.kind for record in seen].count("mcp.call") == 1
+    assert '"kind": "call"' in caplog.text  # the plugin's logger keeps its record, as before
+
+
+def test_the_start_record_lists_only_the_servers_behind_the_agents_tools(config_home: Path) -> None:
+    configure(v2_stdio_entry("calc"))
+    host = PluginHost.discover()
+    seen: list[AuditRecord] = []
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["mcp_servers"], audit=seen.append,
+                              transport=Script([Turn([text("nothing to call")])])), host=host)
+    agent.run_sync("hello")
+
+    assert seen[0].kind == "session_start" and seen[0].mcp_servers == ()
+
+
+@pytest.mark.parametrize("failure", [RuntimeError("sink bug"), KeyboardInterrupt()])
+def test_a_sink_that_raises_on_mcp_records_never_changes_the_run(config_home: Path, failure: BaseException) -> None:
+    configure(v2_stdio_entry("calc"))
+    host = PluginHost.discover()
+
+    def run(audit: Any) -> Any:
+        script = Script([Turn([tool_call("calc__add", {"a": 20, "b": 22})]), Turn([text("It is 42.")])])
+        agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=audit,
+                                  transport=script), host=host)
+        return agent.run_sync("What is 20 + 22?")
+
+    def broken(record: AuditRecord) -> None:
+        if record.kind == "mcp.call":
+            raise failure
+
+    steady, shaken = run(lambda record: None), run(broken)
+    assert shaken.outcome == steady.outcome == "completed"
+    assert [message.text for message in shaken.messages] == [message.text for message in steady.messages]
+    assert shaken.problems == [f"the audit sink raised {type(failure).__name__}: {failure}; the mcp.call record "
+                               "was not kept"]
+
+
+def test_parallel_calls_each_get_their_own_record_before_their_result(config_home: Path) -> None:
+    configure(v2_stdio_entry("calc"))
+    calls = {f"c{index}": {"a": index, "b": 100 * index} for index in range(1, 7)}
+    seen: list[AuditRecord] = []
+    script = Script([Turn([tool_call("calc__add", arguments, id=call_id) for call_id, arguments in calls.items()]),
+                     Turn([text("Done.")])])
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=seen.append,
+                              transport=script), host=PluginHost.discover())
+    result = agent.run_sync("Add them all at once.")
+
+    assert result.outcome == "completed"
+    mcp_calls = {record.tool_call_id: record for record in seen if record.kind == "mcp.call"}
+    assert set(mcp_calls) == set(calls)
+    for call_id, arguments in calls.items():  # never another call's hash: each record is its own call's
+        details = mcp_calls[call_id].details
+        assert details is not None and details["arguments_sha256"] == compact_sha256(arguments)
+    order = [(record.kind, record.tool_call_id) for record in seen]
+    assert all(order.index(("mcp.call", call_id)) < order.index(("tool_call", call_id)) for call_id in calls)
+
+
+def test_a_call_the_agent_gives_up_on_is_still_recorded_as_made() -> None:
+    """The agent's deadline or abort cancels the handler, and so the call on the pool's loop: it was made all the same."""
+    import asyncio
+    import sys
+
+    from agentkit_mcp._config import ServerConfig
+    from agentkit_mcp.client._connection import ServerConnection
+
+    from .conftest import V2_SERVER
+
+    reported: list[Any] = []
+
+    async def scenario() -> None:
+        connection = ServerConnection(ServerConfig(name="calc", command=sys.executable, args=(str(V2_SERVER),),
+                                                   connect_timeout_s=30))
+        try:
+            await connection.connect()
+            call = asyncio.ensure_future(connection.call_tool("hang", {"x": SECRET}, "calc__hang", reported.append))
+            await asyncio.sleep(0)  # connected and unlocked: the call runs until it waits for the server's answer
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+        finally:
+            await connection.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+    [record] = reported
+    assert (record.kind, record.tool, record.is_error, record.detail) == ("call", "hang", True, "cancelled")
+    assert SECRET not in json.dumps(record.to_dict())
