@@ -223,7 +223,8 @@ class ToolBatch:
                     if item.asynchronous:
                         waiting.append(item)
                         launches.append(self._launch(item))
-                await settle_all(launches, self.stop, _HANDLER_GRACE)
+                if launches:
+                    await settle_all(launches, self.stop, _HANDLER_GRACE)
                 if tasks:
                     await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
             finally:
@@ -285,8 +286,11 @@ class ToolBatch:
         if problem:
             item.result = ToolResult.failure("invalid_arguments", problem)
             return item
-        decision, blocked_by = await self._ask_embedder(item), "before_tool_call"
-        if decision is None:
+        # Asked only when someone may refuse: a call nobody checks awaits nothing.
+        decision, blocked_by = None, "before_tool_call"
+        if self.before_tool_call is not None and self.before_tool_call is not allow_all:  # allow_all never blocks
+            decision = await self._ask_embedder(item)
+        if decision is None and self._implemented("agentkit_before_tool_call"):
             decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
             blocked_by = self.hooks.blocked_by.get(call.id, blocked_by)
         # ABORTED: the run is stopping and nobody refused this call; the batch's
@@ -327,8 +331,7 @@ class ToolBatch:
         return None
 
     async def _ask_embedder(self, item: _Call) -> Block | None:
-        if self.before_tool_call is None or self.before_tool_call is allow_all:  # allows all, never blocks: no thread
-            return None
+        assert self.before_tool_call is not None
         decision = await self._decide(
             "before_tool_call", self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
             late="Authorization did not answer within {timeout} seconds.",
@@ -348,8 +351,6 @@ class ToolBatch:
         return known
 
     async def _ask_plugins(self, item: _Call) -> Block | None:
-        if not self._implemented("agentkit_before_tool_call"):
-            return None
         return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None or a Block
             "agentkit_before_tool_call", self.hooks.before_tool_call, item.call, item.arguments, self.session,
             late="Blocked: a plugin's check did not answer within {timeout} seconds.",
@@ -403,14 +404,15 @@ class ToolBatch:
         timeout = tool_timeout_of(tool, self.tool_timeout)
         # A sync handler's result is rendered in its own thread too: data
         # that is slow or impossible to serialize stays inside the call's guard.
-        handler = tool.handler if item.asynchronous else functools.partial(_call_and_render, tool.handler, self._render)
         try:
             if item.inline:
-                value = _call_inline(handler, item.arguments, context)
-                if inspect.isawaitable(value):  # a sync function handing back a coroutine: a task, guarded
+                value = _call_inline(_call_and_render, tool.handler, self._render, item.arguments, context)
+                if not isinstance(value, _Rendered):  # a sync function handing back a coroutine: a task, guarded
                     value = await guarded_call(awaiting(value), timeout=timeout, stop=self.stop,
                                                grace=_HANDLER_GRACE, name=f"tool-{tool.name}")
             else:
+                handler = tool.handler if item.asynchronous else functools.partial(_call_and_render, tool.handler,
+                                                                                   self._render)
                 value = await guarded_call(
                     handler, item.arguments, context,
                     timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",

@@ -245,18 +245,15 @@ class TranscriptEncoder(Generic[S]):
 def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") -> list[bytes]:
     """Serialized JSON values as the pieces of one array: ``[``, the items with commas, ``]``.
 
-    The pieces are for the caller to join once, with the rest of the body: a
-    deep transcript is large, and every intermediate join would copy it.
+    The pieces are for the caller to join with the rest of the body.
     ``open=b"", close=b""`` gives the items with the commas only.
     """
-    values = list(items)
-    if not values:
-        return [open, close]
-    # Slice assignment interleaves in C: this runs every turn over the whole transcript.
-    pieces = [b","] * (2 * len(values) + 1)
-    pieces[1::2] = values
-    pieces[0], pieces[-1] = open, close
-    return pieces
+    # This runs every turn over the whole transcript. A join pays per piece
+    # (a buffer acquired and released) far more than per byte, so the items
+    # are joined here with their separators, once: a deep transcript's body
+    # then joins three pieces, not two per message, and copying its bytes a
+    # second time costs less than the pieces it saves.
+    return [open, b",".join(items), close]
 
 
 def chunks(text: str, size: int) -> list[str]:
