@@ -140,8 +140,7 @@ def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], N
 def open_session(session_id: str, store: SessionStore) -> Session:
     """The stored session ``session_id`` names (a unique prefix is enough); what loading repaired goes to stderr.
 
-    :raises UsageError: the id names a file that is no session log.
-    :raises agentkit.host.errors.SessionNotFound: no session has that id.
+    :raises UsageError: no session has that id (``SessionNotFound``), or it names a file that is no session log.
     """
     from ..errors import SessionLoadError
     from ..sessions import Session
