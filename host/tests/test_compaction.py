@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from pathlib import Path
@@ -14,7 +15,7 @@ from host_helpers import ToolsPlugin, make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, Budget, Compaction, ConfigError, allow_all
+from agentkit.host import Agent, AgentBusy, AgentConfig, Budget, Compaction, ConfigError, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -240,3 +241,83 @@ def test_no_cut_starts_on_a_tool_result_or_parts_a_call_from_its_results(batches
         results = sum(isinstance(message, ToolResultMessage) for message in request.messages)
         calls = sum(len(message.tool_calls) for message in request.messages if isinstance(message, AssistantMessage))
         assert results == calls  # every call kept has its results, and no result is kept without its call
+
+
+# -- Agent.compact: a cut now, whatever the configured compaction ------------------------------
+
+SUMMARY_PROMPT = Compaction.summarize(1).summary_prompt
+
+
+def talked_twice(tmp_path: Path, session: Session | None) -> tuple[Agent, Script, Script]:
+    """An agent (no compaction configured) after two prompts, its conversation's script and its summaries' script."""
+    main = Script([Turn([text("one")]), Turn([text("two")]), Turn([text("three")])], keep_requests=None)
+    summaries = Script([Turn([text("THE SUMMARY")])], keep_requests=None)
+    agent = Agent(AgentConfig(model="faux/scripted", transport=Router(main, summaries, SUMMARY_PROMPT)),
+                  host=make_host(), session=session)
+    assert agent.run_sync("first").outcome is Outcome.COMPLETED
+    assert agent.run_sync("second").outcome is Outcome.COMPLETED
+    return agent, main, summaries
+
+
+def texts(request: ScriptedRequest) -> list[str]:
+    return [block.text for message in request.messages for block in message.content if isinstance(block, TextBlock)]
+
+
+@pytest.mark.parametrize("with_session", [True, False])
+def test_compact_summarizes_now_and_the_next_request_starts_from_the_summary(tmp_path: Path,
+                                                                             with_session: bool) -> None:
+    session = Session.new(JsonlSessionStore(tmp_path), cwd=tmp_path) if with_session else None
+    agent, main, summaries = talked_twice(tmp_path, session)
+
+    assert asyncio.run(agent.compact()) == "THE SUMMARY"
+    assert summaries.request_count == 1 and len(agent.history) == 4  # the history itself stays whole
+    assert agent.run_sync("third").outcome is Outcome.COMPLETED
+
+    sent = texts(main.requests[-1])
+    assert "THE SUMMARY" in sent[0] and sent[1:] == ["two", "third"]  # the last answer kept, then the prompt
+    if session is not None:
+        assert [entry.data["summary"] for entry in session.entries if entry.type == "compaction"] == ["THE SUMMARY"]
+        session.close()
+
+
+def test_compact_after_a_single_prompt_has_nothing_to_cut(tmp_path: Path) -> None:
+    summaries = Script([Turn([text("unused")])], keep_requests=None)
+    agent = Agent(AgentConfig(model="faux/scripted", transport=Router(Script([Turn([text("one")])]), summaries,
+                                                                      SUMMARY_PROMPT)), host=make_host())
+    agent.run_sync("first")
+    assert asyncio.run(agent.compact()) is None
+    assert summaries.request_count == 0
+
+
+def test_compact_during_a_run_is_refused() -> None:
+    refused: list[str] = []
+    agent: Agent
+
+    async def probe(arguments: dict[str, Any], context: Any) -> str:
+        try:
+            await agent.compact()
+        except AgentBusy as exc:
+            refused.append(str(exc))
+        return "probed"
+
+    tool = Tool(name="probe", description="Compact the running agent.", input_schema={"type": "object"}, handler=probe)
+    script = Script([Turn([tool_call("probe", {})]), Turn([text("done")])])
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["probe"], transport=script),
+                  host=make_host(ToolsPlugin(tool)))
+    assert agent.run_sync("go").outcome is Outcome.COMPLETED
+    assert len(refused) == 1 and "running" in refused[0]
+
+
+def test_a_cut_made_on_demand_holds_when_the_session_is_resumed_without_compaction(tmp_path: Path) -> None:
+    store = JsonlSessionStore(tmp_path)
+    agent, _, _ = talked_twice(tmp_path, Session.new(store, cwd=tmp_path))
+    asyncio.run(agent.compact())
+    assert agent.session is not None
+    agent.session.close()
+
+    resumed = Session.open(agent.session.id, store)
+    again = Script([Turn([text("four")])], keep_requests=None)
+    Agent(AgentConfig(model="faux/scripted", transport=again), host=make_host(), session=resumed).run_sync("fourth")
+    resumed.close()
+    sent = texts(again.requests[0])
+    assert "THE SUMMARY" in sent[0] and sent[1:] == ["two", "fourth"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentkit.host.cli._run import _require_credential
+from agentkit.host.cli.support import require_credential, run_interruptibly
 from agentkit.plugin_api.errors import UsageError
 
 from ._authorize import Authorizer
@@ -70,7 +70,7 @@ class Chat:
             raise UsageError(f"no installed provider implements wire {info.api!r} for {info.key}")
         transport = self.options.transport if info.api == "faux" else None
         if transport is None:
-            _require_credential(provider, info)
+            require_credential(provider, info)
         config = self._config(model, transport)
         config.compaction = chat_compaction(info.context_window)
         config = session.config_for(config)
@@ -120,8 +120,6 @@ class Chat:
 
     def turn(self, text: str) -> None:
         """One run on ``text``, shown as it happens; Ctrl-C aborts it and the chat goes on."""
-        from agentkit.host._interrupt import run_interruptibly
-
         view = TurnView(self.screen)
         agent = self.agent
 

@@ -77,10 +77,8 @@ def _clear(chat: Chat, argument: str) -> None:
 
 
 def _compact(chat: Chat, argument: str) -> None:
-    from ._compact import compact_now
-
     try:
-        summary = asyncio.run(compact_now(chat.agent))
+        summary = asyncio.run(chat.agent.compact())
     except KeyboardInterrupt:
         chat.note("compaction interrupted; the history is unchanged")
         return

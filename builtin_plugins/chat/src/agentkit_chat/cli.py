@@ -48,7 +48,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--plain", action="store_true",
                         help="no colour and ASCII markers (also when NO_COLOR is set or stdout is no terminal)")
     parser.add_argument("--script", default=None, help="for faux/scripted: a JSON file with the list of turns")
-    from agentkit.host.cli._sessions_cmd import add_store_option
+    from agentkit.host.cli.support import add_store_option
 
     add_store_option(parser)
     return parser
@@ -58,9 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agentkit chat ARGV``; the exit code."""
     args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from agentkit.host import PluginHost
-    from agentkit.host.cli._run import _load_script, _session
-    from agentkit.host.sessions import Session, data_dir
-    from agentkit.host.sessions._selection import open_store
+    from agentkit.host.cli.support import load_script, select_session
+    from agentkit.host.sessions import Session, data_dir, open_store
 
     from ._app import Chat, ChatOptions
     from ._commands import COMMANDS
@@ -73,11 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"--root {args.root!r} is not a directory")
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
-    args.dry_run = False
     if args.session == "new":
         args.session = None
     continued = args.session is not None or args.resume
-    session = (_session(args, root) if continued else None) or Session.new(open_store(args.store), cwd=root.resolve())
+    session = (select_session(args.session, resume=args.resume, store=args.store, root=root) if continued
+               else None) or Session.new(open_store(args.store), cwd=root.resolve())
     model = args.model or session.model
     if model is None:
         session.close()
@@ -88,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         screen = Screen(sys.stdout, "plain" if plain else args.theme or DEFAULT_THEME)
         host = PluginHost.discover()
         provider = host.providers.get(host.resolve_model(model).api)  # ModelNotFound: a usage error
-        transport = _load_script(provider, args.script) if provider is not None and (
+        transport = load_script(provider, args.script) if provider is not None and (
             args.script is not None or provider.api == "faux") else None
         options = ChatOptions(root=root, allow_all_tools=args.allow_all_tools, system=args.system,
                               max_turns=args.max_turns, max_tokens=args.max_tokens,

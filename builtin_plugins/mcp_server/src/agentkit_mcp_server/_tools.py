@@ -1,10 +1,10 @@
 """The tools a server offers, and each call run under the agent's authorization.
 
-A call is run by the host's own tool batch (``agentkit.host._batch``): the
-arguments are parsed and validated, the embedder's ``before_tool_call``
-decides, then the hook plugins' ``agentkit_before_tool_call``; the handler
-runs under its deadline, and ``agentkit_after_tool_call`` sees the result.
-An MCP call is thereby governed exactly as a model's call in an agent is.
+A call is run by the host's :class:`~agentkit.host.ToolCaller`, the tool path
+of an agent's run: the arguments are parsed and validated, the embedder's
+``before_tool_call`` decides, then the hook plugins' ``agentkit_before_tool_call``;
+the handler runs under its deadline, and ``agentkit_after_tool_call`` sees the
+result. An MCP call is thereby governed exactly as a model's call in an agent is.
 """
 
 from __future__ import annotations
@@ -17,16 +17,15 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agentkit.host import BeforeToolCall, PluginHost
-from agentkit.host._batch import ToolBatch
-from agentkit.host._config import (
+from agentkit.host import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
+    BeforeToolCall,
+    PluginHost,
+    ToolCaller,
 )
-from agentkit.host._guard import RunStop
-from agentkit.host._hooks import HookRunner
-from agentkit.plugin_api import Outcome, SessionInfo, Tool, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api import SessionInfo, Tool, ToolResultMessage, ToolUseBlock
 
 from ._catalog import Prompt, Resource, ResourceTemplate
 
@@ -84,9 +83,12 @@ class ToolServer:
         self.prompts: dict[str, Prompt] = {}
         self._catalog_listeners: list[Callable[[str], None]] = []
         self._lock = threading.Lock()
-        self._in_flight: set[RunStop] = set()
-        self._validators: dict[str, Any] = {}
         self.tools = self._select()
+        self._caller = ToolCaller(
+            self.host, self.tools, before_tool_call=before_tool_call,
+            session=SessionInfo(self.session_id, SERVED_MODEL, self.root), tool_options=self.tool_options,
+            tool_timeout=tool_timeout, hook_timeout=hook_timeout, max_result_chars=max_result_chars,
+        )
 
     # -- which tools ----------------------------------------------------------------
 
@@ -169,12 +171,12 @@ class ToolServer:
         """
         fresh = host if host is not None else PluginHost.discover()
         with self._lock:
-            self.host = fresh
+            self.host = self._caller.host = fresh
             return self._reselect()
 
     def _reselect(self) -> bool:
         before = _fingerprint(self.tools)
-        self.tools = self._select()
+        self.tools = self._caller.tools = self._select()
         changed = _fingerprint(self.tools) != before
         if changed:
             for listener in list(self._listeners):
@@ -199,48 +201,32 @@ class ToolServer:
         """
         call = ToolUseBlock(id=f"mcp-{uuid.uuid4().hex}", name=name,
                             arguments=json.dumps(dict(arguments or {}), ensure_ascii=False))
-        hooks = HookRunner(self.host.hook_callers)
-        stop = RunStop()
-        stop.bind(asyncio.get_running_loop())
-        batch = ToolBatch(
-            tools=self.tools, hooks=hooks, session=SessionInfo(self.session_id, SERVED_MODEL, self.root),
-            before_tool_call=self.before_tool_call, tool_options=self.tool_options, cancel=stop.cancel,
-            emit=_ignore, stop=stop, tool_timeout=self.tool_timeout, hook_timeout=self.hook_timeout,
-            max_result_chars=self.max_result_chars, hook_callers=self.host.hook_callers,
-            validators=self._validators,
-        )
-        self._in_flight.add(stop)
-        running = asyncio.ensure_future(batch.run([call]))
+        pending = self._caller.start(call)
         try:
-            results, _ = await asyncio.shield(running)
+            return await pending
         except asyncio.CancelledError:
-            stop.request(Outcome.CANCELLED, "the MCP request was cancelled", on_loop=True)
-            await _settle(running)
+            pending.cancel("the MCP request was cancelled")
+            await _settle(pending.answer)
             raise
-        finally:
-            self._in_flight.discard(stop)
-        return results[0]
 
     def cancel_all(self, reason: str = "the server is shutting down") -> int:
         """Stop every call in flight (their handlers see the cancel token); how many there were."""
-        stops = list(self._in_flight)
-        for stop in stops:
-            stop.request(Outcome.CANCELLED, reason)
-        return len(stops)
+        return self._caller.cancel_all(reason)
 
 
-async def _settle(running: asyncio.Future[Any]) -> None:
-    """Wait for a stopped batch to answer, through further cancellations (it is bounded by the stop grace)."""
+async def _settle(answer: asyncio.Future[Any]) -> None:
+    """Wait for a stopped call's answer, through further cancellations (it is bounded by the host's stop grace).
+
+    The SDK runs requests in anyio cancel scopes, which cancel the task again at
+    every await: only a shielded scope lets the wait go on.
+    """
     import anyio
 
     with anyio.CancelScope(shield=True):
-        await asyncio.wait([running])  # returns, never raises: the batch answers every call itself
+        await asyncio.wait([answer])  # returns, never raises: every call is answered
 
 
 def _fingerprint(tools: Mapping[str, Tool]) -> list[tuple[str, str, str]]:
     return [(name, tool.description, json.dumps(tool.input_schema, sort_keys=True, default=str))
             for name, tool in tools.items()]
 
-
-def _ignore(_event: object) -> None:
-    """Served calls emit no run events: there is no run."""

@@ -23,11 +23,21 @@ if TYPE_CHECKING:
     from ._audit import AuditRecord, AuditSink, JsonlAuditSink
     from ._budget_account import Budget
     from ._compaction import Compaction
-    from ._config import AgentConfig, BeforeToolCall, Decision, RunResult, allow_all
+    from ._config import (
+        DEFAULT_HOOK_TIMEOUT,
+        DEFAULT_MAX_TOOL_RESULT_CHARS,
+        DEFAULT_TOOL_TIMEOUT,
+        AgentConfig,
+        BeforeToolCall,
+        Decision,
+        RunResult,
+        allow_all,
+    )
     from ._plugins import PluginHost, PluginRecord
     from ._settings import ModelSettings
     from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
     from ._subagents import Subagent
+    from ._tool_caller import PendingCall, ToolCaller
     from .errors import (
         AgentBusy,
         ConfigError,
@@ -53,6 +63,9 @@ _EXPORTS = {
     "Decision": "._config",
     "RunResult": "._config",
     "allow_all": "._config",
+    "DEFAULT_HOOK_TIMEOUT": "._config",
+    "DEFAULT_MAX_TOOL_RESULT_CHARS": "._config",
+    "DEFAULT_TOOL_TIMEOUT": "._config",
     "PluginHost": "._plugins",
     "PluginRecord": "._plugins",
     "ModelSettings": "._settings",
@@ -62,6 +75,8 @@ _EXPORTS = {
     "max_turns": "._stop",
     "stop_when": "._stop",
     "Subagent": "._subagents",
+    "PendingCall": "._tool_caller",
+    "ToolCaller": "._tool_caller",
     "AgentBusy": ".errors",
     "ConfigError": ".errors",
     "ImageError": ".errors",
@@ -73,6 +88,9 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "DEFAULT_HOOK_TIMEOUT",
+    "DEFAULT_MAX_TOOL_RESULT_CHARS",
+    "DEFAULT_TOOL_TIMEOUT",
     "Agent",
     "AgentBusy",
     "AgentConfig",
@@ -91,6 +109,7 @@ __all__ = [
     "ModelSettings",
     "NothingToContinue",
     "Outcome",
+    "PendingCall",
     "PluginHost",
     "PluginRecord",
     "RunResult",
@@ -98,6 +117,7 @@ __all__ = [
     "StopContext",
     "StopPolicy",
     "Subagent",
+    "ToolCaller",
     "__version__",
     "allow_all",
     "any_of",

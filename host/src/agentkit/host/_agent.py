@@ -59,7 +59,7 @@ from ._audit import RunAudit, check_sink, server_descriptions
 from ._batch import ToolBatch
 from ._budget import PromptEstimator
 from ._budget_account import Budget, RunAccount
-from ._compaction import Compactor
+from ._compaction import Compactor, compact_now
 from ._config import AgentConfig, RunResult
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
@@ -404,6 +404,26 @@ class Agent:
     def clear_queues(self) -> list[Message]:
         """Drop every queued message (steering and follow-ups); returns them, steering first."""
         return self._queues.clear()
+
+    async def compact(self) -> str | None:
+        """Cut the history now, whatever ``AgentConfig.compaction`` says: the last turn is kept, and
+        what precedes it is summarized by the agent's model, as ``Compaction.summarize`` does when the
+        window fills.
+
+        Later requests start from the summary; the history itself stays whole. With a session, the
+        cut is recorded there as any compaction is (a ``compaction`` entry), so a resumed agent starts
+        from it too.
+
+        :returns: the summary; ``""`` when the summary failed (an error, an empty answer) and the cut
+            only dropped turns; ``None`` when there is nothing before the last prompt to cut.
+        :raises AgentBusy: a run is in progress.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise AgentBusy("this agent is running; compact it once the run has ended")
+        try:
+            return await compact_now(self)
+        finally:
+            self._busy.release()
 
     @property
     def last_result(self) -> RunResult | None:

@@ -175,7 +175,9 @@ class Compactor:
         """The messages the next request carries, and the new checkpoint if one was made for it."""
         history = agent.history
         if self.config.strategy == "none":
-            return history, None
+            # None is made here; one made on demand (Agent.compact) or resumed from the session still holds.
+            held = history is self._history and self._start <= len(history)
+            return (self._view(history) if held else history), None
         if history is not self._history or self._start > len(history):
             self._adopt(history, 0, None)  # a history assigned by hand starts afresh
         overhead = _overhead(agent.system_prompt(), agent.tool_specs())
@@ -215,6 +217,26 @@ class Compactor:
             return None  # estimated on the view, after the checkpoint: never on the whole history
         cut = _token_window_cut(history, self._start, self.config.kept_tokens, overhead)
         return cut if cut > self._start else None
+
+
+async def compact_now(agent: Agent) -> str | None:
+    """Cut ``agent``'s history now: what :meth:`Agent.compact <agentkit.host.Agent.compact>` does."""
+    import asyncio
+
+    if sum(isinstance(message, UserMessage) for message in agent.history) < 2:
+        return None  # a single prompt and its answer: nothing before them to summarize
+    # The whole history is summarized afresh (an earlier summary's ground included): one cut, from the start.
+    forced = Compactor(Compaction.summarize(1, keep_tokens=1, max_turns=1))
+    _, checkpoint = await forced.view(agent, asyncio.Event())
+    if checkpoint is None:
+        return None
+    if agent.session is not None:
+        for entry in reversed(agent.session.path()):
+            if entry.message is checkpoint.first_kept:
+                agent.session.append_compaction(checkpoint.summary or "", entry.id)
+                break
+    agent.compactor.restore(agent.history, checkpoint.first_kept, checkpoint.summary)
+    return checkpoint.summary or ""
 
 
 def _overhead(system: str | None, tools: Sequence[ToolSpec]) -> int:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api.errors import UsageError
 
-from ._run import add_agent_options
+from .support import add_agent_options
 
 if TYPE_CHECKING:
     from ..sessions import Session
@@ -53,11 +53,11 @@ def serve(args: argparse.Namespace) -> int:
     # The loop's machinery, imported only when the server runs: 'agentkit --help' stays light.
     import asyncio
 
-    from .._interrupt import run_interruptibly
     from .._plugins import PluginHost
     from ..rpc import RpcServer
-    from ..sessions._selection import open_store
+    from ..sessions import open_store
     from ._run import make_agent
+    from .support import run_interruptibly
 
     root = Path(args.root).expanduser()
     if not root.is_dir():

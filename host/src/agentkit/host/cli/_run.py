@@ -46,23 +46,26 @@ from agentkit.plugin_api import (
     BlockDelta,
     BlockStart,
     MessageEnd,
-    ModelInfo,
     Outcome,
-    Provider,
     ToolCallEnd,
     ToolCallStart,
     UserMessage,
     event_to_dict,
-    provider_member,
 )
 from agentkit.plugin_api.errors import UsageError
 
-from ._sessions_cmd import add_store_option
+from .support import (
+    add_agent_options,
+    load_script,
+    require_credential,
+    run_interruptibly,
+    select_session,
+)
 
 if TYPE_CHECKING:
     from .._agent import Agent
     from .._plugins import PluginHost
-    from ..sessions import Session, SessionStore
+    from ..sessions import Session
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,58 +88,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a JSON Schema file: the run ends with a value that fits it, printed as JSON on stdout",
     )
     parser.set_defaults(handler=run)
-
-
-def add_agent_options(parser: argparse.ArgumentParser) -> None:
-    """The options of every command that builds agents (``run``, ``rpc``): where sessions are kept, the
-    workspace, the limits, what the agent may do and trust, and a script for the scripted provider."""
-    add_store_option(parser)
-    parser.add_argument("--root", default=".", help="the workspace the tools stay inside (default: .)")
-    parser.add_argument("--max-turns", type=int, default=50, help="stop a run after this many turns (default: 50)")
-    parser.add_argument("--max-tokens", type=int, default=None, help="output token limit per response")
-    parser.add_argument("--system", default=None, help="a system prompt")
-    parser.add_argument(
-        "--allow-all-tools", action="store_true",
-        help="also enable tools that run commands (shell), and allow every call the model makes",
-    )
-    parser.add_argument(
-        "--trust-project", action="store_true",
-        help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
-    )
-    parser.add_argument("--script", default=None,
-                        help="for faux/scripted: a JSON file with the list of turns (each session of rpc plays it)")
-
-
-def _credential_names(provider: Provider, model: ModelInfo) -> list[str]:
-    """The variables that can carry this model's credential; a row may name its own (another vendor on one wire)."""
-    override = model.options.get("credential_env") if model.options else None
-    pairs = override if override is not None else provider.credential_env
-    return [str(name) for name, _ in pairs]
-
-
-def _require_credential(provider: Provider, model: ModelInfo) -> None:
-    names = _credential_names(provider, model)
-    if names and not any(os.environ.get(name) for name in names):
-        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        raise UsageError(f"no credential for {model.key}: set {listed} in the environment")
-
-
-def _load_script(provider: Provider, path: str | None) -> Any:
-    if path is None:
-        raise UsageError("the scripted model plays a script: pass --script FILE.json (a JSON list of turns)")
-    try:
-        turns = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nesting too deep for json
-        raise UsageError(f"--script {path}: cannot read a JSON list of turns ({exc})") from exc
-    if not isinstance(turns, list):
-        raise UsageError(f"--script {path}: expected a JSON list of turns")
-    script = provider_member(provider, "script")
-    if script is None:
-        raise UsageError(f"the {provider.api!r} provider plays no scripts; --script is for faux/scripted")
-    try:
-        return script(turns)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"--script {path}: {exc}") from exc
 
 
 def _tools(host: PluginHost, allow: bool) -> tuple[list[str], list[str]]:
@@ -166,11 +117,11 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
     if provider is None:
         raise UsageError(f"no installed provider implements wire {model.api!r} for {model.key}")
     if check_credential:  # before anything is sent
-        _require_credential(provider, model)
+        require_credential(provider, model)
     transport: Any = None
     replay = os.environ.get(REPLAY_ENV)
     if args.script is not None or model.api == "faux":
-        transport = _load_script(provider, args.script)
+        transport = load_script(provider, args.script)
     elif replay:
         transport = ReplayTransport.from_file(replay, os.environ.get(REPLAY_LOG_ENV))
     config = AgentConfig(
@@ -187,7 +138,6 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
 
 def run(args: argparse.Namespace) -> int:
     # The loop's machinery, imported only when a task runs: 'agentkit --help' stays light.
-    from .._interrupt import run_interruptibly
     from .._plugins import PluginHost
     from .._structured import StructuredOutput
 
@@ -196,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root!r} is not a directory")
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
-    session = _session(args, root)
+    session = select_session(args.session, resume=args.resume, store=args.store, root=root,
+                             create=not args.dry_run)  # a dry run writes nothing: it shows what a new one would send
     if session is not None and session.model is not None and args.model is None:
         args.model = session.model
     if args.model is None:
@@ -229,48 +180,6 @@ def run(args: argparse.Namespace) -> int:
             session.close()
             print(f"session: {session.id} (continue it with --session {session.id})", file=sys.stderr)
     return code
-
-
-def _session(args: argparse.Namespace, root: Path) -> Session | None:
-    """The session the run is written to: a new one, a stored one, the latest one, or none."""
-    from ..sessions import Session
-    from ..sessions._selection import open_store
-
-    if args.resume and args.session is not None:
-        raise UsageError("--resume continues the latest session and --session names one: pass one of them")
-    if args.session is None and not args.resume:
-        if args.store is not None:
-            raise UsageError("--store says where sessions are kept: pass --session ID|new or --resume with it")
-        return None
-    store = open_store(args.store)
-    if args.session == "new":  # a dry run writes nothing: it shows the request a new session would send
-        return None if args.dry_run else Session.new(store, cwd=root.resolve())
-    if args.session is not None:
-        return _open(args.session, store)
-    if args.resume:
-        latest = Session.most_recent(store)
-        if latest is None:
-            raise UsageError("there is no session to resume; start one with --session new")
-        _report(latest)
-        return latest
-    return None
-
-
-def _open(session_id: str, store: SessionStore) -> Session:
-    from ..errors import SessionLoadError
-    from ..sessions import Session
-
-    try:
-        session = Session.open(session_id, store)
-    except SessionLoadError as exc:
-        raise UsageError(str(exc)) from None
-    _report(session)
-    return session
-
-
-def _report(session: Session) -> None:
-    for repair in session.repairs:
-        print(f"note: session {session.id} repaired: {repair}", file=sys.stderr)
 
 
 def _dry_run(agent: Agent, task: str) -> int:

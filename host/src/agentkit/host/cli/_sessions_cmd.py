@@ -21,22 +21,14 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
-from ..errors import SessionConflict, SessionLoadError
-from ..sessions import ArtifactStore, LoadedLog, Session, SessionStore
+from ..errors import SessionConflict
+from ..sessions import ArtifactStore, LoadedLog, open_store
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
-from ..sessions._selection import STORE_ENV, open_store
 from ._text import printable
+from .support import add_store_option, open_session
 
 #: How much of one message ``show`` prints before it cuts the rest.
 _SHOWN_CHARS = 2000
-
-
-def add_store_option(parser: argparse.ArgumentParser) -> None:
-    """``--store URL``: the session store to use (``run`` and every ``sessions`` action take it)."""
-    parser.add_argument("--store", default=None, metavar="URL",
-                        help=f"where sessions are kept: a directory, or a URL such as postgresql://user@host/db "
-                             f"whose store an installed distribution provides (default: ${STORE_ENV}, else the "
-                             "data directory)")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,17 +56,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.set_defaults(handler=export_session)
     sessions.set_defaults(handler=lambda args: sessions.error(
         "say what to do: 'agentkit sessions list', 'show ID', 'fork ID', 'export ID' or 'delete ID'"))
-
-
-def open_session(session_id: str, store: SessionStore) -> Session:
-    """A stored session, its repairs reported on stderr; a file that is no session log is a clear error."""
-    try:
-        session = Session.open(session_id, store)
-    except SessionLoadError as exc:  # the id named a file that is no session log
-        raise UsageError(str(exc)) from None
-    for repair in session.repairs:
-        print(f"note: session {session.id} repaired: {repair}", file=sys.stderr)
-    return session
 
 
 def list_sessions(args: argparse.Namespace) -> int:

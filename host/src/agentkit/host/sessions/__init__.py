@@ -28,6 +28,7 @@ from ._entries import (
 from ._interrupted import INTERRUPTED_RESULT, interrupted_results
 from ._loader import LoadedLog, parse_log
 from ._paths import DATA_DIR_ENV, data_dir
+from ._selection import STORE_ENV, open_store
 from ._session import Session, find_session
 from ._store import Durability, JsonlSessionStore, SessionListing, SessionStore
 from ._tree import BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, Resume
@@ -45,6 +46,7 @@ __all__ = [
     "MESSAGE",
     "MODEL_CHANGE",
     "SESSION_VERSION",
+    "STORE_ENV",
     "THINKING_LEVEL_CHANGE",
     "ArtifactInfo",
     "ArtifactNotFound",
@@ -62,5 +64,6 @@ __all__ = [
     "find_session",
     "interrupted_results",
     "is_artifact_id",
+    "open_store",
     "parse_log",
 ]
