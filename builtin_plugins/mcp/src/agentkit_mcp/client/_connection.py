@@ -19,7 +19,8 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp.types as types
@@ -38,6 +39,7 @@ from ._embedder import (
     audit,
 )
 from ._environment import server_environment
+from ._listing import ToolListing
 
 CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
 
@@ -55,7 +57,8 @@ class ServerUnavailable(Exception):
 class ServerConnection:
     """The live connection to one server, reconnected within its entry's bounds. Async, one event loop."""
 
-    def __init__(self, config: ServerConfig, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, config: ServerConfig, environ: Mapping[str, str] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self._given_environ = environ  # None: the process's environment as it is at each spawn
         self._client: Client | None = None
@@ -69,6 +72,9 @@ class ServerConnection:
         self.protocol_version: str | None = None
         self.server_info: Any = None
         self.tools_changed: asyncio.Event | None = None
+        #: The tool list as last read, and when it must be read again (``ttlMs``).
+        self.listing = ToolListing(clock)
+        self._relisting: asyncio.Lock | None = None
         self._last_failure: str | None = None
 
     @property
@@ -151,6 +157,7 @@ class ServerConnection:
             raise ServerUnavailable(f"MCP server {self.config.name!r} could not be reached: {_describe(exc)}") from exc
         assert self._client is not None
         self.connects += 1
+        self.listing.invalidate()  # the list is per connection: a new one may reach a server with other tools
         audit(McpAuditRecord("connect", self.config.name, era=self.era, protocol_version=self.protocol_version))
         return self._client
 
@@ -211,20 +218,46 @@ class ServerConnection:
     # -- listing and calling ----------------------------------------------------------
 
     async def list_tools(self) -> list[types.Tool]:
-        """Every tool the server lists, page by page; the SDK serves a fresh cached page (``ttlMs``/``cacheScope``)."""
+        """Every tool the server lists, page by page; the SDK serves a fresh cached page (``ttlMs``/``cacheScope``).
+
+        A listing made stale by a list-changed notice or an expired ``ttlMs``
+        is read from the server, never from a cache.
+        """
         client = await self._usable_client()
-        refresh = self.tools_changed is not None and self.tools_changed.is_set()
+        refresh = self.listing_is_stale()
         if self.tools_changed is not None:
             self.tools_changed.clear()
-        tools: list[types.Tool] = []
+        pages: list[types.ListToolsResult] = []
         cursor: str | None = None
         for _ in range(_LIST_PAGE_CAP):
             page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-            tools.extend(page.tools)
+            pages.append(page)
             cursor = page.next_cursor
             if cursor is None:
                 break
-        return tools
+        self.listing.record(pages, complete=cursor is None, hints_apply=self.era == "modern")
+        return [tool for page in pages for tool in page.tools]
+
+    def listing_is_stale(self) -> bool:
+        """Whether the tool list must be read again: a list-changed notice came, or its ``ttlMs`` ran out."""
+        return (self.tools_changed is not None and self.tools_changed.is_set()) or self.listing.expired()
+
+    async def relist(self) -> list[types.Tool] | None:
+        """List the tools again if the listing is stale; ``None`` when it is not (or a racing call just did).
+
+        Calls racing here share one ``tools/list``. A failure keeps the last
+        listing, to be tried again after ``MIN_RELIST_INTERVAL_S``, and propagates.
+        """
+        if self._relisting is None:
+            self._relisting = asyncio.Lock()
+        async with self._relisting:
+            if not self.listing_is_stale():
+                return None
+            try:
+                return await self.list_tools()
+            except Exception:
+                self.listing.retry_later()
+                raise
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], qualified_name: str,
                         report: Reporter | None = None) -> Any:
