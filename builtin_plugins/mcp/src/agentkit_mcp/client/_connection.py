@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
@@ -75,6 +77,7 @@ class ServerConnection:
         #: The tool list as last read, and when it must be read again (``ttlMs``).
         self.listing = ToolListing(clock)
         self._relisting: asyncio.Lock | None = None
+        self._calls_in_flight: list[_AskingCall] = []
         self._last_failure: str | None = None
 
     @property
@@ -280,7 +283,8 @@ class ServerConnection:
             raise
         try:
             async with asyncio.timeout(self.config.timeout_s):
-                result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+                with self._questions_of(_AskingCall(report, tool, qualified_name)):
+                    result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
         except asyncio.CancelledError:  # the agent gave up on the call (its deadline, an abort): it was still made
             self._audit_call(report, record, True, "cancelled")
             raise
@@ -320,6 +324,34 @@ class ServerConnection:
 
     # -- the server's questions -------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _questions_of(self, call: _AskingCall) -> Iterator[None]:
+        """Attribute the server's questions during ``call`` to it, for its records in the run's trail."""
+        token = _asking_call.set(call)
+        self._calls_in_flight.append(call)
+        try:
+            yield
+        finally:
+            self._calls_in_flight.remove(call)
+            _asking_call.reset(token)
+
+    def _asking(self) -> _AskingCall | None:
+        """The call a question belongs to: the one whose task asks (an ``input_required`` round), else the
+        only call in flight (a legacy server's own request arrives on the session's task); ``None`` when
+        several are, as nothing says which one asked: the records then go only to the sink or log."""
+        call = _asking_call.get()
+        if call is None and len(self._calls_in_flight) == 1:
+            call = self._calls_in_flight[0]
+        return call
+
+    def _audit_question(self, kind: str, method: str, question: Mapping[str, Any], is_error: bool,
+                        detail: str | None) -> None:
+        call = self._asking()
+        audit(McpAuditRecord(kind, self.config.name, era=self.era, protocol_version=self.protocol_version,
+                             tool=call.tool if call else None, qualified_name=call.qualified_name if call else None,
+                             request_sha256=arguments_sha256(question), is_error=is_error, detail=detail or method),
+              call.report if call else None)
+
     async def _elicit(self, context: Any, params: Any) -> Any:
         answer = await self._ask("elicitation/create", params)
         if answer is None:
@@ -329,19 +361,38 @@ class ServerConnection:
     async def _sample(self, context: Any, params: Any) -> Any:
         # Only installed when the entry sets allow_sampling; otherwise the SDK refuses and declares no capability.
         answer = await self._ask("sampling/createMessage", params)
-        audit(McpAuditRecord("sampling", self.config.name, era=self.era, protocol_version=self.protocol_version,
-                             is_error=answer is None, detail=None if answer else "no input handler set"))
+        self._audit_question("sampling", "sampling/createMessage", _question(params), answer is None,
+                             None if answer else "no input handler set")
         if answer is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="the client has no model to sample with")
         return types.CreateMessageResult.model_validate(answer)
 
     async def _ask(self, method: str, params: Any) -> Mapping[str, Any] | None:
-        data = params.model_dump(by_alias=True, mode="json", exclude_none=True) if params is not None else {}
-        data.pop("_meta", None)
+        data = _question(params)
         answer = await ask(InputRequest(self.config.name, method, data))
-        audit(McpAuditRecord("input", self.config.name, era=self.era, protocol_version=self.protocol_version,
-                             detail=method, is_error=answer is None))
+        self._audit_question("input", method, data, answer is None, None)
         return answer
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _AskingCall:
+    """A ``tools/call`` in flight, to which the server's questions are attributed."""
+
+    report: Reporter | None
+    tool: str
+    qualified_name: str
+
+
+#: The call the current task is making: the SDK asks ``input_required`` questions on the caller's task.
+_asking_call: contextvars.ContextVar[_AskingCall | None] = contextvars.ContextVar("agentkit_mcp_asking_call",
+                                                                                   default=None)
+
+
+def _question(params: Any) -> dict[str, Any]:
+    """A server's question as JSON data, without its ``_meta``."""
+    data = params.model_dump(by_alias=True, mode="json", exclude_none=True) if params is not None else {}
+    data.pop("_meta", None)
+    return data
 
 
 class _Closing(Exception):
