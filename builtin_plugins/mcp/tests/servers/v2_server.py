@@ -8,6 +8,7 @@ era; the SDK's default is 0), and ``AGENTKIT_TEST_QUESTION`` the question
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import sys
@@ -16,7 +17,15 @@ from typing import Annotated
 
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, Image, MCPServer, Resolve, Sample
-from mcp.types import CreateMessageResult, SamplingMessage, TextContent
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CreateMessageResult,
+    EmbeddedResource,
+    SamplingMessage,
+    TextContent,
+    TextResourceContents,
+)
 from pydantic import BaseModel
 
 _TTL_MS = os.environ.get("AGENTKIT_TEST_TOOLS_TTL_MS")
@@ -46,6 +55,21 @@ def big(size: int) -> str:
 def picture() -> Image:
     """A one-pixel PNG."""
     return Image(data=bytes.fromhex("89504e470d0a1a0a"), format="png")
+
+
+@server.tool(structured_output=False)
+def media() -> list[AudioContent | EmbeddedResource]:
+    """A sound, a text document, a picture and a PDF, as content blocks."""
+    png = base64.b64encode(bytes.fromhex("89504e470d0a1a0a")).decode()
+    return [
+        AudioContent(type="audio", data=base64.b64encode(b"RIFF" + bytes(996)).decode(), mime_type="audio/wav"),
+        EmbeddedResource(type="resource", resource=TextResourceContents(
+            uri="memo://notes", mime_type="text/markdown", text="# Notes\nkept in the server")),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(uri="memo://dot.png", mime_type="image/png",
+                                                                         blob=png)),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="memo://report.pdf", mime_type="application/pdf", blob=base64.b64encode(b"%PDF" + bytes(2044)).decode())),
+    ]
 
 
 @server.tool()
