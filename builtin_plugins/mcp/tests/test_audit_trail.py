@@ -178,3 +178,81 @@ def test_a_call_the_agent_gives_up_on_is_still_recorded_as_made() -> None:
     [record] = reported
     assert (record.kind, record.tool, record.is_error, record.detail) == ("call", "hang", True, "cancelled")
     assert SECRET not in json.dumps(record.to_dict())
+
+
+@pytest.mark.parametrize(("era", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+def test_a_server_s_questions_reach_the_trail_as_hashes_never_their_content(
+        config_home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, era: str, version: str) -> None:
+    """The question (planted in the server's elicitation) and the answer (the sampled text) are in no record."""
+    import agentkit_mcp
+
+    question, answer = f"Really? {SECRET}", f"hi there, {SECRET[::-1]}"
+    configure(v2_stdio_entry("calc", era=era, allow_sampling=True, env={"AGENTKIT_TEST_QUESTION": question}))
+    caplog.set_level(logging.INFO, logger="agentkit.mcp.audit")
+    asked: list[Any] = []
+
+    def handler(request: Any) -> Any:
+        asked.append(request)
+        if request.method == "elicitation/create":
+            return {"action": "accept", "content": {"ok": True}}
+        return {"role": "assistant", "model": "test-model", "content": {"type": "text", "text": answer}}
+
+    agentkit_mcp.set_input_handler(handler)
+    plugin_records: list[Any] = []
+    agentkit_mcp.set_audit_sink(plugin_records.append)
+    try:
+        session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=Path.cwd())
+        seen: list[AuditRecord] = []
+        script = Script([Turn([tool_call("calc__confirm", {}, id="c1")]),
+                         Turn([tool_call("calc__summarize", {}, id="c2")]), Turn([text("Done.")])])
+        agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__confirm", "calc__summarize"],
+                                  transport=script, audit=seen.append), host=PluginHost.discover(), session=session)
+        result = agent.run_sync("Confirm, then summarize.")
+    finally:
+        agentkit_mcp.set_input_handler(None)
+        agentkit_mcp.set_audit_sink(None)
+
+    assert result.outcome == "completed" and result.problems == []
+    assert [(record.kind, record.tool_call_id) for record in seen] == [
+        ("session_start", None), ("mcp.input", "c1"), ("mcp.call", "c1"), ("tool_call", "c1"),
+        ("mcp.input", "c2"), ("mcp.sampling", "c2"), ("mcp.call", "c2"), ("tool_call", "c2"), ("session_end", None)]
+    elicited, sampled = seen[1].details, seen[5].details
+    assert elicited is not None and sampled is not None
+    assert (elicited["server"], elicited["tool"], elicited["detail"], elicited["is_error"]) == (
+        "calc", "confirm", "elicitation/create", False)
+    assert (sampled["tool"], sampled["protocol_version"], sampled["is_error"]) == ("summarize", version, False)
+    assert len(elicited["request_sha256"]) == 64 and elicited["request_sha256"] != sampled["request_sha256"]
+
+    # Planted where the server asked and where the embedder answered, so the checks below mean something.
+    assert question in json.dumps(asked[0].params) and answer in json.dumps([m.to_dict() for m in result.messages])
+    for planted in (SECRET, SECRET[::-1]):
+        assert all(planted not in json.dumps(record.to_dict()) for record in seen)
+        assert planted not in json.dumps(audit_entries(session))
+        assert planted not in json.dumps([record.to_dict() for record in plugin_records])
+        assert planted not in caplog.text
+    assert {record.kind for record in plugin_records} >= {"input", "sampling", "call"}
+
+
+def test_questions_of_parallel_calls_are_each_recorded_with_the_call_that_asked(config_home: Path) -> None:
+    """On the modern era each question comes back inside its own call: parallel calls never swap records."""
+    import agentkit_mcp
+
+    configure(v2_stdio_entry("calc", allow_sampling=True))
+    agentkit_mcp.set_input_handler(lambda request: (
+        {"action": "accept", "content": {"ok": True}} if request.method == "elicitation/create"
+        else {"role": "assistant", "model": "m", "content": {"type": "text", "text": "hi"}}))
+    try:
+        calls = {f"e{n}": "calc__confirm" for n in range(3)} | {f"s{n}": "calc__summarize" for n in range(3)}
+        seen: list[AuditRecord] = []
+        script = Script([Turn([tool_call(name, {}, id=call_id) for call_id, name in calls.items()]),
+                         Turn([text("Done.")])])
+        agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=sorted(set(calls.values())),
+                                  transport=script, audit=seen.append), host=PluginHost.discover())
+        assert agent.run_sync("All at once.").outcome == "completed"
+    finally:
+        agentkit_mcp.set_input_handler(None)
+
+    questions = [record for record in seen if record.kind in ("mcp.input", "mcp.sampling")]
+    assert len(questions) == 9  # one elicitation per confirm; an input and a sampling record per summarize
+    for record in questions:
+        assert record.details is not None and f"calc__{record.details['tool']}" == calls[record.tool_call_id or ""]

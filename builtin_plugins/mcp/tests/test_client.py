@@ -7,6 +7,7 @@ broken client fails the test instead of hanging it.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import sys
 from collections.abc import Awaitable, Callable
@@ -396,3 +397,47 @@ def test_images_become_image_blocks_and_errors_error_results() -> None:
     [image] = picture.images
     assert image.mime_type == "image/png" and image.data
     assert not failure.ok and failure.error == "mcp_tool_error" and "Error executing tool fail" in (failure.detail or "")
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+def test_audio_and_embedded_resources_are_named_or_shown_never_their_base64(era: str) -> None:
+    async def test() -> Any:
+        connection = ServerConnection(server(era=era))
+        try:
+            return await connection.call_tool("media", {}, "calc__media")
+        finally:
+            await connection.close()
+
+    raw = run(test)
+    result = to_tool_result(raw)
+    assert result.ok and isinstance(result.data, str)
+    lines = result.data.splitlines()
+    assert lines[0] == ("[audio (audio/wav, 1,000 bytes) not shown: agentkit passes no audio from tools "
+                        "to the model]")
+    assert lines[1:4] == ["[resource memo://notes (text/markdown)]", "# Notes", "kept in the server"]
+    assert lines[4] == "[embedded resource memo://report.pdf (application/pdf, 2,048 bytes) not shown]"
+    [picture] = result.images
+    assert (picture.mime_type, base64.b64decode(picture.data)) == ("image/png", bytes.fromhex("89504e470d0a1a0a"))
+    for block in raw.content:  # no base64 payload reaches the model's text
+        payload = getattr(block, "data", None) or getattr(getattr(block, "resource", None), "blob", None)
+        assert payload is None or payload not in result.data
+
+
+class _Blob:
+    type = "resource"
+
+    def __init__(self, uri: str, mime_type: str | None, blob: str | None = None, text: str | None = None) -> None:
+        self.resource = type("Contents", (), {"uri": uri, "mime_type": mime_type, "blob": blob, "text": text})()
+
+
+def test_an_image_blob_the_host_cannot_decode_is_named_not_shown_and_the_cap_holds_across_resources() -> None:
+    svg = b"<svg xmlns='http://www.w3.org/2000/svg'/>" * 10
+    mixed = to_tool_result(_Result([_Blob("memo://logo.svg", "image/svg+xml", blob=base64.b64encode(svg).decode()),
+                                    _Blob("memo://raw", None, blob="AAAA")]))
+    assert mixed.images == []
+    assert mixed.data == (f"[embedded resource memo://logo.svg (image/svg+xml, {len(svg)} bytes) not shown]\n"
+                          "[embedded resource memo://raw (application/octet-stream, 3 bytes) not shown]")
+
+    capped = to_tool_result(_Result([_Text("a" * 30_000), _Blob("memo://long", "text/plain", text="b" * 30_000)]))
+    assert capped.metadata["truncated"] is True and len(capped.data) < 50_000 + 300
+    assert "[resource memo://long (text/plain)]" in capped.data and "[truncated" in capped.data

@@ -1,21 +1,36 @@
 """A test MCP server on the official SDK 2.x (``MCPServer``), dual-era: ``python v2_server.py [stdio|http]``.
 
 Over HTTP it binds 127.0.0.1 on a port the system picks and prints ``PORT n`` first.
+``AGENTKIT_TEST_TOOLS_TTL_MS`` sets the ``ttlMs`` of its tool lists (modern
+era; the SDK's default is 0), and ``AGENTKIT_TEST_QUESTION`` the question
+``confirm`` asks.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import sys
 import time
 from typing import Annotated
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, Image, MCPServer, Resolve, Sample
-from mcp.types import CreateMessageResult, SamplingMessage, TextContent
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CreateMessageResult,
+    EmbeddedResource,
+    SamplingMessage,
+    TextContent,
+    TextResourceContents,
+)
 from pydantic import BaseModel
 
-server = MCPServer("agentkit-test-v2", instructions="A server for agentkit's client tests")
+_TTL_MS = os.environ.get("AGENTKIT_TEST_TOOLS_TTL_MS")
+server = MCPServer("agentkit-test-v2", instructions="A server for agentkit's client tests",
+                  cache_hints=None if _TTL_MS is None else {"tools/list": CacheHint(ttl_ms=int(_TTL_MS))})
 
 
 @server.tool()
@@ -40,6 +55,21 @@ def big(size: int) -> str:
 def picture() -> Image:
     """A one-pixel PNG."""
     return Image(data=bytes.fromhex("89504e470d0a1a0a"), format="png")
+
+
+@server.tool(structured_output=False)
+def media() -> list[AudioContent | EmbeddedResource]:
+    """A sound, a text document, a picture and a PDF, as content blocks."""
+    png = base64.b64encode(bytes.fromhex("89504e470d0a1a0a")).decode()
+    return [
+        AudioContent(type="audio", data=base64.b64encode(b"RIFF" + bytes(996)).decode(), mime_type="audio/wav"),
+        EmbeddedResource(type="resource", resource=TextResourceContents(
+            uri="memo://notes", mime_type="text/markdown", text="# Notes\nkept in the server")),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(uri="memo://dot.png", mime_type="image/png",
+                                                                         blob=png)),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="memo://report.pdf", mime_type="application/pdf", blob=base64.b64encode(b"%PDF" + bytes(2044)).decode())),
+    ]
 
 
 @server.tool()
@@ -72,7 +102,7 @@ class Confirmation(BaseModel):
 
 
 def ask_confirmation() -> Elicit[Confirmation]:
-    return Elicit("Really do it?", Confirmation)
+    return Elicit(os.environ.get("AGENTKIT_TEST_QUESTION", "Really do it?"), Confirmation)
 
 
 @server.tool()
@@ -121,6 +151,25 @@ async def grow(ctx: Context) -> str:
     server.add_tool(late, name="late")
     await ctx.notify_tools_changed()
     return "grown"
+
+
+@server.tool()
+def doomed() -> str:
+    """A tool 'swap' removes."""
+    return "still here"
+
+
+@server.tool()
+def swap() -> str:
+    """Adds a tool named 'quiet' and removes 'doomed', telling nobody (only a re-list sees it)."""
+
+    def quiet() -> str:
+        """Added without a notice."""
+        return "quiet tool"
+
+    server.add_tool(quiet, name="quiet")
+    server.remove_tool("doomed")
+    return "swapped"
 
 
 # A name agentkit cannot carry: the client must leave it out, not fail.

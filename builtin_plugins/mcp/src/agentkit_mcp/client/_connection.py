@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
@@ -38,6 +41,7 @@ from ._embedder import (
     audit,
 )
 from ._environment import server_environment
+from ._listing import ToolListing
 
 CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
 
@@ -55,7 +59,8 @@ class ServerUnavailable(Exception):
 class ServerConnection:
     """The live connection to one server, reconnected within its entry's bounds. Async, one event loop."""
 
-    def __init__(self, config: ServerConfig, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, config: ServerConfig, environ: Mapping[str, str] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self._given_environ = environ  # None: the process's environment as it is at each spawn
         self._client: Client | None = None
@@ -69,6 +74,10 @@ class ServerConnection:
         self.protocol_version: str | None = None
         self.server_info: Any = None
         self.tools_changed: asyncio.Event | None = None
+        #: The tool list as last read, and when it must be read again (``ttlMs``).
+        self.listing = ToolListing(clock)
+        self._relisting: asyncio.Lock | None = None
+        self._calls_in_flight: list[_AskingCall] = []
         self._last_failure: str | None = None
 
     @property
@@ -151,6 +160,7 @@ class ServerConnection:
             raise ServerUnavailable(f"MCP server {self.config.name!r} could not be reached: {_describe(exc)}") from exc
         assert self._client is not None
         self.connects += 1
+        self.listing.invalidate()  # the list is per connection: a new one may reach a server with other tools
         audit(McpAuditRecord("connect", self.config.name, era=self.era, protocol_version=self.protocol_version))
         return self._client
 
@@ -211,20 +221,46 @@ class ServerConnection:
     # -- listing and calling ----------------------------------------------------------
 
     async def list_tools(self) -> list[types.Tool]:
-        """Every tool the server lists, page by page; the SDK serves a fresh cached page (``ttlMs``/``cacheScope``)."""
+        """Every tool the server lists, page by page; the SDK serves a fresh cached page (``ttlMs``/``cacheScope``).
+
+        A listing made stale by a list-changed notice or an expired ``ttlMs``
+        is read from the server, never from a cache.
+        """
         client = await self._usable_client()
-        refresh = self.tools_changed is not None and self.tools_changed.is_set()
+        refresh = self.listing_is_stale()
         if self.tools_changed is not None:
             self.tools_changed.clear()
-        tools: list[types.Tool] = []
+        pages: list[types.ListToolsResult] = []
         cursor: str | None = None
         for _ in range(_LIST_PAGE_CAP):
             page = await client.list_tools(cursor=cursor, cache_mode="refresh" if refresh else "use")
-            tools.extend(page.tools)
+            pages.append(page)
             cursor = page.next_cursor
             if cursor is None:
                 break
-        return tools
+        self.listing.record(pages, complete=cursor is None, hints_apply=self.era == "modern")
+        return [tool for page in pages for tool in page.tools]
+
+    def listing_is_stale(self) -> bool:
+        """Whether the tool list must be read again: a list-changed notice came, or its ``ttlMs`` ran out."""
+        return (self.tools_changed is not None and self.tools_changed.is_set()) or self.listing.expired()
+
+    async def relist(self) -> list[types.Tool] | None:
+        """List the tools again if the listing is stale; ``None`` when it is not (or a racing call just did).
+
+        Calls racing here share one ``tools/list``. A failure keeps the last
+        listing, to be tried again after ``MIN_RELIST_INTERVAL_S``, and propagates.
+        """
+        if self._relisting is None:
+            self._relisting = asyncio.Lock()
+        async with self._relisting:
+            if not self.listing_is_stale():
+                return None
+            try:
+                return await self.list_tools()
+            except Exception:
+                self.listing.retry_later()
+                raise
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], qualified_name: str,
                         report: Reporter | None = None) -> Any:
@@ -247,7 +283,8 @@ class ServerConnection:
             raise
         try:
             async with asyncio.timeout(self.config.timeout_s):
-                result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+                with self._questions_of(_AskingCall(report, tool, qualified_name)):
+                    result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
         except asyncio.CancelledError:  # the agent gave up on the call (its deadline, an abort): it was still made
             self._audit_call(report, record, True, "cancelled")
             raise
@@ -287,6 +324,34 @@ class ServerConnection:
 
     # -- the server's questions -------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _questions_of(self, call: _AskingCall) -> Iterator[None]:
+        """Attribute the server's questions during ``call`` to it, for its records in the run's trail."""
+        token = _asking_call.set(call)
+        self._calls_in_flight.append(call)
+        try:
+            yield
+        finally:
+            self._calls_in_flight.remove(call)
+            _asking_call.reset(token)
+
+    def _asking(self) -> _AskingCall | None:
+        """The call a question belongs to: the one whose task asks (an ``input_required`` round), else the
+        only call in flight (a legacy server's own request arrives on the session's task); ``None`` when
+        several are, as nothing says which one asked: the records then go only to the sink or log."""
+        call = _asking_call.get()
+        if call is None and len(self._calls_in_flight) == 1:
+            call = self._calls_in_flight[0]
+        return call
+
+    def _audit_question(self, kind: str, method: str, question: Mapping[str, Any], is_error: bool,
+                        detail: str | None) -> None:
+        call = self._asking()
+        audit(McpAuditRecord(kind, self.config.name, era=self.era, protocol_version=self.protocol_version,
+                             tool=call.tool if call else None, qualified_name=call.qualified_name if call else None,
+                             request_sha256=arguments_sha256(question), is_error=is_error, detail=detail or method),
+              call.report if call else None)
+
     async def _elicit(self, context: Any, params: Any) -> Any:
         answer = await self._ask("elicitation/create", params)
         if answer is None:
@@ -296,19 +361,38 @@ class ServerConnection:
     async def _sample(self, context: Any, params: Any) -> Any:
         # Only installed when the entry sets allow_sampling; otherwise the SDK refuses and declares no capability.
         answer = await self._ask("sampling/createMessage", params)
-        audit(McpAuditRecord("sampling", self.config.name, era=self.era, protocol_version=self.protocol_version,
-                             is_error=answer is None, detail=None if answer else "no input handler set"))
+        self._audit_question("sampling", "sampling/createMessage", _question(params), answer is None,
+                             None if answer else "no input handler set")
         if answer is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="the client has no model to sample with")
         return types.CreateMessageResult.model_validate(answer)
 
     async def _ask(self, method: str, params: Any) -> Mapping[str, Any] | None:
-        data = params.model_dump(by_alias=True, mode="json", exclude_none=True) if params is not None else {}
-        data.pop("_meta", None)
+        data = _question(params)
         answer = await ask(InputRequest(self.config.name, method, data))
-        audit(McpAuditRecord("input", self.config.name, era=self.era, protocol_version=self.protocol_version,
-                             detail=method, is_error=answer is None))
+        self._audit_question("input", method, data, answer is None, None)
         return answer
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class _AskingCall:
+    """A ``tools/call`` in flight, to which the server's questions are attributed."""
+
+    report: Reporter | None
+    tool: str
+    qualified_name: str
+
+
+#: The call the current task is making: the SDK asks ``input_required`` questions on the caller's task.
+_asking_call: contextvars.ContextVar[_AskingCall | None] = contextvars.ContextVar("agentkit_mcp_asking_call",
+                                                                                   default=None)
+
+
+def _question(params: Any) -> dict[str, Any]:
+    """A server's question as JSON data, without its ``_meta``."""
+    data = params.model_dump(by_alias=True, mode="json", exclude_none=True) if params is not None else {}
+    data.pop("_meta", None)
+    return data
 
 
 class _Closing(Exception):

@@ -2,8 +2,9 @@
 
 Both are process-wide, set once by the application that embeds agentkit
 (``agentkit run`` sets neither: audit records go to the ``agentkit.mcp.audit``
-logger and servers' questions are declined). A call's record also joins the
-audit trail of the agent that made it (``ToolContext.audit``, kind ``mcp.call``),
+logger and servers' questions are declined). A call's records also join the
+audit trail of the agent that made it (``ToolContext.audit``: kinds ``mcp.call``,
+and ``mcp.input`` and ``mcp.sampling`` for the server's questions during it),
 whatever is set here.
 """
 
@@ -32,13 +33,15 @@ class McpAuditRecord:
         ``call`` (a ``tools/call``), ``sampling`` (the server asked for a
         completion: allowed or refused), ``input`` (the server asked the embedder a question).
     :param server: the configured server name.
-    :param tool: the server's own tool name (``call``).
+    :param tool: the server's own tool name (``call``; ``input`` and ``sampling``: the call that asked, when known).
     :param qualified_name: the name the agent knows the tool by, ``server__tool``.
     :param arguments_sha256: hex SHA-256 of the arguments as compact sorted JSON; never the arguments.
     :param is_error: whether the call's result (or the request) was an error.
     :param era: ``modern`` or ``legacy``.
     :param protocol_version: the negotiated version, e.g. ``2026-07-28`` or ``2025-11-25``.
-    :param detail: a short reason (refusals, failures).
+    :param detail: a short reason (refusals, failures); for ``input``, the question's method.
+    :param request_sha256: hex SHA-256 of the server's question (``input``, ``sampling``) as compact
+        sorted JSON; never the question or the answer.
     """
 
     kind: str
@@ -50,6 +53,7 @@ class McpAuditRecord:
     era: str | None = None
     protocol_version: str | None = None
     detail: str | None = None
+    request_sha256: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {key: value for key, value in dataclasses.asdict(self).items() if value is not None}

@@ -14,7 +14,8 @@ import asyncio
 import atexit
 import contextlib
 import threading
-from collections.abc import Coroutine, Mapping, Sequence
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -27,8 +28,9 @@ _T = TypeVar("_T")
 class ServerPool:
     """Server name -> connection, created at first use and closed at exit (REQ-MCP-CLIENT-04)."""
 
-    def __init__(self, servers: Sequence[ServerConfig], environ: Mapping[str, str] | None = None) -> None:
-        self.connections = {server.name: ServerConnection(server, environ) for server in servers}
+    def __init__(self, servers: Sequence[ServerConfig], environ: Mapping[str, str] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.connections = {server.name: ServerConnection(server, environ, clock) for server in servers}
         #: server -> qualified name -> the one Tool made for it (an agent re-adding it gets the same object)
         self.tools: dict[str, dict[str, Any]] = {}
         self._loop = asyncio.new_event_loop()

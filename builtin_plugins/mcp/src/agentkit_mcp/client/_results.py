@@ -1,11 +1,14 @@
 """An MCP ``CallToolResult`` as an agentkit :class:`ToolResult`, within the character cap.
 
 Text blocks join into the envelope's ``data`` text; images become image blocks
-beside it; structured content rides along as ``structured``; anything else
-(audio, resources, resource links) is described in a line of text, never
-fetched (REQ-SEC-08: no resource auto-fetch). The cap counts every character
-the model would read, text and structured JSON together, and a cut result
-says so in a note the model sees.
+beside it; structured content rides along as ``structured``. An embedded
+resource with text joins the text under a line naming its URI; one with a
+picture (``blob`` of an image type the host decodes) becomes an image block;
+any other blob, and audio (agentkit has no audio block for tool results), is
+a line naming what it was (URI, MIME type, size), never its base64. Resource
+links are named, never fetched (REQ-SEC-08: no resource auto-fetch). The cap
+counts every character the model would read, text and structured JSON
+together, and a cut result says so in a note the model sees.
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ RESULT_CHARACTER_CAP = 50_000
 TOOL_ERROR = "mcp_tool_error"
 """The error code of a result the server marked ``isError``."""
 
+#: The image types of embedded blobs shown to the model as pictures: those the host decodes.
+_PICTURE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff",
+                            "image/heif", "image/heic", "image/avif"})
+
 
 def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: Any) -> ToolResult:
     """Map a ``CallToolResult`` to a :class:`ToolResult`, cut to ``cap`` characters with a note."""
@@ -32,10 +39,17 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
             texts.append(block.text)
         elif kind == "image":
             images.append(ImageBlock(data=block.data, mime_type=block.mime_type))
+        elif kind == "audio":
+            texts.append(f"[audio ({block.mime_type}, {_decoded_size(block.data):,} bytes) not shown: "
+                         "agentkit passes no audio from tools to the model]")
         elif kind == "resource_link":
             texts.append(f"[resource link: {block.uri}]")
         elif kind == "resource":
-            texts.append(_embedded_resource_text(block.resource))
+            picture = _embedded_picture(block.resource)
+            if picture is None:
+                texts.append(_embedded_resource_text(block.resource))
+            else:
+                images.append(picture)
         else:
             texts.append(f"[{kind} content omitted]")
     text = "\n".join(texts)
@@ -59,8 +73,23 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
     return tool_result
 
 
+def _embedded_picture(resource: Any) -> ImageBlock | None:
+    blob, mime_type = getattr(resource, "blob", None), (getattr(resource, "mime_type", None) or "").lower()
+    if isinstance(blob, str) and mime_type in _PICTURE_TYPES:
+        return ImageBlock(data=blob, mime_type=mime_type)
+    return None
+
+
 def _embedded_resource_text(resource: Any) -> str:
+    mime_type = getattr(resource, "mime_type", None)
     text = getattr(resource, "text", None)
     if isinstance(text, str):
-        return text
-    return f"[embedded resource {resource.uri} ({getattr(resource, 'mime_type', None) or 'binary'}) omitted]"
+        return f"[resource {resource.uri}{f' ({mime_type})' if mime_type else ''}]\n{text}"
+    blob = getattr(resource, "blob", None)
+    size = f", {_decoded_size(blob):,} bytes" if isinstance(blob, str) else ""
+    return f"[embedded resource {resource.uri} ({mime_type or 'application/octet-stream'}{size}) not shown]"
+
+
+def _decoded_size(data: str) -> int:
+    """The size in bytes of base64 ``data``, without decoding it."""
+    return len(data.strip().rstrip("=")) * 3 // 4

@@ -5,6 +5,13 @@ The qualified name is the only name the agent, the embedder's
 name is used only on the wire. A tool whose qualified name another installed
 tool has is refused by the host's registry (neither is served, both plugins
 are told); a qualified name agentkit cannot carry is left out with a warning.
+
+Before each call, a tool list made stale by a list-changed notice or an
+expired ``ttlMs`` is read again (see ``_listing``), and again after a call
+that brought a notice. Tools new to the server are enabled on the running
+agent through ``ToolContext.add_tools`` (declared after the cached prompt
+prefix); a tool the server no longer lists is answered with an
+``mcp_tool_removed`` error without a call.
 """
 
 from __future__ import annotations
@@ -60,16 +67,19 @@ def _new_tools(pool: ServerPool, server: str, listing: list[Any]) -> list[Tool]:
     return tools
 
 
-async def _add_listed_since(pool: ServerPool, server: str, context: ToolContext) -> None:
-    """After a list-changed notice, enable on the running agent the tools the server added since."""
+async def _relist_if_stale(pool: ServerPool, server: str, context: ToolContext | None) -> None:
+    """Read a stale tool list again (list-changed, ``ttlMs``), and enable on the running agent the tools it adds."""
     connection = pool.connections[server]
+    if context is None or context.add_tools is None or not connection.listing_is_stale():
+        return  # outside an agent's run nothing could be enabled: the list is read by the next run that can
     try:
-        listing = await pool.run_async(connection.list_tools())
-        added = _new_tools(pool, server, listing)
-        if added and context.add_tools is not None:
+        listing = await pool.run_async(connection.relist())
+        added = [] if listing is None else _new_tools(pool, server, listing)
+        if added:
             context.add_tools(*added)
-    except Exception as exc:  # the call itself succeeded: a failed refresh only leaves the new tools out
-        _log.warning("MCP server %r changed its tools, and they could not be added: %s", server, exc)
+    except Exception as exc:  # the call goes on: a failed refresh only leaves the last list in force
+        _log.warning("MCP server %r's tools could not be listed again (the last list stays in force): %s",
+                     server, exc)
 
 
 def _trail(context: ToolContext | None) -> Reporter | None:
@@ -89,6 +99,11 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
     connection = pool.connections[server]
 
     async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        await _relist_if_stale(pool, server, context)
+        if not connection.listing.lists(mcp_tool.name):
+            return ToolResult.failure("mcp_tool_removed", mcp_server=server, detail=(
+                f"MCP server {server!r} no longer lists the tool {mcp_tool.name!r}: it was removed during "
+                "this session; use another tool"))
         try:
             result = await pool.run_async(connection.call_tool(mcp_tool.name, arguments, name, _trail(context)))
         except MCPError as exc:
@@ -98,9 +113,7 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
                 f"MCP server {server!r} asked more than {MAX_INPUT_ROUNDS} rounds of questions for one call"))
         except Exception as exc:
             return ToolResult.failure("mcp_unavailable", detail=str(exc), mcp_server=server)
-        changed = connection.tools_changed
-        if changed is not None and changed.is_set() and context is not None and context.add_tools is not None:
-            await _add_listed_since(pool, server, context)
+        await _relist_if_stale(pool, server, context)  # the call may have brought a list-changed notice
         return to_tool_result(result, mcp_server=server, mcp_tool=mcp_tool.name,
                               protocol_version=connection.protocol_version)
 
