@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,30 @@ class AgentkitCommand:
         return subprocess.Popen([self.path(), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 cwd=cwd, env=self.environment(env, site), stdin=subprocess.DEVNULL)
 
+    def inline(
+        self, *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``agentkit *args`` in this process: its exit code and output, without a process's start-up.
+
+        The command's ``main`` runs with the environment :meth:`__call__` would give the process, in
+        ``cwd``, with an empty stdin and its own stdout and stderr; the test's are restored after.
+        For a test of what the command says and returns. A test of the process itself (signals, a
+        kill, what a child inherits, a hang) runs it with :meth:`__call__` or :meth:`start`.
+        """
+        from agentkit.host.cli import main
+
+        written = io.BytesIO(), io.BytesIO()
+        stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", write_through=True) for buffer in written)
+        with _isolated(self.environment(env), cwd), _streams(stdout, stderr):
+            try:
+                code = main(list(args))
+            except SystemExit as exit:  # argparse's --help and --version end the command this way
+                code = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
+            stdout.flush()
+            stderr.flush()
+        out, err = (_as_text(buffer.getvalue()) for buffer in written)
+        return subprocess.CompletedProcess(["agentkit", *args], code, out, err)
+
     @staticmethod
     def path() -> str:
         if not AGENTKIT.is_file():
@@ -68,6 +94,39 @@ class AgentkitCommand:
         if site is not None:
             environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), environment.get("PYTHONPATH")]))
         return environment
+
+
+@contextlib.contextmanager
+def _isolated(environment: Mapping[str, str], cwd: Path | None) -> Iterator[None]:
+    """``environment`` as the process's environment and ``cwd`` as its directory, the previous ones restored."""
+    saved, here = dict(os.environ), Path.cwd()
+    os.environ.clear()
+    os.environ.update(environment)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def _streams(stdout: io.TextIOWrapper, stderr: io.TextIOWrapper) -> Iterator[None]:
+    """``stdout`` and ``stderr`` as the process's, with an empty stdin (a command's, run with no input)."""
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    sys.stdout, sys.stderr = stdout, stderr
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+
+
+def _as_text(written: bytes) -> str:
+    """``written`` read as a pipe in text mode reads it: decoded, with universal newlines."""
+    return io.TextIOWrapper(io.BytesIO(written), encoding="utf-8").read()
 
 
 @pytest.fixture(autouse=True)
