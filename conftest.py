@@ -57,12 +57,13 @@ class AgentkitCommand:
                                 cwd=cwd, env=self.environment(env, site), stdin=subprocess.DEVNULL)
 
     def inline(
-        self, *args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None
+        self, *args: str, env: Mapping[str, str] | None = None, site: Path | None = None, cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
         """Run ``agentkit *args`` in this process: its exit code and output, without a process's start-up.
 
         The command's ``main`` runs with the environment :meth:`__call__` would give the process, in
-        ``cwd``, with an empty stdin and its own stdout and stderr; the test's are restored after.
+        ``cwd``, with ``site`` first on ``sys.path``, an empty stdin and its own stdout and stderr; the
+        test's are restored after (the modules imported from ``site`` stay: :func:`site_dir` forgets them).
         For a test of what the command says and returns. A test of the process itself (signals, a
         kill, what a child inherits, a hang) runs it with :meth:`__call__` or :meth:`start`.
         """
@@ -70,7 +71,7 @@ class AgentkitCommand:
 
         written = io.BytesIO(), io.BytesIO()
         stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", write_through=True) for buffer in written)
-        with _isolated(self.environment(env), cwd), _streams(stdout, stderr):
+        with _isolated(self.environment(env, site), site, cwd), _streams(stdout, stderr):
             try:
                 code = main(list(args))
             except SystemExit as exit:  # argparse's --help and --version end the command this way
@@ -97,17 +98,21 @@ class AgentkitCommand:
 
 
 @contextlib.contextmanager
-def _isolated(environment: Mapping[str, str], cwd: Path | None) -> Iterator[None]:
-    """``environment`` as the process's environment and ``cwd`` as its directory, the previous ones restored."""
-    saved, here = dict(os.environ), Path.cwd()
+def _isolated(environment: Mapping[str, str], site: Path | None, cwd: Path | None) -> Iterator[None]:
+    """``environment`` as the process's, ``site`` first on its path, ``cwd`` its directory; then the previous ones."""
+    saved, path, here = dict(os.environ), list(sys.path), Path.cwd()
     os.environ.clear()
     os.environ.update(environment)
+    if site is not None:
+        sys.path.insert(0, str(site))
+        importlib.invalidate_caches()
     try:
         if cwd is not None:
             os.chdir(cwd)
         yield
     finally:
         os.chdir(here)
+        sys.path[:] = path
         os.environ.clear()
         os.environ.update(saved)
 
