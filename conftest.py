@@ -57,13 +57,19 @@ class AgentkitCommand:
                                 cwd=cwd, env=self.environment(env, site), stdin=subprocess.DEVNULL)
 
     def inline(
-        self, *args: str, env: Mapping[str, str] | None = None, site: Path | None = None, cwd: Path | None = None
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        site: Path | None = None,
+        cwd: Path | None = None,
+        input: str = "",
     ) -> subprocess.CompletedProcess[str]:
         """Run ``agentkit *args`` in this process: its exit code and output, without a process's start-up.
 
         The command's ``main`` runs with the environment :meth:`__call__` would give the process, in
-        ``cwd``, with ``site`` first on ``sys.path``, an empty stdin and its own stdout and stderr; the
-        test's are restored after (the modules imported from ``site`` stay: :func:`site_dir` forgets them).
+        ``cwd``, with ``site`` first on ``sys.path``, ``input`` on its stdin (a pipe's, not a terminal's)
+        and its own stdout and stderr; the test's are restored after (the modules imported from ``site``
+        stay: :func:`site_dir` forgets them).
         For a test of what the command says and returns. A test of the process itself (signals, a
         kill, what a child inherits, a hang) runs it with :meth:`__call__` or :meth:`start`.
         """
@@ -71,7 +77,7 @@ class AgentkitCommand:
 
         written = io.BytesIO(), io.BytesIO()
         stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", write_through=True) for buffer in written)
-        with _isolated(self.environment(env, site), site, cwd), _streams(stdout, stderr):
+        with _isolated(self.environment(env, site), site, cwd), _streams(input, stdout, stderr):
             try:
                 code = main(list(args))
             except SystemExit as exit:  # argparse's --help and --version end the command this way
@@ -118,10 +124,10 @@ def _isolated(environment: Mapping[str, str], site: Path | None, cwd: Path | Non
 
 
 @contextlib.contextmanager
-def _streams(stdout: io.TextIOWrapper, stderr: io.TextIOWrapper) -> Iterator[None]:
-    """``stdout`` and ``stderr`` as the process's, with an empty stdin (a command's, run with no input)."""
+def _streams(input: str, stdout: io.TextIOWrapper, stderr: io.TextIOWrapper) -> Iterator[None]:
+    """A stdin that reads ``input``, and ``stdout`` and ``stderr``, as the process's."""
     saved = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    sys.stdin = io.TextIOWrapper(io.BytesIO(input.encode("utf-8")), encoding="utf-8")
     sys.stdout, sys.stderr = stdout, stderr
     try:
         yield
