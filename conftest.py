@@ -24,7 +24,10 @@ WITHHELD = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN"
 
 
 class AgentkitCommand:
-    """Runs the ``agentkit`` command as a user runs it: a real process, its output and its exit code."""
+    """Runs the ``agentkit`` command as a user runs it: a real process, its output and its exit code.
+
+    :meth:`inline` runs the same command in the test's process, for a test of its output alone.
+    """
 
     def __call__(
         self,
@@ -159,7 +162,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def agentkit() -> AgentkitCommand:
-    """The ``agentkit`` command, run in its own process; the one way tests run it."""
+    """The ``agentkit`` command, the one way tests run it: in its own process, or ``agentkit.inline(...)`` in this one."""
     return AgentkitCommand()
 
 
