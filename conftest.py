@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,10 @@ WITHHELD = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN"
 
 
 class AgentkitCommand:
-    """Runs the ``agentkit`` command as a user runs it: a real process, its output and its exit code."""
+    """Runs the ``agentkit`` command as a user runs it: a real process, its output and its exit code.
+
+    :meth:`inline` runs the same command in the test's process, for a test of its output alone.
+    """
 
     def __call__(
         self,
@@ -54,6 +59,37 @@ class AgentkitCommand:
         return subprocess.Popen([self.path(), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 cwd=cwd, env=self.environment(env, site), stdin=subprocess.DEVNULL)
 
+    def inline(
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        site: Path | None = None,
+        cwd: Path | None = None,
+        input: str = "",
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``agentkit *args`` in this process: its exit code and output, without a process's start-up.
+
+        The command's ``main`` runs with the environment :meth:`__call__` would give the process, in
+        ``cwd``, with ``site`` first on ``sys.path``, ``input`` on its stdin (a pipe's, not a terminal's)
+        and its own stdout and stderr; the test's are restored after (the modules imported from ``site``
+        stay: :func:`site_dir` forgets them).
+        For a test of what the command says and returns. A test of the process itself (signals, a
+        kill, what a child inherits, a hang) runs it with :meth:`__call__` or :meth:`start`.
+        """
+        from agentkit.host.cli import main
+
+        written = io.BytesIO(), io.BytesIO()
+        stdout, stderr = (io.TextIOWrapper(buffer, encoding="utf-8", write_through=True) for buffer in written)
+        with _isolated(self.environment(env, site), site, cwd), _streams(input, stdout, stderr):
+            try:
+                code = main(list(args))
+            except SystemExit as exit:  # argparse's --help and --version end the command this way
+                code = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
+            stdout.flush()
+            stderr.flush()
+        out, err = (_as_text(buffer.getvalue()) for buffer in written)
+        return subprocess.CompletedProcess(["agentkit", *args], code, out, err)
+
     @staticmethod
     def path() -> str:
         if not AGENTKIT.is_file():
@@ -68,6 +104,43 @@ class AgentkitCommand:
         if site is not None:
             environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), environment.get("PYTHONPATH")]))
         return environment
+
+
+@contextlib.contextmanager
+def _isolated(environment: Mapping[str, str], site: Path | None, cwd: Path | None) -> Iterator[None]:
+    """``environment`` as the process's, ``site`` first on its path, ``cwd`` its directory; then the previous ones."""
+    saved, path, here = dict(os.environ), list(sys.path), Path.cwd()
+    os.environ.clear()
+    os.environ.update(environment)
+    if site is not None:
+        sys.path.insert(0, str(site))
+        importlib.invalidate_caches()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(here)
+        sys.path[:] = path
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextlib.contextmanager
+def _streams(input: str, stdout: io.TextIOWrapper, stderr: io.TextIOWrapper) -> Iterator[None]:
+    """A stdin that reads ``input``, and ``stdout`` and ``stderr``, as the process's."""
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(io.BytesIO(input.encode("utf-8")), encoding="utf-8")
+    sys.stdout, sys.stderr = stdout, stderr
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+
+
+def _as_text(written: bytes) -> str:
+    """``written`` read as a pipe in text mode reads it: decoded, with universal newlines."""
+    return io.TextIOWrapper(io.BytesIO(written), encoding="utf-8").read()
 
 
 @pytest.fixture(autouse=True)
@@ -89,7 +162,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def agentkit() -> AgentkitCommand:
-    """The ``agentkit`` command, run in its own process; the one way tests run it."""
+    """The ``agentkit`` command, the one way tests run it: in its own process, or ``agentkit.inline(...)`` in this one."""
     return AgentkitCommand()
 
 

@@ -1,6 +1,6 @@
 """``agentkit run`` on the Gemini, OpenAI Responses and Ollama wires, end to end.
 
-The command runs in a subprocess, as a user runs it; its HTTP traffic is
+The command runs through its ``main``, in this process; its HTTP traffic is
 answered from a file (the ``AGENTKIT_REPLAY`` seam) holding responses in each
 vendor's format, rendered by the wire's conformance responder from canonical
 messages: a turn that calls ``read_file``, then a text answer.
@@ -8,6 +8,7 @@ messages: a turn that calls ``read_file``, then a text answer.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -31,9 +32,15 @@ CALL = AssistantMessage(
 ANSWER = AssistantMessage([TextBlock("The notes say: buy milk.")], StopReason.STOP, usage=Usage(input=40, output=9))
 
 
+@functools.cache
+def installed() -> PluginHost:
+    """The installed plugins, loaded once: only their providers' responders are read."""
+    return PluginHost.discover()
+
+
 def body(api: str, message: AssistantMessage) -> str:
     """The response body the wire's server would send for ``message``."""
-    responder = PluginHost.discover().providers[api].conformance_responder
+    responder = installed().providers[api].conformance_responder
     framing = WIRES[api][2]
     lines = []
     for event in responder.stream(message):
@@ -58,7 +65,7 @@ def test_run_reads_a_file_through_a_tool_call_and_prints_the_answer(api, tmp_pat
     env = {"AGENTKIT_REPLAY": str(recording), "AGENTKIT_REPLAY_LOG": str(log)}
     if variable:
         env[variable] = "test-key-not-real"
-    result = agentkit("run", "What do my notes say?", "--model", model, "--root", str(tmp_path), env=env)
+    result = agentkit.inline("run", "What do my notes say?", "--model", model, "--root", str(tmp_path), env=env)
     assert result.returncode == 0, result.stderr
     assert "The notes say: buy milk." in result.stdout
     assert "test-key-not-real" not in result.stdout + result.stderr + log.read_text()
@@ -70,12 +77,12 @@ def test_run_reads_a_file_through_a_tool_call_and_prints_the_answer(api, tmp_pat
 @pytest.mark.parametrize("api", [api for api, wire in sorted(WIRES.items()) if wire[1]])
 def test_run_without_a_key_exits_2_naming_the_variable(api, tmp_path, agentkit):
     model, variable, _, _ = WIRES[api]
-    result = agentkit("run", "hi", "--model", model, env={})
+    result = agentkit.inline("run", "hi", "--model", model, env={})
     assert result.returncode == 2
     assert variable in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
 def test_ollama_needs_no_key_and_dry_run_shows_the_local_server(tmp_path: Any, agentkit):
-    result = agentkit("run", "hi", "--model", "ollama/qwen3", "--dry-run", env={})
+    result = agentkit.inline("run", "hi", "--model", "ollama/qwen3", "--dry-run", env={})
     assert result.returncode == 0, result.stderr
     assert "http://127.0.0.1:11434/api/chat" in result.stdout

@@ -8,7 +8,8 @@ last response, after writing ``hanging``. The test kills this process.
 
 ``python session_kill_child.py resume SESSIONS_DIR SESSION_ID``: open the
 session, run one more turn, and print the outcome and the request's messages
-as JSON on stdout.
+as JSON on stdout. A test that resumes in its own process (which never held
+the session) calls :func:`resume` instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import agentkit_provider_faux
 import httpx
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
@@ -57,22 +59,31 @@ def _config(transport: Any, folder: Path) -> AgentConfig:
                        before_tool_call=allow_all, transport=transport)
 
 
+def _host() -> PluginHost:
+    """The scripted provider and nothing else: the run uses no installed tool, and a process that imports
+    no other plugin reaches the kill point sooner."""
+    host = PluginHost()
+    host.register(agentkit_provider_faux, name="faux")
+    return host
+
+
 def run(folder: Path, session_id: str, plan: list[list[str]]) -> None:
     turns = [Turn([tool_call("step", {"call": f"c{number}-{index}", "block": fate == "block"}, id=f"c{number}-{index}")
                    for index, fate in enumerate(batch)]) for number, batch in enumerate(plan)]
     turns.append(Turn([text("still thinking")], hang=True))
     session = Session.new(JsonlSessionStore(folder), cwd=str(folder), id=session_id)
-    Agent(_config(_Announcing(turns, folder), folder), host=PluginHost.discover(), session=session).run_sync("Begin")
+    Agent(_config(_Announcing(turns, folder), folder), host=_host(), session=session).run_sync("Begin")
 
 
-def resume(folder: Path, session_id: str) -> None:
+def resume(folder: Path, session_id: str) -> dict[str, Any]:
+    """Open the session, run one more turn: its outcome, error and text, and the messages the request sent."""
     session = Session.open(session_id, JsonlSessionStore(folder))
     script = Script([Turn([text("resumed")])])
-    agent = Agent(session.config_for(_config(script, folder)), host=PluginHost.discover(), session=session)
+    agent = Agent(session.config_for(_config(script, folder)), host=_host(), session=session)
     result = agent.run_sync("Go on")
     session.close()
-    print(json.dumps({"outcome": result.outcome.value, "error": result.error, "text": result.text,
-                      "request": script.requests[0].body["messages"]}))
+    return {"outcome": result.outcome.value, "error": result.error, "text": result.text,
+            "request": script.requests[0].body["messages"]}
 
 
 if __name__ == "__main__":
@@ -80,4 +91,4 @@ if __name__ == "__main__":
     if role == "run":
         run(where, which, json.loads(sys.argv[4]))
     else:
-        resume(where, which)
+        print(json.dumps(resume(where, which)))

@@ -108,7 +108,7 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
     finally:
         rpc.kill()
     assert log_seqs(data, session_id) == list(range(1, len(first) + len(second) + 1))
-    shown = agentkit("sessions", "show", session_id, env=data)
+    shown = agentkit.inline("sessions", "show", session_id, env=data)
     assert shown.returncode == 0, shown.stderr
     assert "[custom event]" not in shown.stdout  # the events are kept, not listed one by one
     assert shown.stdout.splitlines()[-1] == f"{len(first) + len(second)} published events on this branch (see --json)"
@@ -183,8 +183,8 @@ def test_eof_with_a_turn_in_flight_aborts_it_publishes_its_end_and_exits_0(
     assert end["type"] == "agent_end" and end["outcome"] == "aborted"
     assert [event["seq"] for event in rpc.events] == list(range(1, len(rpc.events) + 1))
     assert log_seqs(data, session_id) == [event["seq"] for event in rpc.events]
-    # The log is well formed: another process continues the session where it stopped.
-    again = agentkit("run", "Go on", "--session", session_id, "--root", str(workspace),
+    # The log is well formed: another process (this one) continues the session where it stopped.
+    again = agentkit.inline("run", "Go on", "--session", session_id, "--root", str(workspace),
                      "--script", script(tmp_path / "again.json", say("Done.")), env=data)
     assert again.returncode == 0, again.stderr
     assert again.stdout == "Done.\n"
@@ -261,7 +261,7 @@ def test_abort_ends_the_running_turn_and_the_session_takes_the_next_prompt(
 
 
 def test_schemas_option_writes_the_published_schemas(agentkit: Any, tmp_path: Path) -> None:
-    written = agentkit("rpc", "--schemas", str(tmp_path / "schemas"))
+    written = agentkit.inline("rpc", "--schemas", str(tmp_path / "schemas"))
     assert written.returncode == 0, written.stderr
     made = sorted(path.relative_to(tmp_path / "schemas") for path in (tmp_path / "schemas").rglob("*.json"))
     assert [str(path) for path in made] == ["v1/agentkit.rpc.request.schema.json",

@@ -1,4 +1,5 @@
-"""``agentkit run`` end to end, in a subprocess, against recorded real exchanges.
+"""``agentkit run`` end to end against recorded real exchanges: in this process where the test is about
+what the command says, in its own where it is about the process (text on the pipe while a response streams).
 
 Recordings: pydantic-ai's VCR cassettes (pydantic/pydantic-ai, MIT), kept in
 ``testdata/pydantic-ai/`` (``test_anthropic/`` and ``test_openai/``; see its
@@ -66,7 +67,7 @@ def test_an_anthropic_text_answer_streams_to_stdout(agentkit, tmp_path: Path) ->
     env, log = replay(tmp_path, recording)
     env["ANTHROPIC_API_KEY"] = PLANTED
 
-    result = agentkit("run", task, "--model", f"anthropic/{recorded['model']}", "--root", str(tmp_path), env=env)
+    result = agentkit.inline("run", task, "--model", f"anthropic/{recorded['model']}", "--root", str(tmp_path), env=env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout == anthropic_text(interaction["response"]["body"]["string"]) + "\n"
@@ -91,7 +92,7 @@ def test_an_openai_tool_call_runs_and_the_answer_follows(agentkit, tmp_path: Pat
     env, log = replay(tmp_path, recording)
     env["OPENAI_API_KEY"] = PLANTED
 
-    result = agentkit("run", task, "--model", "openai/gpt-4o-mini", "--root", str(tmp_path), env=env)
+    result = agentkit.inline("run", task, "--model", "openai/gpt-4o-mini", "--root", str(tmp_path), env=env)
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == openai_text(second["response"]["body"]["string"]).strip()
@@ -107,7 +108,7 @@ def test_json_events_stream_text_deltas_before_the_end(agentkit, tmp_path: Path)
     recording = cassette("test_anthropic/test_request_stream_fallback_for_high_max_tokens.yaml")
     env, _ = replay(tmp_path, recording)
     env["ANTHROPIC_API_KEY"] = PLANTED
-    result = agentkit("run", "What is 1+1?", "--model", "anthropic/claude-sonnet-4-5", "--json", "--root", str(tmp_path),
+    result = agentkit.inline("run", "What is 1+1?", "--model", "anthropic/claude-sonnet-4-5", "--json", "--root", str(tmp_path),
                       env=env)
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -120,7 +121,7 @@ def test_json_events_stream_text_deltas_before_the_end(agentkit, tmp_path: Path)
 
 def test_without_a_key_it_exits_2_with_one_line_naming_the_variables(agentkit, tmp_path: Path) -> None:
     env, log = replay(tmp_path, {"interactions": []})
-    result = agentkit("run", "hello", "--model", "anthropic/claude-opus-5-5", "--root", str(tmp_path), env=env)
+    result = agentkit.inline("run", "hello", "--model", "anthropic/claude-opus-5-5", "--root", str(tmp_path), env=env)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -132,7 +133,7 @@ def test_without_a_key_it_exits_2_with_one_line_naming_the_variables(agentkit, t
 def test_dry_run_prints_the_request_without_the_key_and_sends_nothing(agentkit, tmp_path: Path) -> None:
     env, log = replay(tmp_path, {"interactions": []})
     env["ANTHROPIC_API_KEY"] = PLANTED
-    result = agentkit("run", "hello there", "--model", "anthropic/claude-sonnet-4-6", "--dry-run", "--root", str(tmp_path),
+    result = agentkit.inline("run", "hello there", "--model", "anthropic/claude-sonnet-4-6", "--dry-run", "--root", str(tmp_path),
                       env=env)
     assert result.returncode == 0, result.stderr
     assert PLANTED not in result.stdout and PLANTED not in result.stderr
@@ -145,7 +146,7 @@ def test_dry_run_prints_the_request_without_the_key_and_sends_nothing(agentkit, 
 
 
 def test_dry_run_without_a_key_still_shows_the_request_and_says_what_to_set(agentkit, tmp_path: Path) -> None:
-    result = agentkit("run", "hi", "--model", "openai/gpt-4.1", "--dry-run", "--root", str(tmp_path))
+    result = agentkit.inline("run", "hi", "--model", "openai/gpt-4.1", "--dry-run", "--root", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["url"] == "https://api.openai.com/v1/chat/completions"
     assert "OPENAI_API_KEY" in result.stderr
@@ -153,8 +154,8 @@ def test_dry_run_without_a_key_still_shows_the_request_and_says_what_to_set(agen
 
 def test_shell_tools_need_allow_all_tools(agentkit, tmp_path: Path) -> None:
     base = ("hi", "--model", "anthropic/claude-sonnet-4-6", "--dry-run", "--root", str(tmp_path))
-    without = agentkit("run", *base)
-    with_all = agentkit("run", *base, "--allow-all-tools")
+    without = agentkit.inline("run", *base)
+    with_all = agentkit.inline("run", *base, "--allow-all-tools")
     shell = {"run_command", "execute"}
     names_without = {tool["name"] for tool in json.loads(without.stdout)["body"]["tools"]}
     names_with = {tool["name"] for tool in json.loads(with_all.stdout)["body"]["tools"]}
@@ -176,7 +177,7 @@ def test_the_scripted_model_plays_a_script_file(agentkit, tmp_path: Path) -> Non
         {"content": [{"type": "tool_use", "name": "read_file", "arguments": {"path": "a.txt"}}]},
         {"content": [{"type": "text", "text": "The file says alpha."}]},
     ])
-    result = agentkit("run", "read a.txt", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
+    result = agentkit.inline("run", "read a.txt", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The file says alpha.\n"
     assert "[tool] read_file" in result.stderr
@@ -191,7 +192,7 @@ def test_the_scripted_model_plays_a_script_file(agentkit, tmp_path: Path) -> Non
 )
 def test_a_run_that_does_not_complete_exits_1_and_says_why(agentkit, tmp_path: Path, turns: list[Any], reason: str) -> None:
     script = _script(tmp_path, turns)
-    result = agentkit("run", "go", "--model", "faux/scripted", "--script", script, "--max-turns", "2",
+    result = agentkit.inline("run", "go", "--model", "faux/scripted", "--script", script, "--max-turns", "2",
                       "--root", str(tmp_path))
     assert result.returncode == 1
     assert f"run ended: {reason}" in result.stderr
@@ -208,7 +209,7 @@ def test_a_run_that_does_not_complete_exits_1_and_says_why(agentkit, tmp_path: P
     ],
 )
 def test_usage_errors_exit_2_with_one_line(agentkit, tmp_path: Path, args: tuple[str, ...]) -> None:
-    result = agentkit("run", *args, cwd=tmp_path)
+    result = agentkit.inline("run", *args, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
@@ -243,7 +244,7 @@ def test_text_reaches_stdout_while_the_response_is_still_streaming(agentkit, tmp
 def test_a_script_file_nested_too_deep_is_a_usage_error(agentkit, tmp_path: Path) -> None:
     file = tmp_path / "turns.json"
     file.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
-    result = agentkit("run", "go", "--model", "faux/scripted", "--script", str(file))
+    result = agentkit.inline("run", "go", "--model", "faux/scripted", "--script", str(file))
     assert result.returncode == 2, result.stderr
     assert "cannot read a JSON list of turns" in result.stderr and "Traceback" not in result.stderr
 
@@ -264,7 +265,7 @@ def _schema_file(tmp_path: Path, schema: Any = WEATHER_SCHEMA) -> str:
 ], ids=["final-answer-tool", "native"])
 def test_output_schema_prints_the_validated_value_as_json(agentkit, tmp_path: Path, model: str, answer: dict) -> None:
     script = _script(tmp_path, [{"content": [answer]}])
-    result = agentkit("run", "weather?", "--model", model, "--script", script, "--root", str(tmp_path),
+    result = agentkit.inline("run", "weather?", "--model", model, "--script", script, "--root", str(tmp_path),
                       "--output-schema", _schema_file(tmp_path))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"city": "Oslo", "celsius": -2}
@@ -273,7 +274,7 @@ def test_output_schema_prints_the_validated_value_as_json(agentkit, tmp_path: Pa
 
 def test_output_schema_that_is_never_met_exits_1_naming_the_problem(agentkit, tmp_path: Path) -> None:
     script = _script(tmp_path, [{"content": [{"type": "text", "text": "cold"}]}] * 2)
-    result = agentkit("run", "weather?", "--model", "faux/structured", "--script", script, "--root", str(tmp_path),
+    result = agentkit.inline("run", "weather?", "--model", "faux/structured", "--script", script, "--root", str(tmp_path),
                       "--output-schema", _schema_file(tmp_path))
     assert result.returncode == 1
     assert "did not fit" in result.stderr and result.stdout == ""
@@ -284,14 +285,14 @@ def test_an_unreadable_output_schema_is_a_usage_error(agentkit, tmp_path: Path, 
     file = tmp_path / "schema.json"
     file.write_text(content, encoding="utf-8")
     script = _script(tmp_path, [])
-    result = agentkit("run", "x", "--model", "faux/scripted", "--script", script, "--output-schema", str(file))
+    result = agentkit.inline("run", "x", "--model", "faux/scripted", "--script", script, "--output-schema", str(file))
     assert result.returncode == 2 and "schema" in result.stderr.lower()
     assert "Traceback" not in result.stderr
 
 
 def test_dry_run_shows_the_final_answer_tool_of_an_output_schema(agentkit, tmp_path: Path) -> None:
     script = _script(tmp_path, [])
-    result = agentkit("run", "x", "--model", "faux/scripted", "--script", script, "--dry-run",
+    result = agentkit.inline("run", "x", "--model", "faux/scripted", "--script", script, "--dry-run",
                       "--output-schema", _schema_file(tmp_path))
     body = json.loads(result.stdout)["body"]
     assert [tool["name"] for tool in body["tools"]][-1] == "final_result" and body["tool_choice"] == "required"

@@ -29,7 +29,7 @@ def data(tmp_path: Path) -> dict[str, str]:
 
 
 def run(agentkit: Any, tmp_path: Path, *args: str, env: dict[str, str], answer: str = "ok", **kwargs: Any) -> Any:
-    return agentkit("run", "Say it", "--model", "faux/scripted", "--root", str(tmp_path),
+    return agentkit.inline("run", "Say it", "--model", "faux/scripted", "--root", str(tmp_path),
                     "--script", script(tmp_path, answer), *args, env=env, **kwargs)
 
 
@@ -44,7 +44,7 @@ def test_a_url_scheme_reaches_the_store_a_distribution_declares(agentkit: Any, s
     assert len(written) == 1 and not (tmp_path / "data" / "sessions").exists()
 
     chosen = {**data, "AGENTKIT_SESSION_STORE": url}
-    listed = agentkit("sessions", "list", "--json", env=chosen, site=site_dir.site)
+    listed = agentkit.inline("sessions", "list", "--json", env=chosen, site=site_dir.site)
     assert [row["id"] for row in json.loads(listed.stdout)] == [written[0].stem]
     again = run(agentkit, tmp_path, "--resume", env=chosen, answer="again", site=site_dir.site)
     assert again.returncode == 0, again.stderr
@@ -60,7 +60,7 @@ def test_a_directory_or_file_url_is_the_file_store_there(agentkit: Any, tmp_path
 
 def test_a_scheme_no_distribution_serves_is_a_usage_error_naming_the_entry_points(agentkit: Any, tmp_path: Path,
                                                                                   data: dict[str, str]) -> None:
-    result = agentkit("sessions", "list", "--store", "mysql://user:pw-not-shown@db/x", env=data)
+    result = agentkit.inline("sessions", "list", "--store", "mysql://user:pw-not-shown@db/x", env=data)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "agentkit.session_stores" in result.stderr
     assert "pw-not-shown" not in result.stderr
@@ -80,7 +80,7 @@ def test_a_store_that_fails_to_load_is_one_line_naming_its_distribution(agentkit
                                                                         data: dict[str, str]) -> None:
     site_dir("broken-store", entry_points={"agentkit.session_stores": {"broken": "brokenstore:from_url"}},
              files={"brokenstore.py": "raise ImportError('a driver is missing')\n"})
-    result = agentkit("sessions", "show", "abc", "--store", "broken://x", env=data, site=site_dir.site)
+    result = agentkit.inline("sessions", "show", "abc", "--store", "broken://x", env=data, site=site_dir.site)
     assert result.returncode == 2
     assert "broken-store" in result.stderr and "a driver is missing" in result.stderr
     assert "Traceback" not in result.stderr

@@ -1,4 +1,5 @@
-"""``agentkit sessions list|show|fork|export`` and ``agentkit run --session/--resume``, run as a user runs them."""
+"""``agentkit sessions list|show|fork|export`` and ``agentkit run --session/--resume``, through the command's
+``main``; the run killed mid-response is a process of its own, and the one that resumes it runs in another."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def script(tmp_path: Path, *answers: str, name: str = "turns.json") -> str:
 
 
 def run(agentkit: Any, tmp_path: Path, env: dict[str, str], task: str, *args: str, answer: str = "ok") -> Any:
-    return agentkit("run", task, "--root", str(tmp_path), "--script", script(tmp_path, answer), *args, env=env)
+    return agentkit.inline("run", task, "--root", str(tmp_path), "--script", script(tmp_path, answer), *args, env=env)
 
 
 def session_id(stderr: str) -> str:
@@ -47,7 +48,7 @@ def test_a_run_continues_a_session_by_id_and_the_latest_by_resume(agentkit: Any,
     assert dry.returncode == 0, dry.stderr
     assert len(json.loads(dry.stdout)["body"]["messages"]) == 7  # the session's six, and the new task
 
-    shown = agentkit("sessions", "show", sid, "--json", env=data)
+    shown = agentkit.inline("sessions", "show", sid, "--json", env=data)
     assert shown.returncode == 0, shown.stderr
     entries = json.loads(shown.stdout)["entries"]
     said = [block["text"] for entry in entries if entry["type"] == "message"
@@ -60,26 +61,26 @@ def test_list_show_fork_and_export(agentkit: Any, tmp_path: Path, data: dict[str
     newer = session_id(run(agentkit, tmp_path, data, "Second\x1b[31m task", "--model", "faux/scripted",
                            "--session", "new", answer="Done \x1b]0;title\x07here").stderr)
 
-    listed = agentkit("sessions", "list", env=data)
+    listed = agentkit.inline("sessions", "list", env=data)
     assert listed.returncode == 0, listed.stderr
     assert [line.split()[0] for line in listed.stdout.splitlines()] == [newer, older]
-    assert [row["id"] for row in json.loads(agentkit("sessions", "list", "--json", env=data).stdout)] == [newer, older]
+    assert [row["id"] for row in json.loads(agentkit.inline("sessions", "list", "--json", env=data).stdout)] == [newer, older]
 
-    shown = agentkit("sessions", "show", newer[:6], env=data)
+    shown = agentkit.inline("sessions", "show", newer[:6], env=data)
     assert shown.returncode == 0, shown.stderr
     assert f"session {newer}" in shown.stdout
     assert "[model] faux/scripted" in shown.stdout
     assert "Second[31m task" in shown.stdout and "Done ]0;titlehere" in shown.stdout  # no escape reaches the terminal
     assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
 
-    exported = agentkit("sessions", "export", older, env=data)
+    exported = agentkit.inline("sessions", "export", older, env=data)
     stored = (tmp_path / "data" / "sessions" / f"{older}.jsonl").read_text()
     assert exported.returncode == 0 and exported.stdout == stored
 
-    entries = json.loads(agentkit("sessions", "show", older, "--json", env=data).stdout)["entries"]
-    forked = agentkit("sessions", "fork", older, "--entry", entries[1]["id"], env=data)
+    entries = json.loads(agentkit.inline("sessions", "show", older, "--json", env=data).stdout)["entries"]
+    forked = agentkit.inline("sessions", "fork", older, "--entry", entries[1]["id"], env=data)
     assert forked.returncode == 0, forked.stderr
-    copy = json.loads(agentkit("sessions", "show", forked.stdout.strip(), "--json", env=data).stdout)
+    copy = json.loads(agentkit.inline("sessions", "show", forked.stdout.strip(), "--json", env=data).stdout)
     assert copy["header"]["parent_session"] == older
     assert copy["entries"] == entries[:2]
 
@@ -87,7 +88,7 @@ def test_list_show_fork_and_export(agentkit: Any, tmp_path: Path, data: dict[str
 def test_session_mistakes_are_usage_errors_naming_the_fix(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
     resume = run(agentkit, tmp_path, data, "x", "--model", "faux/scripted", "--resume")
     assert resume.returncode == 2 and "--session new" in resume.stderr
-    missing = agentkit("sessions", "show", "nosuchsession", env=data)
+    missing = agentkit.inline("sessions", "show", "nosuchsession", env=data)
     assert missing.returncode == 2 and "agentkit sessions list" in missing.stderr
     both = run(agentkit, tmp_path, data, "x", "--model", "faux/scripted", "--resume", "--session", "new")
     assert both.returncode == 2 and "one of them" in both.stderr
@@ -102,7 +103,7 @@ def test_show_reports_what_loading_repaired(agentkit: Any, tmp_path: Path, data:
     path = tmp_path / "data" / "sessions" / f"{sid}.jsonl"
     with path.open("ab") as file:
         file.write(b'{"id":"cut","par')
-    shown = agentkit("sessions", "show", sid, env=data)
+    shown = agentkit.inline("sessions", "show", sid, env=data)
     assert shown.returncode == 0
     assert "repaired: line 5: a truncated last line" in shown.stderr
 
@@ -126,6 +127,6 @@ def test_a_run_killed_mid_response_resumes_in_another_process_with_what_was_writ
     resumed = run(agentkit, tmp_path, data, "Second question", "--resume", answer="answered")
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stdout == "answered\n"
-    entries = json.loads(agentkit("sessions", "show", logs[0].stem, "--json", env=data).stdout)["entries"]
+    entries = json.loads(agentkit.inline("sessions", "show", logs[0].stem, "--json", env=data).stdout)["entries"]
     said = [entry["message"]["content"][0]["text"] for entry in entries if entry["type"] == "message"]
     assert said == ["First question", "Second question", "answered"]

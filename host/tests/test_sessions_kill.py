@@ -4,8 +4,8 @@ Two real processes and a real SIGKILL, at points chosen at random (seeded):
 with some calls of a tool batch finished and the rest still running, or as
 soon as the log has reached a random length (mid-batch, between turns, during
 a response). The kill is synchronised on files the child writes (a marker, the
-log's lines), never on time. Then a second process resumes the session and
-runs a turn. What must hold:
+log's lines), never on time. Then another process, the test's own (which never
+held the session), resumes the session and runs a turn. What must hold:
 
 * every line of the log read just before the kill is still there, byte for byte,
   in the same order;
@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 from agentkit_provider_faux import Script, Turn, text
+from session_kill_child import resume
 from test_repair import HOST, TARGETS, assert_valid, assert_wire_valid, encode
 
 from agentkit.host import Agent, AgentConfig
@@ -110,10 +111,7 @@ def test_a_run_killed_at_a_random_point_resumes_in_another_process_with_nothing_
     env = agentkit.environment({"AGENTKIT_DATA_DIR": str(tmp_path / "data")})  # no keys, no user's data
     before = kill_at_random_point(tmp_path, seed, env)
 
-    second = subprocess.run([sys.executable, str(CHILD), "resume", str(tmp_path), SESSION], cwd=tmp_path, env=env,
-                            stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT)
-    assert second.returncode == 0, second.stderr.decode()
-    resumed = json.loads(second.stdout)
+    resumed = resume(tmp_path, SESSION)
     assert (resumed["outcome"], resumed["text"]) == ("completed", "resumed"), resumed
 
     after = (tmp_path / f"{SESSION}.jsonl").read_bytes().split(b"\n")

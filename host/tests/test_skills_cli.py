@@ -1,4 +1,4 @@
-"""``agentkit skills list|show`` and ``agentkit run --dry-run``, in a subprocess, show what the model gets."""
+"""``agentkit skills list|show`` and ``agentkit run --dry-run`` show what the model gets."""
 
 from __future__ import annotations
 
@@ -31,19 +31,19 @@ def rows(result: subprocess.CompletedProcess) -> dict[str, dict]:
 
 def test_skills_list_shows_tier_source_invocable_and_trust(agentkit, tree):
     home, root = tree
-    untrusted = rows(agentkit("skills", "list", "--json", "--root", str(root), env={"HOME": str(home)}))
+    untrusted = rows(agentkit.inline("skills", "list", "--json", "--root", str(root), env={"HOME": str(home)}))
     assert set(untrusted) >= {"tidy", "quiet"} and "release" not in untrusted
     tidy = untrusted["tidy"]
     assert (tidy["tier"], tidy["source"], tidy["description"], tidy["invocable"], tidy["trusted"]) == (
         "user", str((home / ".agentkit/skills/tidy").resolve()), "Tidy a repository.", True, True)
     assert untrusted["quiet"]["invocable"] is False
-    trusted = rows(agentkit("skills", "list", "--json", "--root", str(root), "--trust-project", env={"HOME": str(home)}))
+    trusted = rows(agentkit.inline("skills", "list", "--json", "--root", str(root), "--trust-project", env={"HOME": str(home)}))
     assert trusted["release"]["tier"] == "project" and trusted["release"]["trusted"] is True
 
 
 def test_skills_list_in_text_says_whether_the_project_is_trusted(agentkit, tree):
     home, root = tree
-    result = agentkit("skills", "list", "--root", str(root), env={"HOME": str(home)})
+    result = agentkit.inline("skills", "list", "--root", str(root), env={"HOME": str(home)})
     assert result.returncode == 0
     assert "tidy  [user:" in result.stdout and "quiet" in result.stdout and "(not shown to the model)" in result.stdout
     assert "project skills: not trusted (pass --trust-project)" in result.stdout
@@ -52,7 +52,7 @@ def test_skills_list_in_text_says_whether_the_project_is_trusted(agentkit, tree)
 
 def test_skills_show_prints_the_skill_and_its_instructions(agentkit, tree):
     home, root = tree
-    result = agentkit("skills", "show", "tidy", "--root", str(root), env={"HOME": str(home)})
+    result = agentkit.inline("skills", "show", "tidy", "--root", str(root), env={"HOME": str(home)})
     assert result.returncode == 0, result.stderr
     assert "name: tidy" in result.stdout and "tier: user" in result.stdout
     assert result.stdout.rstrip().endswith("Remove build output.")
@@ -60,7 +60,7 @@ def test_skills_show_prints_the_skill_and_its_instructions(agentkit, tree):
 
 def test_skills_show_of_an_unknown_skill_is_a_usage_error(agentkit, tree):
     home, root = tree
-    result = agentkit("skills", "show", "nope", "--root", str(root), env={"HOME": str(home)})
+    result = agentkit.inline("skills", "show", "nope", "--root", str(root), env={"HOME": str(home)})
     assert result.returncode == 2
     assert "no skill named 'nope'" in result.stderr and "Traceback" not in result.stderr
 
@@ -68,7 +68,7 @@ def test_skills_show_of_an_unknown_skill_is_a_usage_error(agentkit, tree):
 def dry_run(agentkit, root: Path, home: Path, *flags: str) -> tuple[dict, str]:
     script = root.parent / "turns.json"
     script.write_text(json.dumps([{"content": [{"type": "text", "text": "ok"}]}]))
-    result = agentkit("run", "hi", "--model", "faux/scripted", "--script", str(script), "--root", str(root),
+    result = agentkit.inline("run", "hi", "--model", "faux/scripted", "--script", str(script), "--root", str(root),
                       "--dry-run", *flags, env={"HOME": str(home)})
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["body"], result.stderr
@@ -93,7 +93,7 @@ def test_a_skill_made_by_new_plugin_reaches_the_model(agentkit, tmp_path, monkey
     from host_helpers import make_agent
 
     project = tmp_path / "agentkit-skills-careful"
-    result = agentkit("new-plugin", "skills", "careful", "--dir", str(project), env={"HOME": str(tmp_path)})
+    result = agentkit.inline("new-plugin", "skills", "careful", "--dir", str(project), env={"HOME": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.syspath_prepend(str(project / "src"))

@@ -10,14 +10,14 @@ import pytest
 
 
 def test_agentkit_help_lists_chat_from_its_distribution(agentkit) -> None:
-    result = agentkit("--help")
+    result = agentkit.inline("--help")
     assert result.returncode == 0
     entries = " ".join(result.stdout.split()).split(" chat ", 1)  # an entry may wrap over lines
     assert len(entries) == 2 and "(from agentkit-chat " in entries[1].split(" mcp ")[0]
 
 
 def test_chat_help_names_its_options(agentkit) -> None:
-    result = agentkit("chat", "--help")
+    result = agentkit.inline("chat", "--help")
     assert result.returncode == 0
     for option in ("--model", "--session", "--resume", "--allow-all-tools", "--theme", "--plain"):
         assert option in result.stdout
@@ -35,7 +35,7 @@ def test_chat_help_names_its_options(agentkit) -> None:
     ],
 )
 def test_usage_errors_exit_2_with_one_line(agentkit, tmp_path, args: tuple[str, ...], says: str) -> None:
-    result = agentkit("chat", *args, env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")}, cwd=tmp_path)
+    result = agentkit.inline("chat", *args, env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")}, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert says in result.stderr
@@ -54,12 +54,10 @@ def test_the_store_option_keeps_the_chat_where_it_says(agentkit, tmp_path) -> No
     script = tmp_path / "turns.json"
     script.write_text('[{"content": [{"type": "text", "text": "Hello."}]}]')
     elsewhere = tmp_path / "elsewhere"
-    env = agentkit.environment({"AGENTKIT_DATA_DIR": str(tmp_path / "data")})
-    result = subprocess.run(
-        [agentkit.path(), "chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path),
-         "--store", str(elsewhere)], input="hi\n", capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    env = {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
+    result = agentkit.inline("chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path),
+                             "--store", str(elsewhere), input="hi\n", env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert not list((tmp_path / "data").rglob("*.jsonl"))
-    listed = subprocess.run([agentkit.path(), "sessions", "list", "--json", "--store", str(elsewhere)],
-                            capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    listed = agentkit.inline("sessions", "list", "--json", "--store", str(elsewhere), env=env, cwd=tmp_path)
     assert listed.returncode == 0 and len(json.loads(listed.stdout)) == 1, listed.stderr

@@ -84,15 +84,11 @@ def test_skills_lists_the_installed_skills(chat) -> None:
 
 
 def test_compact_with_a_single_prompt_has_nothing_to_do_and_a_failed_summary_says_so(agentkit, tmp_path) -> None:
-    import subprocess
-
     script = tmp_path / "turns.json"
     script.write_text('[{"content": [{"type": "text", "text": "One."}]}]')  # then empty answers: no summary
-    result = subprocess.run(
-        [agentkit.path(), "chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path)],
-        input="first\n/compact\nsecond\n/compact\n", capture_output=True, text=True, timeout=300,
-        env=agentkit.environment({"AGENTKIT_DATA_DIR": str(tmp_path / "data")}), cwd=tmp_path,
-    )
+    result = agentkit.inline("chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path),
+                             input="first\n/compact\nsecond\n/compact\n",
+                             env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")}, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     notes = [line for line in result.stdout.splitlines() if "compact" in line or "summary" in line]
     assert notes == ["> /compact", "nothing to compact yet", "> /compact",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from typing import Any
 
 import pytest
@@ -87,7 +86,7 @@ def test_themes_colour_the_same_roles_differently(chat) -> None:
 
 
 def test_an_unknown_theme_is_a_usage_error(agentkit, tmp_path) -> None:
-    result = agentkit("chat", "--model", "faux/scripted", "--theme", "neon", cwd=tmp_path)
+    result = agentkit.inline("chat", "--model", "faux/scripted", "--theme", "neon", cwd=tmp_path)
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "neon" in result.stderr and "Traceback" not in result.stderr
 
@@ -96,11 +95,9 @@ def test_without_a_terminal_the_output_is_plain_text(agentkit, tmp_path) -> None
     script = tmp_path / "turns.json"
     script.write_text('[{"content": [{"type": "tool_use", "name": "list_files", "arguments": {}}]},'
                       ' {"content": [{"type": "text", "text": "Listed \\u001b[1mit\\u001b[0m."}]}]')
-    result = subprocess.run(
-        [agentkit.path(), "chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path)],
-        input="list the files\n/cost\n", capture_output=True, text=True, timeout=300,
-        env=agentkit.environment({"AGENTKIT_DATA_DIR": str(tmp_path / "data")}), cwd=tmp_path,
-    )
+    result = agentkit.inline("chat", "--model", "faux/scripted", "--script", str(script), "--root", str(tmp_path),
+                             input="list the files\n/cost\n", env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")},
+                             cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stdout
     lines = result.stdout.splitlines()

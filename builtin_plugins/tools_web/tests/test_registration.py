@@ -26,7 +26,7 @@ def test_fetch_url_is_registered_but_only_enabled_by_name():
 
 @pytest.mark.slow
 def test_the_web_plugin_is_listed_and_passes_validation(agentkit):
-    listing = agentkit("plugins", "--check", "--json")
+    listing = agentkit.inline("plugins", "--check", "--json")
     assert listing.returncode == 0, listing.stderr
     listed = {p["name"]: p for p in json.loads(listing.stdout)}
     assert listed["web"]["status"] == "loaded"
