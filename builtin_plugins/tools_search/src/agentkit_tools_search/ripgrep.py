@@ -419,8 +419,9 @@ def search_rg(query: Query, rg: str) -> Outcome:
 
     ripgrep first counts each chunk's matching lines per file: that says where the
     page fills (files holding a NUL are dropped when read here) and so where the
-    scan stops, with one short line per matching file. The lines are asked for at
-    the end, of the text files the page shows only.
+    scan stops, with one short line per matching file. The lines of the text files
+    the page shows are found at the end: in the bytes read here, with the pattern's
+    native translation where it has one, else by ripgrep.
 
     :raises RipgrepRefused: ripgrep refused the pattern.
     :raises RipgrepError: ripgrep could not run.
