@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentkit.plugin_api.workspace import compile_glob, expand_braces
@@ -47,7 +47,7 @@ def _spellings(pattern: str) -> list[str]:
     return [path for path in spelled if path and "//" not in path and not path.endswith("/")]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pattern=GLOBS, paths=st.lists(PATHS, max_size=12))
 @example(pattern="**/*.py", paths=["**/*.py", "a/b.py", "b.pyc", "x/.py"])
 @example(pattern="\\*.py", paths=["\\*.py", "*.py", "a/\\*.py"])
