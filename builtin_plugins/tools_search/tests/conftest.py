@@ -23,14 +23,16 @@ def _rg_binary() -> str | None:
 
 @pytest.fixture(autouse=True)
 def rg_reads_every_file(monkeypatch):
-    """The rg backend reads no file itself, so that the tests check ripgrep's answers.
+    """The rg backend matches no file itself, so that the tests check ripgrep's answers.
 
-    Out of tests it reads the first few (a page that fills there never starts
-    ripgrep); the tests that want that set ``NATIVE_HEAD_FILES`` back.
+    Out of tests it scans the first few (a page that fills there never starts
+    ripgrep) and matches the lines the page shows; the tests that want that set
+    ``NATIVE_HEAD_FILES`` and ``NATIVE_LINES`` back.
     """
     from agentkit_tools_search import ripgrep
 
     monkeypatch.setattr(ripgrep, "NATIVE_HEAD_FILES", 0)
+    monkeypatch.setattr(ripgrep, "NATIVE_LINES", False)
 
 
 @pytest.fixture

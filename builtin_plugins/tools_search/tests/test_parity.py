@@ -92,9 +92,11 @@ def chunks(request, monkeypatch) -> str:
     if request.param in ("tiny", "native head"):
         monkeypatch.setattr(ripgrep, "CHUNK_BYTES", 40)
         monkeypatch.setattr(ripgrep, "FIRST_CHUNK", 1)
+        monkeypatch.setattr(ripgrep, "FIRST_CHUNK_AFTER_HEAD", 1)
         monkeypatch.setattr(ripgrep, "LINES_BATCH", 2)
     if request.param == "native head":
         monkeypatch.setattr(ripgrep, "NATIVE_HEAD_FILES", 3)
+        monkeypatch.setattr(ripgrep, "NATIVE_LINES", True)
     return request.param
 
 

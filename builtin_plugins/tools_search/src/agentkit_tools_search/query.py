@@ -79,8 +79,9 @@ def smart_case_ignores(pattern: str) -> bool:
 
 def walk_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> Iterator[str]:
     """The files a search scans below ``start`` (relative to the root; "" for the root), lazily."""
-    # Regular files only: links are not followed; FIFOs and devices would block a read.
-    return engine.files(start, glob.matches if glob is not None else None)
+    # Regular files only: links are not followed; FIFOs and devices would block a read. The
+    # glob itself, not its matches(): the walk then asks it by name and skips what it excludes.
+    return engine.files(start, glob)
 
 
 def collect_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> list[str]:

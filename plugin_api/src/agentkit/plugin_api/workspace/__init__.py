@@ -19,7 +19,8 @@ not ignored without following links.
 
 Globs (:func:`compile_glob`, :class:`Glob`): git's wildmatch (WM_PATHNAME),
 POSIX classes and escapes included, plus ``{a,b}`` braces; a glob without
-``/`` matches a name at any depth.
+``/`` matches a name at any depth. :meth:`Glob.walk_tests` asks it by file
+name and per directory, as :meth:`IgnoreEngine.files` does when given it.
 
 Path spelling (:func:`normalize`, :func:`display_path`): ``file://`` and ``~``
 forms, and paths as the model should write them back. Errors are

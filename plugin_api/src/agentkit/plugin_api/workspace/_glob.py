@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from .._tools import ToolError
 from ._gitpattern import MalformedPattern, wildmatch
+from ._globwalk import enter_test, file_test
 
 __all__ = ["Glob", "compile_glob", "expand_braces"]
 
@@ -144,6 +145,18 @@ class Glob:
             if fullmatch(path) is not None:
                 return True
         return False
+
+    def walk_tests(self) -> tuple[Callable[[str, str], bool], Callable[[str], bool] | None]:
+        """The glob as a walk asks it: per file without building its path, per directory
+        whether to enter it at all.
+
+        :returns: ``(file_test, enter)``. ``file_test(directory, name)`` is
+            ``matches(directory + name)``, with ``directory`` relative to the
+            directory searched, ``""`` or ending in ``/``. ``enter(directory)``
+            (no trailing ``/``) is false only where no path below ``directory``
+            can match; None when every directory may hold a match.
+        """
+        return file_test(self.alternatives), enter_test(self.alternatives)
 
 
 _FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
