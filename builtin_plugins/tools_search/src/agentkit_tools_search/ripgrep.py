@@ -19,7 +19,7 @@ file, NUL or not. So ripgrep first only counts each file's matching lines
 where the page fills and so where the scan stops; each counted file is read
 here (through :class:`WalkedFiles`), a binary one is dropped, and at the end
 the lines of the text files the page shows are matched in the bytes read here
-where the pattern has a native translation (decision 00XX), else ripgrep is
+where the pattern has a native translation (decision 0025), else ripgrep is
 asked for them, no more per file than the page needs.
 
 Containment: ripgrep opens the paths it is given itself, and the kernel follows
