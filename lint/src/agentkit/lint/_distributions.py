@@ -106,7 +106,7 @@ def installed_index() -> DistributionIndex:
             _files, own, _where = distribution_files(dist, listed, sources=False)
         except Exception:
             own = set()  # damaged beyond its file list: its top-level names still count
-        for module in {*(declared or _top_level_names(listed)), *own, *declared}:
+        for module in {*(declared or _top_level_names(listed)), *own}:
             _add(entries, module, name)
     return DistributionIndex(entries)
 
