@@ -14,6 +14,11 @@ RUN = $(UV) run --no-sync
 # newer than all of them, there is nothing to sync and the recipes start at once
 # (`make clean`, or removing the file, forces the next sync).
 SYNCED = .venv/.synced-with-uv-lock
+# The workspace's own sources are installed editable, so uv compiles none of them: `make test`
+# compiles them once (only what changed since), or each process the suite starts would compile
+# the host, the lint and the conformance suite again where PYTHONDONTWRITEBYTECODE is set.
+# A source that does not compile is left to the suite to report (hence the recipe's `-`).
+WORKSPACE_SOURCES = $(wildcard */src builtin_plugins/*/src examples/*/src)
 WORKSPACE_FILES = uv.lock pyproject.toml $(wildcard */pyproject.toml builtin_plugins/*/pyproject.toml examples/*/pyproject.toml)
 
 .PHONY: bootstrap demo test bench lint mutation conformance-mcp clean
@@ -46,6 +51,7 @@ demo: bootstrap
 test: bootstrap
 	@command -v initdb >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || test -x "$$(pg_config --bindir 2>/dev/null)/initdb" \
 		|| { echo "The PostgreSQL store's tests start a real server: install PostgreSQL 14 or newer (Debian/Ubuntu: apt install postgresql; macOS: brew install postgresql; Fedora: dnf install postgresql-server) or put its bin directory on PATH"; exit 1; }
+	@-$(RUN) python -m compileall -q $(WORKSPACE_SOURCES)
 	$(RUN) pytest -n auto --dist worksteal
 
 bench: bootstrap

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import io
 import os
@@ -158,6 +159,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Leave what collection built out of the garbage collector's later passes.
+
+    The collected items and every module imported to collect them (SDKs, hypothesis) live
+    until the run ends, yet each full collection walked all of them again: gc.freeze puts
+    them in the permanent generation (measured: a third less time in the collector).
+    """
+    gc.collect()  # garbage left by collection is freed, not frozen
+    gc.freeze()
 
 
 @pytest.fixture(scope="session")

@@ -87,9 +87,14 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 
-def imported_modules(*packages: str) -> set[str]:
+@functools.cache
+def imported_modules(*packages: str) -> frozenset[str]:
+    """The modules a fresh interpreter holds once it imported every module of ``packages``.
+
+    Cached: the host's own check asks what its distribution's check asked, in the same worker.
+    """
     output = subprocess.check_output([sys.executable, "-c", IMPORT_ALL, *packages], text=True, timeout=120)
-    return set(json.loads(output))
+    return frozenset(json.loads(output))
 
 
 def top_packages(distribution: str) -> list[str]:
@@ -122,19 +127,26 @@ def module_owners(module: str, owners: dict[str, list[str]]) -> list[str]:
             if any(path == sub or path.startswith(sub + "/") for path in _file_folders(name))]
 
 
+@functools.cache
+def _owners() -> dict[str, list[str]]:
+    """Top-level import name -> the installed distributions providing it (read once: it scans them all)."""
+    return metadata.packages_distributions()
+
+
 @pytest.mark.parametrize("distribution", sorted(MEMBERS))
 def test_imported_distributions_are_declared(distribution):
     """Importing every module of a distribution loads nothing it did not declare (directly or through a dependency)."""
-    owners = metadata.packages_distributions()
+    owners = _owners()
     allowed = closure(declared(distribution) | {canonicalize_name(distribution)})
+    modules = imported_modules(*top_packages(distribution))
     loaded = set()
-    for module in imported_modules(*top_packages(distribution)):
+    for module in modules:
         top = module.split(".")[0]
         if top in sys.stdlib_module_names or top.startswith("_"):
             continue
         for owner in module_owners(module, owners):
             loaded.add(canonicalize_name(owner))
-    if "agentkit" in {m.split(".")[0] for m in imported_modules(*top_packages(distribution))}:
+    if "agentkit" in {m.split(".")[0] for m in modules}:
         loaded.discard("agentkit-plugin-api")  # the shared namespace maps to every core distribution
         loaded -= {"agentkit-host", "agentkit-lint", "agentkit-conformance"}
     assert loaded - allowed == set()

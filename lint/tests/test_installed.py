@@ -210,3 +210,41 @@ def test_a_distribution_whose_record_cannot_be_read_is_reported_not_raised(tmp_p
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["['no-source']", "True"]
+
+
+def test_a_module_that_is_only_an_extension_file_is_known_by_its_distribution(tmp_path, make_plugin):
+    """A distribution named unlike what it ships, whose modules are compiled files only (a
+    top-level extension module, a directory holding one): the index still says which
+    distribution provides them, so a plugin that declares it is kept and one that does not
+    is told its name. The index is built once per process: a new process sees this site."""
+    import importlib.machinery
+
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    site = tmp_path / "site-packages"
+    compiled = [f"fastext{suffix}", f"nativepkg/_core{suffix}"]
+    _write(site, {name: "not a real extension: the lint never loads it" for name in compiled})
+    _dist_info(site, "shape-native", compiled)
+    imports = "import fastext\nfrom nativepkg import _core\n"
+    declares = make_plugin({"declares_it/__init__.py": imports}, name="declares-it",
+                           dependencies=("shape-native",))
+    forgets = make_plugin({"forgets_it/__init__.py": imports}, name="forgets-it", dependencies=())
+    code = (
+        "import sys\n"
+        "from agentkit.lint import lint_path\n"
+        "for project in sys.argv[1:]:\n"
+        "    print(sorted(f.message.split(';')[0] for f in lint_path(project).findings))\n"
+    )
+
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(declares), str(forgets)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        timeout=600,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "[]",
+        "['`from nativepkg import _core` needs shape-native', '`import fastext` needs shape-native']",
+    ]

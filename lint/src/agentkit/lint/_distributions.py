@@ -11,12 +11,13 @@ from their distribution's name for modules not installed in this environment.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Iterable
 
 import importlib_metadata
 from packaging.utils import canonicalize_name
 
-from ._installed import distribution_files
+from ._installed import distribution_files, listed_files
 
 # Import names whose distribution is named differently, for when the distribution is
 # not installed here and the index cannot say. Values are canonical names.
@@ -81,28 +82,45 @@ def _add(entries: dict[str, set[str]], module: str, dist: str) -> None:
 @functools.cache
 def installed_index() -> DistributionIndex:
     """The index of this environment, built once per process (installing a package
-    while the lint runs is not a case it needs to follow)."""
+    while the lint runs is not a case it needs to follow).
+
+    Each distribution provides its top-level names, as
+    ``importlib_metadata.packages_distributions()`` counts them (``top_level.txt``, else
+    the first part of each file it lists), and its own packages, as the lint of that
+    distribution finds them (namespace portions, editable installs). Its file list is
+    read once for both.
+    """
     entries: dict[str, set[str]] = {}
-    try:
-        for top, dists in importlib_metadata.packages_distributions().items():
-            for dist_name in dists:
-                _add(entries, top, dist_name)
-    except Exception:
-        # One distribution with an undecodable RECORD makes the whole call fail; the
-        # per-distribution pass below still covers every readable one.
-        pass
     for dist in importlib_metadata.distributions():
         try:
             name = dist.metadata["Name"]
-            _files, own, _where = distribution_files(dist)
-            own |= set((dist.read_text("top_level.txt") or "").split())
+            listed = listed_files(dist)
+            declared = (dist.read_text("top_level.txt") or "").split()
         except Exception:
             # An unrelated damaged distribution must not stop the lint of every plugin;
             # it simply provides nothing in the index.
             continue
-        for module in own if name else ():
+        if not name:
+            continue
+        try:
+            _files, own, _where = distribution_files(dist, listed, sources=False)
+        except Exception:
+            own = set()  # damaged beyond its file list: its top-level names still count
+        for module in {*(declared or _top_level_names(listed)), *own}:
             _add(entries, module, name)
     return DistributionIndex(entries)
+
+
+def _top_level_names(listed: list[str]) -> set[str]:
+    """The importable top-level names of a distribution's files, when it declares none:
+    each file's first directory, or its module name for a file at the top."""
+    names = set()
+    for relative in listed:
+        first, _, rest = relative.partition("/")
+        name = first if rest else (inspect.getmodulename(first) or first)
+        if "." not in name:
+            names.add(name)
+    return names
 
 
 def normalized(requirements: Iterable[str]) -> set[str]:

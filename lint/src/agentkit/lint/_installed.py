@@ -9,7 +9,9 @@ both, the project directory recorded in ``direct_url.json``.
 from __future__ import annotations
 
 import ast
+import csv
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -129,52 +131,85 @@ def find_distribution(name: str) -> importlib_metadata.IDistribution:
         ) from None
 
 
+def listed_files(dist: importlib_metadata.IDistribution) -> list[str]:
+    """The files ``dist`` lists that exist, as relative POSIX paths: what ``dist.files`` says.
+
+    Read as plain strings from RECORD: ``dist.files`` builds a path object per file, which,
+    for every distribution of an environment (the index), costs more than the rest of the
+    work together. Distributions without a RECORD (egg-info) are read through ``files``.
+    """
+    text = dist.read_text("RECORD")
+    if text is None:
+        return ["/".join(entry.parts) for entry in dist.files or []]
+    base = str(dist.locate_file(""))
+    listed = []
+    for row in csv.reader(text.splitlines()):
+        relative = "/".join(part for part in row[0].split("/") if part not in ("", ".")) if row else ""
+        if relative and os.path.exists(os.path.join(base, relative)):
+            listed.append(relative)
+    return listed
+
+
 def distribution_files(
     dist: importlib_metadata.IDistribution,
+    listed: list[str] | None = None,
+    *,
+    sources: bool = True,
 ) -> tuple[list[SourceFile], set[str], str]:
     """The source files of an installed distribution, its own packages, and where they
-    were found (for the report)."""
+    were found (for the report).
+
+    :param listed: the distribution's :func:`listed_files`, when the caller has them.
+    :param sources: false when only the own packages are wanted (the index): no source
+        file is described then, and the list returned is empty.
+    """
     files: list[SourceFile] = []
     modules: list[list[str]] = []
     own: set[str] = set()
     locations: list[str] = []
-    for entry in dist.files or []:
-        relative = "/".join(entry.parts)  # entries are relative POSIX paths
+    found = 0
+    base = Path(str(dist.locate_file("")))
+    for relative in listed_files(dist) if listed is None else listed:
         if relative.startswith("../") or ".dist-info/" in relative or ".data/" in relative:
             continue
-        path = Path(str(dist.locate_file(entry)))
         if relative.endswith(".pth"):
-            for directory in _pth_directories(path):
-                found, found_own = walk_source_root(directory, directory)
-                files.extend(found)
-                own |= found_own
+            for directory in _pth_directories(base / relative):
+                in_directory, in_directory_own = walk_source_root(directory, directory)
+                files.extend(in_directory)
+                found += len(in_directory)
+                own |= in_directory_own
                 locations.append(str(directory))
             continue
-        name = Path(relative).name
+        name = relative.rsplit("/", 1)[-1]
         if name.endswith(".py") and name.startswith(("__editable__", "_editable_impl_")):
-            for package, directory in _editable_finder_mapping(path).items():
-                files.extend(walk_package(directory, package, directory.parent))
+            for package, directory in _editable_finder_mapping(base / relative).items():
+                in_package = list(walk_package(directory, package, directory.parent))
+                files.extend(in_package)
+                found += len(in_package)
                 own.add(package)
                 locations.append(str(directory))
             continue
         parts = _module_parts(relative)
-        if parts is None or not path.is_file():
+        if parts is None:
             continue
         modules.append(parts)
-        is_package = parts[-1] == "__init__"
-        dotted = ".".join(parts[:-1] if is_package else parts)
-        files.append(SourceFile(path, relative, dotted, is_package))
+        if sources:
+            is_package = parts[-1] == "__init__"
+            dotted = ".".join(parts[:-1] if is_package else parts)
+            files.append(SourceFile(base / relative, relative, dotted, is_package))
     own |= _portions(modules)
     if modules:
-        locations.insert(0, str(dist.locate_file("")))
-    if not files:
+        locations.insert(0, str(base))
+    if not found and not modules:
         project = _editable_project(dist)
         if project is not None:
             for root in project_roots(project):
-                found, found_own = walk_source_root(root, project)
-                files.extend(found)
-                own |= found_own
+                in_root, in_root_own = walk_source_root(root, project)
+                files.extend(in_root)
+                own |= in_root_own
             locations.append(str(project))
+    if not sources:
+        files = []
     return files, own, ", ".join(dict.fromkeys(locations))
 
 
