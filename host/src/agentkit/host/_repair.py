@@ -55,6 +55,7 @@ from agentkit.plugin_api import (
     UserMessage,
     provider_member,
 )
+from agentkit.plugin_api.codec import Transcript
 
 from ._prefix import common_prefix
 
@@ -229,16 +230,24 @@ class TranscriptRepair:
         self.target = target
         self.rule = tool_call_id_rule(provider)
         self._work = _Repair(target, self.rule)
+        # Names the repaired sequence while it only grows; a new one when a message of it goes.
+        self._line = object()
         self._inputs: list[Message] = []
         # After message i: (len(out), the open calls, when they were made).
         self._states: list[tuple[int, dict[str, tuple[ToolUseBlock, ToolResultMessage | None]], float]] = []
 
-    def __call__(self, history: Sequence[Message]) -> list[Message]:
-        """The transcript to send for ``history``; see :func:`repair`."""
+    def __call__(self, history: Sequence[Message]) -> Transcript:
+        """The transcript to send for ``history``; see :func:`repair`.
+
+        It is a :class:`~agentkit.plugin_api.codec.Transcript`: the repaired
+        messages so far are its stable part, the calls still open its rest.
+        """
         same = common_prefix(self._inputs, history)
         work = self._work
         kept, work.open, work.opened_at = self._states[same - 1] if same else (0, {}, 0.0)
         work.open = dict(work.open)
+        if kept < len(work.out):
+            self._line = object()  # repaired messages go: what was sent before is no prefix any more
         del work.out[kept:], self._inputs[same:], self._states[same:]
         for message in history[same:]:
             if isinstance(message, AssistantMessage):
@@ -252,10 +261,10 @@ class TranscriptRepair:
         # Calls still open at the end are answered in the view only: their
         # results may yet arrive in the history.
         tail = [result if result is not None else _missing(call, work.opened_at) for call, result in work.open.values()]
-        return work.out + tail
+        return Transcript(work.out + tail if tail else work.out, line=self._line, stable=len(work.out))
 
 
-def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> list[Message]:
+def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> Transcript:
     """The transcript to send to ``target`` for ``history``; ``history`` is not changed.
 
     :param history: the canonical transcript, as recorded.
