@@ -151,6 +151,21 @@ def _assistant_content(
     return content
 
 
+def _passes_as_is(blocks: Sequence[Any], images: bool) -> bool:
+    """Whether a same-model message's blocks all go out unchanged (what :func:`_assistant_content`
+    would keep of each): text and tool calls, images where the model takes them, signed thinking."""
+    for block in blocks:
+        kind = type(block)
+        if kind is TextBlock or kind is ToolUseBlock:
+            continue
+        if kind is ImageBlock and images:
+            continue
+        if kind is ThinkingBlock and block.signature and not block.redacted:
+            continue
+        return False
+    return True
+
+
 def _missing(call: ToolUseBlock, timestamp: float) -> ToolResultMessage:
     # Stamped with the time of the call, not of the repair: the same history
     # must give the same bytes on every turn.
@@ -182,13 +197,17 @@ class _Repair:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             return  # its results, if any, now answer nothing and are dropped as orphans
         same = _same_model(message, self.target)
-        content = _assistant_content(message, same, self.rule, self.images)
-        if not content:
-            return  # nothing left to say; no wire accepts an empty assistant turn
-        unchanged = len(content) == len(message.content) and all(
-            new is old for new, old in zip(content, message.content, strict=True)
-        )
-        kept = message if unchanged else dataclasses.replace(message, content=content)
+        if same and message.content and _passes_as_is(message.content, self.images):
+            content: list[ContentBlock] = message.content  # the usual turn: nothing to adapt, nothing copied
+            kept: AssistantMessage = message
+        else:
+            content = _assistant_content(message, same, self.rule, self.images)
+            if not content:
+                return  # nothing left to say; no wire accepts an empty assistant turn
+            unchanged = len(content) == len(message.content) and all(
+                new is old for new, old in zip(content, message.content, strict=True)
+            )
+            kept = message if unchanged else dataclasses.replace(message, content=content)
         self.out.append(kept)
         self.opened_at = message.timestamp
         for original, sent in zip(

@@ -359,22 +359,39 @@ class ProviderRuntime:
             :class:`MessageEnd`; failures end it with ``stop_reason=error``
             rather than raising.
         """
+        async for events in self.stream_batches(provider, request, abort=abort, credential=credential):
+            for event in events:
+                yield event
+
+    async def stream_batches(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        *,
+        abort: asyncio.Event | None = None,
+        credential: Credential | None = None,
+    ) -> AsyncIterator[list[ProviderEvent]]:
+        """:meth:`stream`'s events in the non-empty lists they arrive in: what the agent's loop reads.
+
+        The same events in the same order, every guarantee of :meth:`stream`
+        kept; a consumer that takes a list at a time passes one generator hop
+        per list instead of one per event.
+        """
         api = str(getattr(provider, "api", "?"))
         try:
             decoder = provider.decoder(request)
         except Exception as exc:
-            for event in Output(None, request.model, api, pricing=self.pricing).fail(
+            yield Output(None, request.model, api, pricing=self.pricing).fail(
                 StopReason.ERROR,
                 f"the {api!r} provider could not make a decoder: {type(exc).__name__}: {exc}",
-            ):
-                yield event
+            )
             return
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         watch = AbortWatch(abort, self.request_timeout)
         try:
             async for events in self._exchange(provider, request, credential, out, watch, api):
-                for event in events:
-                    yield event
+                if events:
+                    yield events
         finally:
             watch.close()
 
@@ -400,7 +417,8 @@ class ProviderRuntime:
             yield out.fail(StopReason.ERROR, str(exc))
             return
         out.secrets = built.secrets
-        logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
+        if logger.isEnabledFor(logging.DEBUG):  # the scrubbed URL is only worth writing when it is shown
+            logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
         async with self._http() as client:
             response: httpx.Response | None = None
             try:
