@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host._budget import PromptEstimator
 from agentkit.host._repair import TranscriptRepair, repair
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -126,14 +127,15 @@ _EDITS = st.lists(
 @settings(max_examples=60, deadline=None)
 @given(_EDITS)
 def test_the_repaired_transcript_always_encodes_as_from_scratch(edits):
-    """Whatever the history goes through, the kept encoding is that of the history as it stands."""
+    """Whatever the history goes through, the kept encoding and the prompt estimate are those of the
+    history as it stands."""
     provider = OpenAICompletions()
     target = next(row for row in provider.catalog() if row.id == MODEL)
 
     def extend(done: tuple[str, ...] | None, new: Any) -> tuple[str, ...]:
         return (*(done or ()), *(json.dumps(message.to_dict(), sort_keys=True) for message in new))
 
-    incremental, encoder = TranscriptRepair(target, provider), TranscriptEncoder(extend)
+    incremental, encoder, estimator = TranscriptRepair(target, provider), TranscriptEncoder(extend), PromptEstimator()
     history: list[Message] = [UserMessage.text("go")]
     for made, (action, amount, flag) in enumerate(edits, 1):
         if action == "turn":
@@ -148,3 +150,4 @@ def test_the_repaired_transcript_always_encodes_as_from_scratch(edits):
         view = incremental(history)
         assert isinstance(view, Transcript)
         assert encoder.encode(view) == extend(None, repair(history, target=target, provider=provider))
+        assert estimator.tokens(view, None, ()) == PromptEstimator().tokens(list(view), None, ())
