@@ -615,8 +615,11 @@ class Agent:
 
         observers: list[tuple[str, Callable[[Event], object]]] = []  # plugins that asked to see this run
 
+        streamed = put is not _discard  # a run nobody streams skips the call per event
+
         def emit(event: Event) -> None:
-            put(event)
+            if streamed:
+                put(event)
             for listener in self._listeners:
                 try:
                     listener(event)

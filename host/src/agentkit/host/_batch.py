@@ -91,7 +91,7 @@ LENGTH_NOT_EXECUTED = (
 MAX_ARGUMENT_DEPTH = 64
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     call: ToolUseBlock
     tool: Tool | None = None
@@ -112,7 +112,7 @@ Rendering = tuple[str, bool, list[TextBlock | ImageBlock]]
 AdmitImages = Callable[[list[ImageBlock]], list[TextBlock | ImageBlock]]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass pays a setattr call per field, per tool call
 class _Rendered:
     result: ToolResult
     rendered: Rendering
@@ -190,6 +190,7 @@ class ToolBatch:
         #: The authorization of the current batch's calls, by call id: ``(allowed|blocked, who blocked)``.
         self.decisions: dict[str, tuple[str, str | None]] = {}
         self._implementing: dict[str, bool] = {}  # by hook name, for the current batch
+        self._asynchronous: dict[str, tuple[Any, bool]] = {}  # by tool name: (its handler, is_async)
 
     def close(self) -> None:
         """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
@@ -277,7 +278,7 @@ class ToolBatch:
             available = ", ".join(sorted(self.tools)) or "none"
             item.result = ToolResult.failure("unknown_tool", f"No tool named {call.name!r}. Available tools: {available}.")
             return item
-        item.asynchronous = item.tool.is_async
+        item.asynchronous = self._is_async(item.tool)
         item.inline = item.tool.execution_mode is ExecutionMode.INLINE and not item.asynchronous
         try:
             problem = self._parse_arguments(item)
@@ -302,6 +303,14 @@ class ToolBatch:
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
         return item
+
+    def _is_async(self, tool: Tool) -> bool:
+        """``tool.is_async``, asked once per handler for the batches of a run (inspect is slow)."""
+        handler = tool.handler
+        known = self._asynchronous.get(tool.name)
+        if known is None or known[0] is not handler:
+            known = self._asynchronous[tool.name] = (handler, tool.is_async)
+        return known[1]
 
     def _parse_arguments(self, item: _Call) -> str | None:
         raw = item.call.arguments
@@ -528,10 +537,14 @@ def _as_result(value: Any) -> ToolResult:
     return value if isinstance(value, ToolResult) else ToolResult.success(value)
 
 
+#: Exact types no handler value of which can be awaited: ``inspect.isawaitable`` is not asked of them.
+_NEVER_AWAITABLE = frozenset({ToolResult, str, int, float, bool, dict, list, tuple, type(None)})
+
+
 def _call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult], Rendering], *args: Any) -> Any:
     value = handler(*args)
-    if inspect.isawaitable(value):  # a sync function handing back a coroutine: awaited on the loop
-        return value
+    if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
+        return value  # a sync function handing back a coroutine: awaited on the loop
     result = _as_result(value)
     return _Rendered(result, render(result))
 
