@@ -54,6 +54,47 @@ def test_dumps_refuses_what_is_not_json(value):
         dumps(value)
 
 
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=3).map(MappingProxyType),
+    max_leaves=20,
+)
+
+
+def _reference(value: object) -> bytes:
+    """``dumps`` as the standard library's own one-shot encoder writes it."""
+    return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                            default=lambda v: dict(v) if isinstance(v, MappingProxyType) else None).encode(value).encode()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_JSONISH)
+def test_dumps_writes_and_refuses_exactly_what_the_standard_encoder_does(value):
+    try:
+        expected: bytes | type[BaseException] = _reference(value)
+    except (ValueError, TypeError) as exc:
+        expected = type(exc)
+    if isinstance(expected, bytes):
+        assert dumps(value) == expected
+    else:
+        with pytest.raises(expected):
+            dumps(value)
+
+
+def test_dumps_and_a_tool_result_refuse_a_cycle_as_the_standard_encoder_does():
+    from agentkit.plugin_api import ToolResult
+
+    cycle: list[object] = [1]
+    cycle.append({"again": cycle})
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        dumps(cycle)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        ToolResult.success(cycle).to_text()
+    assert dumps([1, {"a": "é"}]) == '[1,{"a":"é"}]'.encode()  # the encoder is whole after a failure
+    assert ToolResult.success({"n": 1.5}).to_text() == '{"ok": true, "data": {"n": 1.5}}'
+
+
 def test_dumps_writes_read_only_mappings_as_objects_and_refuses_other_types():
     schema = MappingProxyType({"type": "object", "properties": MappingProxyType({"a": {"type": "string"}})})
     assert json.loads(dumps({"schema": schema})) == {"schema": {"type": "object", "properties": {"a": {"type": "string"}}}}

@@ -58,6 +58,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ._images import DEFAULT_IMAGE_LIMITS, PNG_AND_JPEG, ImageLimits, image_url, inline_image
+from ._json import one_shot
 from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
 from ._settings import (
@@ -117,7 +118,7 @@ def dumps(value: Any) -> bytes:
     :raises ValueError: NaN or an infinity, a lone surrogate, or a cycle.
     :raises TypeError: a value that has no JSON form.
     """
-    return _ENCODER.encode(value).encode("utf-8")
+    return _encode(value).encode("utf-8")
 
 
 def _as_json(value: object) -> object:
@@ -130,6 +131,7 @@ def _as_json(value: object) -> object:
 # time, a third of the cost of a small message. ``encode`` keeps no state
 # between calls (its cycle check is per call), so one is safe from any thread.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json)
+_encode = one_shot(_ENCODER)  # and without building a C encoder per call either
 
 
 class IdentityCache(Generic[V]):
