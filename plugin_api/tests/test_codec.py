@@ -26,6 +26,7 @@ from agentkit.plugin_api import (
 from agentkit.plugin_api.codec import (
     CodecProvider,
     IdentityCache,
+    Transcript,
     TranscriptEncoder,
     array,
     chunks,
@@ -51,6 +52,47 @@ def test_dumps_is_compact_utf8_and_keeps_key_order():
 def test_dumps_refuses_what_is_not_json(value):
     with pytest.raises(ValueError):
         dumps(value)
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=3).map(MappingProxyType),
+    max_leaves=20,
+)
+
+
+def _reference(value: object) -> bytes:
+    """``dumps`` as the standard library's own one-shot encoder writes it."""
+    return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                            default=lambda v: dict(v) if isinstance(v, MappingProxyType) else None).encode(value).encode()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_JSONISH)
+def test_dumps_writes_and_refuses_exactly_what_the_standard_encoder_does(value):
+    try:
+        expected: bytes | type[BaseException] = _reference(value)
+    except (ValueError, TypeError) as exc:
+        expected = type(exc)
+    if isinstance(expected, bytes):
+        assert dumps(value) == expected
+    else:
+        with pytest.raises(expected):
+            dumps(value)
+
+
+def test_dumps_and_a_tool_result_refuse_a_cycle_as_the_standard_encoder_does():
+    from agentkit.plugin_api import ToolResult
+
+    cycle: list[object] = [1]
+    cycle.append({"again": cycle})
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        dumps(cycle)
+    with pytest.raises(ValueError, match="Circular reference detected"):
+        ToolResult.success(cycle).to_text()
+    assert dumps([1, {"a": "é"}]) == '[1,{"a":"é"}]'.encode()  # the encoder is whole after a failure
+    assert ToolResult.success({"n": 1.5}).to_text() == '{"ok": true, "data": {"n": 1.5}}'
 
 
 def test_dumps_writes_read_only_mappings_as_objects_and_refuses_other_types():
@@ -241,6 +283,116 @@ def test_the_transcript_encoder_never_changes_a_kept_state():
     encoder.encode(base)
     assert encoder.encode([*base, user("x")]) == ["a", "x"]
     assert encoder.encode([*base, user("y")]) == ["a", "y"]
+
+
+# -- Transcript: a line's messages are checked only past the part it vouches for ----------
+
+
+def texts(messages: Sequence[Message]) -> tuple[str, ...]:
+    return tuple(message.content[0].text for message in messages)
+
+
+def test_a_transcript_of_the_same_line_is_checked_only_past_its_stable_part():
+    """Counted, not timed: the vouched-for messages are not looked at, so a turn does not walk the history."""
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend)
+    line = object()
+    head, rest = [user("a"), user("b"), user("c")], user("open")
+    encoder.encode(Transcript([*head, rest], line=line, stable=3))
+    # A producer that broke its promise (replaced "b" on the same line) shows what is not
+    # compared: the stable part is taken on trust, only the kept rest ("open") is compared.
+    liar = Transcript([head[0], user("B"), head[2], rest, user("d")], line=line, stable=3)
+    wire.steps.clear()
+    assert encoder.encode(liar) == ("a", "b", "c", "open", "d")
+    assert wire.steps == [(("a", "b", "c", "open"), ["d"])]
+    # The rest is compared: another one there starts over.
+    wire.steps.clear()
+    assert encoder.encode(Transcript([*head, user("open2")], line=line, stable=3)) == ("a", "b", "c", "open2")
+    assert wire.steps == [(None, ["a", "b", "c", "open2"])]
+
+
+def test_a_transcript_changed_in_place_claims_nothing_and_is_compared_message_by_message():
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend)
+    line = object()
+    messages = [user("a"), user("b"), user("c")]
+    encoder.encode(Transcript(messages, line=line, stable=3))
+    for change in (
+        lambda t: t.__setitem__(1, user("B")),
+        lambda t: t.__setitem__(slice(1, 2), [user("B")]),
+        lambda t: (t.pop(1), t.insert(1, user("B"))),
+        lambda t: (t.remove(t[1]), t.insert(1, user("B"))),
+        lambda t: (t.__delitem__(1), t.insert(1, user("B"))),
+        lambda t: (t.reverse(), t.reverse(), t.__setitem__(1, user("B"))),
+    ):
+        edited = Transcript(messages, line=line, stable=3)
+        change(edited)
+        assert edited.line is None and edited.stable == 0
+        assert encoder.encode(edited) == ("a", "B", "c")
+        assert encoder.encode(Transcript(messages, line=line, stable=3)) == ("a", "b", "c")
+    grown = Transcript(messages, line=line, stable=3)
+    grown += [user("d")]
+    assert grown.line is None and encoder.encode(grown) == ("a", "b", "c", "d")
+
+
+def test_a_transcript_of_another_line_or_further_back_on_its_line_is_compared_or_encoded_again():
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend)
+    line = object()
+    messages = [user("a"), user("b"), user("c")]
+    encoder.encode(Transcript(messages, line=line, stable=3))
+    wire.steps.clear()
+    # Another line vouches for nothing the encoder kept: encoded from the start.
+    assert encoder.encode(Transcript(messages, line=object(), stable=3)) == ("a", "b", "c")
+    # A plain list after a line vouches for nothing either; a line after a plain list is
+    # compared message by message.
+    grown = [*messages, user("d")]
+    assert encoder.encode(grown) == ("a", "b", "c", "d")
+    assert encoder.encode(Transcript(grown, line=line, stable=1)) == ("a", "b", "c", "d")
+    assert wire.steps == [(None, ["a", "b", "c"]), (None, ["a", "b", "c", "d"])]
+    with pytest.raises(ValueError, match="stable must be between 0 and the 1 messages"):
+        Transcript([user("a")], line=line, stable=2)
+
+
+# A producer as the host is one: an append-only sequence per line, a new line when it rewrites,
+# each request that sequence plus a changing rest; and consumers that change a request in place.
+_LINE_ACTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("append"), st.integers(1, 3)),
+        st.tuples(st.just("rest"), st.integers(0, 2)),
+        st.tuples(st.just("rewrite"), st.integers(0, 4)),
+        st.tuples(st.just("edit"), st.integers(0, 6)),
+        st.tuples(st.just("plain"), st.integers(0, 0)),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_LINE_ACTIONS)
+def test_transcripts_of_lines_always_encode_as_from_scratch(actions):
+    wire = Recorder()
+    encoder = TranscriptEncoder(wire.extend, max_sessions=2)
+    first = user("s")
+    sequence: list[Message] = [first]
+    line = object()
+    rest: list[Message] = []
+    for made, (action, amount) in enumerate(actions, 1):
+        if action == "append":
+            sequence += [user(f"m{made}.{i}") for i in range(amount)]
+        elif action == "rest":
+            rest = [user(f"r{made}.{i}") for i in range(amount)]
+        elif action == "rewrite":
+            keep = min(amount, len(sequence) - 1) + 1
+            sequence = [*sequence[:keep], user(f"w{made}")]
+            line = object()
+        messages: Sequence[Message] = Transcript([*sequence, *rest], line=line, stable=len(sequence))
+        if action == "edit":
+            position = min(amount, len(messages) - 1)
+            messages[position] = user(f"e{made}")  # type: ignore[index]
+        elif action == "plain":
+            messages = list(messages)
+        assert encoder.encode(messages) == texts(messages)
 
 
 # -- small helpers ------------------------------------------------------------

@@ -186,7 +186,8 @@ class Agent:
         self._queues = MessageQueues()
         self._stop = RunStop()  # replaced by each run; aborting between runs changes nothing
         self._parent_stop: RunStop | None = None  # a subagent's: its runs stop with its parent's run
-        self._listeners: list[Callable[[Event], object]] = []
+        # A tuple, replaced on (un)subscribe: every event iterates it without copying it.
+        self._listeners: tuple[Callable[[Event], object], ...] = ()
         self._last_result: RunResult | None = None
         self._overrides: dict[str, Any] = {}  # the running run's model settings (Agent.run's settings)
         self.structured: StructuredOutput | None = None  # the running run's output_type, if it has one
@@ -207,8 +208,13 @@ class Agent:
                 f"{listener!r} is an async function, which subscribe would call without awaiting; "
                 "subscribe a plain function, or iterate agent.stream(...) to consume events asynchronously"
             )
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+        self._listeners = (*self._listeners, listener)
+        return functools.partial(self._unsubscribe, listener)
+
+    def _unsubscribe(self, listener: Callable[[Event], object]) -> None:
+        listeners = list(self._listeners)
+        listeners.remove(listener)
+        self._listeners = tuple(listeners)
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -629,9 +635,12 @@ class Agent:
 
         observers: list[tuple[str, Callable[[Event], object]]] = []  # plugins that asked to see this run
 
+        streamed = put is not _discard  # a run nobody streams skips the call per event
+
         def emit(event: Event) -> None:
-            put(event)
-            for listener in list(self._listeners):
+            if streamed:
+                put(event)
+            for listener in self._listeners:
                 try:
                     listener(event)
                 except BaseException as exc:  # embedder code never takes the run down
@@ -683,7 +692,9 @@ class Agent:
                 admit_images=self._admit_tool_images,
                 add_tools=self.add_tools,
                 artifacts=self.artifacts,
-                audit_for=lambda name, call_id: audit.for_call(self._plugin_of_tool(name), name, call_id),
+                # The plugin is looked up only for a trail someone keeps (an unkept one ignores it).
+                audit_for=lambda name, call_id: audit.for_call(
+                    self._plugin_of_tool(name) if audit.kept else "", name, call_id),
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log, account)
@@ -864,13 +875,15 @@ class Agent:
         request = build_request(self, view, overrides=self._overrides, first=state.turn == 1)
         self.stats.requests += 1
         message: AssistantMessage | None = None
-        async for event in self.runtime.stream(self.provider, request, abort=stop.event):
-            if isinstance(event, MessageEnd):
-                message = event.message
-            emit(event)
-            partial = self.structured.partial(event) if self.structured is not None else None
-            if partial is not None:
-                emit(partial)
+        structured = self.structured
+        async for events in self.runtime.stream_batches(self.provider, request, abort=stop.event):
+            for event in events:
+                if isinstance(event, MessageEnd):
+                    message = event.message
+                emit(event)
+                partial = structured.partial(event) if structured is not None else None
+                if partial is not None:
+                    emit(partial)
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message

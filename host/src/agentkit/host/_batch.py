@@ -91,7 +91,7 @@ LENGTH_NOT_EXECUTED = (
 MAX_ARGUMENT_DEPTH = 64
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     call: ToolUseBlock
     tool: Tool | None = None
@@ -112,7 +112,7 @@ Rendering = tuple[str, bool, list[TextBlock | ImageBlock]]
 AdmitImages = Callable[[list[ImageBlock]], list[TextBlock | ImageBlock]]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass pays a setattr call per field, per tool call
 class _Rendered:
     result: ToolResult
     rendered: Rendering
@@ -190,6 +190,7 @@ class ToolBatch:
         #: The authorization of the current batch's calls, by call id: ``(allowed|blocked, who blocked)``.
         self.decisions: dict[str, tuple[str, str | None]] = {}
         self._implementing: dict[str, bool] = {}  # by hook name, for the current batch
+        self._asynchronous: dict[str, tuple[Any, bool]] = {}  # by tool name: (its handler, is_async)
 
     def close(self) -> None:
         """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
@@ -200,7 +201,14 @@ class ToolBatch:
         self._implementing = {}
         prepared = []
         for call in calls:
-            prepared.append(await self._prepare(call))
+            item = self._admit(call)
+            if item.result is None:
+                # Asked only when someone may refuse: a call nobody checks awaits nothing.
+                if self._anyone_may_refuse():
+                    await self._authorize(item)
+                else:
+                    self.decisions[call.id] = ("allowed", None)
+            prepared.append(item)
         runnable = [item for item in prepared if item.result is None]
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
@@ -238,7 +246,12 @@ class ToolBatch:
                 item.result = task.result()
         results = []
         for item in prepared:
-            results.append(await self._finalize(item))
+            # Settled when prepared, by the abort decision, or by its execution.
+            assert item.result is not None
+            message = self.answer(item.call, item.result, item.rendered)
+            if self._implemented("agentkit_after_tool_call"):
+                await self._after_call(item, message)
+            results.append(message)
         terminate = bool(prepared) and all(item.terminate for item in prepared)
         return results, terminate
 
@@ -269,7 +282,8 @@ class ToolBatch:
 
     # -- phase 1 ---------------------------------------------------------------------
 
-    async def _prepare(self, call: ToolUseBlock) -> _Call:
+    def _admit(self, call: ToolUseBlock) -> _Call:
+        """Announce ``call`` and check its tool and arguments; a refused call comes back settled."""
         self.started.add(call.id)
         self.emit(ToolCallStart(call))
         item = _Call(call, self.tools.get(call.name))
@@ -277,7 +291,7 @@ class ToolBatch:
             available = ", ".join(sorted(self.tools)) or "none"
             item.result = ToolResult.failure("unknown_tool", f"No tool named {call.name!r}. Available tools: {available}.")
             return item
-        item.asynchronous = item.tool.is_async
+        item.asynchronous = self._is_async(item.tool)
         item.inline = item.tool.execution_mode is ExecutionMode.INLINE and not item.asynchronous
         try:
             problem = self._parse_arguments(item)
@@ -285,8 +299,16 @@ class ToolBatch:
             problem = f"The arguments could not be checked ({type(exc).__name__}: {exc})."
         if problem:
             item.result = ToolResult.failure("invalid_arguments", problem)
-            return item
-        # Asked only when someone may refuse: a call nobody checks awaits nothing.
+        return item
+
+    def _anyone_may_refuse(self) -> bool:
+        """Whether the embedder's policy (``allow_all`` never refuses) or a plugin's hook is asked."""
+        policy = self.before_tool_call
+        return (policy is not None and policy is not allow_all) or self._implemented("agentkit_before_tool_call")
+
+    async def _authorize(self, item: _Call) -> None:
+        """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
+        call = item.call
         decision, blocked_by = None, "before_tool_call"
         if self.before_tool_call is not None and self.before_tool_call is not allow_all:  # allow_all never blocks
             decision = await self._ask_embedder(item)
@@ -301,7 +323,14 @@ class ToolBatch:
             self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
-        return item
+
+    def _is_async(self, tool: Tool) -> bool:
+        """``tool.is_async``, asked once per handler for the batches of a run (inspect is slow)."""
+        handler = tool.handler
+        known = self._asynchronous.get(tool.name)
+        if known is None or known[0] is not handler:
+            known = self._asynchronous[tool.name] = (handler, tool.is_async)
+        return known[1]
 
     def _parse_arguments(self, item: _Call) -> str | None:
         raw = item.call.arguments
@@ -446,12 +475,8 @@ class ToolBatch:
 
     # -- phase 3 ---------------------------------------------------------------------
 
-    async def _finalize(self, item: _Call) -> ToolResultMessage:
-        # Settled when prepared, by the abort decision, or by its execution.
-        assert item.result is not None
-        message = self.answer(item.call, item.result, item.rendered)
-        if not self._implemented("agentkit_after_tool_call"):
-            return message
+    async def _after_call(self, item: _Call, message: ToolResultMessage) -> None:
+        """``agentkit_after_tool_call`` for a finished call, guarded; what goes wrong is reported."""
         try:
             await guarded_call(
                 self.hooks.after_tool_call, item.call, message, self.session,
@@ -462,7 +487,6 @@ class ToolBatch:
             self.hooks.report(f"agentkit_after_tool_call did not return in time for call {item.call.id}; it was abandoned")
         except Exception as exc:
             self.hooks.report(f"agentkit_after_tool_call raised {type(exc).__name__}: {exc}")
-        return message
 
     def _render(self, result: ToolResult) -> Rendering:
         """The envelope as JSON text, whether it is a success, and its images."""
@@ -528,10 +552,14 @@ def _as_result(value: Any) -> ToolResult:
     return value if isinstance(value, ToolResult) else ToolResult.success(value)
 
 
+#: Exact types no handler value of which can be awaited: ``inspect.isawaitable`` is not asked of them.
+_NEVER_AWAITABLE = frozenset({ToolResult, str, int, float, bool, dict, list, tuple, type(None)})
+
+
 def _call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult], Rendering], *args: Any) -> Any:
     value = handler(*args)
-    if inspect.isawaitable(value):  # a sync function handing back a coroutine: awaited on the loop
-        return value
+    if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
+        return value  # a sync function handing back a coroutine: awaited on the loop
     result = _as_result(value)
     return _Rendered(result, render(result))
 

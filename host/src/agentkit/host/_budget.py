@@ -30,6 +30,7 @@ from agentkit.plugin_api import (
     ToolSpec,
     ToolUseBlock,
 )
+from agentkit.plugin_api.codec import Transcript
 
 from ._prefix import common_prefix
 from .errors import ConfigError
@@ -87,9 +88,15 @@ class PromptEstimator:
         self._messages: list[Message] = []
         self._chars = [0]  # characters of the first i messages, for i = 0..len
         self._tools: dict[int, tuple[ToolSpec, int]] = {}
+        # The line of the transcript counted last, and how many of its messages it vouched for.
+        self._line: object | None = None
+        self._stable = 0
 
     def tokens(self, messages: Sequence[Message], system: str | None, tools: Sequence[ToolSpec]) -> int:
-        keep = common_prefix(self._messages, messages)
+        line = messages.line if isinstance(messages, Transcript) else None
+        trusted = self._stable if line is not None and line is self._line and messages.stable >= self._stable else 0
+        self._line, self._stable = line, messages.stable if line is not None else 0  # type: ignore[attr-defined]
+        keep = common_prefix(self._messages, messages, trusted)
         del self._messages[keep:], self._chars[keep + 1 :]
         for message in messages[keep:]:
             self._messages.append(message)

@@ -55,6 +55,7 @@ from agentkit.plugin_api import (
     UserMessage,
     provider_member,
 )
+from agentkit.plugin_api.codec import Transcript
 
 from ._prefix import common_prefix
 
@@ -150,6 +151,21 @@ def _assistant_content(
     return content
 
 
+def _passes_as_is(blocks: Sequence[Any], images: bool) -> bool:
+    """Whether a same-model message's blocks all go out unchanged (what :func:`_assistant_content`
+    would keep of each): text and tool calls, images where the model takes them, signed thinking."""
+    for block in blocks:
+        kind = type(block)
+        if kind is TextBlock or kind is ToolUseBlock:
+            continue
+        if kind is ImageBlock and images:
+            continue
+        if kind is ThinkingBlock and block.signature and not block.redacted:
+            continue
+        return False
+    return True
+
+
 def _missing(call: ToolUseBlock, timestamp: float) -> ToolResultMessage:
     # Stamped with the time of the call, not of the repair: the same history
     # must give the same bytes on every turn.
@@ -181,13 +197,17 @@ class _Repair:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             return  # its results, if any, now answer nothing and are dropped as orphans
         same = _same_model(message, self.target)
-        content = _assistant_content(message, same, self.rule, self.images)
-        if not content:
-            return  # nothing left to say; no wire accepts an empty assistant turn
-        unchanged = len(content) == len(message.content) and all(
-            new is old for new, old in zip(content, message.content, strict=True)
-        )
-        kept = message if unchanged else dataclasses.replace(message, content=content)
+        if same and message.content and _passes_as_is(message.content, self.images):
+            content: list[ContentBlock] = message.content  # the usual turn: nothing to adapt, nothing copied
+            kept: AssistantMessage = message
+        else:
+            content = _assistant_content(message, same, self.rule, self.images)
+            if not content:
+                return  # nothing left to say; no wire accepts an empty assistant turn
+            unchanged = len(content) == len(message.content) and all(
+                new is old for new, old in zip(content, message.content, strict=True)
+            )
+            kept = message if unchanged else dataclasses.replace(message, content=content)
         self.out.append(kept)
         self.opened_at = message.timestamp
         for original, sent in zip(
@@ -229,16 +249,24 @@ class TranscriptRepair:
         self.target = target
         self.rule = tool_call_id_rule(provider)
         self._work = _Repair(target, self.rule)
+        # Names the repaired sequence while it only grows; a new one when a message of it goes.
+        self._line = object()
         self._inputs: list[Message] = []
         # After message i: (len(out), the open calls, when they were made).
         self._states: list[tuple[int, dict[str, tuple[ToolUseBlock, ToolResultMessage | None]], float]] = []
 
-    def __call__(self, history: Sequence[Message]) -> list[Message]:
-        """The transcript to send for ``history``; see :func:`repair`."""
+    def __call__(self, history: Sequence[Message]) -> Transcript:
+        """The transcript to send for ``history``; see :func:`repair`.
+
+        It is a :class:`~agentkit.plugin_api.codec.Transcript`: the repaired
+        messages so far are its stable part, the calls still open its rest.
+        """
         same = common_prefix(self._inputs, history)
         work = self._work
         kept, work.open, work.opened_at = self._states[same - 1] if same else (0, {}, 0.0)
         work.open = dict(work.open)
+        if kept < len(work.out):
+            self._line = object()  # repaired messages go: what was sent before is no prefix any more
         del work.out[kept:], self._inputs[same:], self._states[same:]
         for message in history[same:]:
             if isinstance(message, AssistantMessage):
@@ -252,10 +280,10 @@ class TranscriptRepair:
         # Calls still open at the end are answered in the view only: their
         # results may yet arrive in the history.
         tail = [result if result is not None else _missing(call, work.opened_at) for call, result in work.open.values()]
-        return work.out + tail
+        return Transcript(work.out + tail if tail else work.out, line=self._line, stable=len(work.out))
 
 
-def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> list[Message]:
+def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> Transcript:
     """The transcript to send to ``target`` for ``history``; ``history`` is not changed.
 
     :param history: the canonical transcript, as recorded.

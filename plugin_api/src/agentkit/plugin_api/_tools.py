@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from ._json import one_shot
 from ._messages import ImageBlock
 from ._schema import schema_from_function
 
@@ -139,12 +140,13 @@ class ToolResult:
         return envelope
 
     def to_text(self) -> str:
-        return _ENVELOPE_ENCODER.encode(self.to_model())
+        return _envelope_text(self.to_model())
 
 
 # ``json.dumps`` with options builds an encoder per call; this one keeps no
 # state between calls (its cycle check is per call), so it is shared.
 _ENVELOPE_ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
+_envelope_text = one_shot(_ENVELOPE_ENCODER)  # and without building a C encoder per call either
 
 
 class ToolError(Exception):

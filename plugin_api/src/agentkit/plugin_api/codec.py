@@ -14,6 +14,9 @@ agentkit.plugin_api`` does not load it. Standard library only.
   transcript sent last, and encodes only the messages appended since; a
   transcript that is not an extension of it (history rewritten, compacted,
   another session) is encoded from the start.
+* :class:`Transcript` is the list of messages the host sends: it says which
+  of its messages are unchanged since the host's earlier requests, so that
+  checking a transcript costs what changed, not its depth.
 * :class:`CodecProvider` is a base for the provider class (the protocol's
   optional defaults, the catalog, bearer auth), and :func:`model_rows` builds
   catalog rows from a table.
@@ -55,6 +58,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ._images import DEFAULT_IMAGE_LIMITS, PNG_AND_JPEG, ImageLimits, image_url, inline_image
+from ._json import one_shot
 from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
 from ._settings import (
@@ -81,6 +85,7 @@ __all__ = [
     "ImageLimits",
     "SamplingRules",
     "ToolChoice",
+    "Transcript",
     "TranscriptEncoder",
     "array",
     "chunks",
@@ -113,7 +118,7 @@ def dumps(value: Any) -> bytes:
     :raises ValueError: NaN or an infinity, a lone surrogate, or a cycle.
     :raises TypeError: a value that has no JSON form.
     """
-    return _ENCODER.encode(value).encode("utf-8")
+    return _encode(value).encode("utf-8")
 
 
 def _as_json(value: object) -> object:
@@ -126,6 +131,7 @@ def _as_json(value: object) -> object:
 # time, a third of the cost of a small message. ``encode`` keeps no state
 # between calls (its cycle check is per call), so one is safe from any thread.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json)
+_encode = one_shot(_ENCODER)  # and without building a C encoder per call either
 
 
 class IdentityCache(Generic[V]):
@@ -192,6 +198,102 @@ class IdentityCache(Generic[V]):
             return entry
 
 
+class Transcript(list[Message]):
+    """Messages that say how they grew: the first ``stable`` are a prefix of an append-only *line*.
+
+    The host keeps, per agent, the transcript it sends as one sequence that
+    only grows between rewrites (a compaction, a history edited by hand),
+    and names it by ``line``, an opaque object it replaces whenever a message
+    of the sequence is removed or replaced. Each request's messages are the
+    sequence as it stands (its first ``stable`` messages) followed by
+    messages that may differ from one request to the next. So two transcripts
+    of one ``line`` begin with the same ``min(stable)`` message objects, and
+    :class:`TranscriptEncoder` checks only what lies past them.
+
+    Changing a transcript in place drops its claim (``line`` becomes
+    ``None``): it is then checked message by message, like any list.
+
+    :param messages: the messages.
+    :param line: the producer's name for its sequence; ``None`` claims nothing.
+    :param stable: how many leading messages are that sequence's.
+    :raises ValueError: ``stable`` is negative or longer than ``messages``.
+    """
+
+    __slots__ = ("line", "stable")
+
+    def __init__(self, messages: Iterable[Message] = (), *, line: object | None = None, stable: int = 0) -> None:
+        super().__init__(messages)
+        if not 0 <= stable <= len(self):
+            raise ValueError(f"stable must be between 0 and the {len(self)} messages, not {stable!r}")
+        self.line = line
+        self.stable = stable if line is not None else 0
+
+    def _changed(self) -> None:
+        self.line, self.stable = None, 0
+
+    # Every way a list changes in place: after any of them, nothing is claimed.
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._changed()
+        super().__setitem__(index, value)
+
+    def __delitem__(self, index: Any) -> None:
+        self._changed()
+        super().__delitem__(index)
+
+    def __iadd__(self, other: Iterable[Message]) -> Transcript:  # type: ignore[override,misc]
+        self._changed()
+        return super().__iadd__(other)  # type: ignore[return-value]
+
+    def __imul__(self, times: Any) -> Transcript:  # type: ignore[override,misc]
+        self._changed()
+        return super().__imul__(times)  # type: ignore[return-value]
+
+    def append(self, message: Message) -> None:
+        self._changed()
+        super().append(message)
+
+    def extend(self, messages: Iterable[Message]) -> None:
+        self._changed()
+        super().extend(messages)
+
+    def insert(self, index: Any, message: Message) -> None:
+        self._changed()
+        super().insert(index, message)
+
+    def pop(self, index: Any = -1) -> Message:
+        self._changed()
+        return super().pop(index)
+
+    def remove(self, message: Message) -> None:
+        self._changed()
+        super().remove(message)
+
+    def clear(self) -> None:
+        self._changed()
+        super().clear()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._changed()
+        super().sort(*args, **kwargs)
+
+    def reverse(self) -> None:
+        self._changed()
+        super().reverse()
+
+
+class _Kept(Generic[S]):
+    """What a session's encoder keeps of the transcript it encoded last."""
+
+    __slots__ = ("count", "line", "stable", "state", "unchecked")
+
+    def __init__(self, count: int, line: object | None, stable: int, unchecked: tuple[Message, ...], state: S) -> None:
+        self.count = count  # how many messages it had
+        self.line = line  # its Transcript line, or None
+        self.stable = stable  # how many of them its line vouches for
+        self.unchecked = unchecked  # the others, ``messages[stable:]``, compared by identity next time
+        self.state = state
+
+
 class TranscriptEncoder(Generic[S]):
     """Per session, a transcript's encoding extended by only the messages appended since.
 
@@ -209,6 +311,11 @@ class TranscriptEncoder(Generic[S]):
     prefix is not the same objects (history rewritten, compacted, or a
     shorter one) is encoded again from the start.
 
+    Checking the kept prefix costs what changed, not the depth, when the
+    messages are a :class:`Transcript` of the line encoded last: only the
+    messages past the part its line vouches for are compared. Any other
+    sequence is compared message by message.
+
     An encoding that differs per request setting (an id length limit) takes
     one encoder per setting. Thread-safe as :class:`IdentityCache` is; two requests of one session
     at once each get a correct state, and the one kept is the last stored.
@@ -221,25 +328,44 @@ class TranscriptEncoder(Generic[S]):
         self, extend: Callable[[S | None, Sequence[Message]], S], *, max_sessions: int = 64
     ) -> None:
         self._extend = extend
-        self._sessions: IdentityCache[tuple[tuple[Message, ...], S]] = IdentityCache(max_sessions)
+        self._sessions: IdentityCache[_Kept[S]] = IdentityCache(max_sessions)
 
     def encode(self, messages: Sequence[Message]) -> S:
         """The state after all of ``messages``, reusing the session's last one when it is a prefix."""
-        current = tuple(messages)
-        if not current:
+        count = len(messages)
+        if not count:
             return self._extend(None, ())
-        kept = self._sessions.peek(current[0])
+        line, stable = None, 0
+        if isinstance(messages, Transcript) and messages.line is not None:
+            line, stable = messages.line, messages.stable
+        first = messages[0]
+        kept = self._sessions.peek(first)
         done: S | None = None
         start = 0
-        if kept is not None:
-            previous, state = kept
-            # Identity, not equality: a message equal to but not the one encoded may differ in
-            # what the encoding kept; comparing identities of an unchanged prefix is a C loop.
-            if len(previous) <= len(current) and all(map(operator.is_, previous, current)):
-                done, start = state, len(previous)
-        state = done if done is not None and start == len(current) else self._extend(done, current[start:])
-        self._sessions.put(current[0], (current, state))
+        if kept is not None and kept.count <= count and self._is_prefix(kept, messages, line, stable):
+            done, start = kept.state, kept.count
+        state = done if done is not None and start == count else self._extend(done, messages[start:])
+        # The messages past what the line vouches for, kept to be compared next time (all of
+        # them for a plain list: it vouches for nothing).
+        unchecked = tuple(messages[stable:] if stable else messages)
+        self._sessions.put(first, _Kept(count, line, stable, unchecked, state))
         return state
+
+    @staticmethod
+    def _is_prefix(kept: _Kept[S], messages: Sequence[Message], line: object | None, stable: int) -> bool:
+        """Whether the kept transcript's messages are the first of ``messages``, the same objects.
+
+        Identity, not equality: a message equal to but not the one encoded may
+        differ in what the encoding kept (``1`` and ``True`` are equal). Both of
+        one line, ``messages`` at least as far along it: the first
+        ``kept.stable`` are the same by the line's promise, and only the kept
+        rest is compared; otherwise every kept message is.
+        """
+        if kept.line is not None and (kept.line is not line or stable < kept.stable):
+            return False  # the vouched-for part was not kept, so it cannot be compared
+        unchecked = kept.unchecked
+        # A C loop over the compared part; with a line, a few messages at most.
+        return all(map(operator.is_, unchecked, messages[kept.stable : kept.count]))
 
 
 def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") -> list[bytes]:

@@ -359,22 +359,39 @@ class ProviderRuntime:
             :class:`MessageEnd`; failures end it with ``stop_reason=error``
             rather than raising.
         """
+        async for events in self.stream_batches(provider, request, abort=abort, credential=credential):
+            for event in events:
+                yield event
+
+    async def stream_batches(
+        self,
+        provider: Provider,
+        request: ProviderRequest,
+        *,
+        abort: asyncio.Event | None = None,
+        credential: Credential | None = None,
+    ) -> AsyncIterator[list[ProviderEvent]]:
+        """:meth:`stream`'s events in the non-empty lists they arrive in: what the agent's loop reads.
+
+        The same events in the same order, every guarantee of :meth:`stream`
+        kept; a consumer that takes a list at a time passes one generator hop
+        per list instead of one per event.
+        """
         api = str(getattr(provider, "api", "?"))
         try:
             decoder = provider.decoder(request)
         except Exception as exc:
-            for event in Output(None, request.model, api, pricing=self.pricing).fail(
+            yield Output(None, request.model, api, pricing=self.pricing).fail(
                 StopReason.ERROR,
                 f"the {api!r} provider could not make a decoder: {type(exc).__name__}: {exc}",
-            ):
-                yield event
+            )
             return
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         watch = AbortWatch(abort, self.request_timeout)
         try:
             async for events in self._exchange(provider, request, credential, out, watch, api):
-                for event in events:
-                    yield event
+                if events:
+                    yield events
         finally:
             watch.close()
 
@@ -400,9 +417,14 @@ class ProviderRuntime:
             yield out.fail(StopReason.ERROR, str(exc))
             return
         out.secrets = built.secrets
-        logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
+        if logger.isEnabledFor(logging.DEBUG):  # the scrubbed URL is only worth writing when it is shown
+            logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
         async with self._http() as client:
             response: httpx.Response | None = None
+            # The events of the chunk being read, handed over together once it is read (nothing
+            # awaits between them, so nobody could have seen them sooner): one hop per chunk, not
+            # per SSE event. A failure inside the chunk hands them over first, then the failure's.
+            pending: list[ProviderEvent] = []
             try:
                 response = await self._send(client, built, abort, api)
                 framer = make_framer(_framing_of(built.framing, response))
@@ -415,31 +437,35 @@ class ProviderRuntime:
                         exhausted = True
                         break
                     for wire_event in framer.feed(chunk):
-                        if events := out.feed(wire_event):  # most SSE events are a delta's piece or nothing
-                            yield events
+                        pending += out.feed(wire_event)  # most SSE events are a delta's piece or nothing
                         if out.ended:
-                            await self._drain(response, chunks, abort)
-                            return
+                            break
+                    if pending:
+                        events, pending = pending, []
+                        yield events
+                    if out.ended:
+                        await self._drain(response, chunks, abort)
+                        return
                     if framer.error is not None:
                         raise framer.error
                 for wire_event in framer.close():
-                    if events := out.feed(wire_event):
-                        yield events
-                yield out.finish()
+                    pending += out.feed(wire_event)
+                events, pending = pending + out.finish(), []
+                yield events
                 if not exhausted:  # a body read to its end has nothing to drain, its connection is back
                     await self._drain(response, chunks, abort)
             except Aborted:
-                yield out.fail(StopReason.ABORTED, "aborted")
+                yield [*pending, *out.fail(StopReason.ABORTED, "aborted")]
             except Expired:
-                yield out.fail(StopReason.ERROR, self._expired(built.url))
+                yield [*pending, *out.fail(StopReason.ERROR, self._expired(built.url))]
             except httpx.HTTPError as exc:
-                yield out.fail(
+                yield [*pending, *out.fail(
                     StopReason.ERROR,
                     f"the connection to {_host(built.url)} broke during the response ({api!r}): "
                     f"{type(exc).__name__}: {exc or 'no detail'}",
-                )
+                )]
             except (ProviderError, DecoderBroke) as exc:
-                yield out.fail(StopReason.ERROR, str(exc))
+                yield [*pending, *out.fail(StopReason.ERROR, str(exc))]
             except Exception as exc:
                 # A defect, ours or a transport's: still one message_end, last.
                 # No traceback: an exception's text may quote a header.
@@ -448,10 +474,10 @@ class ProviderRuntime:
                     api,
                     scrub(f"{type(exc).__name__}: {exc}", built.secrets),
                 )
-                yield out.fail(
+                yield [*pending, *out.fail(
                     StopReason.ERROR,
                     f"unexpected {type(exc).__name__} in the provider runtime: {exc}",
-                )
+                )]
             finally:
                 if response is not None:
                     await _close(response)

@@ -35,6 +35,7 @@ total, not an idle timeout, so keep-alive comments cannot extend it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 from agentkit.plugin_api import ModelInfo
@@ -89,10 +90,16 @@ class ResponseLimits:
 
     def resolve(self, model: ModelInfo) -> ResponseLimits:
         """These limits with every ``None`` replaced by the default for ``model``."""
-        default = max(MIN_RESPONSE_BYTES, model.max_output * BYTES_PER_TOKEN)
-        return dataclasses.replace(
-            self,
-            text_bytes=self.text_bytes or default,
-            thinking_bytes=self.thinking_bytes or default,
-            argument_bytes=self.argument_bytes or default,
-        )
+        return _resolved(self, model.max_output)
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(limits: ResponseLimits, max_output: int) -> ResponseLimits:
+    """Kept per limits and output limit: every response resolves the same few (they are immutable)."""
+    default = max(MIN_RESPONSE_BYTES, max_output * BYTES_PER_TOKEN)
+    return dataclasses.replace(
+        limits,
+        text_bytes=limits.text_bytes or default,
+        thinking_bytes=limits.thinking_bytes or default,
+        argument_bytes=limits.argument_bytes or default,
+    )
