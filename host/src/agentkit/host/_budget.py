@@ -93,9 +93,11 @@ class PromptEstimator:
         self._stable = 0
 
     def tokens(self, messages: Sequence[Message], system: str | None, tools: Sequence[ToolSpec]) -> int:
-        line = messages.line if isinstance(messages, Transcript) else None
-        trusted = self._stable if line is not None and line is self._line and messages.stable >= self._stable else 0
-        self._line, self._stable = line, messages.stable if line is not None else 0  # type: ignore[attr-defined]
+        line, stable = (messages.line, messages.stable) if isinstance(messages, Transcript) else (None, 0)
+        if line is None:
+            stable = 0
+        trusted = self._stable if line is not None and line is self._line and stable >= self._stable else 0
+        self._line, self._stable = line, stable
         keep = common_prefix(self._messages, messages, trusted)
         del self._messages[keep:], self._chars[keep + 1 :]
         for message in messages[keep:]:

@@ -280,7 +280,7 @@ class TranscriptRepair:
         # Calls still open at the end are answered in the view only: their
         # results may yet arrive in the history.
         tail = [result if result is not None else _missing(call, work.opened_at) for call, result in work.open.values()]
-        return Transcript(work.out + tail if tail else work.out, line=self._line, stable=len(work.out))
+        return Transcript([*work.out, *tail] if tail else work.out, line=self._line, stable=len(work.out))
 
 
 def repair(history: Sequence[Message], *, target: ModelInfo, provider: Any = None) -> Transcript:

@@ -240,13 +240,13 @@ class Transcript(list[Message]):
         self._changed()
         super().__delitem__(index)
 
-    def __iadd__(self, other: Iterable[Message]) -> Transcript:  # type: ignore[override,misc]
+    def __iadd__(self, other: Iterable[Message]) -> Transcript:  # type: ignore[override,misc]  # returns itself, a Transcript
         self._changed()
-        return super().__iadd__(other)  # type: ignore[return-value]
+        return super().__iadd__(other)
 
-    def __imul__(self, times: Any) -> Transcript:  # type: ignore[override,misc]
+    def __imul__(self, times: Any) -> Transcript:  # type: ignore[misc]  # returns itself, as __iadd__
         self._changed()
-        return super().__imul__(times)  # type: ignore[return-value]
+        return super().__imul__(times)
 
     def append(self, message: Message) -> None:
         self._changed()
