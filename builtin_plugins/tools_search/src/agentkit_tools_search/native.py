@@ -39,11 +39,12 @@ class NativeScanner:
         # \A and \z mean something else for a whole file than for one line: no whole-file prefilter.
         self.prefilter = not translation.text_anchors
 
-    def scan(self, relative: str, data: bytes, outcome: Outcome) -> None:
-        """Count ``relative`` as searched and add its matches, up to one past the page's need."""
+    def scan(self, relative: str, data: bytes, outcome: Outcome) -> bool:
+        """Count ``relative`` as searched and add its matches, up to one past the page's need;
+        whether it was text (a file holding a NUL is binary: searched for its NUL, never shown)."""
         outcome.files_searched += 1
         if b"\x00" in data:
-            return  # binary: searched for its NUL, never shown
+            return False
         _scan(
             relative,
             data.decode("utf-8", errors="surrogateescape"),
@@ -52,9 +53,11 @@ class NativeScanner:
             self.prefilter,
             outcome,
         )
+        return True
 
-    def read_and_scan(self, files: WalkedFiles, relative: str, outcome: Outcome) -> bytes | None:
-        """Read one listed file through ``files`` and scan it; its bytes, or None when it is left unread.
+    def read_and_scan(self, files: WalkedFiles, relative: str, outcome: Outcome) -> tuple[bytes, bool] | None:
+        """Read one listed file through ``files`` and scan it; its bytes and whether it was text,
+        or None when it is left unread.
 
         A file that vanished, or whose way was swapped for a link since the walk listed it, is left unread.
         """
@@ -62,9 +65,9 @@ class NativeScanner:
             data = files.read(relative)
         except OSError:
             return None
-        if data is not None:
-            self.scan(relative, data, outcome)
-        return data
+        if data is None:
+            return None
+        return data, self.scan(relative, data, outcome)
 
 
 def search_native(query: Query) -> Outcome:

@@ -372,16 +372,17 @@ def _native_head(
     for _ in range(NATIVE_HEAD_ANY):
         relative = next(source, None)
         if relative is None:
-            return True
-        data = scanner.read_and_scan(files, relative, outcome)
-        if data is None:
+            return True  # the list ended within the head
+        scanned = scanner.read_and_scan(files, relative, outcome)
+        if scanned is None:
             continue
+        data, text = scanned
         if len(outcome.matches) > query.needed:
             return True
-        if b"\x00" not in data:
+        if text:
             budget, texts = budget - len(data), texts - 1
             if budget <= 0 or texts <= 0:
-                break
+                return False
     return False
 
 
