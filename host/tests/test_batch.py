@@ -437,6 +437,17 @@ def test_calls_cut_by_the_output_limit_are_announced_and_answered_by_name():
     assert events[1].result is answer and answer.tool_name == "write"
 
 
+def test_calls_cut_by_the_output_limit_are_audited_as_never_asked_and_the_run_goes_on():
+    trail = []
+    agent, _ = make_agent([Turn([tool_call("write", {"a": 1})], stop_reason="length"), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran", name="write")), audit=trail.append)
+    result = agent.run_sync("go")
+    assert result.outcome == "completed" and result.text == "k"
+    calls = [record for record in trail if record.kind == "tool_call"]
+    assert [(c.tool_call_id, c.decision, c.blocked_by, c.is_error) for c in calls] == [
+        ("call_1_1", "not_asked", None, True)]
+
+
 class _Textless(Exception):
     def __str__(self):
         raise RuntimeError("no text either")
@@ -546,6 +557,30 @@ def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(neve
     assert ran == [] and result.outcome == "aborted"
     assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
         {"ok": False, "error": "aborted", "detail": "Operation aborted"}]
+
+
+@pytest.mark.parametrize("who", ["embedder", "plugin"])
+def test_an_authorization_still_waiting_when_the_run_ends_is_left_waiting(never, who):
+    """The run returns without the hung check's answer: it was given up, not waited for."""
+    holder, answered = [], []
+
+    def aborts_then_hangs(*args):
+        holder[0].abort()
+        never.wait()
+        answered.append(True)
+
+    class Hangs:
+        @hookimpl
+        def agentkit_before_tool_call(self, call, arguments):
+            return aborts_then_hangs()
+
+    plugins = [Hangs()] if who == "plugin" else []
+    config = {"before_tool_call": aborts_then_hangs} if who == "embedder" else {}
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), *plugins, hook_timeout=60, **config)
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert result.outcome == "aborted" and answered == []
 
 
 def test_an_authorization_runs_in_a_thread_named_after_it():
