@@ -395,7 +395,7 @@ class ToolBatch:
             value = launched.outcome()
         except Exception as exc:
             return self._failure(item, exc)
-        return self._success(item, value)
+        return _as_result(value)  # an async handler's own value: nothing was rendered beforehand
 
     async def _execute(self, item: _Call) -> ToolResult:
         tool = item.tool
