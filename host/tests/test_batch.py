@@ -12,6 +12,7 @@ from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.plugin_api import (
     Block,
+    ExecutionMode,
     ImageBlock,
     Tool,
     ToolError,
@@ -308,6 +309,21 @@ def test_a_sync_handler_handing_back_a_coroutine_is_awaited():
 
     [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: later()))
     assert envelope == {"ok": True, "data": "awaited"}
+
+
+@pytest.mark.parametrize("mode", [ExecutionMode.INLINE, ExecutionMode.SEQUENTIAL, ExecutionMode.PARALLEL])
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_each_way_of_running_a_handler_answers_with_its_value(mode, asynchronous):
+    def handler(arguments, context):
+        return {"n": arguments["n"] * 2, "call": context.call_id}
+
+    async def async_handler(arguments, context):
+        return handler(arguments, context)
+
+    tool = simple_tool(async_handler if asynchronous else handler, execution_mode=mode)
+    envelopes, _ = answer_to([tool_call("act", {"n": 1}), tool_call("act", {"n": 2})], tool)
+    assert envelopes == [{"ok": True, "data": {"n": 2, "call": "call_1_1"}},
+                         {"ok": True, "data": {"n": 4, "call": "call_1_2"}}]
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
