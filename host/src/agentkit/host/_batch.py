@@ -323,12 +323,10 @@ class ToolBatch:
         if validator.is_valid(arguments):  # the common case, without collecting errors
             item.arguments = arguments
             return None
+        # Not valid, so there is at least one error to name.
         errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
-        if errors:
-            lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
-            return "The arguments do not match the tool's schema: " + "; ".join(lines) + f". Arguments received: {raw[:2000]}"
-        item.arguments = arguments
-        return None
+        lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
+        return "The arguments do not match the tool's schema: " + "; ".join(lines) + f". Arguments received: {raw[:2000]}"
 
     async def _ask_embedder(self, item: _Call) -> Block | None:
         assert self.before_tool_call is not None
