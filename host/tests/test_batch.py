@@ -400,6 +400,17 @@ def test_a_long_result_that_cannot_be_stored_is_cut_with_a_note_saying_how_much(
         f"{len(full) - 40} were cut (max_tool_result_chars).")}
 
 
+def test_a_cut_result_keeps_its_characters_as_they_are_and_why_it_was_cut_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("")  # no artifact can be written under it
+    _, result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), max_tool_result_chars=40)
+    [answer] = results_of(result.messages)
+    assert "é" * 10 in answer.text and "\\u00e9" not in answer.text
+    [problem] = result.problems
+    assert problem.startswith("the result of call call_1_1 could not be stored as an artifact (")
+    assert problem.endswith("); it was cut to max_tool_result_chars")
+
+
 def test_a_result_exactly_at_the_limit_is_not_cut():
     full = json.dumps({"ok": True, "data": "x" * 10})
     [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 10), max_tool_result_chars=len(full))
