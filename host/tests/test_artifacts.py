@@ -300,4 +300,5 @@ def test_an_embedders_tool_that_took_the_name_read_artifact_has_its_long_results
     result = agent.run_sync("go")
     [created] = [event for event in events if isinstance(event, ArtifactCreated)]
     [preview] = [json.loads(answer.text) for answer in results_of(result.messages)]
-    assert created.tool_name == "read_artifact" and preview["artifact"] == created.artifact_id
+    assert (created.tool_name, created.tool_use_id) == ("read_artifact", "call_1_1")
+    assert preview["artifact"] == created.artifact_id and preview["ok"] is True

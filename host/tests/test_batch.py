@@ -379,6 +379,7 @@ def test_a_failure_keeps_no_images():
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(simple_tool(handler)))
     [answer] = results_of(agent.run_sync("go").messages)
     assert answer.is_error and answer.content[1:] == []
+    assert json.loads(answer.text) == {"ok": False, "error": "nope", "detail": "no"}  # its images not even looked at
 
 
 def test_circular_data_makes_an_invalid_result_naming_the_problem():
