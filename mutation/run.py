@@ -5,7 +5,8 @@ in, and imports the mutated copy from ``mutants/src``. The workspace keeps the
 host under ``host/src``, so the run happens in ``.mutation/work/`` (ignored),
 laid out as mutmut expects: ``src`` links to ``host/src``, ``pyproject.toml`` to
 the root one (which holds ``[tool.mutmut]``), and ``mutants/host`` links back to
-``host/`` so that pytest, running in ``mutants/``, sees the usual test ids. (Two
+``host/`` so that pytest, running in ``mutants/``, sees the usual test ids, and
+``mutants/conftest.py`` to the root one, whose fixtures every test uses. (Two
 levels down, so that no ``*/pyproject.toml`` glob over the workspace finds it.)
 
 Results stay in ``.mutation/work/mutants/`` between runs. Usage::
@@ -66,6 +67,8 @@ def _lay_out() -> None:
         (WORK / "src", "../../host/src"),
         (WORK / "pyproject.toml", "../../pyproject.toml"),
         (WORK / "mutants" / "host", "../../../host"),
+        # The workspace's shared fixtures (a private data directory for every test among them).
+        (WORK / "mutants" / "conftest.py", "../../../conftest.py"),
     ]:
         if not link.is_symlink():
             os.symlink(target, link)

@@ -281,3 +281,24 @@ def test_a_fork_can_read_the_artifacts_its_history_names(tmp_path):
     resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None),
                     host=make_host(), session=Session.open(forked.id))
     assert "read_artifact" in resumed.tools
+
+
+def test_a_read_artifact_page_over_a_tiny_limit_is_cut_not_stored_again(tmp_path):
+    payload = "x" * 5_000
+    _, [preview, page], events = artifact_run(payload, [{"limit": 1_000}], root=tmp_path, limit=60)
+    assert [event.type for event in events].count("artifact_created") == 1
+    assert "artifact" in preview and "artifact" not in page
+    assert "max_tool_result_chars" in page["note"]
+
+
+def test_an_embedders_tool_that_took_the_name_read_artifact_has_its_long_results_stored(tmp_path):
+    taken = Tool("read_artifact", "Mine.", {"type": "object"}, lambda arguments, context: "y" * 5_000)
+    agent, _ = make_agent([Turn([tool_call("read_artifact", {})]), Turn([text("done")])], ToolsPlugin(taken),
+                          root=tmp_path, max_tool_result_chars=LIMIT)
+    events = []
+    agent.subscribe(events.append)
+    result = agent.run_sync("go")
+    [created] = [event for event in events if isinstance(event, ArtifactCreated)]
+    [preview] = [json.loads(answer.text) for answer in results_of(result.messages)]
+    assert (created.tool_name, created.tool_use_id) == ("read_artifact", "call_1_1")
+    assert preview["artifact"] == created.artifact_id and preview["ok"] is True

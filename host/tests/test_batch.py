@@ -12,6 +12,7 @@ from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.plugin_api import (
     Block,
+    ExecutionMode,
     ImageBlock,
     Tool,
     ToolError,
@@ -310,6 +311,21 @@ def test_a_sync_handler_handing_back_a_coroutine_is_awaited():
     assert envelope == {"ok": True, "data": "awaited"}
 
 
+@pytest.mark.parametrize("mode", [ExecutionMode.INLINE, ExecutionMode.SEQUENTIAL, ExecutionMode.PARALLEL])
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_each_way_of_running_a_handler_answers_with_its_value(mode, asynchronous):
+    def handler(arguments, context):
+        return {"n": arguments["n"] * 2, "call": context.call_id}
+
+    async def async_handler(arguments, context):
+        return handler(arguments, context)
+
+    tool = simple_tool(async_handler if asynchronous else handler, execution_mode=mode)
+    envelopes, _ = answer_to([tool_call("act", {"n": 1}), tool_call("act", {"n": 2})], tool)
+    assert envelopes == [{"ok": True, "data": {"n": 2, "call": "call_1_1"}},
+                         {"ok": True, "data": {"n": 4, "call": "call_1_2"}}]
+
+
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_a_tool_result_is_passed_through_with_its_images(asynchronous):
     # A real 1x1 PNG: the history boundary decodes every image.
@@ -363,6 +379,7 @@ def test_a_failure_keeps_no_images():
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(simple_tool(handler)))
     [answer] = results_of(agent.run_sync("go").messages)
     assert answer.is_error and answer.content[1:] == []
+    assert json.loads(answer.text) == {"ok": False, "error": "nope", "detail": "no"}  # its images not even looked at
 
 
 def test_circular_data_makes_an_invalid_result_naming_the_problem():
@@ -382,6 +399,17 @@ def test_a_long_result_that_cannot_be_stored_is_cut_with_a_note_saying_how_much(
     assert envelope == {"ok": True, "data": full[:40], "note": (
         f"The result was {len(full)} characters; only the first 40 are shown, "
         f"{len(full) - 40} were cut (max_tool_result_chars).")}
+
+
+def test_a_cut_result_keeps_its_characters_as_they_are_and_why_it_was_cut_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("")  # no artifact can be written under it
+    _, result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), max_tool_result_chars=40)
+    [answer] = results_of(result.messages)
+    assert "é" * 10 in answer.text and "\\u00e9" not in answer.text
+    [problem] = result.problems
+    assert problem.startswith("the result of call call_1_1 could not be stored as an artifact (")
+    assert problem.endswith("); it was cut to max_tool_result_chars")
 
 
 def test_a_result_exactly_at_the_limit_is_not_cut():
@@ -435,6 +463,17 @@ def test_calls_cut_by_the_output_limit_are_announced_and_answered_by_name():
     assert [(event.type, getattr(event, "call", None)) for event in events] == [
         ("tool_call_start", ToolUseBlock("call_1_1", "write", '{"a":1}')), ("tool_call_end", None)]
     assert events[1].result is answer and answer.tool_name == "write"
+
+
+def test_calls_cut_by_the_output_limit_are_audited_as_never_asked_and_the_run_goes_on():
+    trail = []
+    agent, _ = make_agent([Turn([tool_call("write", {"a": 1})], stop_reason="length"), Turn([text("k")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran", name="write")), audit=trail.append)
+    result = agent.run_sync("go")
+    assert result.outcome == "completed" and result.text == "k"
+    calls = [record for record in trail if record.kind == "tool_call"]
+    assert [(c.tool_call_id, c.decision, c.blocked_by, c.is_error) for c in calls] == [
+        ("call_1_1", "not_asked", None, True)]
 
 
 class _Textless(Exception):
@@ -546,6 +585,30 @@ def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(neve
     assert ran == [] and result.outcome == "aborted"
     assert [json.loads(answer.text) for answer in results_of(result.messages)] == [
         {"ok": False, "error": "aborted", "detail": "Operation aborted"}]
+
+
+@pytest.mark.parametrize("who", ["embedder", "plugin"])
+def test_an_authorization_still_waiting_when_the_run_ends_is_left_waiting(never, who):
+    """The run returns without the hung check's answer: it was given up, not waited for."""
+    holder, answered = [], []
+
+    def aborts_then_hangs(*args):
+        holder[0].abort()
+        never.wait()
+        answered.append(True)
+
+    class Hangs:
+        @hookimpl
+        def agentkit_before_tool_call(self, call, arguments):
+            return aborts_then_hangs()
+
+    plugins = [Hangs()] if who == "plugin" else []
+    config = {"before_tool_call": aborts_then_hangs} if who == "embedder" else {}
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), *plugins, hook_timeout=60, **config)
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert result.outcome == "aborted" and answered == []
 
 
 def test_an_authorization_runs_in_a_thread_named_after_it():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import json
 import random
 import struct
 import subprocess
@@ -329,7 +330,9 @@ def test_a_tool_result_naming_a_file_outside_the_workspace_is_an_error_result(tm
     (tmp_path / "work").mkdir()
     (tmp_path / "secret.png").write_bytes(_png())
     message = _tool_run(tmp_path, str(tmp_path / "secret.png") if path == "ABSOLUTE" else path)
-    assert message.is_error and "outside the workspace" in message.text and "invalid_image" in message.text
+    envelope = json.loads(message.text)
+    assert message.is_error and (envelope["ok"], envelope["error"]) == (False, "invalid_image")
+    assert "outside the workspace" in envelope["detail"]
     assert not any(isinstance(block, ImageBlock) for block in message.content)
 
 

@@ -367,3 +367,30 @@ def test_the_deprecated_run_stop_reason_names_its_replacement_and_keeps_its_old_
     assert (result.outcome, result.stopped_by) == (Outcome.STOP_POLICY, "at_once")
     with pytest.warns(DeprecationWarning, match="RunResult.outcome"):
         assert result.stop_reason == "at_once"
+
+
+def test_a_failed_response_still_starts_and_ends_its_turn_with_the_turn_and_message():
+    events = []
+    agent, _ = make_agent([Turn([text("partial")], error="the stream broke")])
+    agent.subscribe(lambda event: events.append(event) if event.type in ("turn_start", "turn_end") else None)
+    result = agent.run_sync("go")
+    assert result.outcome == "error"
+    start, end = events
+    assert (start.turn, end.turn, end.tool_results) == (1, 1, [])
+    assert end.message is result.messages[-1] and end.message.stop_reason == "error"
+
+
+def test_steering_queued_when_the_run_is_aborted_stays_queued_for_the_next_run():
+    holder = []
+
+    def steer_then_abort(arguments, context):
+        holder[0].steer("later, please")
+        holder[0].abort()
+        return "ok"
+
+    tool = Tool("act", "Act.", {"type": "object"}, steer_then_abort)
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])], ToolsPlugin(tool))
+    holder.append(agent)
+    result = agent.run_sync("go")
+    assert result.outcome == "aborted" and agent.has_queued_messages
+    assert [message.role for message in agent.history].count("user") == 1  # only the prompt

@@ -88,6 +88,15 @@ def test_a_json_schema_output_is_the_validated_value():
     assert script.requests[0].tools[0]["input_schema"] == WEATHER_SCHEMA
 
 
+def test_a_final_answer_on_the_first_turn_is_audited_as_a_call_nobody_was_asked_about():
+    trail = []
+    agent, _ = make_agent([_final({"city": "Oslo", "celsius": 2})], tools=[], audit=trail.append)
+    result = agent.run_sync("Weather?", output_type=WEATHER_SCHEMA)
+    assert (result.outcome, result.output) == (Outcome.COMPLETED, {"city": "Oslo", "celsius": 2})
+    calls = [record for record in trail if record.kind == "tool_call"]
+    assert [(c.tool_name, c.decision, c.is_error) for c in calls] == [("final_result", "not_asked", False)]
+
+
 def test_a_pydantic_model_output_is_an_instance_of_it():
     pydantic = pytest.importorskip("pydantic")
 

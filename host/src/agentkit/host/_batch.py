@@ -352,12 +352,10 @@ class ToolBatch:
         if validator.is_valid(arguments):  # the common case, without collecting errors
             item.arguments = arguments
             return None
+        # Not valid, so there is at least one error to name.
         errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
-        if errors:
-            lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
-            return "The arguments do not match the tool's schema: " + "; ".join(lines) + f". Arguments received: {raw[:2000]}"
-        item.arguments = arguments
-        return None
+        lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
+        return "The arguments do not match the tool's schema: " + "; ".join(lines) + f". Arguments received: {raw[:2000]}"
 
     async def _ask_embedder(self, item: _Call) -> Block | None:
         assert self.before_tool_call is not None
@@ -424,7 +422,7 @@ class ToolBatch:
             value = launched.outcome()
         except Exception as exc:
             return self._failure(item, exc)
-        return self._success(item, value)
+        return _as_result(value)  # an async handler's own value: nothing was rendered beforehand
 
     async def _execute(self, item: _Call) -> ToolResult:
         tool = item.tool
@@ -434,18 +432,20 @@ class ToolBatch:
         # A sync handler's result is rendered in its own thread too: data
         # that is slow or impossible to serialize stays inside the call's guard.
         try:
+            handler: Callable[..., Any]
+            arguments: tuple[Any, ...] = (item.arguments, context)
             if item.inline:
-                value = _call_inline(_call_and_render, tool.handler, self._render, item.arguments, context)
-                if not isinstance(value, _Rendered):  # a sync function handing back a coroutine: a task, guarded
-                    value = await guarded_call(awaiting(value), timeout=timeout, stop=self.stop,
-                                               grace=_HANDLER_GRACE, name=f"tool-{tool.name}")
+                value = _call_inline(_call_and_render, tool.handler, self._render, *arguments)
+                if isinstance(value, _Rendered):
+                    return self._success(item, value)
+                # A sync function handing back a coroutine: awaited in a task, guarded like any handler.
+                handler, arguments = awaiting(value), ()
+            elif item.asynchronous:
+                handler = tool.handler
             else:
-                handler = tool.handler if item.asynchronous else functools.partial(_call_and_render, tool.handler,
-                                                                                   self._render)
-                value = await guarded_call(
-                    handler, item.arguments, context,
-                    timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}",
-                )
+                handler = functools.partial(_call_and_render, tool.handler, self._render)
+            value = await guarded_call(handler, *arguments, timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE,
+                                       name=f"tool-{tool.name}")
         except Exception as exc:
             return self._failure(item, exc)
         return self._success(item, value)
