@@ -155,12 +155,7 @@ def test_a_plugin_installed_while_the_command_serves_is_announced(agentkit, site
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_a_change_reaches_clients_over_http_in_both_eras(mode):
-    import httpx2
-    from agentkit_mcp_server import serve_http
-    from mcp.client.streamable_http import streamable_http_client
-
-    key = "k" * 32
+def test_a_change_reaches_clients_over_http_in_both_eras(mode, http_client):
     tools = ToolServer(host_with("first"))
     server = MCPToolServer(tools)
     received: list[object] = []
@@ -170,27 +165,11 @@ def test_a_change_reaches_clients_over_http_in_both_eras(mode):
             received.append(message)
 
     async def main() -> list[str]:
-        bound: list[str] = []
-        listening = anyio.Event()
-
-        def ready(url: str) -> None:
-            bound.append(url)
-            listening.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(lambda: serve_http(server, port=0, api_key=key, on_ready=ready))
-            with anyio.fail_after(PATIENCE):
-                await listening.wait()
-            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http, \
-                    Client(streamable_http_client(bound[0], http_client=http), mode=mode,
-                           message_handler=on_message) as client:
-                await client.list_tools()
-                if mode == "legacy":
-                    names = await legacy_http_changes(client, tools, received)
-                else:
-                    names = await changes_seen(client, mode, lambda: tools.add_tool(tool("added0")), received)
-            group.cancel_scope.cancel()
-        return names
+        async with http_client(server, mode=mode, message_handler=on_message) as client:
+            await client.list_tools()
+            if mode == "legacy":
+                return await legacy_http_changes(client, tools, received)
+            return await changes_seen(client, mode, lambda: tools.add_tool(tool("added0")), received)
 
     names = anyio.run(main)
 

@@ -292,14 +292,9 @@ def test_no_single_character_of_a_state_can_change_unnoticed():
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_progress_and_questions_cross_streamable_http_in_both_eras(mode):
+def test_progress_and_questions_cross_streamable_http_in_both_eras(mode, http_client):
     """Over the real HTTP listener: progress on the request's stream, and a question answered (a
     server-to-client request in the legacy session, input_required rounds in the modern era)."""
-    import httpx2
-    from agentkit_mcp_server import serve_http
-    from mcp.client.streamable_http import streamable_http_client
-
-    key = "k" * 32
     mcp_server = server()
     answers = Answers()
     seen: list[float] = []
@@ -308,27 +303,13 @@ def test_progress_and_questions_cross_streamable_http_in_both_eras(mode):
         seen.append(progress)
 
     async def main() -> tuple[Any, Any, Any]:
-        bound: list[str] = []
-        listening = anyio.Event()
-
-        def ready(url: str) -> None:
-            bound.append(url)
-            listening.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(lambda: serve_http(mcp_server, port=0, api_key=key, on_ready=ready))
-            with anyio.fail_after(60):
-                await listening.wait()
-            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http, \
-                    Client(streamable_http_client(bound[0], http_client=http), mode=mode,
-                           **answers.callbacks()) as client:
-                progressed = await client.call_tool("progress", {}, progress_callback=on_progress)
-                with anyio.fail_after(60):  # over JSON-RPC the client runs each progress callback as a task
-                    while len(seen) < 3:
-                        await anyio.sleep(0.01)
-                asked = await client.call_tool("ask_twice", {})
-                media = await client.call_tool("media", {})
-            group.cancel_scope.cancel()
+        async with http_client(mcp_server, mode=mode, **answers.callbacks()) as client:
+            progressed = await client.call_tool("progress", {}, progress_callback=on_progress)
+            with anyio.fail_after(60):  # over JSON-RPC the client runs each progress callback as a task
+                while len(seen) < 3:
+                    await anyio.sleep(0.01)
+            asked = await client.call_tool("ask_twice", {})
+            media = await client.call_tool("media", {})
         return progressed, asked, media
 
     progressed, asked, media = anyio.run(main)
