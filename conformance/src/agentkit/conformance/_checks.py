@@ -17,7 +17,6 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from agentkit.host import PluginHost, PluginRecord
-from agentkit.host._entry_points import plugin_entry_points
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import hook_names
 
@@ -30,7 +29,7 @@ PLATFORMS = ("linux", "darwin", "win32")
 
 def entry_points_named(name: str) -> list[importlib_metadata.EntryPoint]:
     """The ``agentkit.*`` entry points of plugin ``name`` (``x``, or ``x[skills]``), without importing anything."""
-    return [ep for _, ep in plugin_entry_points().get(name, [])]
+    return [ep for _, ep in PluginHost.installed().get(name, [])]
 
 
 def load(name: str, *also: str) -> tuple[PluginHost, PluginRecord | None]:

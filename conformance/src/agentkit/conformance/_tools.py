@@ -2,8 +2,9 @@
 
 A tool passes when its name and description are usable, its schema keeps the
 rules every wire needs (:mod:`agentkit.conformance.schema_rules`), and its
-handler, run through the host's own batch (argument validation, the handler,
-the result envelope) in an empty temporary workspace, answers a valid call and
+handler, run through the host's :class:`~agentkit.host.ToolCaller` (argument
+validation, the handler, the result envelope, as in an agent) in an empty
+temporary workspace, answers a valid call and
 an invalid one with a result rather than an escaped exception.
 """
 
@@ -19,10 +20,8 @@ from typing import Any
 
 import jsonschema
 
-from agentkit.host import PluginHost
-from agentkit.host._batch import ToolBatch
-from agentkit.host._hooks import HookRunner
-from agentkit.plugin_api import CancelToken, SessionInfo, Tool, ToolUseBlock
+from agentkit.host import PluginHost, ToolCaller
+from agentkit.plugin_api import SessionInfo, Tool, ToolUseBlock
 
 from ._report import Check, failed, passed, skipped
 from .schema_rules import RULES, schema_problems
@@ -96,21 +95,14 @@ def _calls(tool: Tool) -> Iterator[Check]:
 
 
 def run_call(tool: Tool, arguments: Any) -> tuple[str | None, str]:
-    """Run one call through the host's batch in an empty workspace: ``(error code or None, envelope text)``."""
+    """Run one call as an agent would, in an empty workspace: ``(error code or None, envelope text)``.
+
+    No other plugin's hooks take part: the verdict is the tool's own.
+    """
     with tempfile.TemporaryDirectory(prefix="agentkit-conformance-") as root:
-        batch = ToolBatch(
-            tools={tool.name: tool},
-            hooks=HookRunner(lambda hook: []),
-            session=SessionInfo("conformance", "none", Path(root).resolve()),
-            before_tool_call=None,
-            tool_options={},
-            cancel=CancelToken(),
-            emit=lambda event: None,
-        )
-        try:
-            [result], _ = asyncio.run(batch.run([ToolUseBlock("conformance-1", tool.name, json.dumps(arguments))]))
-        finally:
-            batch.close()
+        caller = ToolCaller(PluginHost(), {tool.name: tool},
+                            session=SessionInfo("conformance", "none", Path(root).resolve()))
+        result = asyncio.run(caller.call(ToolUseBlock("conformance-1", tool.name, json.dumps(arguments))))
     envelope = json.loads(result.text)
     return (envelope.get("error") or "error") if result.is_error else None, result.text
 

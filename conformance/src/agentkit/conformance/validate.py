@@ -25,7 +25,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from agentkit.host._entry_points import plugin_entry_points
+from agentkit.host import PluginHost
 from agentkit.plugin_api.errors import UsageError
 
 from ._report import PluginReport, failed, warned
@@ -59,7 +59,7 @@ def installed_targets(names: Sequence[str] = (), env: Mapping[str, str] | None =
     """
     env = os.environ if env is None else env
     found: dict[str, Target] = {}
-    for name, entries in plugin_entry_points().items():
+    for name, entries in PluginHost.installed().items():
         target = found[name] = Target(name, sorted({category for category, _ in entries}))
         dist = next((ep.dist for _, ep in entries if ep.dist is not None), None)
         if dist is not None:

@@ -192,9 +192,6 @@ class ToolBatch:
         self._implementing: dict[str, bool] = {}  # by hook name, for the current batch
         self._asynchronous: dict[str, tuple[Any, bool]] = {}  # by tool name: (its handler, is_async)
 
-    def close(self) -> None:
-        """Nothing to release: handler threads are daemons, never pooled (kept for callers)."""
-
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
         self.settled, self.started, self.decisions = {}, set(), {}

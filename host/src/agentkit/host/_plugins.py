@@ -104,6 +104,16 @@ class PluginHost:
         host.load_entry_points(env)
         return host
 
+    @staticmethod
+    def installed() -> dict[str, Entries]:
+        """Every installed plugin, by name: its ``(category, entry point)`` pairs; nothing is imported.
+
+        What :meth:`load_entry_points` would load, before the env switches: one
+        name under several categories is one plugin when every entry names the
+        same object, else one plugin per object, named ``name[category,...]``.
+        """
+        return plugin_entry_points()
+
     def load_entry_points(self, env: Mapping[str, str] | None = None) -> list[PluginRecord]:
         """Load the plugins of every ``agentkit.*`` entry-point group.
 
