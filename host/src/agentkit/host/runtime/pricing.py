@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from agentkit.plugin_api import AssistantMessage, ModelInfo, Usage
 
 __all__ = ["PriceResponse", "Pricing", "cost_of", "served_row"]
+
+_D = TypeVar("_D", AssistantMessage, Usage)
 
 #: How a runtime prices a response: ``(message, requested row) -> message with its cost``.
 PriceResponse: TypeAlias = Callable[[AssistantMessage, ModelInfo], AssistantMessage]
@@ -83,4 +85,19 @@ class Pricing:
         cost = cost_of(usage, served_row(message, requested, self.models))
         if not cost:
             return message
-        return dataclasses.replace(message, usage=dataclasses.replace(usage, cost=cost))
+        return _replaced(message, usage=_replaced(usage, cost=cost))
+
+
+#: The fields ``__init__`` takes, by dataclass: what ``dataclasses.replace`` looks up on every call.
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _replaced(value: _D, **changes: object) -> _D:
+    """``dataclasses.replace(value, **changes)`` for a dataclass whose fields are all set by ``__init__``
+    or not at all (no ``InitVar``): priced once per response, so its cost counts."""
+    kind = type(value)
+    names = _INIT_FIELDS.get(kind)
+    if names is None:
+        names = _INIT_FIELDS[kind] = tuple(field.name for field in dataclasses.fields(value) if field.init)
+    kept = {name: getattr(value, name) for name in names if name not in changes}
+    return kind(**kept, **changes)
