@@ -25,7 +25,7 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
-from ._police import ProviderDefect, ResponseTooLarge, StreamPolice
+from ._police import EVENT_CHECKS, ProviderDefect, ResponseTooLarge, StreamPolice
 from ._redact import scrub
 from .limits import ResponseLimits
 from .pricing import PriceResponse, Pricing
@@ -64,12 +64,13 @@ class Output:
             police.check_batch(events)
         except ProviderDefect as exc:
             return [] if closing else self._broken(str(exc))
-        check, count = police.check, not closing
+        count, checks = not closing, EVENT_CHECKS
         for event in events:
             if self.ended:
                 break  # nothing may follow the end of the message
             try:
-                check(event, count)
+                # StreamPolice.check, its dispatch written out: this runs for every event.
+                (checks.get(type(event)) or police.check_of(event))(police, event, count)
             except ProviderDefect as exc:
                 if closing:
                     continue  # the decoder already failed once: keep only what passes

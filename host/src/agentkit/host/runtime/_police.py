@@ -10,6 +10,9 @@ against its :class:`~agentkit.host.runtime.ResponseLimits`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from agentkit.plugin_api import (
     AssistantMessage,
     BlockDelta,
@@ -82,15 +85,23 @@ class StreamPolice:
 
     def check(self, event: object, count: bool = True) -> None:
         """Raise :class:`ProviderDefect` or :class:`ResponseTooLarge` if ``event`` may not pass."""
-        # Every event of every response passes here: its check is found by its exact type
-        # (an instance of a subclass of an event type is checked as that type, as isinstance finds it).
-        kind = type(event)
-        check = _CHECKS.get(kind)
+        self.check_of(event)(self, event, count)
+
+    def check_of(self, event: object) -> Callable[[StreamPolice, Any, bool], None]:
+        """The check of ``event``'s type, called as ``check(police, event, count)``.
+
+        Every event of every response is checked: the check is found by the
+        event's exact type, and an instance of a subclass of an event type is
+        checked as that type (as ``isinstance`` finds it).
+
+        :raises ProviderDefect: ``event`` is not an event.
+        """
+        check = EVENT_CHECKS.get(type(event))
         if check is None:
-            check = next((check for base, check in _CHECKS.items() if isinstance(event, base)), None)
+            check = next((check for base, check in EVENT_CHECKS.items() if isinstance(event, base)), None)
             if check is None:
                 raise self.defect(f"produced {_describe(event)} where an event was expected")
-        check(self, event, count)
+        return check
 
     def _delta(self, event: BlockDelta, count: bool) -> None:
         index = event.index
@@ -164,7 +175,7 @@ class StreamPolice:
 
 
 #: The check of each event type, in the order ``isinstance`` is asked for a subclass.
-_CHECKS = {
+EVENT_CHECKS: dict[type, Callable[[StreamPolice, Any, bool], None]] = {
     BlockDelta: StreamPolice._delta,
     BlockStart: StreamPolice._start,
     BlockEnd: StreamPolice._end,

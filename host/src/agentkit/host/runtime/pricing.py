@@ -14,8 +14,9 @@ a response is never re-priced by comparing two computed costs.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Mapping
-from typing import TypeAlias, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from agentkit.plugin_api import AssistantMessage, ModelInfo, Usage
 
@@ -88,16 +89,28 @@ class Pricing:
         return _replaced(message, usage=_replaced(usage, cost=cost))
 
 
-#: The fields ``__init__`` takes, by dataclass: what ``dataclasses.replace`` looks up on every call.
-_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+#: By dataclass: its ``__init__`` fields' names, in order, and a getter of all their values at once.
+_INIT_FIELDS: dict[type, tuple[tuple[str, ...], operator.attrgetter[Any]] | None] = {}
 
 
 def _replaced(value: _D, **changes: object) -> _D:
-    """``dataclasses.replace(value, **changes)`` for a dataclass whose fields are all set by ``__init__``
-    or not at all (no ``InitVar``): priced once per response, so its cost counts."""
+    """``dataclasses.replace(value, **changes)``, for less: priced once per response, so its cost counts.
+
+    The values are read by one ``attrgetter`` and passed by position; a
+    dataclass with a keyword-only field is left to ``dataclasses.replace``.
+    """
     kind = type(value)
-    names = _INIT_FIELDS.get(kind)
-    if names is None:
-        names = _INIT_FIELDS[kind] = tuple(field.name for field in dataclasses.fields(value) if field.init)
-    kept = {name: getattr(value, name) for name in names if name not in changes}
-    return kind(**kept, **changes)
+    known = _INIT_FIELDS.get(kind, False)
+    if known is False:
+        fields = [field for field in dataclasses.fields(value) if field.init]
+        names = tuple(field.name for field in fields)
+        known = _INIT_FIELDS[kind] = (
+            None if any(field.kw_only for field in fields) or len(names) < 2 else (names, operator.attrgetter(*names))
+        )
+    if known is None:
+        return dataclasses.replace(value, **changes)
+    names, getter = known
+    values = list(getter(value))
+    for name, changed in changes.items():
+        values[names.index(name)] = changed
+    return kind(*values)
