@@ -496,7 +496,11 @@ class ToolBatch:
             text, ok = result.to_text(), bool(result.ok)
             if not isinstance(text, str):  # a ToolResult subclass: the history holds text only
                 raise TypeError(f"ToolResult.to_text() returned {type(text).__name__}, not str")
-            images: list[TextBlock | ImageBlock] = list(_images(result)) if ok else []
+            images: list[TextBlock | ImageBlock] = []
+            if ok:
+                found = result.images
+                if found.__class__ is not list or found:  # most results have none: an empty list needs no check
+                    images = list(_images(result))
             if images and self.admit_images is not None:
                 images = self.admit_images(_images(result))
         except ImageError as exc:  # the model sees why, and may name another file
