@@ -114,14 +114,15 @@ class RequestBuilder:
                _items(wire.headers), _items(auth), _items(model), _items(per_request))
         try:
             merged = self._merged.get(key)
+            keep = True
         except TypeError:  # an unhashable value
-            merged, key = None, None
+            merged, keep = None, False
         if merged is None:
             defaults: dict[str, str | None] = {**attribution_headers(enabled=enabled), "Accept": ACCEPT[wire.framing]}
             if wire.body is not None:
                 defaults["Content-Type"] = "application/json"
             merged = merge_headers(defaults, wire.headers, auth, model, per_request)
-            if key is not None:
+            if keep:
                 if len(self._merged) >= _MAX_MERGED:
                     self._merged.clear()
                 self._merged[key] = merged

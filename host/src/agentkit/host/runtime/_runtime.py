@@ -381,6 +381,8 @@ class ProviderRuntime:
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
         abort_watch = AbortWatch(abort, self.request_timeout)
         try:
+            built: BuiltRequest | None = None
+            failed: list[ProviderEvent] = []
             try:
                 built = await abort_watch.race(self._builder.build(provider, request, credential))
             except Aborted:
@@ -389,9 +391,7 @@ class ProviderRuntime:
                 failed = out.fail(StopReason.ERROR, self._expired(request.model.base_url))
             except Exception as exc:
                 failed = out.fail(StopReason.ERROR, str(exc))
-            else:
-                failed = None
-            if failed is not None:
+            if built is None:  # its failure ended the response
                 if failed:
                     yield failed
                 return
@@ -402,20 +402,19 @@ class ProviderRuntime:
             owned = client is None
             if client is None:
                 client = self._new_client()
-            abort = abort_watch
             response: httpx.Response | None = None
             # The events of the chunk being read, handed over together once it is read (nothing
             # awaits between them, so nobody could have seen them sooner): one hop per chunk, not
             # per SSE event. A failure inside the chunk hands them over first, then the failure's.
             pending: list[ProviderEvent] = []
             try:
-                response = await self._send(client, built, abort, api)
+                response = await self._send(client, built, abort_watch, api)
                 framer = make_framer(_framing_of(built.framing, response))
                 chunks = response.aiter_bytes().__aiter__()
                 exhausted = False
                 while not framer.done:
                     try:
-                        chunk = await abort.read(chunks.__anext__())
+                        chunk = await abort_watch.read(chunks.__anext__())
                     except StopAsyncIteration:
                         exhausted = True
                         break
@@ -427,7 +426,7 @@ class ProviderRuntime:
                         events, pending = pending, []
                         yield events
                     if out.ended:
-                        await self._drain(response, chunks, abort)
+                        await self._drain(response, chunks, abort_watch)
                         return
                     if framer.error is not None:
                         raise framer.error
@@ -437,7 +436,7 @@ class ProviderRuntime:
                 if events:
                     yield events
                 if not exhausted:  # a body read to its end has nothing to drain, its connection is back
-                    await self._drain(response, chunks, abort)
+                    await self._drain(response, chunks, abort_watch)
             except Aborted:
                 failed = [*pending, *out.fail(StopReason.ABORTED, "aborted")]
             except Expired:

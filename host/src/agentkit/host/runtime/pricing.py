@@ -93,20 +93,19 @@ class Pricing:
 _INIT_FIELDS: dict[type, tuple[tuple[str, ...], operator.attrgetter[Any]] | None] = {}
 
 
-def _replaced(value: _D, **changes: object) -> _D:
+def _replaced(value: _D, **changes: Any) -> _D:
     """``dataclasses.replace(value, **changes)``, for less: priced once per response, so its cost counts.
 
     The values are read by one ``attrgetter`` and passed by position; a
     dataclass with a keyword-only field is left to ``dataclasses.replace``.
     """
     kind = type(value)
-    known = _INIT_FIELDS.get(kind, False)
-    if known is False:
+    if kind not in _INIT_FIELDS:
         fields = [field for field in dataclasses.fields(value) if field.init]
         names = tuple(field.name for field in fields)
-        known = _INIT_FIELDS[kind] = (
-            None if any(field.kw_only for field in fields) or len(names) < 2 else (names, operator.attrgetter(*names))
-        )
+        positional = not any(field.kw_only for field in fields) and len(names) > 1
+        _INIT_FIELDS[kind] = (names, operator.attrgetter(*names)) if positional else None
+    known = _INIT_FIELDS[kind]
     if known is None:
         return dataclasses.replace(value, **changes)
     names, getter = known
