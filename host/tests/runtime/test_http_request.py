@@ -113,3 +113,48 @@ def test_a_cookie_a_response_sets_goes_with_the_next_request_of_the_session() ->
     first, second = capture.requests
     assert "cookie" not in first.headers
     assert second.headers["cookie"] == "affinity=node-7"
+
+
+def test_a_user_and_password_in_the_base_url_sign_every_request_as_httpx_does() -> None:
+    capture = Capture()
+    runtime = ProviderRuntime(capture.transport, env={"FAKE_API_KEY": "k"})
+    asyncio.run(_complete(runtime, 2, model=model(base_url="https://me:s3cret@fake.example/api/")))
+    basic = httpx.BasicAuth("me", "s3cret").auth_flow(httpx.Request("GET", "https://fake.example/"))
+    expected = next(basic).headers["authorization"]
+    assert [sent.headers["authorization"] for sent in capture.requests] == [expected] * 2
+
+
+def test_a_shared_clients_own_auth_signs_every_request() -> None:
+    capture = Capture()
+    client = httpx.AsyncClient(transport=capture.transport, auth=("team", "pw"))
+    runtime = ProviderRuntime(client=client, env={"FAKE_API_KEY": "k"})
+    asyncio.run(_complete(runtime, 2))
+    expected = next(httpx.BasicAuth("team", "pw").auth_flow(httpx.Request("GET", "https://x/"))).headers["authorization"]
+    assert [sent.headers["authorization"] for sent in capture.requests] == [expected] * 2
+
+
+def test_each_request_carries_the_headers_asked_for_it_when_they_change_between_requests() -> None:
+    capture = Capture()
+    runtime = ProviderRuntime(capture.transport, env={"FAKE_API_KEY": "k"})
+
+    async def three_requests() -> None:
+        async with runtime.session():
+            for value in ("one", "two", "one"):
+                await runtime.complete(FakeProvider(), request("hi", options={"headers": {"X-Team": value}}))
+
+    asyncio.run(three_requests())
+    assert [sent.headers["x-team"] for sent in capture.requests] == ["one", "two", "one"]
+
+
+def test_a_header_value_that_is_not_text_fails_every_request_that_carries_it() -> None:
+    capture = Capture()
+    runtime = ProviderRuntime(capture.transport, env={"FAKE_API_KEY": "k"})
+
+    async def two_requests() -> list[Any]:
+        return [await runtime.complete(FakeProvider(), request("hi", options={"headers": {"X-Count": value}}))
+                for value in (3, [3])]
+
+    for message in asyncio.run(two_requests()):
+        assert message.stop_reason.value == "error"
+        assert "X-Count" in (message.error_message or "") and "must be a str" in (message.error_message or "")
+    assert capture.requests == []

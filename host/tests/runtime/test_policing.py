@@ -129,6 +129,21 @@ def test_a_block_started_twice_is_a_provider_error() -> None:
     assert_provider_defect(events, "block 0", "twice")
 
 
+class _OwnStart(BlockStart):
+    """A decoder's own event class: policed as the event type it extends."""
+
+
+class _OwnDelta(BlockDelta):
+    pass
+
+
+def test_a_decoders_own_subclass_of_an_event_is_policed_as_that_event() -> None:
+    events = play([[MessageStart(), _OwnStart(0, "text")], [_OwnStart(0, "text")]])
+    assert_provider_defect(events, "block 0", "twice")
+    events = play([[MessageStart()], [_OwnDelta(3, "orphan")]])
+    assert_provider_defect(events, "block 3", "never started")
+
+
 def test_a_delta_after_its_block_ended_is_a_provider_error() -> None:
     events = play([[MessageStart(), BlockStart(0, "text"), BlockEnd(0, TextBlock(""))], [BlockDelta(0, "late")]])
     assert_provider_defect(events, "block 0", "ended")

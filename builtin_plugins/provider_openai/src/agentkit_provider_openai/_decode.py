@@ -133,12 +133,14 @@ class CompletionsDecoder:
             events.extend(self.fail(StopReason.ERROR, error_text(error)))
             return events
         self._note_metadata(data)
-        usage = usage_from_wire(data.get("usage"))
-        groq = data.get("x_groq")
-        if usage is None and isinstance(groq, dict):
-            usage = usage_from_wire(groq.get("usage"))
-        if usage is not None:
-            self._assembler.usage = usage
+        # Most chunks carry no usage: the lookups are asked first, the reading only of what is there.
+        wire_usage, groq = data.get("usage"), data.get("x_groq")
+        if wire_usage is not None or groq is not None:
+            usage = usage_from_wire(wire_usage)
+            if usage is None and isinstance(groq, dict):
+                usage = usage_from_wire(groq.get("usage"))
+            if usage is not None:
+                self._assembler.usage = usage
         choices = data.get("choices")
         if isinstance(choices, list):
             self._saw_choices = True
@@ -194,10 +196,13 @@ class CompletionsDecoder:
 
     def _note_metadata(self, data: dict[str, Any]) -> None:
         assembler = self._assembler
-        if assembler.response_id is None and isinstance(data.get("id"), str) and data["id"]:
-            assembler.response_id = data["id"]
-        if isinstance(data.get("model"), str) and data["model"]:
-            assembler.response_model = data["model"]
+        if assembler.response_id is None:
+            response_id = data.get("id")
+            if isinstance(response_id, str) and response_id:
+                assembler.response_id = response_id
+        model = data.get("model")
+        if isinstance(model, str) and model:
+            assembler.response_model = model
 
     def _on_delta(self, delta: dict[str, Any]) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
@@ -254,14 +259,16 @@ class CompletionsDecoder:
         call_id = given_id if isinstance(given_id := wire.get("id"), str) else ""
         name = given_name if isinstance(given_name := function.get("name"), str) else ""
         arguments = function.get("arguments")
-        key = self._call_key(wire.get("index"), call_id, name)
+        index = wire.get("index")
+        key = index if type(index) is int else self._call_key(index, call_id, name)
         events: list[ProviderEvent] = []
         call = self._calls.get(key)
         if call is None:
             # Text and reasoning end where tool calls begin.
-            for index in (self._text, self._thinking):
-                if index is not None:
-                    events.extend(self._close_through(index))
+            if self._text is not None or self._thinking is not None:
+                for index in (self._text, self._thinking):
+                    if index is not None:
+                        events.extend(self._close_through(index))
             block, started = self._assembler.start_block("tool_use", id=call_id or None, name=name)
             call = _Call(block, len(self._calls), call_id, name)
             self._calls[key] = call

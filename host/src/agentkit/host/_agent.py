@@ -881,9 +881,10 @@ class Agent:
                 if isinstance(event, MessageEnd):
                     message = event.message
                 emit(event)
-                partial = structured.partial(event) if structured is not None else None
-                if partial is not None:
-                    emit(partial)
+                if structured is not None:
+                    partial = structured.partial(event)
+                    if partial is not None:
+                        emit(partial)
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message

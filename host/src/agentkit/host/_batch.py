@@ -197,11 +197,12 @@ class ToolBatch:
         self.settled, self.started, self.decisions = {}, set(), {}
         self._implementing = {}
         prepared = []
+        may_refuse = self._anyone_may_refuse()  # the same for every call of the batch
         for call in calls:
             item = self._admit(call)
             if item.result is None:
                 # Asked only when someone may refuse: a call nobody checks awaits nothing.
-                if self._anyone_may_refuse():
+                if may_refuse:
                     await self._authorize(item)
                 else:
                     self.decisions[call.id] = ("allowed", None)
@@ -242,11 +243,12 @@ class ToolBatch:
             for item, task in zip(threaded, tasks, strict=True):
                 item.result = task.result()
         results = []
+        after = self._implemented("agentkit_after_tool_call")
         for item in prepared:
             # Settled when prepared, by the abort decision, or by its execution.
             assert item.result is not None
             message = self.answer(item.call, item.result, item.rendered)
-            if self._implemented("agentkit_after_tool_call"):
+            if after:
                 await self._after_call(item, message)
             results.append(message)
         terminate = bool(prepared) and all(item.terminate for item in prepared)
@@ -491,7 +493,11 @@ class ToolBatch:
             text, ok = result.to_text(), bool(result.ok)
             if not isinstance(text, str):  # a ToolResult subclass: the history holds text only
                 raise TypeError(f"ToolResult.to_text() returned {type(text).__name__}, not str")
-            images: list[TextBlock | ImageBlock] = list(_images(result)) if ok else []
+            images: list[TextBlock | ImageBlock] = []
+            if ok:
+                found = result.images
+                if found.__class__ is not list or found:  # most results have none: an empty list needs no check
+                    images = list(_images(result))
             if images and self.admit_images is not None:
                 images = self.admit_images(_images(result))
         except ImageError as exc:  # the model sees why, and may name another file

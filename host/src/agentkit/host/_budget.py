@@ -74,7 +74,10 @@ def _block_chars(block: object) -> int:
 
 def message_chars(message: Message) -> int:
     """The characters of ``message`` the estimate counts."""
-    return sum(_block_chars(block) for block in message.content)
+    chars = 0
+    for block in message.content:  # a loop, not sum() over a generator: every new message passes here
+        chars += _block_chars(block)
+    return chars
 
 
 class PromptEstimator:

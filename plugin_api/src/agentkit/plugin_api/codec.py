@@ -166,9 +166,12 @@ class IdentityCache(Generic[V]):
 
     def get(self, obj: object, build: Callable[[], V], variant: Hashable = None) -> V:
         """The value kept for ``(obj, variant)``, or ``build()``, kept for next time."""
-        entry = self._find(obj, variant)
-        if entry is not None:
-            return entry[1]
+        key = (id(obj), variant)
+        with self._lock:  # _find, written out: every message of every request passes here
+            entry = self._entries.get(key)
+            if entry is not None and entry[0] is obj:
+                self._entries.move_to_end(key)
+                return entry[1]
         value = build()
         self.put(obj, value, variant)
         return value

@@ -25,7 +25,7 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
-from ._police import ProviderDefect, ResponseTooLarge, StreamPolice
+from ._police import EVENT_CHECKS, ProviderDefect, ResponseTooLarge, StreamPolice
 from ._redact import scrub
 from .limits import ResponseLimits
 from .pricing import PriceResponse, Pricing
@@ -59,15 +59,18 @@ class Output:
     def _pass(self, events: Sequence[ProviderEvent], *, closing: bool = False) -> list[ProviderEvent]:
         """The events that may reach the caller; ``closing``: the decoder's last words after a failure."""
         out: list[ProviderEvent] = []
+        police = self.police
         try:
-            self.police.check_batch(events)
+            police.check_batch(events)
         except ProviderDefect as exc:
             return [] if closing else self._broken(str(exc))
+        count, checks = not closing, EVENT_CHECKS
         for event in events:
             if self.ended:
                 break  # nothing may follow the end of the message
             try:
-                self.police.check(event, count=not closing)
+                # StreamPolice.check, its dispatch written out: this runs for every event.
+                (checks.get(type(event)) or police.check_of(event))(police, event, count)
             except ProviderDefect as exc:
                 if closing:
                     continue  # the decoder already failed once: keep only what passes
@@ -76,13 +79,12 @@ class Output:
             except ResponseTooLarge as exc:
                 out += self._too_large(str(exc))
                 break
-            if isinstance(event, MessageStart):
-                if self.started:
-                    continue
+            if not self.started:
                 self.started = True
-            elif not self.started:
-                out.append(MessageStart(self.model.vendor, self.model.id))
-                self.started = True
+                if not isinstance(event, MessageStart):
+                    out.append(MessageStart(self.model.vendor, self.model.id))
+            elif isinstance(event, MessageStart):
+                continue
             if isinstance(event, MessageEnd):
                 event = self._finalize(event)
                 self.ended = True

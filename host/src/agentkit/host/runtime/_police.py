@@ -10,6 +10,9 @@ against its :class:`~agentkit.host.runtime.ResponseLimits`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from agentkit.plugin_api import (
     AssistantMessage,
     BlockDelta,
@@ -23,7 +26,6 @@ from agentkit.plugin_api import (
 
 from .limits import ResponseLimits
 
-_EVENT_TYPES = (MessageStart, BlockStart, BlockDelta, BlockEnd, MessageEnd)
 _BUCKETS = {"thinking": "thinking", "tool_use": "arguments"}
 _LIMIT_FIELDS = {"text": "text_bytes", "thinking": "thinking_bytes", "arguments": "argument_bytes"}
 _WHAT = {"text": "text", "thinking": "thinking", "arguments": "tool-call arguments"}
@@ -81,43 +83,72 @@ class StreamPolice:
         if not isinstance(events, list | tuple):
             raise self.defect(f"returned {_describe(events)} where a list of events was expected")
 
-    def check(self, event: object, *, count: bool = True) -> None:
+    def check(self, event: object, count: bool = True) -> None:
         """Raise :class:`ProviderDefect` or :class:`ResponseTooLarge` if ``event`` may not pass."""
-        if isinstance(event, BlockDelta):
-            bucket = self.open.get(event.index)
-            if bucket is None:
-                raise self.defect(self._unknown_block("sent a delta for", event.index))
-            if not isinstance(event.delta, str):
-                raise self.defect(f"sent a delta of {_describe(event.delta)} for block {event.index}")
-            if count:
-                self._count(bucket, _size(event.delta) + DELTA_BYTES)
-        elif isinstance(event, BlockStart):
-            if event.index in self.open or event.index in self.closed:
-                raise self.defect(f"started block {event.index} twice")
-            if event.kind == "tool_use" and event.tool_use_id:
-                self._new_tool_id(event.tool_use_id)
-            self.start_ids[event.index] = event.tool_use_id
-            bucket = self.open[event.index] = _BUCKETS.get(event.kind, "text")
-            if count:
-                self._count(bucket, BLOCK_BYTES)
-        elif isinstance(event, BlockEnd):
-            if event.index not in self.open:
-                raise self.defect(self._unknown_block("ended", event.index))
-            block = event.block
-            if isinstance(block, ToolUseBlock) and block.id and block.id != self.start_ids.get(event.index):
-                self._new_tool_id(block.id)
-            del self.open[event.index]
-            self.closed.add(event.index)
-            self.blocks.append(block)
-        elif isinstance(event, MessageEnd):
-            if not isinstance(event.message, AssistantMessage):
-                raise self.defect(f"ended the message with {_describe(event.message)}, not an AssistantMessage")
-            ids = [block.id for block in event.message.content if isinstance(block, ToolUseBlock) and block.id]
-            if len(set(ids)) != len(ids):
-                twice = next(i for n, i in enumerate(ids) if i in ids[:n])
-                raise self.defect(f"used the tool-call id {twice!r} twice")
-        elif not isinstance(event, _EVENT_TYPES):
-            raise self.defect(f"produced {_describe(event)} where an event was expected")
+        self.check_of(event)(self, event, count)
+
+    def check_of(self, event: object) -> Callable[[StreamPolice, Any, bool], None]:
+        """The check of ``event``'s type, called as ``check(police, event, count)``.
+
+        Every event of every response is checked: the check is found by the
+        event's exact type, and an instance of a subclass of an event type is
+        checked as that type (as ``isinstance`` finds it).
+
+        :raises ProviderDefect: ``event`` is not an event.
+        """
+        check = EVENT_CHECKS.get(type(event))
+        if check is None:
+            check = next((check for base, check in EVENT_CHECKS.items() if isinstance(event, base)), None)
+            if check is None:
+                raise self.defect(f"produced {_describe(event)} where an event was expected")
+        return check
+
+    def _delta(self, event: BlockDelta, count: bool) -> None:
+        index = event.index
+        bucket = self.open.get(index)
+        if bucket is None:
+            raise self.defect(self._unknown_block("sent a delta for", index))
+        delta = event.delta
+        if not isinstance(delta, str):
+            raise self.defect(f"sent a delta of {_describe(delta)} for block {index}")
+        if count:  # _count, written out: this runs for every delta
+            used = self.used[bucket] + (len(delta) if delta.isascii() else _size(delta)) + DELTA_BYTES
+            if used > self.limits[bucket]:
+                raise self._too_large(bucket)
+            self.used[bucket] = used
+
+    def _start(self, event: BlockStart, count: bool) -> None:
+        index = event.index
+        if index in self.open or index in self.closed:
+            raise self.defect(f"started block {index} twice")
+        call_id = event.tool_use_id
+        if call_id and event.kind == "tool_use":
+            self._new_tool_id(call_id)
+        self.start_ids[index] = call_id
+        bucket = self.open[index] = _BUCKETS.get(event.kind, "text")
+        if count:
+            self._count(bucket, BLOCK_BYTES)
+
+    def _end(self, event: BlockEnd, count: bool) -> None:
+        if event.index not in self.open:
+            raise self.defect(self._unknown_block("ended", event.index))
+        block = event.block
+        if isinstance(block, ToolUseBlock) and block.id and block.id != self.start_ids.get(event.index):
+            self._new_tool_id(block.id)
+        del self.open[event.index]
+        self.closed.add(event.index)
+        self.blocks.append(block)
+
+    def _message_end(self, event: MessageEnd, count: bool) -> None:
+        if not isinstance(event.message, AssistantMessage):
+            raise self.defect(f"ended the message with {_describe(event.message)}, not an AssistantMessage")
+        ids = [block.id for block in event.message.content if isinstance(block, ToolUseBlock) and block.id]
+        if len(set(ids)) != len(ids):
+            twice = next(i for n, i in enumerate(ids) if i in ids[:n])
+            raise self.defect(f"used the tool-call id {twice!r} twice")
+
+    def _message_start(self, event: MessageStart, count: bool) -> None:
+        pass
 
     def _unknown_block(self, verb: str, index: int) -> str:
         if index in self.closed:
@@ -131,11 +162,23 @@ class StreamPolice:
 
     def _count(self, bucket: str, size: int) -> None:
         used = self.used[bucket] + size
-        limit = self.limits[bucket]
-        if used > limit:
-            raise ResponseTooLarge(
-                f"the response's {_WHAT[bucket]} passed its limit of {limit} bytes; the rest was "
-                f"not read (raise response_limits.{_LIMIT_FIELDS[bucket]} in AgentConfig if this "
-                "model's answers are meant to be that long)"
-            )
+        if used > self.limits[bucket]:
+            raise self._too_large(bucket)
         self.used[bucket] = used
+
+    def _too_large(self, bucket: str) -> ResponseTooLarge:
+        return ResponseTooLarge(
+            f"the response's {_WHAT[bucket]} passed its limit of {self.limits[bucket]} bytes; the rest was "
+            f"not read (raise response_limits.{_LIMIT_FIELDS[bucket]} in AgentConfig if this "
+            "model's answers are meant to be that long)"
+        )
+
+
+#: The check of each event type, in the order ``isinstance`` is asked for a subclass.
+EVENT_CHECKS: dict[type, Callable[[StreamPolice, Any, bool], None]] = {
+    BlockDelta: StreamPolice._delta,
+    BlockStart: StreamPolice._start,
+    BlockEnd: StreamPolice._end,
+    MessageEnd: StreamPolice._message_end,
+    MessageStart: StreamPolice._message_start,
+}

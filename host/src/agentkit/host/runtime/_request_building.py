@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agentkit.plugin_api import Credential, Provider, ProviderRequest
+from agentkit.plugin_api import Credential, Provider, ProviderRequest, WireRequest
 from agentkit.plugin_api.codec import dumps
 from agentkit.plugin_api.errors import ProviderError
 
@@ -56,6 +56,14 @@ class BuiltRequest:
     missing_credential: str | None = None
 
 
+#: The header merges a builder keeps (a session sends a handful of header sets).
+_MAX_MERGED = 64
+
+
+def _items(layer: Mapping[str, str | None] | None) -> tuple[tuple[str, str | None], ...] | None:
+    return tuple(layer.items()) if layer else None
+
+
 def join_url(base_url: str, path: str) -> str:
     """``path`` under ``base_url``; an absolute ``path`` URL is used as it is."""
     if path.startswith(("http://", "https://")):
@@ -80,12 +88,45 @@ class RequestBuilder:
         self.credentials = credentials
         self._attribution = attribution
         self._env = env
+        self._merged: dict[tuple[object, ...], dict[str, str]] = {}  # see _headers
 
     def _attribution_on(self) -> bool:
         if self._attribution is not None:
             return self._attribution
         env = os.environ if self._env is None else self._env
         return env.get("AGENTKIT_TELEMETRY", "").strip() != "0"
+
+    def _headers(
+        self,
+        wire: WireRequest,
+        auth: Mapping[str, str | None],
+        model: Mapping[str, str | None] | None,
+        per_request: Mapping[str, str | None] | None,
+    ) -> dict[str, str]:
+        """The request's headers, every layer merged (:func:`.headers.merge_headers`).
+
+        A provider sends the same layers on every turn, so the merge is kept by
+        the layers' contents; a layer with a value that cannot be kept (not
+        hashable) is merged every time, and merge_headers names a bad value.
+        """
+        enabled = self._attribution_on()
+        key = (enabled, wire.framing, wire.body is not None,
+               _items(wire.headers), _items(auth), _items(model), _items(per_request))
+        try:
+            merged = self._merged.get(key)
+            keep = True
+        except TypeError:  # an unhashable value
+            merged, keep = None, False
+        if merged is None:
+            defaults: dict[str, str | None] = {**attribution_headers(enabled=enabled), "Accept": ACCEPT[wire.framing]}
+            if wire.body is not None:
+                defaults["Content-Type"] = "application/json"
+            merged = merge_headers(defaults, wire.headers, auth, model, per_request)
+            if keep:
+                if len(self._merged) >= _MAX_MERGED:
+                    self._merged.clear()
+                self._merged[key] = merged
+        return dict(merged)  # the caller's own: a kept merge is never handed out
 
     async def build(
         self,
@@ -127,14 +168,8 @@ class RequestBuilder:
                 raise
             resolved, missing = None, str(exc)
         auth = provider.auth_headers(resolved) if resolved is not None else {}
-        defaults: dict[str, str | None] = {
-            **attribution_headers(enabled=self._attribution_on()),
-            "Accept": ACCEPT[wire.framing],
-        }
-        if wire.body is not None:
-            defaults["Content-Type"] = "application/json"
         per_request = request.options.get("headers") if request.options else None
-        headers = merge_headers(defaults, wire.headers, auth, request.model.headers, per_request)
+        headers = self._headers(wire, auth, request.model.headers, per_request)
         try:
             body = (
                 b""

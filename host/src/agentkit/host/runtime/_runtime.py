@@ -265,18 +265,6 @@ class ProviderRuntime:
         client._cookies = _Cookies()  # the setter would wrap it in a plain httpx.Cookies
         return client
 
-    @asynccontextmanager
-    async def _http(self) -> AsyncIterator[httpx.AsyncClient]:
-        shared = self._client or self._session
-        if shared is not None:
-            yield shared
-            return
-        client = self._new_client()
-        try:
-            yield client
-        finally:
-            await client.aclose()
-
     async def _read_error_body(self, response: httpx.Response) -> bytes:
         parts: list[bytes] = []
         size = 0
@@ -297,7 +285,9 @@ class ProviderRuntime:
             status: int | None = None
             headers: httpx.Headers | None = None
             try:
-                response = await abort.race(client.send(request, stream=True))
+                response = await abort.race(
+                    client.send(request, stream=True, auth=self._requests.auth(client, built.url))
+                )
             except httpx.HTTPError as exc:
                 failure: ProviderError = ProviderConnectionError(
                     f"could not reach {_host(built.url)} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
@@ -377,6 +367,8 @@ class ProviderRuntime:
         kept; a consumer that takes a list at a time passes one generator hop
         per list instead of one per event.
         """
+        # One generator for the whole exchange, and the client taken without a context
+        # manager: this runs once per turn, and each layer costs every turn.
         api = str(getattr(provider, "api", "?"))
         try:
             decoder = provider.decoder(request)
@@ -387,52 +379,42 @@ class ProviderRuntime:
             )
             return
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
-        watch = AbortWatch(abort, self.request_timeout)
+        abort_watch = AbortWatch(abort, self.request_timeout)
         try:
-            async for events in self._exchange(provider, request, credential, out, watch, api):
-                if events:
-                    yield events
-        finally:
-            watch.close()
-
-    async def _exchange(
-        self,
-        provider: Provider,
-        request: ProviderRequest,
-        credential: Credential | None,
-        out: Output,
-        abort: AbortWatch,
-        api: str,
-    ) -> AsyncIterator[list[ProviderEvent]]:
-        """The exchange's events, in the lists the output hands them over in (fewer generator hops)."""
-        try:
-            built = await abort.race(self._builder.build(provider, request, credential))
-        except Aborted:
-            yield out.fail(StopReason.ABORTED, "aborted")
-            return
-        except Expired:
-            yield out.fail(StopReason.ERROR, self._expired(request.model.base_url))
-            return
-        except Exception as exc:
-            yield out.fail(StopReason.ERROR, str(exc))
-            return
-        out.secrets = built.secrets
-        if logger.isEnabledFor(logging.DEBUG):  # the scrubbed URL is only worth writing when it is shown
-            logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
-        async with self._http() as client:
+            built: BuiltRequest | None = None
+            failed: list[ProviderEvent] = []
+            try:
+                built = await abort_watch.race(self._builder.build(provider, request, credential))
+            except Aborted:
+                failed = out.fail(StopReason.ABORTED, "aborted")
+            except Expired:
+                failed = out.fail(StopReason.ERROR, self._expired(request.model.base_url))
+            except Exception as exc:
+                failed = out.fail(StopReason.ERROR, str(exc))
+            if built is None:  # its failure ended the response
+                if failed:
+                    yield failed
+                return
+            out.secrets = built.secrets
+            if logger.isEnabledFor(logging.DEBUG):  # the scrubbed URL is only worth writing when it is shown
+                logger.debug("%s %s (%s)", built.method, scrub(built.url, built.secrets), api)
+            client = self._client or self._session  # shared; else one for this request alone
+            owned = client is None
+            if client is None:
+                client = self._new_client()
             response: httpx.Response | None = None
             # The events of the chunk being read, handed over together once it is read (nothing
             # awaits between them, so nobody could have seen them sooner): one hop per chunk, not
             # per SSE event. A failure inside the chunk hands them over first, then the failure's.
             pending: list[ProviderEvent] = []
             try:
-                response = await self._send(client, built, abort, api)
+                response = await self._send(client, built, abort_watch, api)
                 framer = make_framer(_framing_of(built.framing, response))
                 chunks = response.aiter_bytes().__aiter__()
                 exhausted = False
                 while not framer.done:
                     try:
-                        chunk = await abort.read(chunks.__anext__())
+                        chunk = await abort_watch.read(chunks.__anext__())
                     except StopAsyncIteration:
                         exhausted = True
                         break
@@ -444,28 +426,29 @@ class ProviderRuntime:
                         events, pending = pending, []
                         yield events
                     if out.ended:
-                        await self._drain(response, chunks, abort)
+                        await self._drain(response, chunks, abort_watch)
                         return
                     if framer.error is not None:
                         raise framer.error
                 for wire_event in framer.close():
                     pending += out.feed(wire_event)
                 events, pending = pending + out.finish(), []
-                yield events
+                if events:
+                    yield events
                 if not exhausted:  # a body read to its end has nothing to drain, its connection is back
-                    await self._drain(response, chunks, abort)
+                    await self._drain(response, chunks, abort_watch)
             except Aborted:
-                yield [*pending, *out.fail(StopReason.ABORTED, "aborted")]
+                failed = [*pending, *out.fail(StopReason.ABORTED, "aborted")]
             except Expired:
-                yield [*pending, *out.fail(StopReason.ERROR, self._expired(built.url))]
+                failed = [*pending, *out.fail(StopReason.ERROR, self._expired(built.url))]
             except httpx.HTTPError as exc:
-                yield [*pending, *out.fail(
+                failed = [*pending, *out.fail(
                     StopReason.ERROR,
                     f"the connection to {_host(built.url)} broke during the response ({api!r}): "
                     f"{type(exc).__name__}: {exc or 'no detail'}",
                 )]
             except (ProviderError, DecoderBroke) as exc:
-                yield [*pending, *out.fail(StopReason.ERROR, str(exc))]
+                failed = [*pending, *out.fail(StopReason.ERROR, str(exc))]
             except Exception as exc:
                 # A defect, ours or a transport's: still one message_end, last.
                 # No traceback: an exception's text may quote a header.
@@ -474,13 +457,19 @@ class ProviderRuntime:
                     api,
                     scrub(f"{type(exc).__name__}: {exc}", built.secrets),
                 )
-                yield [*pending, *out.fail(
+                failed = [*pending, *out.fail(
                     StopReason.ERROR,
                     f"unexpected {type(exc).__name__} in the provider runtime: {exc}",
                 )]
             finally:
                 if response is not None:
                     await _close(response)
+                if owned:
+                    await client.aclose()
+            if failed:
+                yield failed
+        finally:
+            abort_watch.close()
 
     async def _drain(self, response: httpx.Response, chunks: AsyncIterator[bytes], abort: AbortWatch) -> None:
         """Read the short rest of a response whose message already ended, so that its connection is reused.

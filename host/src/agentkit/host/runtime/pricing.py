@@ -14,12 +14,15 @@ a response is never re-priced by comparing two computed costs.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Mapping
-from typing import TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 from agentkit.plugin_api import AssistantMessage, ModelInfo, Usage
 
 __all__ = ["PriceResponse", "Pricing", "cost_of", "served_row"]
+
+_D = TypeVar("_D", AssistantMessage, Usage)
 
 #: How a runtime prices a response: ``(message, requested row) -> message with its cost``.
 PriceResponse: TypeAlias = Callable[[AssistantMessage, ModelInfo], AssistantMessage]
@@ -83,4 +86,30 @@ class Pricing:
         cost = cost_of(usage, served_row(message, requested, self.models))
         if not cost:
             return message
-        return dataclasses.replace(message, usage=dataclasses.replace(usage, cost=cost))
+        return _replaced(message, usage=_replaced(usage, cost=cost))
+
+
+#: By dataclass: its ``__init__`` fields' names, in order, and a getter of all their values at once.
+_INIT_FIELDS: dict[type, tuple[tuple[str, ...], operator.attrgetter[Any]] | None] = {}
+
+
+def _replaced(value: _D, **changes: Any) -> _D:
+    """``dataclasses.replace(value, **changes)``, for less: priced once per response, so its cost counts.
+
+    The values are read by one ``attrgetter`` and passed by position; a
+    dataclass with a keyword-only field is left to ``dataclasses.replace``.
+    """
+    kind = type(value)
+    if kind not in _INIT_FIELDS:
+        fields = [field for field in dataclasses.fields(value) if field.init]
+        names = tuple(field.name for field in fields)
+        positional = not any(field.kw_only for field in fields) and len(names) > 1
+        _INIT_FIELDS[kind] = (names, operator.attrgetter(*names)) if positional else None
+    known = _INIT_FIELDS[kind]
+    if known is None:
+        return dataclasses.replace(value, **changes)
+    names, getter = known
+    values = list(getter(value))
+    for name, changed in changes.items():
+        values[names.index(name)] = changed
+    return kind(*values)

@@ -169,6 +169,12 @@ _DECODER = _json.JSONDecoder(
 )
 
 
+# What JSONDecoder.decode calls; typeshed omits both (the scanner every decoder has, and the
+# stdlib's module constant since 2.6).
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # see above
+_WHITESPACE = _json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # see above
+
+
 def _byte_offset(text: str, pos: int) -> int:
     return len(text[:pos].encode("utf-8", "surrogatepass"))
 
@@ -288,7 +294,14 @@ def loads(
     _state.duplicate = None  # whatever an interrupted parse of this thread left
     try:
         try:
-            value = _DECODER.decode(text)
+            # JSONDecoder.decode with its two Python frames written out: every SSE event passes here.
+            try:
+                value, end = _SCAN(text, _WHITESPACE(text, 0).end())
+            except StopIteration as exc:
+                raise _json.JSONDecodeError("Expecting value", text, exc.value) from None
+            end = _WHITESPACE(text, end).end()
+            if end != len(text):
+                raise _json.JSONDecodeError("Extra data", text, end)
         except RecursionError:
             # The caller's own stack was deep: parse again without recursing.
             _state.duplicate = None

@@ -164,7 +164,12 @@ class SSEDecoder:
                                 self._event, "\n".join(self._data), self._last_id, self._retry
                             )
                         )
-                    self._reset_event()
+                    # _reset_event, written out: this runs once per event
+                    self._data = []
+                    self._data_bytes = 0
+                    self._event = None
+                    self._retry = None
+                    self._pending = False
                 continue
             if len(line) > max_line:
                 self._fail(f"an SSE line of {len(line)} bytes is longer than {max_line}")
