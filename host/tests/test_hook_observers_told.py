@@ -122,10 +122,12 @@ def test_an_observer_answer_that_is_not_a_function_is_reported_word_for_word():
     ]
 
 
-def test_an_observer_hook_that_raises_is_reported_word_for_word():
-    result, _ = observed_run(Answering(KeyError("gone")))
+def test_an_observer_hook_that_raises_is_reported_word_for_word_and_the_next_plugin_still_observes():
+    observer = Observer()
+    result, listened = observed_run(observer, Answering(KeyError("gone")))  # pluggy asks the last registered first
     assert result.outcome == "completed"
-    assert result.problems == ["plugin 'plugin1' agentkit_run_observer raised KeyError: 'gone'"]
+    assert result.problems == ["plugin 'plugin2' agentkit_run_observer raised KeyError: 'gone'"]
+    assert [event.type for event in observer.seen] == [event.type for event in listened if event.type not in PIECES]
 
 
 def test_an_observer_changing_its_event_changes_nothing_another_observer_or_the_embedder_sees():
