@@ -301,15 +301,19 @@ class ToolBatch:
         return item
 
     def _anyone_may_refuse(self) -> bool:
-        """Whether the embedder's policy (``allow_all`` never refuses) or a plugin's hook is asked."""
+        """Whether the embedder's policy or a plugin's hook is asked."""
+        return self._embedder_may_refuse() or self._implemented("agentkit_before_tool_call")
+
+    def _embedder_may_refuse(self) -> bool:
+        """Whether there is an embedder's policy to ask: ``allow_all`` never refuses."""
         policy = self.before_tool_call
-        return (policy is not None and policy is not allow_all) or self._implemented("agentkit_before_tool_call")
+        return policy is not None and policy is not allow_all
 
     async def _authorize(self, item: _Call) -> None:
         """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
         call = item.call
         decision, blocked_by = None, "before_tool_call"
-        if self.before_tool_call is not None and self.before_tool_call is not allow_all:  # allow_all never blocks
+        if self._embedder_may_refuse():
             decision = await self._ask_embedder(item)
         if decision is None and self._implemented("agentkit_before_tool_call"):
             decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
