@@ -1,0 +1,243 @@
+"""The loop's entry points and controls, as the embedder sees them: what a stream sends and how it ends,
+what an abort or a cancelled consumer records, what continuing and queueing say, and the errors of the
+agent's own set-up calls, word for word (each names the fix)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentkit_provider_faux import Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_agent
+
+from agentkit.host import AgentBusy, ConfigError, NothingToContinue
+from agentkit.plugin_api import (
+    AgentEnd,
+    AssistantMessage,
+    BlockDelta,
+    Event,
+    Outcome,
+    Skill,
+    StopReason,
+    Tool,
+    UserMessage,
+    hookimpl,
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_skills(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home of the test's own: the machine user's skills would change what the agent knows."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+
+
+def _words(message: str) -> str:
+    """A pattern matching exactly ``message``."""
+    return f"^{re.escape(message)}$"
+
+
+def _user_texts(messages: list[Any]) -> list[str]:
+    return [block.text for message in messages if isinstance(message, UserMessage) for block in message.content]
+
+
+async def _drain(stream: Any) -> list[Event]:
+    return [event async for event in stream]
+
+
+# -- stream: what it sends, and how a consumer that leaves ends it -----------------------------------
+
+
+def test_a_streamed_run_sends_its_prompt_with_the_runs_settings() -> None:
+    agent, script = make_agent([Turn([text("ok")])])
+    events = asyncio.run(_drain(agent.stream("Say ok.", settings={"max_tokens": 77})))
+    assert isinstance(events[-1], AgentEnd) and events[-1].outcome is Outcome.COMPLETED
+    assert script.requests[0].max_tokens == 77
+    assert _user_texts(script.requests[0].messages) == ["Say ok."]
+
+
+def test_a_consumer_that_stops_reading_mid_response_ends_the_run_aborted_saying_why() -> None:
+    agent, _ = make_agent([Turn([text("partial")], hang=True)])
+
+    async def main() -> None:
+        stream = agent.stream("Talk.")
+        async for event in stream:
+            if isinstance(event, BlockDelta):
+                break
+        await stream.aclose()
+
+    asyncio.run(main())
+    result = agent.last_result
+    assert result is not None
+    assert (result.outcome, result.error) == (Outcome.ABORTED, "the consumer stopped reading the run's events")
+    last = agent.history[-1]
+    assert isinstance(last, AssistantMessage) and last.stop_reason is StopReason.ABORTED
+
+
+def test_a_consumer_task_cancelled_while_it_waits_ends_the_run_cancelled_saying_why() -> None:
+    agent, _ = make_agent([Turn([text("partial")], hang=True)])
+
+    async def main() -> BaseException | None:
+        reading = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in agent.stream("Talk."):
+                if isinstance(event, BlockDelta):
+                    reading.set()
+
+        consumer = asyncio.ensure_future(consume())
+        await reading.wait()  # the consumer now waits for the next event: the response hangs
+        consumer.cancel()
+        try:
+            await consumer
+        except BaseException as exc:  # what the consumer ended with is the point
+            return exc
+        return None
+
+    raised = asyncio.run(main())
+    assert isinstance(raised, asyncio.CancelledError)
+    result = agent.last_result
+    assert result is not None
+    assert (result.outcome, result.error) == (Outcome.CANCELLED, "the task awaiting the run was cancelled")
+
+
+# -- abort -------------------------------------------------------------------------------------------
+
+
+def test_an_abort_during_a_response_ends_the_run_aborted_by_the_caller() -> None:
+    agent, _ = make_agent([Turn([text("partial")], hang=True)])
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, BlockDelta):
+            agent.abort()
+
+    agent.subscribe(on_event)
+    result = agent.run_sync("Talk.")
+    assert (result.outcome, result.error) == (Outcome.ABORTED, "aborted by the caller")
+
+
+def test_steering_queued_when_the_run_is_stopped_waits_for_the_next_run() -> None:
+    holder: list[Any] = []
+
+    def steer_and_abort(arguments: dict[str, Any], context: Any) -> str:
+        holder[0].steer("Go left instead.")
+        holder[0].abort()
+        return "done"
+
+    act = Tool("act", "Act.", {"type": "object"}, steer_and_abort)
+    agent, script = make_agent([Turn([tool_call("act", {})]), Turn([text("Going left.")])], ToolsPlugin(act))
+    holder.append(agent)
+    first = agent.run_sync("Go.")
+    assert first.outcome is Outcome.ABORTED
+    assert _user_texts(agent.history) == ["Go."] and agent.has_queued_messages
+    second = agent.continue_sync()
+    assert second.outcome is Outcome.COMPLETED and second.text == "Going left."
+    assert _user_texts(script.requests[-1].messages)[-1] == "Go left instead."
+
+
+# -- continue_ -------------------------------------------------------------------------------------
+
+
+def test_continuing_an_empty_history_says_there_is_nothing_to_continue() -> None:
+    agent, _ = make_agent([])
+    with pytest.raises(NothingToContinue, match=_words(
+            "the history is empty: there is nothing to continue; call run(prompt)")):
+        agent.continue_sync()
+
+
+def test_continuing_a_complete_answer_with_nothing_queued_names_both_ways_on() -> None:
+    agent, _ = make_agent([Turn([text("Done.")])])
+    agent.run_sync("Do it.")
+    with pytest.raises(NothingToContinue, match=_words(
+            "the history ends with a complete answer and no message is queued; "
+            "call run(prompt), or queue one with steer() or follow_up()")):
+        agent.continue_sync()
+
+
+def test_continuing_a_running_agent_says_it_is_busy_and_how_to_stop_it() -> None:
+    agent, _ = make_agent([Turn([text("partial")], hang=True)])
+
+    async def main() -> None:
+        started = asyncio.Event()
+        agent.subscribe(lambda event: started.set() if isinstance(event, BlockDelta) else None)
+        running = asyncio.ensure_future(agent.run("Talk."))
+        await started.wait()
+        try:
+            with pytest.raises(AgentBusy, match=_words(
+                    "this agent is already running; wait for the run to end or call abort()")):
+                await agent.continue_()
+        finally:
+            agent.abort()
+            await running
+
+    asyncio.run(main())
+
+
+# -- subscribe ----------------------------------------------------------------------------------------
+
+
+def test_subscribing_an_async_function_is_refused_naming_both_ways_to_listen() -> None:
+    agent, _ = make_agent([])
+
+    async def listener(event: Event) -> None:
+        pass
+
+    with pytest.raises(TypeError) as raised:
+        agent.subscribe(listener)
+    assert str(raised.value) == (
+        f"{listener!r} is an async function, which subscribe would call without awaiting; "
+        "subscribe a plain function, or iterate agent.stream(...) to consume events asynchronously"
+    )
+
+
+# -- skills and tools added to an agent -----------------------------------------------------------
+
+
+class SkillsPlugin:
+    def __init__(self, *skills: Skill) -> None:
+        self.skills = skills
+
+    @hookimpl
+    def agentkit_register_skills(self, register: Any) -> None:
+        for skill in self.skills:
+            register(skill)
+
+
+def _tool(name: str) -> Tool:
+    return Tool(name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda arguments, context: "ok")
+
+
+def test_activating_an_unknown_skill_lists_the_known_ones_in_order() -> None:
+    plugin = SkillsPlugin(*(Skill(name, "A skill.", "Steps.", model_invocable=False) for name in ("beta", "alpha")))
+    agent, _ = make_agent([], plugin)
+    with pytest.raises(ConfigError, match=_words(
+            "no skill named 'nope' (known: alpha, beta); see 'agentkit skills list'")):
+        agent.activate_skill("nope")
+
+
+def test_activating_a_skill_on_an_agent_without_skills_says_none_is_known() -> None:
+    agent, _ = make_agent([])
+    with pytest.raises(ConfigError, match=_words("no skill named 'nope' (known: none); see 'agentkit skills list'")):
+        agent.activate_skill("nope")
+
+
+def test_adding_a_tool_the_agent_has_is_harmless_and_a_different_one_of_its_name_is_refused() -> None:
+    mine = _tool("mine")
+    agent, _ = make_agent([], extra_tools=[mine])
+    agent.add_tools(mine)
+    assert agent.tools["mine"] is mine
+    with pytest.raises(ConfigError, match=_words("a different tool named 'mine' is already enabled; rename one")):
+        agent.add_tools(_tool("mine"))
+    assert agent.tools["mine"] is mine
+
+
+def test_adding_a_tool_no_provider_could_send_is_refused_with_the_registrys_words() -> None:
+    agent, _ = make_agent([])
+    with pytest.raises(ConfigError, match=_words(
+            "tool name 'no spaces' is invalid: use 1-64 letters, digits, '_' or '-'")):
+        agent.add_tools(_tool("no spaces"))
+    assert "no spaces" not in agent.tools
