@@ -535,15 +535,10 @@ class Agent:
         async with self._claim(overrides, structured) as stop:
             queue: asyncio.Queue[Event | None] = asyncio.Queue()
             task = asyncio.ensure_future(self._run(new, queue.put_nowait, stop))
-            cancelled = False
             try:
-                while True:
-                    event = await queue.get()
-                    if event is None:
-                        break
+                while (event := await queue.get()) is not None:
                     yield event
             except asyncio.CancelledError:
-                cancelled = True
                 stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled", on_loop=True)
                 raise
             finally:
@@ -551,7 +546,8 @@ class Agent:
                     stop.request(Outcome.ABORTED, "the consumer stopped reading the run's events", on_loop=True)
                 # The run finishes its bookkeeping (every call answered, agent_end)
                 # whatever further cancellations arrive; it ends within the stop budget.
-                if await wait_out(task) or cancelled:
+                # A cancellation of the consumer itself is already on its way out of this block.
+                if await wait_out(task):
                     raise asyncio.CancelledError
 
     def _admitted(self, messages: list[Message]) -> list[Message]:
