@@ -5,24 +5,32 @@ agent's own set-up calls, word for word (each names the fix)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import re
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentkit_provider_faux import Turn, text, tool_call
-from host_helpers import ToolsPlugin, make_agent
+from agentkit_provider_faux import Script, Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_agent, make_host
+from PIL import Image
 
-from agentkit.host import AgentBusy, ConfigError, NothingToContinue
+from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, NothingToContinue
+from agentkit.host.sessions import Session, data_dir
 from agentkit.plugin_api import (
     AgentEnd,
     AssistantMessage,
     BlockDelta,
     Event,
+    ImageBlock,
     Outcome,
     Skill,
     StopReason,
+    TextBlock,
     Tool,
+    ToolResult,
+    ToolResultMessage,
     UserMessage,
     hookimpl,
 )
@@ -42,7 +50,8 @@ def _words(message: str) -> str:
 
 
 def _user_texts(messages: list[Any]) -> list[str]:
-    return [block.text for message in messages if isinstance(message, UserMessage) for block in message.content]
+    return [block.text for message in messages if isinstance(message, UserMessage)
+            for block in message.content if isinstance(block, TextBlock)]
 
 
 async def _drain(stream: Any) -> list[Event]:
@@ -241,3 +250,87 @@ def test_adding_a_tool_no_provider_could_send_is_refused_with_the_registrys_word
             "tool name 'no spaces' is invalid: use 1-64 letters, digits, '_' or '-'")):
         agent.add_tools(_tool("no spaces"))
     assert "no spaces" not in agent.tools
+
+
+# -- images the agent admits ----------------------------------------------------------------------------
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), (200, 30, 30)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_an_image_url_a_tool_returns_is_fetched_with_the_agents_image_fetcher() -> None:
+    url = "https://images.example/chart.png"
+    fetched: list[str] = []
+
+    def fetch(address: str) -> bytes:
+        fetched.append(address)
+        return _png()
+
+    picture = Tool("picture", "Show a picture.", {"type": "object", "properties": {}},
+                   lambda arguments, context: ToolResult(True, data="here", images=[ImageBlock.from_url(url)]))
+    agent, _ = make_agent([Turn([tool_call("picture", {})]), Turn([text("A red square.")])], ToolsPlugin(picture),
+                          image_fetcher=fetch)
+    assert agent.run_sync("Show me.").outcome is Outcome.COMPLETED
+    (result,) = [message for message in agent.history if isinstance(message, ToolResultMessage)]
+    (image,) = [block for block in result.content if isinstance(block, ImageBlock)]
+    assert fetched == [url] and not result.is_error and image.url is None and image.data
+
+
+# -- continuing a run another caller claimed first ------------------------------------------------------
+
+
+def test_a_continued_message_stays_queued_when_another_run_takes_the_agent_first() -> None:
+    agent, _ = make_agent([Turn([text("Done.")]), Turn([text("partial")], hang=True)])
+    agent.run_sync("Do it.")
+    agent.steer([TextBlock("Look at this."), ImageBlock.from_bytes(_png(), "image/png")])
+
+    async def main() -> list[Any]:
+        continuing = asyncio.ensure_future(agent.continue_())
+        await asyncio.sleep(0)  # continuing now admits the image off the loop; the agent is still free
+        answering = asyncio.Event()
+        agent.subscribe(lambda event: answering.set() if isinstance(event, BlockDelta) else None)
+        other = asyncio.ensure_future(agent.run("Something else."))
+        with pytest.raises(AgentBusy):
+            await continuing
+        queued = agent.clear_queues()
+        await answering.wait()
+        agent.abort()
+        await other
+        return queued
+
+    queued = asyncio.run(main())
+    # Not lost: still queued, or taken by the run that took the agent (at the head of its turn).
+    seen = [message for message in [*queued, *agent.history]
+            if isinstance(message, UserMessage) and "Look at this." in _user_texts([message])]
+    assert len(seen) == 1
+
+
+def test_ctrl_c_while_continue_sync_runs_aborts_the_run_then_raises_keyboard_interrupt() -> None:
+    agent, _ = make_agent([Turn([text("partial")], hang=True)], run_timeout=20)
+    agent.history = [UserMessage.text("Talk.")]  # a run cut short: continuing asks again
+    # A listener runs on the loop's thread, the main one, where the press is handled.
+    agent.subscribe(lambda event: signal.raise_signal(signal.SIGINT) if isinstance(event, BlockDelta) else None)
+    with pytest.raises(KeyboardInterrupt):
+        agent.continue_sync()
+    result = agent.last_result
+    assert result is not None and (result.outcome, result.error) == (Outcome.ABORTED, "aborted by the caller")
+
+
+# -- a resumed session's artifacts ----------------------------------------------------------------------
+
+
+def test_a_resumed_session_whose_artifacts_cannot_be_listed_gets_no_read_artifact_tool(tmp_path: Path) -> None:
+    session = Session.new(cwd=tmp_path)
+    first = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=Script([Turn([text("ok")])])),
+                  host=make_host(), session=session)
+    assert first.run_sync("hello").outcome is Outcome.COMPLETED
+    session.close()
+    folder = data_dir() / "artifacts" / session.id
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("not a folder")  # listing it fails
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None), host=make_host(),
+                    session=Session.open(session.id))
+    assert "read_artifact" not in resumed.tools
