@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import re
 import signal
 from pathlib import Path
@@ -16,7 +17,7 @@ from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 from PIL import Image
 
-from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, NothingToContinue
+from agentkit.host import Agent, AgentBusy, AgentConfig, Budget, ConfigError, NothingToContinue
 from agentkit.host.sessions import Session, data_dir
 from agentkit.plugin_api import (
     AgentEnd,
@@ -334,3 +335,49 @@ def test_a_resumed_session_whose_artifacts_cannot_be_listed_gets_no_read_artifac
     resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None), host=make_host(),
                     session=Session.open(session.id))
     assert "read_artifact" not in resumed.tools
+
+
+# -- compact and as_tool ----------------------------------------------------------------------------------
+
+
+def test_compacting_a_running_agent_is_refused_saying_when_it_can_be_and_an_idle_one_is_compacted() -> None:
+    refused: list[str] = []
+    holder: list[Agent] = []
+
+    async def probe(arguments: dict[str, Any], context: Any) -> str:
+        try:
+            await holder[0].compact()
+        except AgentBusy as exc:
+            refused.append(str(exc))
+        return "probed"
+
+    agent, _ = make_agent([Turn([tool_call("probe", {})]), Turn([text("done")])],
+                          ToolsPlugin(Tool("probe", "Compact the running agent.", {"type": "object"}, probe)))
+    holder.append(agent)
+    assert agent.run_sync("go").outcome is Outcome.COMPLETED
+    assert refused == ["this agent is running; compact it once the run has ended"]
+    assert asyncio.run(agent.compact()) is None  # one prompt only: nothing before it to cut
+    assert asyncio.run(agent.compact()) is None  # and the agent was given back
+
+
+def test_an_agent_as_a_tool_runs_its_definition_on_its_own_plugins_within_the_budget_given() -> None:
+    probed: list[str] = []
+
+    def probe(arguments: dict[str, Any], context: Any) -> str:
+        probed.append("probe")
+        return "probed"
+
+    child = Script([Turn([tool_call("probe", {})])] * 20)  # never answers: only its budget ends it
+    definition = Agent(AgentConfig(model="faux/scripted", tools=["probe"], transport=child),
+                       host=make_host(ToolsPlugin(Tool("probe", "Probe.", {"type": "object"}, probe))))
+    helper = definition.as_tool("helper", "Helps.", budget=Budget(turns=2))
+    assert (helper.name, helper.description) == ("helper", "Helps.")
+    parent = Agent(AgentConfig(model="faux/scripted", tools=["helper"], extra_tools=[helper],
+                               transport=Script([Turn([tool_call("helper", {"task": "Probe."})]), Turn([text("ok")])])),
+                   host=make_host())
+    assert parent.run_sync("Go.").outcome is Outcome.COMPLETED
+    answer = parent.history[2]
+    assert isinstance(answer, ToolResultMessage)
+    assert json.loads(answer.content[0].text)["error"] == "subagent_max_turns"
+    assert probed == ["probe", "probe"] and child.request_count == 2
+    assert definition.history == []
