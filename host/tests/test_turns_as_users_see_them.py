@@ -12,6 +12,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import agentkit_tools_files
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
@@ -381,3 +382,14 @@ def test_an_agent_as_a_tool_runs_its_definition_on_its_own_plugins_within_the_bu
     assert json.loads(answer.content[0].text)["error"] == "subagent_max_turns"
     assert probed == ["probe", "probe"] and child.request_count == 2
     assert definition.history == []
+
+
+def test_reading_a_project_skill_by_its_path_in_the_workspace_activates_it(tmp_path: Path) -> None:
+    workspace = tmp_path / "project"
+    folder = workspace / ".agentkit" / "skills" / "local"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: local\ndescription: Local.\n---\nDo the steps.\n", encoding="utf-8")
+    agent, _ = make_agent([Turn([tool_call("read_file", {"path": ".agentkit/skills/local/SKILL.md"})]),
+                           Turn([text("done")])], agentkit_tools_files, root=workspace, trust_project=True)
+    result = agent.run_sync("Do the local thing.")
+    assert (result.outcome, result.skills, agent.active_skills) == (Outcome.COMPLETED, ["local"], ["local"])
