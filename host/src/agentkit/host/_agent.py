@@ -538,8 +538,8 @@ class Agent:
             try:
                 while (event := await queue.get()) is not None:
                     yield event
-            except asyncio.CancelledError:
-                stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled", on_loop=True)
+            except asyncio.CancelledError:  # the reason only: the request below sets the stop's event at once
+                stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled")
                 raise
             finally:
                 if not task.done():  # the consumer stopped listening: stop the run too
