@@ -22,6 +22,7 @@ from agentkit.host import Agent, AgentBusy, AgentConfig, Budget, ConfigError, No
 from agentkit.host.sessions import Session, data_dir
 from agentkit.plugin_api import (
     AgentEnd,
+    AgentStart,
     AssistantMessage,
     BlockDelta,
     Event,
@@ -148,6 +149,23 @@ def test_steering_queued_when_the_run_is_stopped_waits_for_the_next_run() -> Non
     second = agent.continue_sync()
     assert second.outcome is Outcome.COMPLETED and second.text == "Going left."
     assert _user_texts(script.requests[-1].messages)[-1] == "Go left instead."
+
+
+def test_steering_queued_when_the_run_is_stopped_before_its_first_request_waits_for_the_next_run() -> None:
+    agent, script = make_agent([Turn([text("Going left.")])])
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, AgentStart):
+            agent.steer("Go left instead.")
+            agent.abort()
+
+    unsubscribe = agent.subscribe(on_event)
+    first = agent.run_sync("Go.")
+    assert first.outcome is Outcome.ABORTED and script.request_count == 0
+    assert _user_texts(agent.history) == ["Go."] and agent.has_queued_messages
+    unsubscribe()
+    assert agent.continue_sync().text == "Going left."
+    assert _user_texts(script.requests[-1].messages) == ["Go.", "Go left instead."]
 
 
 # -- continue_ -------------------------------------------------------------------------------------
