@@ -34,6 +34,9 @@ from agentkit.plugin_api import (
     Tool,
     ToolResult,
     ToolResultMessage,
+    TurnEnd,
+    TurnStart,
+    Usage,
     UserMessage,
     hookimpl,
 )
@@ -411,3 +414,76 @@ def test_reading_a_project_skill_by_its_path_in_the_workspace_activates_it(tmp_p
                            Turn([text("done")])], agentkit_tools_files, root=workspace, trust_project=True)
     result = agent.run_sync("Do the local thing.")
     assert (result.outcome, result.skills, agent.active_skills) == (Outcome.COMPLETED, ["local"], ["local"])
+
+
+# -- what each turn reports, and what a stop policy is shown ---------------------------------------------
+
+
+def _turn_ends(events: list[Event]) -> list[tuple[int, Any, list[Any]]]:
+    return [(event.turn, event.message, event.tool_results) for event in events if isinstance(event, TurnEnd)]
+
+
+def _act() -> Tool:
+    return Tool("act", "Act.", {"type": "object"}, lambda arguments, context: "acted")
+
+
+def test_each_turn_end_carries_its_turn_its_response_and_its_results() -> None:
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("Done.")])], ToolsPlugin(_act()))
+    events: list[Event] = []
+    agent.subscribe(events.append)
+    assert agent.run_sync("Act.").outcome is Outcome.COMPLETED
+    _, calling, result, answer = agent.history
+    assert _turn_ends(events) == [(1, calling, [result]), (2, answer, [])]
+    assert [type(message) for message in (calling, result, answer)] == [AssistantMessage, ToolResultMessage,
+                                                                       AssistantMessage]
+
+
+def test_each_turn_end_of_a_structured_run_carries_the_answers_to_its_final_result_calls() -> None:
+    final = [Turn([tool_call("final_result", {"city": "Oslo"})]),
+             Turn([tool_call("final_result", {"city": "Oslo", "celsius": 4})])]
+    agent, _ = make_agent(final, tools=[])
+    events: list[Event] = []
+    agent.subscribe(events.append)
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+              "required": ["city", "celsius"]}
+    result = agent.run_sync("Weather?", output_type=schema)
+    assert (result.outcome, result.output) == (Outcome.COMPLETED, {"city": "Oslo", "celsius": 4})
+    first, second = (message for message in agent.history if isinstance(message, AssistantMessage))
+    answers = [message for message in agent.history if isinstance(message, ToolResultMessage)]
+    assert len(answers) == 2 and answers[0].is_error and not answers[1].is_error
+    assert _turn_ends(events) == [(1, first, [answers[0]]), (2, second, [answers[1]])]
+
+
+def test_a_stop_policy_is_shown_the_turn_its_response_results_history_new_messages_and_usage() -> None:
+    seen: list[tuple[Any, ...]] = []
+
+    def policy(context: Any) -> bool:
+        seen.append((context.turn, context.message, list(context.tool_results), list(context.history),
+                     list(context.new_messages), context.usage))
+        return False
+
+    agent, _ = make_agent([Turn([tool_call("act", {})], usage=Usage(input=5, output=3)), Turn([text("Done.")])],
+                          ToolsPlugin(_act()), stop_policy=policy)
+    agent.history = [UserMessage.text("Earlier.")]
+    assert agent.run_sync("Act.").outcome is Outcome.COMPLETED
+    earlier, prompt, calling, result, _ = agent.history
+    ((turn, message, results, history, new, usage),) = seen
+    assert (turn, message, results) == (1, calling, [result])
+    assert history == [earlier, prompt, calling, result] and new == [prompt, calling, result]
+    assert (usage.input, usage.output) == (5, 3)
+
+
+def test_a_failing_stop_policy_ends_the_run_with_its_own_problem_as_the_error() -> None:
+    def listener(event: Event) -> None:
+        if isinstance(event, AgentStart | TurnStart):
+            raise RuntimeError(f"listener bug at {event.type}")
+
+    def policy(context: Any) -> bool:
+        raise ValueError("policy bug")
+
+    agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never")])], ToolsPlugin(_act()),
+                          stop_policy=policy)
+    agent.subscribe(listener)
+    result = agent.run_sync("Act.")
+    assert (result.outcome, result.error) == (Outcome.ERROR, "the stop policy raised ValueError: policy bug")
+    assert len(result.problems) == 3 and result.problems[-1] == result.error
