@@ -9,6 +9,7 @@ import io
 import json
 import re
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -487,3 +488,85 @@ def test_a_failing_stop_policy_ends_the_run_with_its_own_problem_as_the_error() 
     result = agent.run_sync("Act.")
     assert (result.outcome, result.error) == (Outcome.ERROR, "the stop policy raised ValueError: policy bug")
     assert len(result.problems) == 3 and result.problems[-1] == result.error
+
+
+# -- what each request carries ----------------------------------------------------------------------------
+
+
+def test_a_forcing_tool_choice_holds_for_the_first_request_only_and_every_request_is_counted() -> None:
+    agent, script = make_agent([Turn([tool_call("act", {})]), Turn([tool_call("act", {})]), Turn([text("Done.")])],
+                               ToolsPlugin(_act()))
+    assert agent.run_sync("Act.", settings={"tool_choice": "act"}).outcome is Outcome.COMPLETED
+    assert [request.tool_choice for request in script.requests] == ["act", "auto", "auto"]
+    assert agent.stats.requests == 3
+
+
+# -- the session hooks the loop calls ------------------------------------------------------------------
+
+
+class _StuckStart:
+    """A plugin whose ``agentkit_session_start`` blocks until the test ends, aborting the run first if asked."""
+
+    def __init__(self, release: threading.Event, abort: list[Agent] | None = None) -> None:
+        self.release = release
+        self.abort = abort
+
+    @hookimpl
+    def agentkit_session_start(self, session: Any) -> None:
+        if self.abort:
+            self.abort[0].abort()
+        self.release.wait(20)  # bounded: a defect fails the test rather than hanging it
+
+
+@pytest.fixture
+def release() -> Any:
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def test_a_session_start_hook_past_hook_timeout_is_abandoned_reported_and_the_run_goes_on(release: Any) -> None:
+    agent, _ = make_agent([Turn([text("Done.")])], _StuckStart(release), hook_timeout=0.2)
+    result = agent.run_sync("Go.")
+    assert (result.outcome, result.text) == (Outcome.COMPLETED, "Done.")
+    assert result.problems == ["agentkit_session_start did not return within 0.2s; it was abandoned"]
+
+
+def test_a_session_start_hook_still_running_when_the_run_stops_is_abandoned_and_reported(release: Any) -> None:
+    holder: list[Agent] = []
+    agent, script = make_agent([Turn([text("never sent")])], _StuckStart(release, holder))
+    holder.append(agent)
+    result = agent.run_sync("Go.")
+    assert result.outcome is Outcome.ABORTED and script.request_count == 0
+    assert result.problems == ["agentkit_session_start did not return before the run was stopped; it was abandoned"]
+
+
+def test_a_response_the_wire_itself_reports_aborted_ends_the_run_aborted() -> None:
+    agent, _ = make_agent([Turn([text("cut")], stop_reason=StopReason.ABORTED), Turn([text("never sent")])])
+    result = agent.run_sync("Go.")
+    assert result.outcome is Outcome.ABORTED and len(agent.history) == 2
+
+
+class _StuckEnd:
+    """A plugin whose ``agentkit_session_end`` blocks until the test ends."""
+
+    def __init__(self, release: threading.Event) -> None:
+        self.release = release
+
+    @hookimpl
+    def agentkit_session_end(self, session: Any, outcome: Any, error: Any) -> None:
+        self.release.wait(20)
+
+
+@pytest.mark.parametrize("hook_timeout", [None, 0.3])
+def test_a_session_end_hook_after_a_stop_is_given_the_stops_budget_at_most(release: Any,
+                                                                            hook_timeout: float | None) -> None:
+    agent, _ = make_agent([Turn([text("partial")], hang=True)], _StuckEnd(release), hook_timeout=hook_timeout)
+    agent.subscribe(lambda event: agent.abort() if isinstance(event, BlockDelta) else None)  # mid-response
+    result = agent.run_sync("Go.")
+    assert result.outcome is Outcome.ABORTED
+    (problem,) = result.problems
+    given = re.fullmatch(r"agentkit_session_end did not return within ([0-9.]+)s; it was abandoned", problem)
+    assert given is not None, problem
+    # The stop's budget (0.7 s from the stop) with a floor of 0.2 s, or less when hook_timeout says so.
+    assert 0.2 <= float(given[1]) <= (0.7 if hook_timeout is None else hook_timeout)
