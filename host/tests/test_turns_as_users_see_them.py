@@ -14,12 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import agentkit_tools_files
+import httpx
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 from PIL import Image
 
-from agentkit.host import Agent, AgentBusy, AgentConfig, Budget, ConfigError, NothingToContinue
+from agentkit.host import (
+    Agent,
+    AgentBusy,
+    AgentConfig,
+    Budget,
+    Compaction,
+    ConfigError,
+    NothingToContinue,
+)
 from agentkit.host.sessions import Session, data_dir
 from agentkit.plugin_api import (
     AgentEnd,
@@ -570,3 +579,55 @@ def test_a_session_end_hook_after_a_stop_is_given_the_stops_budget_at_most(relea
     assert given is not None, problem
     # The stop's budget (0.7 s from the stop) with a floor of 0.2 s, or less when hook_timeout says so.
     assert 0.2 <= float(given[1]) <= (0.7 if hook_timeout is None else hook_timeout)
+
+
+# -- a stop during a summary request ----------------------------------------------------------------------
+
+
+class _SummaryStream(httpx.AsyncByteStream):
+    """A summary response that waits (bounded) before answering; records whether the client cut it."""
+
+    def __init__(self) -> None:
+        self.cut = self.waited = False
+
+    async def __aiter__(self) -> Any:
+        try:
+            await asyncio.sleep(20)  # bounded: a stop that is not seen fails the test rather than hanging it
+        except asyncio.CancelledError:
+            self.cut = True
+            raise
+        self.waited = True
+        yield b""
+
+    async def aclose(self) -> None:
+        self.cut = self.cut or not self.waited
+
+
+class _StopsOnSummary(httpx.AsyncBaseTransport):
+    """Stops the agent when its summary request arrives; the conversation's requests go to ``main``."""
+
+    def __init__(self, main: Script, holder: list[Agent]) -> None:
+        self.main, self.holder, self.summary = main, holder, _SummaryStream()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(await request.aread())
+        if body.get("system") == "Summarize.":
+            self.holder[0].abort()
+            return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=self.summary)
+        return await self.main.handle_async_request(
+            httpx.Request(request.method, request.url, headers=request.headers, content=json.dumps(body).encode()))
+
+
+def test_a_stop_during_the_summary_request_cuts_it_and_ends_the_run() -> None:
+    holder: list[Agent] = []
+    main = Script([Turn([text("never sent")])])
+    transport = _StopsOnSummary(main, holder)
+    agent = Agent(AgentConfig(model="faux/scripted", transport=transport,
+                              compaction=Compaction.summarize(200, prompt="Summarize.")), host=make_host())
+    holder.append(agent)
+    agent.history = [message for number in range(6) for message in (
+        UserMessage.text(f"Question {number}: " + "words " * 200),
+        AssistantMessage([TextBlock(f"Answer {number}: " + "words " * 200)], StopReason.STOP))]
+    result = agent.run_sync("And now?")
+    assert result.outcome is Outcome.ABORTED
+    assert transport.summary.cut and main.request_count == 0
