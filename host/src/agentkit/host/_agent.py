@@ -535,23 +535,19 @@ class Agent:
         async with self._claim(overrides, structured) as stop:
             queue: asyncio.Queue[Event | None] = asyncio.Queue()
             task = asyncio.ensure_future(self._run(new, queue.put_nowait, stop))
-            cancelled = False
             try:
-                while True:
-                    event = await queue.get()
-                    if event is None:
-                        break
+                while (event := await queue.get()) is not None:
                     yield event
-            except asyncio.CancelledError:
-                cancelled = True
-                stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled", on_loop=True)
+            except asyncio.CancelledError:  # the reason only: the request below sets the stop's event at once
+                stop.request(Outcome.CANCELLED, "the task awaiting the run was cancelled")
                 raise
             finally:
                 if not task.done():  # the consumer stopped listening: stop the run too
                     stop.request(Outcome.ABORTED, "the consumer stopped reading the run's events", on_loop=True)
                 # The run finishes its bookkeeping (every call answered, agent_end)
                 # whatever further cancellations arrive; it ends within the stop budget.
-                if await wait_out(task) or cancelled:
+                # A cancellation of the consumer itself is already on its way out of this block.
+                if await wait_out(task):
                     raise asyncio.CancelledError
 
     def _admitted(self, messages: list[Message]) -> list[Message]:
