@@ -142,8 +142,8 @@ def _assistant_content(
             elif block.thinking.strip():
                 content.append(TextBlock(block.thinking))
         elif isinstance(block, ToolUseBlock) and not same:
-            new_id = rewrite_tool_call_id(block.id, rule)
-            content.append(block if new_id == block.id else ToolUseBlock(new_id, block.name, block.arguments))
+            # An id that already fits gives an equal block, and the message stays the same object.
+            content.append(dataclasses.replace(block, id=rewrite_tool_call_id(block.id, rule)))
         elif isinstance(block, ImageBlock) and not images:
             content.append(TextBlock(IMAGE_OMITTED))
         else:
