@@ -93,3 +93,8 @@ def test_a_duplicate_key_before_a_refused_constant_or_long_integer_is_what_is_re
 def test_nesting_past_the_bound_is_refused_at_the_first_bracket_too_deep() -> None:
     assert refusal('["é", [[1]]]', max_depth=2) == ("JSON nests deeper than 2 levels at byte 8", 8)
     assert loads('["é", [[1]]]', max_depth=3) == ["é", [[1]]]
+
+
+def test_a_level_closed_inside_a_deep_list_counts_down_by_one_only() -> None:
+    # Depths 1 2 3 2 3 4: the closing bracket at 3 leaves the list at depth 2, not at the top.
+    assert refusal("[[[], [[]]]]", max_depth=3) == ("JSON nests deeper than 3 levels at byte 7", 7)
