@@ -223,7 +223,6 @@ class TranscriptRepair:
     """
 
     def __init__(self, target: ModelInfo, provider: Any = None) -> None:
-        self.target = target
         self.rule = tool_call_id_rule(provider)
         self._work = _Repair(target, self.rule)
         # Names the repaired sequence while it only grows; a new one when a message of it goes.
