@@ -82,11 +82,15 @@ def test_a_duplicate_key_before_a_syntax_error_is_what_is_reported() -> None:
     assert refusal('{"é": 1, "é": 2} x') == ("duplicate key 'é' in a JSON object at byte 10", 10)
 
 
-def test_a_duplicate_key_before_a_refused_constant_or_long_integer_is_what_is_reported() -> None:
-    assert refusal(b'[{"a": 1, "a": 2}, NaN]') == ("duplicate key 'a' in a JSON object at byte 10", 10)
-    assert refusal(b'[{"a": 1, "a": 2}, ' + b"1" * 5000 + b"]") == (
-        "duplicate key 'a' in a JSON object at byte 10",
-        10,
+@pytest.mark.parametrize("kind", [bytes, str])
+def test_a_duplicate_key_before_a_refused_constant_or_long_integer_is_what_is_reported(kind: type) -> None:
+    def data(text: str) -> bytes | str:
+        return text.encode() if kind is bytes else text
+
+    assert refusal(data('[{"é": 1, "é": 2}, NaN]')) == ("duplicate key 'é' in a JSON object at byte 11", 11)
+    assert refusal(data('[{"é": 1, "é": 2}, ' + "1" * 5000 + "]")) == (
+        "duplicate key 'é' in a JSON object at byte 11",
+        11,
     )
 
 
