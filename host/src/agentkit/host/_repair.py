@@ -142,28 +142,13 @@ def _assistant_content(
             elif block.thinking.strip():
                 content.append(TextBlock(block.thinking))
         elif isinstance(block, ToolUseBlock) and not same:
-            new_id = rewrite_tool_call_id(block.id, rule)
-            content.append(block if new_id == block.id else ToolUseBlock(new_id, block.name, block.arguments))
+            # An id that already fits gives an equal block, and the message stays the same object.
+            content.append(dataclasses.replace(block, id=rewrite_tool_call_id(block.id, rule)))
         elif isinstance(block, ImageBlock) and not images:
             content.append(TextBlock(IMAGE_OMITTED))
         else:
             content.append(block)
     return content
-
-
-def _passes_as_is(blocks: Sequence[Any], images: bool) -> bool:
-    """Whether a same-model message's blocks all go out unchanged (what :func:`_assistant_content`
-    would keep of each): text and tool calls, images where the model takes them, signed thinking."""
-    for block in blocks:
-        kind = type(block)
-        if kind is TextBlock or kind is ToolUseBlock:
-            continue
-        if kind is ImageBlock and images:
-            continue
-        if kind is ThinkingBlock and block.signature and not block.redacted:
-            continue
-        return False
-    return True
 
 
 def _missing(call: ToolUseBlock, timestamp: float) -> ToolResultMessage:
@@ -196,19 +181,11 @@ class _Repair:
         self.close()
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             return  # its results, if any, now answer nothing and are dropped as orphans
-        same = _same_model(message, self.target)
-        if same and message.content and _passes_as_is(message.content, self.images):
-            content: list[ContentBlock] = message.content  # the usual turn: nothing to adapt, nothing copied
-            kept: AssistantMessage = message
-        else:
-            content = _assistant_content(message, same, self.rule, self.images)
-            if not content:
-                return  # nothing left to say; no wire accepts an empty assistant turn
-            unchanged = len(content) == len(message.content) and all(
-                new is old for new, old in zip(content, message.content, strict=True)
-            )
-            kept = message if unchanged else dataclasses.replace(message, content=content)
-        self.out.append(kept)
+        content = _assistant_content(message, _same_model(message, self.target), self.rule, self.images)
+        if not content:
+            return  # nothing left to say; no wire accepts an empty assistant turn
+        # A block the repair adapts is never equal to the original (another type, or another id).
+        self.out.append(message if content == message.content else dataclasses.replace(message, content=content))
         self.opened_at = message.timestamp
         for original, sent in zip(
             message.tool_calls, [block for block in content if isinstance(block, ToolUseBlock)], strict=True
@@ -246,7 +223,6 @@ class TranscriptRepair:
     """
 
     def __init__(self, target: ModelInfo, provider: Any = None) -> None:
-        self.target = target
         self.rule = tool_call_id_rule(provider)
         self._work = _Repair(target, self.rule)
         # Names the repaired sequence while it only grows; a new one when a message of it goes.

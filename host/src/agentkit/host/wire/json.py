@@ -68,7 +68,8 @@ class _Duplicate(Exception):
     """An object repeats a key (the exact parse finds which, and where, from the offsets)."""
 
 
-# The first duplicate key met by the current thread's parse. Recording it
+# The first duplicate key met by the current thread's parse (``loads`` clears
+# it before each parse, whatever the last one left). Recording it
 # (rather than raising from inside the C scanner) keeps the refusal of a
 # duplicate as cheap as the acceptance of the same document: the parse runs
 # to its end either way, and no exception unwinds through the scanner.
@@ -86,7 +87,7 @@ def _repeated(pairs: list[tuple[str, Any]]) -> str:
 
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
-    if len(result) != len(pairs) and getattr(_state, "duplicate", None) is None:
+    if len(result) != len(pairs) and _state.duplicate is None:
         _state.duplicate = _repeated(pairs)
     return result
 
@@ -102,17 +103,17 @@ _ALL = sys.maxsize  # as ``valid``: the whole text parsed
 
 
 def _refuse_duplicate(text: str, raw: bytes | None, valid: int | None) -> None:
-    """Raise for the duplicate key the parse just recorded, if any (and forget it).
+    """Raise for the duplicate key the parse just recorded, if any.
 
     :param valid: how many bytes from the start parsed as JSON (the object
         with the duplicate is among them; what follows is not JSON and could
         mislead the byte search), or ``None`` when that is not known.
     """
-    key = getattr(_state, "duplicate", None)
+    key = _state.duplicate
     if key is None:
         return
-    _state.duplicate = None
-    data = raw if raw is not None else text.encode("utf-8", "surrogatepass")
+    # A str reaches here only without lone surrogates (they are refused first): strict UTF-8 encodes it.
+    data = raw if raw is not None else text.encode()
     offset = None if valid is None else _duplicates.locate(data[:valid], key)
     if offset is None:
         offset = _byte_offset(text, _locate_iteratively(text))
@@ -176,7 +177,8 @@ _WHITESPACE = _json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # se
 
 
 def _byte_offset(text: str, pos: int) -> int:
-    return len(text[:pos].encode("utf-8", "surrogatepass"))
+    # Before ``pos`` the text holds no lone surrogate (one in a str is refused at the first), so it encodes.
+    return len(text[:pos].encode())
 
 
 def _check_depth(text: str, max_depth: int) -> None:
