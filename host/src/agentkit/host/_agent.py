@@ -281,9 +281,9 @@ class Agent:
 
     def _plugin_of_tool(self, name: str) -> str:
         """The plugin whose tool ``name`` the agent runs; ``embedder`` for a tool given in code."""
-        tool = self.tools.get(name)
-        if tool is not None and self.host.tools.get(name) is tool:
-            return self.host.plugin_of("tool", name) or "embedder"
+        plugin = self.host.plugin_of("tool", name)  # the host serves a tool only with the plugin that registered it
+        if plugin is not None and self.host.tools[name] is self.tools.get(name):
+            return plugin
         return "embedder"
 
     def _mcp_servers(self, hooks: HookRunner) -> list[dict[str, Any]]:
