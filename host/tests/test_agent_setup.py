@@ -38,6 +38,27 @@ def write_skill(home: Path, name: str) -> Path:
     return folder.resolve()
 
 
+# -- which tools an agent has ---------------------------------------------------------
+
+
+def test_an_extra_tool_with_the_name_of_an_installed_one_is_refused_naming_it(home):
+    with pytest.raises(ConfigError) as refused:
+        make_agent([], ToolsPlugin(_tool("echo")), extra_tools=[_tool("echo")])
+    assert str(refused.value) == "extra tool 'echo' has the name of an installed tool; rename it"
+
+
+def test_unknown_tools_asked_for_are_refused_naming_them_and_the_installed_ones(home):
+    with pytest.raises(ConfigError) as refused:
+        make_agent([], ToolsPlugin(_tool("zeta"), _tool("alpha")), tools=["alpha", "gamma", "beta"])
+    assert str(refused.value) == "unknown tool(s) gamma, beta in AgentConfig.tools; installed: alpha, zeta"
+
+
+def test_unknown_tools_asked_for_when_none_is_installed_say_so(home):
+    with pytest.raises(ConfigError) as refused:
+        make_agent([], tools=["grep"])
+    assert str(refused.value) == "unknown tool(s) grep in AgentConfig.tools; installed: none"
+
+
 # -- tools that run commands need a policy --------------------------------------------
 
 
