@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
+import agentkit_tools_files
+import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 from loop_faults import HostileProvider, recorded_agent
@@ -221,3 +225,78 @@ def test_the_mcp_servers_are_asked_about_only_for_an_audit_trail_someone_keeps()
     agent, _ = make_agent([Turn([text("ok")])], ToolsPlugin(ACT), Servers())
     assert agent.run_sync("go").outcome is Outcome.COMPLETED
     assert Servers.asked == 0
+
+
+# -- the options every tool call runs with -----------------------------------------------
+
+
+@pytest.fixture
+def never() -> Any:
+    """A wait that lasts until the test is over; bounded, so that a defect fails rather than hangs."""
+    event = threading.Event()
+    yield lambda: event.wait(10)
+    event.set()
+
+
+def test_a_tool_past_tool_timeout_is_answered_with_a_timeout_and_the_run_goes_on(never: Any) -> None:
+    hangs = Tool("hang", "Hang.", {"type": "object"}, lambda arguments, context: never())
+    agent, _ = make_agent([Turn([tool_call("hang")]), Turn([text("went on")])], ToolsPlugin(hangs), tool_timeout=0.05)
+    result = agent.run_sync("go")
+    [answer] = [message for message in result.messages if isinstance(message, ToolResultMessage)]
+    assert answer.is_error
+    assert json.loads(answer.text)["error"] == "timeout"
+    assert (result.outcome, result.text) == (Outcome.COMPLETED, "went on")
+
+
+def test_a_before_tool_call_past_hook_timeout_blocks_the_call_and_is_reported(never: Any) -> None:
+    def policy(call: Any, arguments: Any) -> None:
+        never()
+
+    agent, _ = make_agent([Turn([tool_call("act")]), Turn([text("went on")])], ToolsPlugin(ACT),
+                          before_tool_call=policy, hook_timeout=0.05)
+    result = agent.run_sync("go")
+    [answer] = [message for message in result.messages if isinstance(message, ToolResultMessage)]
+    assert answer.is_error and json.loads(answer.text)["error"] == "blocked"
+    assert "before_tool_call did not answer within hook_timeout=0.05s; the call was blocked" in result.problems
+    assert result.outcome is Outcome.COMPLETED
+
+
+def test_tools_get_the_embedders_options_and_may_add_tools() -> None:
+    seen: list[Any] = []
+    later = Tool("later", "Added by a tool.", {"type": "object"}, lambda arguments, context: "later")
+
+    def adds(arguments: Any, context: Any) -> str:
+        seen.append(dict(context.options))
+        context.add_tools(later)
+        return "added"
+
+    agent, script = make_agent([Turn([tool_call("adds")]), Turn([text("ok")])],
+                               ToolsPlugin(Tool("adds", "Add a tool.", {"type": "object"}, adds)),
+                               tool_options={"adds": {"level": 2}})
+    assert agent.run_sync("go").outcome is Outcome.COMPLETED
+    assert seen == [{"level": 2}]
+    assert script.requests[-1].tool_names == ["adds", "later"]
+    assert "later" in agent.tools
+
+
+def test_the_audit_trail_ends_with_the_runs_outcome_error_and_the_skills_it_read(tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = tmp_path / ".agentkit" / "skills" / "deploy"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploy.\n---\nDeploy it.\n")
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+
+    def fails(context: Any) -> bool:
+        raise ValueError("policy bug")
+
+    seen: list[Any] = []
+    agent, _ = make_agent([Turn([tool_call("read_file", {"path": str(folder / "SKILL.md")})]), Turn([text("no")])],
+                          agentkit_tools_files, root=workspace, audit=seen.append, stop_policy=fails)
+    result = agent.run_sync("deploy")
+    assert (result.outcome, result.skills) == (Outcome.ERROR, ["deploy"])
+    start, end = seen[0], seen[-1]
+    assert (start.kind, start.skills) == ("session_start", ("deploy",))
+    assert (end.kind, end.outcome, end.error, end.skills) == (
+        "session_end", "error", "the stop policy raised ValueError: policy bug", ("deploy",))
