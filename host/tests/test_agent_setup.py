@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from pathlib import Path
 from typing import Any
 
 import agentkit_tools_files
+import httpx
 import pytest
-from agentkit_provider_faux import Turn, text, tool_call
-from host_helpers import ToolsPlugin, make_agent
+from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import AgentBusy, ConfigError, allow_all
-from agentkit.plugin_api import Tool, hookimpl
+from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, PluginHost, allow_all
+from agentkit.host.runtime import ResponseLimits
+from agentkit.plugin_api import Tool, Usage, hookimpl
 
 
 def _tool(name: str, **kwargs: Any) -> Tool:
@@ -235,3 +238,57 @@ def test_a_run_started_from_another_event_loop_while_a_stopped_run_ends_is_refus
         release.set()
         thread.join(30)
     assert first == ["aborted"]
+
+
+# -- what reaches the provider runtime ----------------------------------------------------
+
+
+class Recording(httpx.AsyncBaseTransport):
+    """Plays the script, and records the httpx timeouts each request was sent with."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.timeouts: list[Any] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.timeouts.append(request.extensions.get("timeout"))
+        return await self.script.handle_async_request(request)
+
+
+def test_the_connect_and_read_timeouts_reach_each_request(home):
+    transport = Recording(Script([Turn([text("ok")])]))
+    agent = Agent(AgentConfig(model="faux/scripted", transport=transport, connect_timeout=3.5, read_timeout=7.5),
+                  host=make_host())
+    agent.run_sync("go")
+    [timeout] = transport.timeouts
+    assert (timeout["connect"], timeout["read"]) == (3.5, 7.5)
+
+
+def test_a_response_past_request_timeout_ends_the_run_as_an_error(home):
+    agent, _ = make_agent([Turn([text("the start of it")], hang=True)], request_timeout=0.1)
+    result = agent.run_sync("go")
+    assert result.outcome == "error" and "request_timeout" in result.error
+
+
+def test_response_limits_reach_the_runtime(home):
+    agent, _ = make_agent([Turn([text("far more text than ten bytes")])], response_limits=ResponseLimits(text_bytes=10))
+    result = agent.run_sync("go")
+    assert result.outcome == "error" and "text_bytes" in result.error
+
+
+class PricedFaux:
+    """The scripted provider, its models priced at 2 US dollars per million input tokens."""
+
+    @hookimpl
+    def agentkit_register_providers(self, register: Any) -> None:
+        provider = FauxProvider()
+        provider.models = [dataclasses.replace(row, input_price=2.0) for row in provider.models]
+        register(provider)
+
+
+def test_each_response_is_priced_at_the_catalogs_prices(home):
+    host = PluginHost()
+    host.register(PricedFaux(), name="priced")
+    script = Script([Turn([text("ok")], usage=Usage(input=500_000))])
+    result = Agent(AgentConfig(model="faux/scripted", transport=script), host=host).run_sync("go")
+    assert result.usage.cost == 1.0
