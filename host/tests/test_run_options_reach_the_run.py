@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import threading
@@ -300,3 +301,25 @@ def test_the_audit_trail_ends_with_the_runs_outcome_error_and_the_skills_it_read
     assert (start.kind, start.skills) == ("session_start", ("deploy",))
     assert (end.kind, end.outcome, end.error, end.skills) == (
         "session_end", "error", "the stop policy raised ValueError: policy bug", ("deploy",))
+
+
+def test_a_session_log_that_cannot_be_written_stops_the_run_and_says_why_in_its_last_message(tmp_path: Path) -> None:
+    class FullDisk(JsonlSessionStore):
+        """Takes the first append (the model's), then the disk is full."""
+
+        appends = 0
+
+        def append(self, session_id: str, entries: Any, *, expected_last: str | None) -> None:
+            FullDisk.appends += 1
+            if FullDisk.appends > 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            super().append(session_id, entries, expected_last=expected_last)
+
+    session = Session.new(FullDisk(tmp_path), cwd=tmp_path)
+    script = Script([Turn([text("never sent")])])
+    agent = Agent(AgentConfig(model="faux/scripted", transport=script), host=make_host(), session=session)
+    result = agent.run_sync("go")
+    assert result.outcome is Outcome.ERROR
+    assert result.error.startswith(f"the session log {session.id} could not be written: OSError: ")
+    assert agent.history[-1].error_message == result.error
+    assert script.request_count == 0
