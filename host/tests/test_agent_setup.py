@@ -292,3 +292,9 @@ def test_each_response_is_priced_at_the_catalogs_prices(home):
     script = Script([Turn([text("ok")], usage=Usage(input=500_000))])
     result = Agent(AgentConfig(model="faux/scripted", transport=script), host=host).run_sync("go")
     assert result.usage.cost == 1.0
+
+
+def test_without_a_host_the_agent_discovers_the_installed_plugins(home):
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("discovered")])])))
+    assert agent.host.plugin_of("provider", "faux") is not None
+    assert agent.run_sync("go").text == "discovered"
