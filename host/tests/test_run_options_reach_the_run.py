@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import re
@@ -323,3 +324,20 @@ def test_a_session_log_that_cannot_be_written_stops_the_run_and_says_why_in_its_
     assert result.error.startswith(f"the session log {session.id} could not be written: OSError: ")
     assert agent.history[-1].error_message == result.error
     assert script.request_count == 0
+
+
+def test_the_runs_own_task_cancelled_ends_it_as_cancelled_saying_so_with_every_call_answered() -> None:
+    """What ``asyncio.run`` does to a run still going when the application ends: its task is cancelled
+    (here by a listener, called in that task, as a call starts: the task then waits for the handler)."""
+
+    def waits(arguments: Any, context: Any) -> str:
+        context.cancel.wait(10)
+        return "done"
+
+    agent, script = make_agent([Turn([tool_call("wait")]), Turn([text("never sent")])],
+                               ToolsPlugin(Tool("wait", "Wait.", {"type": "object"}, waits)))
+    agent.subscribe(lambda event: asyncio.current_task().cancel() if event.type == "tool_call_start" else None)
+    result = asyncio.run(agent.run("go"))
+    assert (result.outcome, result.error) == (Outcome.CANCELLED, "the run's task was cancelled")
+    [answer] = [message for message in result.messages if isinstance(message, ToolResultMessage)]
+    assert answer.is_error and script.request_count == 1
