@@ -341,3 +341,29 @@ def test_the_runs_own_task_cancelled_ends_it_as_cancelled_saying_so_with_every_c
     assert (result.outcome, result.error) == (Outcome.CANCELLED, "the run's task was cancelled")
     [answer] = [message for message in result.messages if isinstance(message, ToolResultMessage)]
     assert answer.is_error and script.request_count == 1
+
+
+def test_the_runs_own_task_cancelled_while_the_end_hook_hangs_gives_the_hook_up(never: Any) -> None:
+    """The end hook is waited for through the cancellation, and the cancellation stops the run, so a hook
+    that hangs is given up after the stop's grace, not at its ``hook_timeout``."""
+
+    class CancelsItsRun:
+        task: Any = None
+        loop: Any = None
+
+        @hookimpl
+        def agentkit_session_end(self, session: Any, outcome: Outcome, error: str | None) -> None:
+            self.loop.call_soon_threadsafe(self.task.cancel)
+            never()
+
+    hook = CancelsItsRun()
+
+    def remember_the_task(event: Any) -> None:
+        if event.type == "agent_start":
+            hook.task, hook.loop = asyncio.current_task(), asyncio.get_running_loop()
+
+    agent, _ = make_agent([Turn([text("done")])], hook, hook_timeout=8.0)
+    agent.subscribe(remember_the_task)
+    result = asyncio.run(agent.run("go"))
+    assert (result.outcome, result.text) == (Outcome.COMPLETED, "done")
+    assert "agentkit_session_end did not return before the run was stopped; it was abandoned" in result.problems
