@@ -17,7 +17,7 @@ from host_helpers import ToolsPlugin, make_agent, make_host
 
 from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, PluginHost, allow_all
 from agentkit.host.runtime import ResponseLimits
-from agentkit.plugin_api import Tool, Usage, hookimpl
+from agentkit.plugin_api import Skill, Tool, Usage, hookimpl
 
 
 def _tool(name: str, **kwargs: Any) -> Tool:
@@ -298,3 +298,19 @@ def test_without_a_host_the_agent_discovers_the_installed_plugins(home):
     agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("discovered")])])))
     assert agent.host.plugin_of("provider", "faux") is not None
     assert agent.run_sync("go").text == "discovered"
+
+
+class SkillsPlugin:
+    def __init__(self, *skills: Skill) -> None:
+        self.skills = skills
+
+    @hookimpl
+    def agentkit_register_skills(self, register: Any) -> None:
+        for skill in self.skills:
+            register(skill)
+
+
+def test_a_skill_bringing_a_command_tool_is_admitted_once_a_policy_is_set(home):
+    shell = _tool("run_it", requires_authorization=True)
+    agent, _ = make_agent([], SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,))), before_tool_call=allow_all)
+    assert "ops" in agent.skills.entries and "run_it" not in agent.tools  # its tools come when it is read
