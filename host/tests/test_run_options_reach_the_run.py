@@ -367,3 +367,25 @@ def test_the_runs_own_task_cancelled_while_the_end_hook_hangs_gives_the_hook_up(
     result = asyncio.run(agent.run("go"))
     assert (result.outcome, result.text) == (Outcome.COMPLETED, "done")
     assert "agentkit_session_end did not return before the run was stopped; it was abandoned" in result.problems
+
+
+def test_cancelling_the_task_awaiting_the_run_ends_it_as_cancelled_and_raises() -> None:
+    def waits(arguments: Any, context: Any) -> str:
+        context.cancel.wait(10)
+        return "done"
+
+    agent, script = make_agent([Turn([tool_call("wait")]), Turn([text("never sent")])],
+                               ToolsPlugin(Tool("wait", "Wait.", {"type": "object"}, waits)))
+
+    async def scenario() -> None:
+        caller = asyncio.ensure_future(agent.run("go"))
+        agent.subscribe(lambda event: caller.cancel() if event.type == "tool_call_start" else None)
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+
+    asyncio.run(scenario())
+    result = agent.last_result
+    assert result is not None
+    assert (result.outcome, result.error) == (Outcome.CANCELLED, "the task awaiting the run was cancelled")
+    assert [message.role for message in result.messages] == ["user", "assistant", "tool_result", "assistant"]
+    assert script.request_count == 1
