@@ -314,3 +314,9 @@ def test_a_skill_bringing_a_command_tool_is_admitted_once_a_policy_is_set(home):
     shell = _tool("run_it", requires_authorization=True)
     agent, _ = make_agent([], SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,))), before_tool_call=allow_all)
     assert "ops" in agent.skills.entries and "run_it" not in agent.tools  # its tools come when it is read
+
+
+def test_a_new_agent_has_no_last_result_and_no_running_output_type(home):
+    agent, _ = make_agent([Turn([text("ok")])])
+    assert agent.last_result is None and agent.structured is None
+    assert agent.history == [] and agent.active_skills == []
