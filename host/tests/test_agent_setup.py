@@ -320,3 +320,10 @@ def test_a_new_agent_has_no_last_result_and_no_running_output_type(home):
     agent, _ = make_agent([Turn([text("ok")])])
     assert agent.last_result is None and agent.structured is None
     assert agent.history == [] and agent.active_skills == []
+
+
+def test_aborting_an_agent_before_its_first_run_changes_nothing(home):
+    agent, _ = make_agent([Turn([text("ran")])])
+    agent.abort()
+    result = agent.run_sync("go")
+    assert (result.outcome, result.text) == ("completed", "ran")
