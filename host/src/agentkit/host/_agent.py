@@ -136,10 +136,8 @@ class Agent:
         self.config = config
         self.host = host if host is not None else PluginHost.discover()
         self.model: ModelInfo = self.host.resolve_model(config.model)
-        provider = self.host.providers.get(self.model.api)
-        if provider is None:
-            raise ConfigError(f"no installed provider implements wire {self.model.api!r} for {config.model}")
-        self.provider = provider
+        # The catalog lists a model only while the plugin that lists it serves its wire too.
+        self.provider = self.host.providers[self.model.api]
         self.root = Path(config.root).expanduser().resolve()
         self.tools = self._select_tools()
         #: The skills this agent has (plugins, the user's folder, the trusted project's),
@@ -281,9 +279,9 @@ class Agent:
 
     def _plugin_of_tool(self, name: str) -> str:
         """The plugin whose tool ``name`` the agent runs; ``embedder`` for a tool given in code."""
-        tool = self.tools.get(name)
-        if tool is not None and self.host.tools.get(name) is tool:
-            return self.host.plugin_of("tool", name) or "embedder"
+        plugin = self.host.plugin_of("tool", name)  # the host serves a tool only with the plugin that registered it
+        if plugin is not None and self.host.tools[name] is self.tools.get(name):
+            return plugin
         return "embedder"
 
     def _mcp_servers(self, hooks: HookRunner) -> list[dict[str, Any]]:
@@ -688,9 +686,7 @@ class Agent:
                 admit_images=self._admit_tool_images,
                 add_tools=self.add_tools,
                 artifacts=self.artifacts,
-                # The plugin is looked up only for a trail someone keeps (an unkept one ignores it).
-                audit_for=lambda name, call_id: audit.for_call(
-                    self._plugin_of_tool(name) if audit.kept else "", name, call_id),
+                audit_for=lambda name, call_id: audit.for_call(self._plugin_of_tool(name), name, call_id),
             )
             async with self.runtime.session():  # one HTTP client, its connections reused, for the run's requests
                 await self._turns(state, batch, hooks, stop, emit, append, log, account)
