@@ -9,7 +9,24 @@ from typing import Any
 from agentkit_provider_faux import FauxProvider, Script, Turn
 
 from agentkit.host import Agent, AgentConfig, PluginHost
-from agentkit.plugin_api import Tool, hookimpl
+from agentkit.plugin_api import Skill, Tool, hookimpl
+
+
+class SkillsPlugin:
+    """A plugin object contributing the given skills."""
+
+    def __init__(self, *skills: Skill) -> None:
+        self.skills = skills
+
+    @hookimpl
+    def agentkit_register_skills(self, register: Any) -> None:
+        for skill in self.skills:
+            register(skill)
+
+
+def noop_tool(name: str) -> Tool:
+    """A tool called ``name`` that takes nothing and answers ``ok``."""
+    return Tool(name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda arguments, context: "ok")
 
 
 class ToolsPlugin:

@@ -13,7 +13,7 @@ import agentkit_tools_files
 import httpx
 import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
-from host_helpers import ToolsPlugin, make_agent, make_host
+from host_helpers import SkillsPlugin, ToolsPlugin, make_agent, make_host
 
 from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, PluginHost, allow_all
 from agentkit.host.runtime import ResponseLimits
@@ -298,16 +298,6 @@ def test_without_a_host_the_agent_discovers_the_installed_plugins(home):
     agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("discovered")])])))
     assert agent.host.plugin_of("provider", "faux") is not None
     assert agent.run_sync("go").text == "discovered"
-
-
-class SkillsPlugin:
-    def __init__(self, *skills: Skill) -> None:
-        self.skills = skills
-
-    @hookimpl
-    def agentkit_register_skills(self, register: Any) -> None:
-        for skill in self.skills:
-            register(skill)
 
 
 def test_a_skill_bringing_a_command_tool_is_admitted_once_a_policy_is_set(home):

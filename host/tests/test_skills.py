@@ -9,24 +9,10 @@ from typing import Any
 import agentkit_tools_files
 import pytest
 from agentkit_provider_faux import Turn, text, tool_call
-from host_helpers import ToolsPlugin, make_agent
+from host_helpers import SkillsPlugin, ToolsPlugin, make_agent, noop_tool
 
 from agentkit.host import ConfigError, SkillConflictError
-from agentkit.plugin_api import Skill, Tool, hookimpl
-
-
-class SkillsPlugin:
-    def __init__(self, *skills: Skill) -> None:
-        self.skills = skills
-
-    @hookimpl
-    def agentkit_register_skills(self, register: Any) -> None:
-        for skill in self.skills:
-            register(skill)
-
-
-def _tool(name: str) -> Tool:
-    return Tool(name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda arguments, context: "ok")
+from agentkit.plugin_api import Skill
 
 
 def write_skill_md(folder: Path, front: str, body: str = "Do the steps.\n") -> Path:
@@ -145,7 +131,7 @@ def test_inline_instructions_are_given_a_file_the_model_can_read(home, workspace
 
 
 def test_a_skill_tool_arrives_deferred_when_the_model_reads_the_instructions(home, workspace):
-    deploy_now = _tool("deploy_now")
+    deploy_now = noop_tool("deploy_now")
     deploy_now.prompt_guidelines = "Deploy only from a clean tree."  # would change the cached system prompt
     plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(deploy_now,)))
     agent, _ = make_agent([], agentkit_tools_files, plugin, root=workspace)
@@ -163,7 +149,7 @@ def test_a_skill_tool_arrives_deferred_when_the_model_reads_the_instructions(hom
 
 
 def test_a_failed_read_activates_nothing(home, workspace):
-    plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(_tool("deploy_now"),)))
+    plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(noop_tool("deploy_now"),)))
     agent, script = make_agent([Turn([tool_call("read_file", {"path": "/nonexistent/SKILL.md"})]),
                                 Turn([text("done")])], agentkit_tools_files, plugin, root=workspace)
     assert agent.run_sync("deploy it").skills == []
@@ -171,7 +157,7 @@ def test_a_failed_read_activates_nothing(home, workspace):
 
 
 def test_the_embedder_may_activate_a_skill_between_runs(home, workspace):
-    plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(_tool("deploy_now"),),
+    plugin = SkillsPlugin(Skill("deploy", "Deploy.", "Steps.", tools=(noop_tool("deploy_now"),),
                                 model_invocable=False))
     agent, script = make_agent([Turn([text("a")]), Turn([text("b")])], agentkit_tools_files, plugin, root=workspace)
     agent.run_sync("one")
@@ -185,20 +171,20 @@ def test_the_embedder_may_activate_a_skill_between_runs(home, workspace):
 
 
 def test_a_skill_tool_colliding_with_an_agent_tool_is_an_error(home, workspace):
-    plugin = SkillsPlugin(Skill("shadow", "Shadow.", "Steps.", tools=(_tool("read_file"),)))
+    plugin = SkillsPlugin(Skill("shadow", "Shadow.", "Steps.", tools=(noop_tool("read_file"),)))
     with pytest.raises(SkillConflictError, match=r"skill 'shadow' .* brings a tool named 'read_file'.*overrides"):
         make_agent([], agentkit_tools_files, plugin, root=workspace)
 
 
 def test_a_skill_may_override_an_agent_tool_when_it_says_so(home, workspace):
-    replacement = _tool("list_files")
+    replacement = noop_tool("list_files")
     plugin = SkillsPlugin(Skill("lister", "List.", "Steps.", tools=(replacement,), overrides=("list_files",)))
     agent, _ = make_agent([], agentkit_tools_files, plugin, root=workspace)
     assert agent.tools["list_files"] is replacement
 
 
 def test_a_skill_naming_an_opt_in_tool_enables_it_once_active(home, workspace):
-    opt_in = _tool("fetch_it")
+    opt_in = noop_tool("fetch_it")
     opt_in.default_enabled = False
     plugin = SkillsPlugin(Skill("web", "Web.", "Steps.", tools=("fetch_it",)))
     agent, script = make_agent([Turn([text("a")]), Turn([text("b")])], agentkit_tools_files, ToolsPlugin(opt_in),
@@ -374,7 +360,7 @@ def test_a_shell_command_naming_the_instructions_activates_the_skill(home, works
     write_skill_md(home / ".agentkit/skills/loud", "name: loud\ndescription: L.\n")
     location = str((home / ".agentkit/skills/loud/SKILL.md").resolve())
     agent, script = make_agent([Turn([tool_call("execute", {"command": f"cat {location}"})]), Turn([text("done")])],
-                               ToolsPlugin(_tool("execute")), root=workspace)
+                               ToolsPlugin(noop_tool("execute")), root=workspace)
     result = agent.run_sync("shout")
     assert "print its file with the execute tool" in script.requests[0].system
     assert result.skills == ["loud"]
@@ -398,7 +384,7 @@ def test_a_linked_skill_file_does_not_widen_what_read_file_may_read(home, worksp
 
 
 def test_a_skill_bringing_a_command_tool_needs_a_policy_when_the_agent_is_built(home, workspace):
-    shell = _tool("run_it")
+    shell = noop_tool("run_it")
     shell.requires_authorization = True
     plugin = SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,)))
     with pytest.raises(ConfigError, match="skill 'ops' brings the tool 'run_it', which runs arbitrary commands"):

@@ -17,7 +17,7 @@ import agentkit_tools_files
 import httpx
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
-from host_helpers import ToolsPlugin, make_agent, make_host
+from host_helpers import SkillsPlugin, ToolsPlugin, make_agent, make_host, noop_tool
 from PIL import Image
 
 from agentkit.host import (
@@ -239,20 +239,6 @@ def test_subscribing_an_async_function_is_refused_naming_both_ways_to_listen() -
 # -- skills and tools added to an agent -----------------------------------------------------------
 
 
-class SkillsPlugin:
-    def __init__(self, *skills: Skill) -> None:
-        self.skills = skills
-
-    @hookimpl
-    def agentkit_register_skills(self, register: Any) -> None:
-        for skill in self.skills:
-            register(skill)
-
-
-def _tool(name: str) -> Tool:
-    return Tool(name, f"The {name} tool.", {"type": "object", "properties": {}}, lambda arguments, context: "ok")
-
-
 def test_activating_an_unknown_skill_lists_the_known_ones_in_order() -> None:
     plugin = SkillsPlugin(*(Skill(name, "A skill.", "Steps.", model_invocable=False) for name in ("beta", "alpha")))
     agent, _ = make_agent([], plugin)
@@ -268,12 +254,12 @@ def test_activating_a_skill_on_an_agent_without_skills_says_none_is_known() -> N
 
 
 def test_adding_a_tool_the_agent_has_is_harmless_and_a_different_one_of_its_name_is_refused() -> None:
-    mine = _tool("mine")
+    mine = noop_tool("mine")
     agent, _ = make_agent([], extra_tools=[mine])
     agent.add_tools(mine)
     assert agent.tools["mine"] is mine
     with pytest.raises(ConfigError, match=_words("a different tool named 'mine' is already enabled; rename one")):
-        agent.add_tools(_tool("mine"))
+        agent.add_tools(noop_tool("mine"))
     assert agent.tools["mine"] is mine
 
 
@@ -281,7 +267,7 @@ def test_adding_a_tool_no_provider_could_send_is_refused_with_the_registrys_word
     agent, _ = make_agent([])
     with pytest.raises(ConfigError, match=_words(
             "tool name 'no spaces' is invalid: use 1-64 letters, digits, '_' or '-'")):
-        agent.add_tools(_tool("no spaces"))
+        agent.add_tools(noop_tool("no spaces"))
     assert "no spaces" not in agent.tools
 
 
