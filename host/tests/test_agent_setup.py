@@ -25,15 +25,6 @@ def _tool(name: str, **kwargs: Any) -> Tool:
                 **kwargs)
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home of the test's own: the user's skills folder is empty unless the test writes one."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return home
-
-
 def write_skill(home: Path, name: str) -> Path:
     folder = home / ".agentkit" / "skills" / name
     folder.mkdir(parents=True)

@@ -29,6 +29,17 @@ from agentkit.plugin_api import (
 )
 
 
+class Chunks(httpx.AsyncByteStream):
+    """A response body that arrives in the given pieces."""
+
+    def __init__(self, parts: list[bytes]) -> None:
+        self.parts = parts
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for part in self.parts:
+            yield part
+
+
 class FakeDecoder:
     def __init__(self, model: ModelInfo) -> None:
         self.assembler = MessageAssembler(provider=model.vendor, api="fake", model=model.id)

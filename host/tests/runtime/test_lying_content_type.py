@@ -11,7 +11,7 @@ import asyncio
 
 import httpx
 import pytest
-from _runtime_fakes import FakeProvider, request
+from _runtime_fakes import Chunks, FakeProvider, request
 
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import StopReason
@@ -24,7 +24,7 @@ def final(body: bytes, content_type: str = "text/event-stream", status: int = 20
     def handler(req: httpx.Request) -> httpx.Response:
         if chunk:
             parts = [body[i : i + chunk] for i in range(0, len(body), chunk)]
-            return httpx.Response(status, headers={"content-type": content_type}, stream=_Chunks(parts))
+            return httpx.Response(status, headers={"content-type": content_type}, stream=Chunks(parts))
         return httpx.Response(status, headers={"content-type": content_type}, content=body)
 
     async def main():
@@ -32,15 +32,6 @@ def final(body: bytes, content_type: str = "text/event-stream", status: int = 20
         return [event async for event in runtime.stream(FakeProvider(), request())]
 
     return asyncio.run(main())[-1].message
-
-
-class _Chunks(httpx.AsyncByteStream):
-    def __init__(self, parts: list[bytes]) -> None:
-        self.parts = parts
-
-    async def __aiter__(self):
-        for part in self.parts:
-            yield part
 
 
 @pytest.mark.parametrize("chunk", [0, 1, 7])

@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 import httpx
-from _runtime_fakes import FakeProvider, request, sse, text_stream
+from _runtime_fakes import Chunks, FakeProvider, request, sse, text_stream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,19 +22,10 @@ from agentkit.plugin_api import MessageEnd, StopReason
 ENV = {"FAKE_API_KEY": "sk-fake-0123456789abcdef"}
 
 
-class _Chunks(httpx.AsyncByteStream):
-    def __init__(self, parts: list[bytes]) -> None:
-        self.parts = parts
-
-    async def __aiter__(self):
-        for part in self.parts:
-            yield part
-
-
 def _runtime(body: bytes, chunk: int) -> ProviderRuntime:
     def handler(req: httpx.Request) -> httpx.Response:
         parts = [body[i : i + chunk] for i in range(0, len(body), chunk)] if chunk else [body]
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=_Chunks(parts))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=Chunks(parts))
 
     return ProviderRuntime(httpx.MockTransport(handler), env=ENV)
 
