@@ -319,3 +319,48 @@ def test_cancelling_every_task_mid_run_still_reports_the_session_end_before_agen
     asyncio.run(scenario())
     assert order == ["session_end:aborted", "agent_end:aborted"]
     assert_well_formed(agent, recorder, "aborted")
+
+
+def test_a_call_the_cancelled_run_never_reached_is_still_announced_and_answered():
+    """Every task cancelled (as ``asyncio.run`` does when the application's main fails) while the policy
+    weighs the first call: the second call was never started, yet a subscriber sees it start and end."""
+    weighing, release = threading.Event(), threading.Event()
+
+    def policy(call, arguments):
+        weighing.set()
+        release.wait(30)  # set by the test once the run has ended: the thread never outlives it
+        return None
+
+    agent, recorder = recorded_agent(
+        Script([Turn([tool_call("echo", {"value": "a"}), tool_call("echo", {"value": "b"})]), Turn([text("done")])]),
+        tools(echo()), before_tool_call=policy,
+    )
+    seen = []
+    agent.subscribe(lambda event: seen.append(event) if event.type in ("tool_call_start", "tool_call_end") else None)
+
+    async def scenario():
+        driver = asyncio.current_task()
+        run = asyncio.ensure_future(agent.run("go"))
+        try:
+            await asyncio.to_thread(weighing.wait, 30)
+            for task in asyncio.all_tasks():
+                if task is not driver:
+                    task.cancel()  # the run's own task among them
+            with pytest.raises(asyncio.CancelledError):
+                await run
+        finally:
+            release.set()
+
+    asyncio.run(scenario())
+    assert_well_formed(agent, recorder, "cancelled")
+    first, second = next(message.tool_calls for message in agent.history if getattr(message, "tool_calls", None))
+    assert [(event.type, event.call.id if event.type == "tool_call_start" else event.result.tool_use_id)
+            for event in seen] == [
+        ("tool_call_start", first.id),
+        ("tool_call_end", first.id),
+        ("tool_call_start", second.id),
+        ("tool_call_end", second.id),
+    ]
+    answers = [envelope(message) for message in results(agent)]
+    assert [answer["error"] for answer in answers] == ["cancelled", "cancelled"], answers
+    assert agent.last_result.problems == []
