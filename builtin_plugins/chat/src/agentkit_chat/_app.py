@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentkit.host.cli.support import require_credential, run_interruptibly
-from agentkit.plugin_api.errors import UsageError
 
 from ._authorize import Authorizer
 from ._compact import chat_compaction
@@ -65,9 +64,7 @@ class Chat:
         from agentkit.host import Agent
 
         info = self.host.resolve_model(model)  # ModelNotFound: a usage error
-        provider = self.host.providers.get(info.api)
-        if provider is None:
-            raise UsageError(f"no installed provider implements wire {info.api!r} for {info.key}")
+        provider = self.host.providers[info.api]  # the catalog lists a model only while its plugin serves the wire
         transport = self.options.transport if info.api == "faux" else None
         if transport is None:
             require_credential(provider, info)

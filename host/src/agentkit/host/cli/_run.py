@@ -106,16 +106,14 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
     Shared by ``agentkit run`` and ``agentkit rpc``: ``--root``, ``--system``, ``--max-turns``,
     ``--max-tokens``, ``--allow-all-tools``, ``--trust-project`` and ``--script``.
 
-    :raises UsageError: an unknown model, no provider for its wire, a missing credential, a bad script.
+    :raises UsageError: an unknown model, a missing credential, a bad script.
     """
     from .._agent import Agent
     from .._config import AgentConfig, allow_all
     from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
 
     model = host.resolve_model(model_name)  # ModelNotFound is a usage error: exit 2
-    provider = host.providers.get(model.api)
-    if provider is None:
-        raise UsageError(f"no installed provider implements wire {model.api!r} for {model.key}")
+    provider = host.providers[model.api]  # the catalog lists a model only while its plugin serves the wire
     if check_credential:  # before anything is sent
         require_credential(provider, model)
     transport: Any = None
