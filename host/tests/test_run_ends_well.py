@@ -324,12 +324,11 @@ def test_cancelling_every_task_mid_run_still_reports_the_session_end_before_agen
 def test_a_call_the_cancelled_run_never_reached_is_still_announced_and_answered():
     """Every task cancelled (as ``asyncio.run`` does when the application's main fails) while the policy
     weighs the first call: the second call was never started, yet a subscriber sees it start and end."""
-    weighing, release = threading.Event(), threading.Event()
+    weighing = None
 
-    def policy(call, arguments):
+    async def policy(call, arguments):
         weighing.set()
-        release.wait(30)  # set by the test once the run has ended: the thread never outlives it
-        return None
+        await asyncio.Event().wait()  # never answers: the cancellation ends it
 
     agent, recorder = recorded_agent(
         Script([Turn([tool_call("echo", {"value": "a"}), tool_call("echo", {"value": "b"})]), Turn([text("done")])]),
@@ -339,17 +338,16 @@ def test_a_call_the_cancelled_run_never_reached_is_still_announced_and_answered(
     agent.subscribe(lambda event: seen.append(event) if event.type in ("tool_call_start", "tool_call_end") else None)
 
     async def scenario():
+        nonlocal weighing
+        weighing = asyncio.Event()
         driver = asyncio.current_task()
         run = asyncio.ensure_future(agent.run("go"))
-        try:
-            await asyncio.to_thread(weighing.wait, 30)
-            for task in asyncio.all_tasks():
-                if task is not driver:
-                    task.cancel()  # the run's own task among them
-            with pytest.raises(asyncio.CancelledError):
-                await run
-        finally:
-            release.set()
+        await weighing.wait()
+        for task in asyncio.all_tasks():
+            if task is not driver:
+                task.cancel()  # the run's own task among them
+        with pytest.raises(asyncio.CancelledError):
+            await run
 
     asyncio.run(scenario())
     assert_well_formed(agent, recorder, "cancelled")
