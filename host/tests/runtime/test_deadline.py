@@ -107,3 +107,99 @@ def test_a_fast_response_is_unaffected_by_a_deadline() -> None:
     )
     events = collect(runtime)
     assert events[-1].message.stop_reason is StopReason.STOP
+
+
+def _quick_then_hanging() -> httpx.MockTransport:
+    """The first request answers at once; every later one never answers."""
+    answered = []
+
+    async def handler(req: httpx.Request) -> httpx.Response:
+        if not answered:
+            answered.append(req)
+            return httpx.Response(200, content=sse({"type": "text", "text": "hi"}, {"type": "end", "stop": "stop"}))
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    return httpx.MockTransport(handler)
+
+
+def _ends(runtime: ProviderRuntime, timeouts: list[float]) -> list:
+    """The last event of one request per timeout, all inside one session of ``runtime``."""
+
+    async def main():
+        ends = []
+        async with runtime.session():
+            for timeout in timeouts:
+                runtime.request_timeout = timeout
+                ends.append([event async for event in runtime.stream(FakeProvider(), request())][-1])
+        return ends
+
+    return asyncio.run(main())
+
+
+@pytest.mark.timeout(30)
+def test_a_later_request_of_a_session_is_cut_at_its_own_deadline() -> None:
+    # The first request's deadline comes while the second waits, before the second's.
+    runtime = ProviderRuntime(_quick_then_hanging(), env=ENV)
+    first, second = _ends(runtime, [0.2, 1.0])
+    assert first.message.stop_reason is StopReason.STOP
+    assert second.message.stop_reason is StopReason.ERROR
+    assert "request_timeout" in second.message.error_message
+
+
+@pytest.mark.timeout(30)
+def test_a_shorter_deadline_after_a_long_one_still_fires_on_time() -> None:
+    # The first request's deadline is an hour away; the second's must not wait for it.
+    runtime = ProviderRuntime(_quick_then_hanging(), env=ENV)
+    first, second = _ends(runtime, [3600, 0.2])
+    assert first.message.stop_reason is StopReason.STOP
+    assert "0.2 s" in second.message.error_message and "request_timeout" in second.message.error_message
+
+
+def _live_timers(loop: asyncio.AbstractEventLoop) -> list[asyncio.TimerHandle]:
+    # The loop's own schedule: the only place a forgotten timer shows before it fires.
+    return [handle for handle in loop._scheduled if not handle.cancelled()]  # type: ignore[attr-defined]
+
+
+@pytest.mark.timeout(30)
+def test_a_cancelled_request_leaves_no_timer_behind() -> None:
+    entered = asyncio.Event()
+
+    async def handler(req: httpx.Request) -> httpx.Response:
+        entered.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    runtime = ProviderRuntime(httpx.MockTransport(handler), env=ENV, request_timeout=3600)
+
+    async def main():
+        async def run() -> None:
+            async with runtime.session():
+                async for _ in runtime.stream(FakeProvider(), request()):
+                    pass
+
+        task = asyncio.ensure_future(run())
+        await entered.wait()
+        assert _live_timers(asyncio.get_running_loop()), "the deadline is armed while the request waits"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return _live_timers(asyncio.get_running_loop())
+
+    assert asyncio.run(main()) == []
+
+
+@pytest.mark.timeout(30)
+def test_a_finished_session_leaves_no_timer_behind() -> None:
+    body = sse({"type": "text", "text": "hi"}, {"type": "end", "stop": "stop"})
+    runtime = ProviderRuntime(
+        httpx.MockTransport(lambda req: httpx.Response(200, content=body)), env=ENV, request_timeout=3600
+    )
+
+    async def main():
+        async with runtime.session():
+            for _ in range(3):
+                assert [e async for e in runtime.stream(FakeProvider(), request())][-1].message.text == "hi"
+        return _live_timers(asyncio.get_running_loop())
+
+    assert asyncio.run(main()) == []

@@ -37,7 +37,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import ProviderError
 
-from ._abort import Aborted, AbortWatch, Expired
+from ._abort import Aborted, AbortWatch, DeadlineClock, Expired
 from ._http_request import RequestFactory
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
@@ -202,6 +202,7 @@ class ProviderRuntime:
         self._transport = transport
         self._client = client
         self._session: httpx.AsyncClient | None = None
+        self._deadlines: DeadlineClock | None = None  # the open session's, shared by its requests
         self._requests = RequestFactory()
         self.retry = retry or RetryPolicy()
         self.credentials = CredentialResolver(
@@ -246,17 +247,24 @@ class ProviderRuntime:
         """Send the requests made inside through one HTTP client, reusing its connections; closed at the end.
 
         An agent opens one for each run. Nested sessions share the outer one,
-        and a runtime given a ``client`` uses that one throughout.
+        and a runtime given a ``client`` uses that one throughout. The
+        session's requests also share one deadline timer, cancelled at its end.
         """
-        if self._client is not None or self._session is not None:
+        if self._deadlines is not None:  # nested: the outer session owns both
             yield
             return
-        self._session = client = self._new_client()
+        self._deadlines = deadlines = DeadlineClock(asyncio.get_running_loop())
+        client = None
         try:
+            if self._client is None:
+                self._session = client = self._new_client()
             yield
         finally:
-            self._session = None
-            await client.aclose()
+            self._deadlines = None
+            deadlines.close()
+            if client is not None:
+                self._session = None
+                await client.aclose()
 
     def _new_client(self) -> httpx.AsyncClient:
         # An injected transport belongs to the caller: the client closes only its wrapper.
@@ -379,7 +387,7 @@ class ProviderRuntime:
             )
             return
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
-        abort_watch = AbortWatch(abort, self.request_timeout)
+        abort_watch = AbortWatch(abort, self.request_timeout, self._deadlines)
         try:
             built: BuiltRequest | None = None
             failed: list[ProviderEvent] = []
