@@ -393,6 +393,17 @@ def test_top_k_is_refused_on_openai_and_sent_where_the_profile_takes_it(kit) -> 
     assert _settings_body(kit, model=kit.model_row("local/default"), top_k=5)["top_k"] == 5
 
 
+def test_one_provider_follows_each_request_s_profile_for_its_sampling_rules(kit) -> None:
+    # The rules are kept between requests: a request of another profile must get its own.
+    provider = OpenAICompletions()
+    local = kit.request_for(model=kit.model_row("local/default"), top_k=5)
+    openai = kit.request_for(model=kit.model_row("openai/gpt-4o-mini"), top_k=5)
+    assert json.loads(provider.encode(local).body)["top_k"] == 5
+    with pytest.raises(ValueError, match=r"openai-completions \(openai profile\) cannot express top_k"):
+        provider.encode(openai)
+    assert json.loads(provider.encode(local).body)["top_k"] == 5
+
+
 def test_more_than_four_stop_sequences_are_refused_on_openai(kit) -> None:
     with pytest.raises(ValueError, match="5 stop sequences; it takes at most 4"):
         _settings_body(kit, stop_sequences=["a", "b", "c", "d", "e"])

@@ -130,9 +130,14 @@ class CompletionsEncoder:
         self._transcripts: dict[int | None, TranscriptEncoder[_Encoded]] = {}
         # The system prompt, the same text every turn (often the longest message), serialized once.
         self._system: tuple[str, str, bytes] = ("", "", b"")
+        # The sampling rules of the profile used last (a profile is immutable), made once.
+        self._rules: tuple[CompatProfile, SamplingRules] | None = None
 
     def encode(self, request: ProviderRequest, profile: CompatProfile) -> WireRequest:
-        rest = _settings(request, profile)
+        rules = self._rules
+        if rules is None or rules[0] is not profile:  # the same profile object every turn of a model
+            self._rules = rules = (profile, _sampling_rules(profile))
+        rest = _settings(request, profile, rules[1])
         extra = request.options.get("extra_body") or {}
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
         parts = [b'{"model":', dumps(extra.get("model", request.model.id))]
@@ -205,7 +210,7 @@ class CompletionsEncoder:
         return _Encoded(b",".join(wire), tuple(pending))
 
 
-def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any]:
+def _settings(request: ProviderRequest, profile: CompatProfile, rules: SamplingRules) -> dict[str, Any]:
     """Every body field but the model, the messages and the tools, in wire order."""
     body: dict[str, Any] = {}
     choice = tool_choice(request)
@@ -215,7 +220,7 @@ def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any
         body["tool_choice"] = _tool_choice(choice)
     if request.max_tokens is not None:
         body[profile.max_tokens_field] = request.max_tokens
-    body.update(sampling(request, _sampling_rules(profile)))
+    body.update(sampling(request, rules))
     schema = structured_output(request, API)
     if schema is not None:
         # strict only where the schema meets OpenAI's strict rules, which it would otherwise refuse

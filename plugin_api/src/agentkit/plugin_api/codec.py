@@ -173,7 +173,12 @@ class IdentityCache(Generic[V]):
                 self._entries.move_to_end(key)
                 return entry[1]
         value = build()
-        self.put(obj, value, variant)
+        with self._lock:  # put, written out: every new message of a turn passes here
+            entries = self._entries
+            entries[key] = (obj, value)
+            entries.move_to_end(key)
+            while len(entries) > self._max:
+                entries.popitem(last=False)
         return value
 
     def peek(self, obj: object, variant: Hashable = None) -> V | None:
