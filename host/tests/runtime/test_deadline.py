@@ -203,3 +203,49 @@ def test_a_finished_session_leaves_no_timer_behind() -> None:
         return _live_timers(asyncio.get_running_loop())
 
     assert asyncio.run(main()) == []
+
+
+class _EndsThenStalls(httpx.AsyncByteStream):
+    """A whole message, then a declared rest that never comes."""
+
+    async def __aiter__(self):
+        yield sse({"type": "text", "text": "hi"}, {"type": "end", "stop": "stop"})
+        await asyncio.Event().wait()
+        yield b""  # pragma: no cover
+
+
+def _stalled_rest() -> httpx.MockTransport:
+    def handler(req: httpx.Request) -> httpx.Response:
+        body = sse({"type": "text", "text": "hi"}, {"type": "end", "stop": "stop"})
+        # The declared length promises a short rest (worth reading to keep the connection).
+        headers = {"content-type": "text/event-stream", "content-length": str(len(body) + 16)}
+        return httpx.Response(200, headers=headers, stream=_EndsThenStalls())
+
+    return httpx.MockTransport(handler)
+
+
+@pytest.mark.timeout(30)
+def test_a_rest_that_stalls_after_the_message_costs_the_connection_not_the_request() -> None:
+    # The request deadline is an hour away: only the short wait for the rest can end this.
+    runtime = ProviderRuntime(_stalled_rest(), env=ENV, request_timeout=3600)
+
+    async def main():
+        async with runtime.session():
+            return [[e async for e in runtime.stream(FakeProvider(), request())][-1] for _ in range(2)]
+
+    ends = asyncio.run(main())
+    assert [end.message.stop_reason for end in ends] == [StopReason.STOP, StopReason.STOP]
+    assert [end.message.text for end in ends] == ["hi", "hi"]
+
+
+@pytest.mark.timeout(30)
+def test_a_session_whose_rests_stalled_leaves_no_timer_behind() -> None:
+    runtime = ProviderRuntime(_stalled_rest(), env=ENV, request_timeout=3600)
+
+    async def main():
+        async with runtime.session():
+            async for _ in runtime.stream(FakeProvider(), request()):
+                pass
+        return _live_timers(asyncio.get_running_loop())
+
+    assert asyncio.run(main()) == []

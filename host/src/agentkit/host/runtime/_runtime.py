@@ -490,10 +490,15 @@ class ProviderRuntime:
         if not length.isdigit() or int(length) - response.num_bytes_downloaded > MAX_DRAIN:
             return
         # Whatever fails here, the message is whole; a server that stalls costs the connection, not the turn.
-        with contextlib.suppress(StopAsyncIteration, Exception):
-            async with asyncio.timeout(DRAIN_TIMEOUT):
+        # The short wait is a watch of its own on the session's clock: the timer it arms serves the
+        # drains of the next second's turns too, where a timeout per drain would arm one each.
+        rest = AbortWatch(None, DRAIN_TIMEOUT, self._deadlines)
+        try:
+            with contextlib.suppress(StopAsyncIteration, Exception):
                 while True:
-                    await abort.read(chunks.__anext__())
+                    await rest.read(abort.read(chunks.__anext__()))
+        finally:
+            rest.close()
 
     def _expired(self, url: str) -> str:
         return (
