@@ -173,11 +173,14 @@ class SSEDecoder:
                 continue
             if len(line) > max_line:
                 self._fail(f"an SSE line of {len(line)} bytes is longer than {max_line}")
-            if line[0] == 0x3A:  # ":" comment
+            if line[:6] == b"data: ":  # nearly every line: the field read below, without its split
+                name, value = b"data", line[6:]
+            elif line[0] == 0x3A:  # ":" comment
                 continue
-            name, colon, value = line.partition(b":")
-            if colon and value[:1] == b" ":
-                value = value[1:]
+            else:
+                name, colon, value = line.partition(b":")
+                if colon and value[:1] == b" ":
+                    value = value[1:]
             self._pending = True
             if name == b"data":
                 self._data_bytes += len(value) + 1
