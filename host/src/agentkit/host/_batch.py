@@ -235,7 +235,7 @@ class ToolBatch:
                 for item in asynchronous:
                     launches.append(self._launch(item))
                 if launches:
-                    await settle_all(launches, self.stop, _HANDLER_GRACE)
+                    await settle_all(launches, self.stop, _HANDLER_GRACE, just_launched=True)
                 if tasks:
                     await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
             finally:
