@@ -158,7 +158,7 @@ async def guarded_call(
     if _is_async(function):
         # Captured inside the task: a task that raises KeyboardInterrupt or
         # SystemExit would re-raise it out of the event loop itself.
-        call = Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+        call = Launched(loop.create_task(_capture(function, args)), deadline)  # ensure_future's own step
         await settle_all((call,), stop, grace, just_launched=True)
         return call.outcome()
     future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
@@ -329,7 +329,7 @@ def launch(function: Callable[..., Any], *args: Any, timeout: float | None) -> L
     """
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
-    return Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+    return Launched(loop.create_task(_capture(function, args)), deadline)  # ensure_future's own step
 
 
 async def settle_all(
