@@ -272,10 +272,11 @@ class Agent:
 
     def skills_block(self) -> str | None:
         """The ``<available_skills>`` block the model is shown, or ``None`` (no skill, or nothing to read one with)."""
-        shown, reader = self.skills.invocable(), read_tool(self.tools)
-        if not shown or reader is None:
+        shown = self.skills.invocable()
+        if not shown:  # most agents: no tool to look for
             return None
-        return render_skills_block(shown, reader)
+        reader = read_tool(self.tools)
+        return None if reader is None else render_skills_block(shown, reader)
 
     def _plugin_of_tool(self, name: str) -> str:
         """The plugin whose tool ``name`` the agent runs; ``embedder`` for a tool given in code."""

@@ -273,7 +273,8 @@ class ToolBatch:
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
         text, ok, images = rendered if rendered is not None else self._render(result)
-        text = self._within_limit(call, text, ok)
+        if self.max_result_chars is not None and len(text) > self.max_result_chars:  # most results fit
+            text = self._within_limit(call, text, ok)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,

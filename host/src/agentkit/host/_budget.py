@@ -107,7 +107,8 @@ class PromptEstimator:
             stable = 0
         trusted = self._stable if line is not None and line is self._line and stable >= self._stable else 0
         self._line, self._stable = line, stable
-        keep = common_prefix(self._messages, messages, trusted)
+        # A line that vouches for every message counted last leaves nothing to compare.
+        keep = trusted if trusted == len(self._messages) else common_prefix(self._messages, messages, trusted)
         del self._messages[keep:], self._chars[keep + 1 :]
         for message in messages[keep:]:
             self._messages.append(message)
