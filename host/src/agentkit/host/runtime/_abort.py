@@ -86,14 +86,16 @@ class AbortWatch:
         :raises Aborted: the abort came first.
         :raises Expired: the deadline came first.
         """
-        if self.event is None and self._deadline is None:
+        event = self.event
+        if event is None and self._deadline is None:
             return await awaitable
-        self._check(awaitable)
-        if self.event is not None and not self._watching:
-            if isinstance(self.event, AbortEvent):
-                self.event.add_set_callback(self._aborted)
+        if self.expired or (event is not None and event.is_set()):  # the usual no, without a call
+            self._check(awaitable)
+        if event is not None and not self._watching:
+            if isinstance(event, AbortEvent):
+                event.add_set_callback(self._aborted)
             else:
-                self._waiter = asyncio.ensure_future(self.event.wait())
+                self._waiter = asyncio.ensure_future(event.wait())
                 self._waiter.add_done_callback(self._interrupt)
             self._watching = True
         self._reader = asyncio.current_task()
