@@ -10,6 +10,7 @@ against its :class:`~agentkit.host.runtime.ResponseLimits`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from .limits import ResponseLimits
 
 _BUCKETS = {"thinking": "thinking", "tool_use": "arguments"}
 _LIMIT_FIELDS = {"text": "text_bytes", "thinking": "thinking_bytes", "arguments": "argument_bytes"}
+_READ_LIMITS = operator.attrgetter(*_LIMIT_FIELDS.values())  # a response's limits, in _LIMIT_FIELDS order
 _WHAT = {"text": "text", "thinking": "thinking", "arguments": "tool-call arguments"}
 
 
@@ -64,7 +66,7 @@ class StreamPolice:
 
     def __init__(self, api: str, limits: ResponseLimits) -> None:
         self.api = api
-        self.limits = {bucket: getattr(limits, field) for bucket, field in _LIMIT_FIELDS.items()}
+        self.limits = dict(zip(_LIMIT_FIELDS, _READ_LIMITS(limits), strict=True))
         self.used = dict.fromkeys(self.limits, 0)
         self.open: dict[int, str] = {}  # index -> bucket
         self.closed: set[int] = set()
