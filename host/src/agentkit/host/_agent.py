@@ -870,14 +870,19 @@ class Agent:
         message: AssistantMessage | None = None
         structured = self.structured
         async for events in self.runtime.stream_batches(self.provider, request, abort=stop.event):
-            for event in events:
-                if isinstance(event, MessageEnd):
-                    message = event.message
-                emit(event)
-                if structured is not None:
+            if structured is None:  # asked once per list, not per event
+                for event in events:
+                    emit(event)
+            else:
+                for event in events:
+                    emit(event)
                     partial = structured.partial(event)
                     if partial is not None:
                         emit(partial)
+            # The runtime's lists are never empty, and its one MessageEnd is the last event of the last.
+            last = events[-1]
+            if isinstance(last, MessageEnd):
+                message = last.message
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message
