@@ -124,15 +124,23 @@ class CompletionsDecoder:
 
     def feed(self, event: WireEvent) -> list[ProviderEvent]:
         data = event.data
-        if self._assembler.ended or not isinstance(data, dict):
+        assembler = self._assembler
+        if assembler.ended or not isinstance(data, dict):
             # `data: [DONE]` (if the host passes it on), or anything after the end.
             return []
-        events = self._assembler.start()
+        events = assembler.start()
         error = data.get("error")
         if error:
             events.extend(self.fail(StopReason.ERROR, error_text(error)))
             return events
-        self._note_metadata(data)
+        # The response's id (its first) and model (its last), read here: every chunk passes.
+        if assembler.response_id is None:
+            response_id = data.get("id")
+            if isinstance(response_id, str) and response_id:
+                assembler.response_id = response_id
+        model = data.get("model")
+        if isinstance(model, str) and model:
+            assembler.response_model = model
         # Most chunks carry no usage: the lookups are asked first, the reading only of what is there.
         wire_usage, groq = data.get("usage"), data.get("x_groq")
         if wire_usage is not None or groq is not None:
@@ -140,7 +148,7 @@ class CompletionsDecoder:
             if usage is None and isinstance(groq, dict):
                 usage = usage_from_wire(groq.get("usage"))
             if usage is not None:
-                self._assembler.usage = usage
+                assembler.usage = usage
         choices = data.get("choices")
         if isinstance(choices, list):
             self._saw_choices = True
@@ -149,11 +157,11 @@ class CompletionsDecoder:
                 continue
             delta = choice.get("delta")
             if isinstance(delta, dict):
-                events.extend(self._on_delta(delta))
+                self._on_delta(delta, events)
             else:
                 message = choice.get("message")
                 if isinstance(message, dict):
-                    events.extend(self._on_delta(_as_delta(message)))
+                    self._on_delta(_as_delta(message), events)
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 self._finish_reason = reason
@@ -194,18 +202,8 @@ class CompletionsDecoder:
 
     # -- deltas --------------------------------------------------------
 
-    def _note_metadata(self, data: dict[str, Any]) -> None:
-        assembler = self._assembler
-        if assembler.response_id is None:
-            response_id = data.get("id")
-            if isinstance(response_id, str) and response_id:
-                assembler.response_id = response_id
-        model = data.get("model")
-        if isinstance(model, str) and model:
-            assembler.response_model = model
-
-    def _on_delta(self, delta: dict[str, Any]) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
+    def _on_delta(self, delta: dict[str, Any], events: list[ProviderEvent]) -> None:
+        """Read one delta, adding its events to ``events``."""
         for name in self._reasoning_fields:
             reasoning = delta.get(name)
             if isinstance(reasoning, str) and reasoning:
@@ -233,7 +231,6 @@ class CompletionsDecoder:
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             events.extend(self._tool_call_delta({"index": _LEGACY_CALL, "function": legacy}))
-        return events
 
     def _text_delta(self, text: str) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
