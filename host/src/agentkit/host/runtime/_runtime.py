@@ -90,10 +90,10 @@ def _framing_of(framing: str, response: httpx.Response) -> str:
     document, typically an error with a 200 status; read as SSE it would be a
     truncated stream, and the error message would be lost.
     """
+    if framing != "sse":  # only a stream can turn out to be one document: no header to read
+        return framing
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    if framing == "sse" and content_type == "application/json":
-        return "json"
-    return framing
+    return "json" if content_type == "application/json" else framing
 
 
 class _Cookies(httpx.Cookies):
@@ -107,9 +107,13 @@ class _Cookies(httpx.Cookies):
     """
 
     def extract_cookies(self, response: httpx.Response) -> None:
-        headers = response.headers
-        if "set-cookie" in headers or "set-cookie2" in headers:
+        # One pass over the raw names, compared as HTTP compares them (``in headers`` scans once per name).
+        if not _SETS_COOKIES.isdisjoint(name.lower() for name, _ in response.headers.raw):
             super().extract_cookies(response)
+
+
+#: The response headers that set cookies, lowercase.
+_SETS_COOKIES = frozenset({b"set-cookie", b"set-cookie2"})
 
 
 def _host(url: str) -> str:
