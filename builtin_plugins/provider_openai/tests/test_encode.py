@@ -305,6 +305,26 @@ def test_a_steady_state_request_serializes_no_schema_and_no_old_message(kit: Any
     assert fourth["tools"][0]["function"]["description"] == "Read a file, now with limits."
 
 
+def test_messages_appended_over_turns_are_not_serialized_again_when_the_transcript_is_rewritten(kit: Any) -> None:
+    """A transcript rewritten at its head (a compaction's summary) is encoded from the start,
+    reusing every message serialized on an earlier turn, appended ones included."""
+    provider = OpenAICompletions()
+    history: list[Any] = [UserMessage([_CountedText("q")])]
+    for turn in range(3):
+        _body(kit, provider=provider, messages=list(history))
+        call = ToolUseBlock(f"c{turn}", "read", "{}")
+        history += [
+            AssistantMessage([_CountedText(f"text {turn}"), call], StopReason.TOOL_USE),
+            ToolResultMessage(call.id, "read", [_CountedText(f"result {turn}")]),
+        ]
+    _body(kit, provider=provider, messages=list(history))  # the last two appended, encoded
+    summary = _CountedText("summary")
+    _CountedText.reads.clear()
+    rewritten = _body(kit, provider=provider, messages=[UserMessage([summary]), *history[1:]])
+    assert list(_CountedText.reads) == [id(summary)]
+    assert rewritten["messages"][1:] == _body(kit, messages=history[1:])["messages"]
+
+
 def test_the_system_prompt_is_serialized_once_while_it_stays_the_same(kit: Any, monkeypatch: Any) -> None:
     from agentkit_provider_openai import _encode
 

@@ -199,11 +199,18 @@ class CompletionsEncoder:
     def _extend(self, done: _Encoded | None, new: Sequence[Message], id_limit: int | None) -> _Encoded:
         wire = [done.joined] if done is not None and done.joined else []
         pending = list(done.pending_images) if done else []
+        cache = self.messages
         for message in new:
             if pending and not isinstance(message, ToolResultMessage):
                 wire.append(dumps({"role": "user", "content": pending}))
                 pending = []
-            parts = self.messages.get(message, partial(_message, message, id_limit), id_limit)
+            if done is None:  # from the start: messages encoded before are looked up
+                parts = cache.get(message, partial(_message, message, id_limit), id_limit)
+            else:
+                # Past a kept transcript, the messages appended since: never encoded, so not looked
+                # up; kept for a transcript rewritten later (an encoding depends on the message only).
+                parts = _message(message, id_limit)
+                cache.put(message, parts, id_limit)
             if parts.wire is not None:
                 wire.append(parts.wire)
             pending.extend(parts.images)
