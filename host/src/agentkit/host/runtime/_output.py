@@ -15,6 +15,9 @@ from collections.abc import Sequence
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
     ContentBlock,
     MessageEnd,
     MessageStart,
@@ -29,6 +32,9 @@ from ._police import EVENT_CHECKS, ProviderDefect, ResponseTooLarge, StreamPolic
 from ._redact import scrub
 from .limits import ResponseLimits
 from .pricing import PriceResponse, Pricing
+
+#: The event types that are never a message's start or end (by exact type: a subclass is asked below).
+_BLOCK_EVENTS = frozenset({BlockStart, BlockDelta, BlockEnd})
 
 
 class DecoderBroke(Exception):
@@ -69,9 +75,10 @@ class Output:
         for event in events:
             if self.ended:
                 break  # nothing may follow the end of the message
+            kind = type(event)
             try:
                 # StreamPolice.check, its dispatch written out: this runs for every event.
-                (checks.get(type(event)) or police.check_of(event))(police, event, count)
+                (checks.get(kind) or police.check_of(event))(police, event, count)
             except ProviderDefect as exc:
                 if closing:
                     continue  # the decoder already failed once: keep only what passes
@@ -80,6 +87,9 @@ class Output:
             except ResponseTooLarge as exc:
                 out += self._too_large(str(exc))
                 break
+            if kind in _BLOCK_EVENTS and self.started:  # most events: exactly a block's, neither start nor end
+                out.append(event)
+                continue
             if not self.started:
                 self.started = True
                 if not isinstance(event, MessageStart):
