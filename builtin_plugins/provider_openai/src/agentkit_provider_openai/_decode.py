@@ -161,7 +161,7 @@ class CompletionsDecoder:
             else:
                 message = choice.get("message")
                 if isinstance(message, dict):
-                    self._on_delta(_as_delta(message), events)
+                    self._on_delta(message, events, whole=True)
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 self._finish_reason = reason
@@ -202,8 +202,12 @@ class CompletionsDecoder:
 
     # -- deltas --------------------------------------------------------
 
-    def _on_delta(self, delta: dict[str, Any], events: list[ProviderEvent]) -> None:
-        """Read one delta, adding its events to ``events``."""
+    def _on_delta(self, delta: dict[str, Any], events: list[ProviderEvent], whole: bool = False) -> None:
+        """Read one delta, adding its events to ``events``.
+
+        ``whole``: ``delta`` is a whole message, read as one big delta whose
+        tool calls are indexed by their position (a message's calls carry no index).
+        """
         for name in self._reasoning_fields:
             reasoning = delta.get(name)
             if isinstance(reasoning, str) and reasoning:
@@ -225,12 +229,17 @@ class CompletionsDecoder:
             events.extend(self._text_delta(refusal))
         tool_calls = delta.get("tool_calls")
         if isinstance(tool_calls, list):
-            for call in tool_calls:
-                if isinstance(call, dict):
-                    events.extend(self._tool_call_delta(call))
+            if whole:
+                for position, call in enumerate(tool_calls):
+                    if isinstance(call, dict):
+                        events.extend(self._tool_call_delta(call, position))
+            else:  # a chunk's few calls, each with the index the wire gave it
+                for call in tool_calls:
+                    if isinstance(call, dict):
+                        events.extend(self._tool_call_delta(call, call.get("index")))
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
-            events.extend(self._tool_call_delta({"index": _LEGACY_CALL, "function": legacy}))
+            events.extend(self._tool_call_delta({"function": legacy}, _LEGACY_CALL))
 
     def _text_delta(self, text: str) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
@@ -250,13 +259,13 @@ class CompletionsDecoder:
         events.extend(self._assembler.delta(self._thinking, text))
         return events
 
-    def _tool_call_delta(self, wire: dict[str, Any]) -> list[ProviderEvent]:
+    def _tool_call_delta(self, wire: dict[str, Any], index: Any) -> list[ProviderEvent]:
+        """One call's delta; ``index``: the wire's index of the call (anything, as the wire sent it)."""
         function = wire.get("function")
         function = function if isinstance(function, dict) else {}
         call_id = given_id if isinstance(given_id := wire.get("id"), str) else ""
         name = given_name if isinstance(given_name := function.get("name"), str) else ""
         arguments = function.get("arguments")
-        index = wire.get("index")
         key = index if type(index) is int else self._call_key(index, call_id, name)
         events: list[ProviderEvent] = []
         call = self._calls.get(key)
@@ -326,15 +335,3 @@ class CompletionsDecoder:
         seed = f"{self._id_salt}\x00{call.ordinal}\x00{call.name}\x00{''.join(call.arguments)}"
         return "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
 
-
-def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
-    """A whole ``message`` as one delta: tool calls get their position as index."""
-    tool_calls = message.get("tool_calls")
-    if not isinstance(tool_calls, list):
-        return message
-    delta = dict(message)
-    delta["tool_calls"] = [
-        {**call, "index": position} if isinstance(call, dict) else call
-        for position, call in enumerate(tool_calls)
-    ]
-    return delta
