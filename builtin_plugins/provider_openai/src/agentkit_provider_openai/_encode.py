@@ -248,14 +248,15 @@ def _settings(request: ProviderRequest, profile: CompatProfile, rules: SamplingR
 
 def _message(message: Message, id_limit: int | None) -> _Parts:
     """The wire form of one message."""
-    if isinstance(message, UserMessage):
-        return _Parts(dumps(_user(message)))
-    if isinstance(message, AssistantMessage):
-        wire = _assistant(message, id_limit)
-        return _Parts(None if wire is None else dumps(wire))
+    # The most frequent kind first: a turn of tool calls adds one result per call.
     if isinstance(message, ToolResultMessage):
         tool, images = _tool_result(message, id_limit)
         return _Parts(dumps(tool), images)
+    if isinstance(message, AssistantMessage):
+        wire = _assistant(message, id_limit)
+        return _Parts(None if wire is None else dumps(wire))
+    if isinstance(message, UserMessage):
+        return _Parts(dumps(_user(message)))
     raise TypeError(f"openai-completions cannot encode a {type(message).__name__}")
 
 
@@ -303,8 +304,12 @@ def _replayed_arguments(call: ToolUseBlock) -> str:
 def _tool_result(
     message: ToolResultMessage, id_limit: int | None
 ) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
-    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
-    images = [_part(block) for block in message.content if isinstance(block, ImageBlock)]
+    content = message.content
+    if len(content) == 1 and type(content[0]) is TextBlock:  # nearly every result: its envelope's text alone
+        text, images = content[0].text, []
+    else:
+        text = "".join(block.text for block in content if isinstance(block, TextBlock))
+        images = [_part(block) for block in content if isinstance(block, ImageBlock)]
     if images and not text:
         text = IMAGES_ATTACHED
     if message.is_error:
