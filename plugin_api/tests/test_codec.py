@@ -143,6 +143,16 @@ def test_identity_cache_evicts_the_least_recently_used():
     assert len(cache) == 2
 
 
+def test_identity_cache_keeps_what_get_builds_within_its_bound():
+    cache: IdentityCache[int] = IdentityCache(2)
+    a, b, c = object(), object(), object()
+    assert (cache.get(a, lambda: 1), cache.get(b, lambda: 2)) == (1, 2)
+    assert cache.get(a, lambda: 10) == 1  # a hit, and a use: b is now the oldest
+    assert cache.get(c, lambda: 3) == 3
+    assert (cache.peek(a), cache.peek(b), cache.peek(c)) == (1, None, 3)
+    assert len(cache) == 2
+
+
 def test_identity_cache_refuses_a_bound_below_one():
     with pytest.raises(ValueError, match="max_entries must be 1 or more"):
         IdentityCache(0)

@@ -305,6 +305,26 @@ def test_a_steady_state_request_serializes_no_schema_and_no_old_message(kit: Any
     assert fourth["tools"][0]["function"]["description"] == "Read a file, now with limits."
 
 
+def test_messages_appended_over_turns_are_not_serialized_again_when_the_transcript_is_rewritten(kit: Any) -> None:
+    """A transcript rewritten at its head (a compaction's summary) is encoded from the start,
+    reusing every message serialized on an earlier turn, appended ones included."""
+    provider = OpenAICompletions()
+    history: list[Any] = [UserMessage([_CountedText("q")])]
+    for turn in range(3):
+        _body(kit, provider=provider, messages=list(history))
+        call = ToolUseBlock(f"c{turn}", "read", "{}")
+        history += [
+            AssistantMessage([_CountedText(f"text {turn}"), call], StopReason.TOOL_USE),
+            ToolResultMessage(call.id, "read", [_CountedText(f"result {turn}")]),
+        ]
+    _body(kit, provider=provider, messages=list(history))  # the last two appended, encoded
+    summary = _CountedText("summary")
+    _CountedText.reads.clear()
+    rewritten = _body(kit, provider=provider, messages=[UserMessage([summary]), *history[1:]])
+    assert list(_CountedText.reads) == [id(summary)]
+    assert rewritten["messages"][1:] == _body(kit, messages=history[1:])["messages"]
+
+
 def test_the_system_prompt_is_serialized_once_while_it_stays_the_same(kit: Any, monkeypatch: Any) -> None:
     from agentkit_provider_openai import _encode
 
@@ -391,6 +411,17 @@ def test_top_k_is_refused_on_openai_and_sent_where_the_profile_takes_it(kit) -> 
     with pytest.raises(ValueError, match=r"openai-completions \(openai profile\) cannot express top_k"):
         _settings_body(kit, top_k=5)
     assert _settings_body(kit, model=kit.model_row("local/default"), top_k=5)["top_k"] == 5
+
+
+def test_one_provider_follows_each_request_s_profile_for_its_sampling_rules(kit) -> None:
+    # The rules are kept between requests: a request of another profile must get its own.
+    provider = OpenAICompletions()
+    local = kit.request_for(model=kit.model_row("local/default"), top_k=5)
+    openai = kit.request_for(model=kit.model_row("openai/gpt-4o-mini"), top_k=5)
+    assert json.loads(provider.encode(local).body)["top_k"] == 5
+    with pytest.raises(ValueError, match=r"openai-completions \(openai profile\) cannot express top_k"):
+        provider.encode(openai)
+    assert json.loads(provider.encode(local).body)["top_k"] == 5
 
 
 def test_more_than_four_stop_sequences_are_refused_on_openai(kit) -> None:

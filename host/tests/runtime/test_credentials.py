@@ -7,11 +7,13 @@ run many concurrent streams against one expiring token and count refreshes.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import httpx
 from _runtime_fakes import FakeProvider, model, request, text_stream
 
 from agentkit.host.runtime import CredentialStore, ProviderRuntime
+from agentkit.host.runtime.credentials import CredentialResolver
 from agentkit.plugin_api import Credential, StopReason
 
 NOW = 1_800_000_000.0
@@ -198,3 +200,32 @@ def test_a_failing_refresh_is_an_error_message() -> None:
 
 def test_store_is_a_protocol_apps_implement() -> None:
     assert isinstance(Store(None), CredentialStore)
+
+
+
+def _resolve_each(values: list[str]) -> list[Credential | None]:
+    """One resolution per value by one resolver, its environment's FAKE_API_KEY set to the value first."""
+    env: dict[str, str] = {}
+    resolver = CredentialResolver(env=env)  # read at each request, as os.environ is
+
+    async def main():
+        found = []
+        for value in values:
+            env["FAKE_API_KEY"] = value
+            found.append(await resolver.resolve(FakeProvider(), "fakevendor"))
+        return found
+
+    return asyncio.run(main())
+
+
+def test_the_environment_is_read_again_for_every_request() -> None:
+    found = _resolve_each(["key-one", "key-one", "key-two", "key-one"])
+    assert [credential.value for credential in found] == ["key-one", "key-one", "key-two", "key-one"]
+
+
+def test_a_variable_that_needed_trimming_is_reported_on_every_request(caplog) -> None:
+    caplog.set_level(logging.WARNING)
+    found = _resolve_each(["key-one\r\n", "key-one\r\n"])
+    assert [credential.value for credential in found] == ["key-one", "key-one"]
+    warnings = [r.getMessage() for r in caplog.records if "FAKE_API_KEY" in r.getMessage()]
+    assert len(warnings) == 2, warnings

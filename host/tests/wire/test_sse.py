@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,29 @@ def test_only_the_lf_right_after_a_cr_is_taken_as_its_pair() -> None:
     # The CR ends the line; the LF of the next chunk completes the CRLF; the LF of
     # the chunk after that is a blank line of its own and dispatches the event.
     assert decode(b"data: a\r", b"\n", b"\n") == [SSEMessage(None, "a")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=_LINES,
+    end=st.sampled_from(["\n", "\r", "\r\n"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+    bound=st.sampled_from([None, 8, 24]),
+)
+def test_feed_fields_gives_feed_s_events_and_errors_as_tuples(
+    lines: list[str], end: str, cuts: list[int], bound: int | None
+) -> None:
+    # Two decoders fed the same chunks, one through each door: the same events, in the same
+    # order, and the same error at the same call (a small bound makes some streams fail).
+    raw = (end.join(lines) + end + end).encode()
+    points = sorted({c for c in cuts if c < len(raw)} | {0, len(raw)})
+    bounds = {} if bound is None else {"max_event_bytes": bound}
+    messages, fields = SSEDecoder(**bounds), SSEDecoder(**bounds)
+    for a, b in itertools.pairwise(points):
+        try:
+            expected = [(m.event, m.data, m.id, m.retry) for m in messages.feed(raw[a:b])]
+        except FrameTooLarge as exc:
+            with pytest.raises(FrameTooLarge, match=re.escape(str(exc))):
+                fields.feed_fields(raw[a:b])
+            return
+        assert fields.feed_fields(raw[a:b]) == expected

@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from agentkit.plugin_api import (
     CredentialKind,
+    ModelInfo,
     Provider,
     ProviderRequest,
     StreamDecoder,
@@ -65,9 +66,18 @@ class OpenAICompletions(CodecProvider):
 
     def __init__(self) -> None:
         self._encoder = CompletionsEncoder()
+        # The profile of the model asked for last (a catalog row is frozen): every request
+        # asks twice, to encode and to decode, and a session asks for one model.
+        self._profile: tuple[ModelInfo, CompatProfile] | None = None
+
+    def _profile_of(self, model: ModelInfo) -> CompatProfile:
+        kept = self._profile
+        if kept is None or kept[0] is not model:
+            kept = self._profile = (model, profile_for(model))
+        return kept[1]
 
     def encode(self, request: ProviderRequest) -> WireRequest:
-        return self._encoder.encode(request, profile_for(request.model))
+        return self._encoder.encode(request, self._profile_of(request.model))
 
     def decoder(self, request: ProviderRequest) -> StreamDecoder:
         model = request.model
@@ -75,7 +85,7 @@ class OpenAICompletions(CodecProvider):
             provider=model.vendor,
             api=self.api,
             model=model.id,
-            profile=profile_for(model),
+            profile=self._profile_of(model),
             id_salt=f"{model.key}:{len(request.messages)}",
         )
 

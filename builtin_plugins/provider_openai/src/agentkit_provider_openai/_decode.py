@@ -124,15 +124,23 @@ class CompletionsDecoder:
 
     def feed(self, event: WireEvent) -> list[ProviderEvent]:
         data = event.data
-        if self._assembler.ended or not isinstance(data, dict):
+        assembler = self._assembler
+        if assembler.ended or not isinstance(data, dict):
             # `data: [DONE]` (if the host passes it on), or anything after the end.
             return []
-        events = self._assembler.start()
+        events = assembler.start()
         error = data.get("error")
         if error:
             events.extend(self.fail(StopReason.ERROR, error_text(error)))
             return events
-        self._note_metadata(data)
+        # The response's id (its first) and model (its last), read here: every chunk passes.
+        if assembler.response_id is None:
+            response_id = data.get("id")
+            if isinstance(response_id, str) and response_id:
+                assembler.response_id = response_id
+        model = data.get("model")
+        if isinstance(model, str) and model:
+            assembler.response_model = model
         # Most chunks carry no usage: the lookups are asked first, the reading only of what is there.
         wire_usage, groq = data.get("usage"), data.get("x_groq")
         if wire_usage is not None or groq is not None:
@@ -140,7 +148,7 @@ class CompletionsDecoder:
             if usage is None and isinstance(groq, dict):
                 usage = usage_from_wire(groq.get("usage"))
             if usage is not None:
-                self._assembler.usage = usage
+                assembler.usage = usage
         choices = data.get("choices")
         if isinstance(choices, list):
             self._saw_choices = True
@@ -149,11 +157,11 @@ class CompletionsDecoder:
                 continue
             delta = choice.get("delta")
             if isinstance(delta, dict):
-                events.extend(self._on_delta(delta))
+                self._on_delta(delta, events)
             else:
                 message = choice.get("message")
                 if isinstance(message, dict):
-                    events.extend(self._on_delta(_as_delta(message)))
+                    self._on_delta(message, events, whole=True)
             reason = choice.get("finish_reason")
             if isinstance(reason, str) and reason:
                 self._finish_reason = reason
@@ -194,18 +202,12 @@ class CompletionsDecoder:
 
     # -- deltas --------------------------------------------------------
 
-    def _note_metadata(self, data: dict[str, Any]) -> None:
-        assembler = self._assembler
-        if assembler.response_id is None:
-            response_id = data.get("id")
-            if isinstance(response_id, str) and response_id:
-                assembler.response_id = response_id
-        model = data.get("model")
-        if isinstance(model, str) and model:
-            assembler.response_model = model
+    def _on_delta(self, delta: dict[str, Any], events: list[ProviderEvent], whole: bool = False) -> None:
+        """Read one delta, adding its events to ``events``.
 
-    def _on_delta(self, delta: dict[str, Any]) -> list[ProviderEvent]:
-        events: list[ProviderEvent] = []
+        ``whole``: ``delta`` is a whole message, read as one big delta whose
+        tool calls are indexed by their position (a message's calls carry no index).
+        """
         for name in self._reasoning_fields:
             reasoning = delta.get(name)
             if isinstance(reasoning, str) and reasoning:
@@ -227,13 +229,17 @@ class CompletionsDecoder:
             events.extend(self._text_delta(refusal))
         tool_calls = delta.get("tool_calls")
         if isinstance(tool_calls, list):
-            for call in tool_calls:
-                if isinstance(call, dict):
-                    events.extend(self._tool_call_delta(call))
+            if whole:
+                for position, call in enumerate(tool_calls):
+                    if isinstance(call, dict):
+                        events.extend(self._tool_call_delta(call, position))
+            else:  # a chunk's few calls, each with the index the wire gave it
+                for call in tool_calls:
+                    if isinstance(call, dict):
+                        events.extend(self._tool_call_delta(call, call.get("index")))
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
-            events.extend(self._tool_call_delta({"index": _LEGACY_CALL, "function": legacy}))
-        return events
+            events.extend(self._tool_call_delta({"function": legacy}, _LEGACY_CALL))
 
     def _text_delta(self, text: str) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
@@ -253,13 +259,13 @@ class CompletionsDecoder:
         events.extend(self._assembler.delta(self._thinking, text))
         return events
 
-    def _tool_call_delta(self, wire: dict[str, Any]) -> list[ProviderEvent]:
+    def _tool_call_delta(self, wire: dict[str, Any], index: Any) -> list[ProviderEvent]:
+        """One call's delta; ``index``: the wire's index of the call (anything, as the wire sent it)."""
         function = wire.get("function")
         function = function if isinstance(function, dict) else {}
         call_id = given_id if isinstance(given_id := wire.get("id"), str) else ""
         name = given_name if isinstance(given_name := function.get("name"), str) else ""
         arguments = function.get("arguments")
-        index = wire.get("index")
         key = index if type(index) is int else self._call_key(index, call_id, name)
         events: list[ProviderEvent] = []
         call = self._calls.get(key)
@@ -329,15 +335,3 @@ class CompletionsDecoder:
         seed = f"{self._id_salt}\x00{call.ordinal}\x00{call.name}\x00{''.join(call.arguments)}"
         return "call_" + hashlib.sha256(seed.encode("utf-8")).hexdigest()[:24]
 
-
-def _as_delta(message: dict[str, Any]) -> dict[str, Any]:
-    """A whole ``message`` as one delta: tool calls get their position as index."""
-    tool_calls = message.get("tool_calls")
-    if not isinstance(tool_calls, list):
-        return message
-    delta = dict(message)
-    delta["tool_calls"] = [
-        {**call, "index": position} if isinstance(call, dict) else call
-        for position, call in enumerate(tool_calls)
-    ]
-    return delta

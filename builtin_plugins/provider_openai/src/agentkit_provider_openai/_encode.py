@@ -130,9 +130,14 @@ class CompletionsEncoder:
         self._transcripts: dict[int | None, TranscriptEncoder[_Encoded]] = {}
         # The system prompt, the same text every turn (often the longest message), serialized once.
         self._system: tuple[str, str, bytes] = ("", "", b"")
+        # The sampling rules of the profile used last (a profile is immutable), made once.
+        self._rules: tuple[CompatProfile, SamplingRules] | None = None
 
     def encode(self, request: ProviderRequest, profile: CompatProfile) -> WireRequest:
-        rest = _settings(request, profile)
+        rules = self._rules
+        if rules is None or rules[0] is not profile:  # the same profile object every turn of a model
+            self._rules = rules = (profile, _sampling_rules(profile))
+        rest = _settings(request, profile, rules[1])
         extra = request.options.get("extra_body") or {}
         rest.update({key: value for key, value in extra.items() if key not in _ASSEMBLED})
         parts = [b'{"model":', dumps(extra.get("model", request.model.id))]
@@ -194,18 +199,25 @@ class CompletionsEncoder:
     def _extend(self, done: _Encoded | None, new: Sequence[Message], id_limit: int | None) -> _Encoded:
         wire = [done.joined] if done is not None and done.joined else []
         pending = list(done.pending_images) if done else []
+        cache = self.messages
         for message in new:
             if pending and not isinstance(message, ToolResultMessage):
                 wire.append(dumps({"role": "user", "content": pending}))
                 pending = []
-            parts = self.messages.get(message, partial(_message, message, id_limit), id_limit)
+            if done is None:  # from the start: messages encoded before are looked up
+                parts = cache.get(message, partial(_message, message, id_limit), id_limit)
+            else:
+                # Past a kept transcript, the messages appended since: never encoded, so not looked
+                # up; kept for a transcript rewritten later (an encoding depends on the message only).
+                parts = _message(message, id_limit)
+                cache.put(message, parts, id_limit)
             if parts.wire is not None:
                 wire.append(parts.wire)
             pending.extend(parts.images)
         return _Encoded(b",".join(wire), tuple(pending))
 
 
-def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any]:
+def _settings(request: ProviderRequest, profile: CompatProfile, rules: SamplingRules) -> dict[str, Any]:
     """Every body field but the model, the messages and the tools, in wire order."""
     body: dict[str, Any] = {}
     choice = tool_choice(request)
@@ -215,7 +227,7 @@ def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any
         body["tool_choice"] = _tool_choice(choice)
     if request.max_tokens is not None:
         body[profile.max_tokens_field] = request.max_tokens
-    body.update(sampling(request, _sampling_rules(profile)))
+    body.update(sampling(request, rules))
     schema = structured_output(request, API)
     if schema is not None:
         # strict only where the schema meets OpenAI's strict rules, which it would otherwise refuse
@@ -236,14 +248,15 @@ def _settings(request: ProviderRequest, profile: CompatProfile) -> dict[str, Any
 
 def _message(message: Message, id_limit: int | None) -> _Parts:
     """The wire form of one message."""
-    if isinstance(message, UserMessage):
-        return _Parts(dumps(_user(message)))
-    if isinstance(message, AssistantMessage):
-        wire = _assistant(message, id_limit)
-        return _Parts(None if wire is None else dumps(wire))
+    # The most frequent kind first: a turn of tool calls adds one result per call.
     if isinstance(message, ToolResultMessage):
         tool, images = _tool_result(message, id_limit)
         return _Parts(dumps(tool), images)
+    if isinstance(message, AssistantMessage):
+        wire = _assistant(message, id_limit)
+        return _Parts(None if wire is None else dumps(wire))
+    if isinstance(message, UserMessage):
+        return _Parts(dumps(_user(message)))
     raise TypeError(f"openai-completions cannot encode a {type(message).__name__}")
 
 
@@ -291,8 +304,12 @@ def _replayed_arguments(call: ToolUseBlock) -> str:
 def _tool_result(
     message: ToolResultMessage, id_limit: int | None
 ) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
-    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
-    images = [_part(block) for block in message.content if isinstance(block, ImageBlock)]
+    content = message.content
+    if len(content) == 1 and type(content[0]) is TextBlock:  # nearly every result: its envelope's text alone
+        text, images = content[0].text, []
+    else:
+        text = "".join(block.text for block in content if isinstance(block, TextBlock))
+        images = [_part(block) for block in content if isinstance(block, ImageBlock)]
     if images and not text:
         text = IMAGES_ATTACHED
     if message.is_error:

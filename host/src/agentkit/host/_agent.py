@@ -272,10 +272,11 @@ class Agent:
 
     def skills_block(self) -> str | None:
         """The ``<available_skills>`` block the model is shown, or ``None`` (no skill, or nothing to read one with)."""
-        shown, reader = self.skills.invocable(), read_tool(self.tools)
-        if not shown or reader is None:
+        shown = self.skills.invocable()
+        if not shown:  # most agents: no tool to look for
             return None
-        return render_skills_block(shown, reader)
+        reader = read_tool(self.tools)
+        return None if reader is None else render_skills_block(shown, reader)
 
     def _plugin_of_tool(self, name: str) -> str:
         """The plugin whose tool ``name`` the agent runs; ``embedder`` for a tool given in code."""
@@ -869,14 +870,19 @@ class Agent:
         message: AssistantMessage | None = None
         structured = self.structured
         async for events in self.runtime.stream_batches(self.provider, request, abort=stop.event):
-            for event in events:
-                if isinstance(event, MessageEnd):
-                    message = event.message
-                emit(event)
-                if structured is not None:
+            if structured is None:  # asked once per list, not per event
+                for event in events:
+                    emit(event)
+            else:
+                for event in events:
+                    emit(event)
                     partial = structured.partial(event)
                     if partial is not None:
                         emit(partial)
+            # The runtime's lists are never empty, and its one MessageEnd is the last event of the last.
+            last = events[-1]
+            if isinstance(last, MessageEnd):
+                message = last.message
         if message is None:
             raise RuntimeError(f"provider {self.model.api!r} ended a response without message_end")
         return message

@@ -197,6 +197,13 @@ class ToolBatch:
         self.settled, self.started, self.decisions = {}, set(), {}
         self._implementing = {}
         prepared = []
+        # The calls still to run after preparing, in call order, and the way each runs: sorted
+        # here, once, rather than by a pass over the batch per way.
+        runnable: list[_Call] = []
+        inline: list[_Call] = []
+        asynchronous: list[_Call] = []
+        threaded: list[_Call] = []
+        sequential = False
         may_refuse = self._anyone_may_refuse()  # the same for every call of the batch
         for call in calls:
             item = self._admit(call)
@@ -206,31 +213,29 @@ class ToolBatch:
                     await self._authorize(item)
                 else:
                     self.decisions[call.id] = ("allowed", None)
+                if item.result is None:  # neither refused when prepared nor by its authorization
+                    runnable.append(item)
+                    (inline if item.inline else asynchronous if item.asynchronous else threaded).append(item)
+                    sequential = sequential or item.tool.execution_mode is ExecutionMode.SEQUENTIAL  # type: ignore[union-attr]  # admitted calls have their tool
             prepared.append(item)
-        runnable = [item for item in prepared if item.result is None]
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
-        elif any(item.tool.execution_mode is ExecutionMode.SEQUENTIAL for item in runnable):  # type: ignore[union-attr]  # runnable calls have their tool
+        elif sequential:
             for item in runnable:
                 item.result = await self._execute(item)
         elif runnable:
             # Async handlers run in a task each, settled together below; sync ones
             # that are not inline wait for their thread in a task each.
-            threaded = [item for item in runnable if not item.asynchronous and not item.inline]
             tasks = [asyncio.ensure_future(self._execute(item)) for item in threaded]
-            waiting: list[_Call] = []
             launches: list[Launched] = []
             try:
-                for item in runnable:
-                    if item.inline:
-                        item.result = await self._execute(item)
-                for item in runnable:
-                    if item.asynchronous:
-                        waiting.append(item)
-                        launches.append(self._launch(item))
+                for item in inline:
+                    item.result = await self._execute(item)
+                for item in asynchronous:
+                    launches.append(self._launch(item))
                 if launches:
-                    await settle_all(launches, self.stop, _HANDLER_GRACE)
+                    await settle_all(launches, self.stop, _HANDLER_GRACE, just_launched=True)
                 if tasks:
                     await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
             finally:
@@ -238,7 +243,7 @@ class ToolBatch:
                     task.cancel()  # only when this batch itself was cancelled
                 for launched in launches:
                     launched.future.cancel()  # likewise: a settled one is done already
-            for item, launched in zip(waiting, launches, strict=True):
+            for item, launched in zip(asynchronous, launches, strict=True):
                 item.result = self._conclude(item, launched)
             for item, task in zip(threaded, tasks, strict=True):
                 item.result = task.result()
@@ -268,7 +273,8 @@ class ToolBatch:
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
         text, ok, images = rendered if rendered is not None else self._render(result)
-        text = self._within_limit(call, text, ok)
+        if self.max_result_chars is not None and len(text) > self.max_result_chars:  # most results fit
+            text = self._within_limit(call, text, ok)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,
@@ -285,13 +291,19 @@ class ToolBatch:
         """Announce ``call`` and check its tool and arguments; a refused call comes back settled."""
         self.started.add(call.id)
         self.emit(ToolCallStart(call))
-        item = _Call(call, self.tools.get(call.name))
-        if item.tool is None:
+        tool = self.tools.get(call.name)
+        item = _Call(call, tool)
+        if tool is None:
             available = ", ".join(sorted(self.tools)) or "none"
             item.result = ToolResult.failure("unknown_tool", f"No tool named {call.name!r}. Available tools: {available}.")
             return item
-        item.asynchronous = self._is_async(item.tool)
-        item.inline = item.tool.execution_mode is ExecutionMode.INLINE and not item.asynchronous
+        # ``tool.is_async``, asked once per handler for the batches of a run (inspect is slow).
+        handler = tool.handler
+        known = self._asynchronous.get(tool.name)
+        if known is None or known[0] is not handler:
+            known = self._asynchronous[tool.name] = (handler, tool.is_async)
+        item.asynchronous = asynchronous = known[1]
+        item.inline = not asynchronous and tool.execution_mode is ExecutionMode.INLINE
         try:
             problem = self._parse_arguments(item)
         except Exception as exc:  # a schema the validator chokes on, a decoder defect
@@ -326,14 +338,6 @@ class ToolBatch:
             self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
-
-    def _is_async(self, tool: Tool) -> bool:
-        """``tool.is_async``, asked once per handler for the batches of a run (inspect is slow)."""
-        handler = tool.handler
-        known = self._asynchronous.get(tool.name)
-        if known is None or known[0] is not handler:
-            known = self._asynchronous[tool.name] = (handler, tool.is_async)
-        return known[1]
 
     def _parse_arguments(self, item: _Call) -> str | None:
         raw = item.call.arguments
@@ -431,7 +435,6 @@ class ToolBatch:
         tool = item.tool
         assert tool is not None
         context = self._context(item, tool)
-        timeout = tool_timeout_of(tool, self.tool_timeout)
         # A sync handler's result is rendered in its own thread too: data
         # that is slow or impossible to serialize stays inside the call's guard.
         try:
@@ -439,16 +442,17 @@ class ToolBatch:
             arguments: tuple[Any, ...] = (item.arguments, context)
             if item.inline:
                 value = _call_inline(_call_and_render, tool.handler, self._render, *arguments)
-                if isinstance(value, _Rendered):
-                    return self._success(item, value)
+                if isinstance(value, _Rendered):  # the common case, settled here (_success, written out)
+                    item.rendered = value.rendered
+                    return value.result
                 # A sync function handing back a coroutine: awaited in a task, guarded like any handler.
                 handler, arguments = awaiting(value), ()
             elif item.asynchronous:
                 handler = tool.handler
             else:
                 handler = functools.partial(_call_and_render, tool.handler, self._render)
-            value = await guarded_call(handler, *arguments, timeout=timeout, stop=self.stop, grace=_HANDLER_GRACE,
-                                       name=f"tool-{tool.name}")
+            value = await guarded_call(handler, *arguments, timeout=tool_timeout_of(tool, self.tool_timeout),
+                                       stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}")
         except Exception as exc:
             return self._failure(item, exc)
         return self._success(item, value)

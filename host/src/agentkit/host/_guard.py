@@ -158,8 +158,8 @@ async def guarded_call(
     if _is_async(function):
         # Captured inside the task: a task that raises KeyboardInterrupt or
         # SystemExit would re-raise it out of the event loop itself.
-        call = Launched(asyncio.ensure_future(_capture(function, args)), deadline)
-        await settle_all((call,), stop, grace)
+        call = Launched(loop.create_task(_capture(function, args)), deadline)  # ensure_future's own step
+        await settle_all((call,), stop, grace, just_launched=True)
         return call.outcome()
     future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
     handback = _handback(loop)
@@ -329,14 +329,22 @@ def launch(function: Callable[..., Any], *args: Any, timeout: float | None) -> L
     """
     loop = asyncio.get_running_loop()
     deadline = None if timeout is None else loop.time() + timeout
-    return Launched(asyncio.ensure_future(_capture(function, args)), deadline)
+    return Launched(loop.create_task(_capture(function, args)), deadline)  # ensure_future's own step
 
 
-async def settle_all(calls: Sequence[Launched], stop: RunStop | None, grace: float) -> None:
+async def settle_all(
+    calls: Sequence[Launched], stop: RunStop | None, grace: float, *, just_launched: bool = False
+) -> None:
     """Wait for each call until its deadline or the stop's grace; give up the ones still running then.
 
     A call given up on is cancelled (a task) or forgotten (a thread's future),
     and its :meth:`Launched.outcome` raises :class:`TimedOut` or :class:`Abandoned`.
+
+    :param just_launched: the calls are tasks that have not run yet. Most
+        handlers finish in their first step (they await nothing slow): one
+        pass of the loop lets them, before any wait arms a timer and a callback
+        per call to learn the same. Every deadline and the stop are then
+        checked as on any pass.
     """
     loop = asyncio.get_running_loop()
     try:
@@ -367,6 +375,10 @@ async def settle_all(calls: Sequence[Launched], stop: RunStop | None, grace: flo
                     nearest = limit
             if not waits:
                 return
+            if just_launched:
+                just_launched = False
+                await asyncio.sleep(0)
+                continue
             if stop is not None and not stopping:
                 waits.add(stop.reached())
             timeout = None if nearest is None else nearest - now

@@ -173,7 +173,7 @@ class IdentityCache(Generic[V]):
                 self._entries.move_to_end(key)
                 return entry[1]
         value = build()
-        self.put(obj, value, variant)
+        self._store(key, obj, value)  # the key made once: every new message of a turn passes here
         return value
 
     def peek(self, obj: object, variant: Hashable = None) -> V | None:
@@ -183,12 +183,15 @@ class IdentityCache(Generic[V]):
 
     def put(self, obj: object, value: V, variant: Hashable = None) -> None:
         """Keep ``value`` for ``(obj, variant)``, evicting the least recently used beyond the bound."""
-        key = (id(obj), variant)
+        self._store((id(obj), variant), obj, value)
+
+    def _store(self, key: tuple[int, Hashable], obj: object, value: V) -> None:
         with self._lock:
-            self._entries[key] = (obj, value)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max:
-                self._entries.popitem(last=False)
+            entries = self._entries
+            entries[key] = (obj, value)
+            entries.move_to_end(key)
+            while len(entries) > self._max:
+                entries.popitem(last=False)
 
     def _find(self, obj: object, variant: Hashable) -> tuple[object, V] | None:
         """The entry of ``(obj, variant)``, moved to the recent end; ``None`` on a miss."""

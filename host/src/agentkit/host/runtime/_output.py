@@ -15,6 +15,9 @@ from collections.abc import Sequence
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    BlockDelta,
+    BlockEnd,
+    BlockStart,
     ContentBlock,
     MessageEnd,
     MessageStart,
@@ -29,6 +32,9 @@ from ._police import EVENT_CHECKS, ProviderDefect, ResponseTooLarge, StreamPolic
 from ._redact import scrub
 from .limits import ResponseLimits
 from .pricing import PriceResponse, Pricing
+
+#: The event types that are never a message's start or end (by exact type: a subclass is asked below).
+_BLOCK_EVENTS = frozenset({BlockStart, BlockDelta, BlockEnd})
 
 
 class DecoderBroke(Exception):
@@ -60,17 +66,19 @@ class Output:
         """The events that may reach the caller; ``closing``: the decoder's last words after a failure."""
         out: list[ProviderEvent] = []
         police = self.police
-        try:
-            police.check_batch(events)
-        except ProviderDefect as exc:
-            return [] if closing else self._broken(str(exc))
+        if events.__class__ is not list:  # a decoder's list passes as it is: the check is for anything else
+            try:
+                police.check_batch(events)
+            except ProviderDefect as exc:
+                return [] if closing else self._broken(str(exc))
         count, checks = not closing, EVENT_CHECKS
         for event in events:
             if self.ended:
                 break  # nothing may follow the end of the message
+            kind = type(event)
             try:
                 # StreamPolice.check, its dispatch written out: this runs for every event.
-                (checks.get(type(event)) or police.check_of(event))(police, event, count)
+                (checks.get(kind) or police.check_of(event))(police, event, count)
             except ProviderDefect as exc:
                 if closing:
                     continue  # the decoder already failed once: keep only what passes
@@ -79,6 +87,9 @@ class Output:
             except ResponseTooLarge as exc:
                 out += self._too_large(str(exc))
                 break
+            if kind in _BLOCK_EVENTS and self.started:  # most events: exactly a block's, neither start nor end
+                out.append(event)
+                continue
             if not self.started:
                 self.started = True
                 if not isinstance(event, MessageStart):

@@ -10,6 +10,7 @@ against its :class:`~agentkit.host.runtime.ResponseLimits`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from .limits import ResponseLimits
 
 _BUCKETS = {"thinking": "thinking", "tool_use": "arguments"}
 _LIMIT_FIELDS = {"text": "text_bytes", "thinking": "thinking_bytes", "arguments": "argument_bytes"}
+_READ_LIMITS = operator.attrgetter(*_LIMIT_FIELDS.values())  # a response's limits, in _LIMIT_FIELDS order
 _WHAT = {"text": "text", "thinking": "thinking", "arguments": "tool-call arguments"}
 
 
@@ -64,7 +66,7 @@ class StreamPolice:
 
     def __init__(self, api: str, limits: ResponseLimits) -> None:
         self.api = api
-        self.limits = {bucket: getattr(limits, field) for bucket, field in _LIMIT_FIELDS.items()}
+        self.limits = dict(zip(_LIMIT_FIELDS, _READ_LIMITS(limits), strict=True))
         self.used = dict.fromkeys(self.limits, 0)
         self.open: dict[int, str] = {}  # index -> bucket
         self.closed: set[int] = set()
@@ -111,7 +113,7 @@ class StreamPolice:
         delta = event.delta
         if not isinstance(delta, str):
             raise self.defect(f"sent a delta of {_describe(delta)} for block {index}")
-        if count:  # _count, written out: this runs for every delta
+        if count:  # counted where it is checked: this runs for every delta
             used = self.used[bucket] + (len(delta) if delta.isascii() else _size(delta)) + DELTA_BYTES
             if used > self.limits[bucket]:
                 raise self._too_large(bucket)
@@ -126,8 +128,11 @@ class StreamPolice:
             self._new_tool_id(call_id)
         self.start_ids[index] = call_id
         bucket = self.open[index] = _BUCKETS.get(event.kind, "text")
-        if count:
-            self._count(bucket, BLOCK_BYTES)
+        if count:  # likewise for every block
+            used = self.used[bucket] + BLOCK_BYTES
+            if used > self.limits[bucket]:
+                raise self._too_large(bucket)
+            self.used[bucket] = used
 
     def _end(self, event: BlockEnd, count: bool) -> None:
         if event.index not in self.open:
@@ -159,12 +164,6 @@ class StreamPolice:
         if call_id in self.tool_ids:
             raise self.defect(f"used the tool-call id {call_id!r} twice")
         self.tool_ids.add(call_id)
-
-    def _count(self, bucket: str, size: int) -> None:
-        used = self.used[bucket] + size
-        if used > self.limits[bucket]:
-            raise self._too_large(bucket)
-        self.used[bucket] = used
 
     def _too_large(self, bucket: str) -> ResponseTooLarge:
         return ResponseTooLarge(

@@ -37,7 +37,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import ProviderError
 
-from ._abort import Aborted, AbortWatch, Expired
+from ._abort import Aborted, AbortWatch, DeadlineClock, Expired
 from ._http_request import RequestFactory
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
@@ -90,10 +90,10 @@ def _framing_of(framing: str, response: httpx.Response) -> str:
     document, typically an error with a 200 status; read as SSE it would be a
     truncated stream, and the error message would be lost.
     """
+    if framing != "sse":  # only a stream can turn out to be one document: no header to read
+        return framing
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    if framing == "sse" and content_type == "application/json":
-        return "json"
-    return framing
+    return "json" if content_type == "application/json" else framing
 
 
 class _Cookies(httpx.Cookies):
@@ -107,9 +107,13 @@ class _Cookies(httpx.Cookies):
     """
 
     def extract_cookies(self, response: httpx.Response) -> None:
-        headers = response.headers
-        if "set-cookie" in headers or "set-cookie2" in headers:
+        # One pass over the raw names, compared as HTTP compares them (``in headers`` scans once per name).
+        if not _SETS_COOKIES.isdisjoint(name.lower() for name, _ in response.headers.raw):
             super().extract_cookies(response)
+
+
+#: The response headers that set cookies, lowercase.
+_SETS_COOKIES = frozenset({b"set-cookie", b"set-cookie2"})
 
 
 def _host(url: str) -> str:
@@ -202,6 +206,7 @@ class ProviderRuntime:
         self._transport = transport
         self._client = client
         self._session: httpx.AsyncClient | None = None
+        self._deadlines: DeadlineClock | None = None  # the open session's, shared by its requests
         self._requests = RequestFactory()
         self.retry = retry or RetryPolicy()
         self.credentials = CredentialResolver(
@@ -246,17 +251,24 @@ class ProviderRuntime:
         """Send the requests made inside through one HTTP client, reusing its connections; closed at the end.
 
         An agent opens one for each run. Nested sessions share the outer one,
-        and a runtime given a ``client`` uses that one throughout.
+        and a runtime given a ``client`` uses that one throughout. The
+        session's requests also share one deadline timer, cancelled at its end.
         """
-        if self._client is not None or self._session is not None:
+        if self._deadlines is not None:  # nested: the outer session owns both
             yield
             return
-        self._session = client = self._new_client()
+        self._deadlines = deadlines = DeadlineClock(asyncio.get_running_loop())
+        client = None
         try:
+            if self._client is None:
+                self._session = client = self._new_client()
             yield
         finally:
-            self._session = None
-            await client.aclose()
+            self._deadlines = None
+            deadlines.close()
+            if client is not None:
+                self._session = None
+                await client.aclose()
 
     def _new_client(self) -> httpx.AsyncClient:
         # An injected transport belongs to the caller: the client closes only its wrapper.
@@ -379,7 +391,7 @@ class ProviderRuntime:
             )
             return
         out = Output(decoder, request.model, api, limits=self.response_limits, pricing=self.pricing)
-        abort_watch = AbortWatch(abort, self.request_timeout)
+        abort_watch = AbortWatch(abort, self.request_timeout, self._deadlines)
         try:
             built: BuiltRequest | None = None
             failed: list[ProviderEvent] = []
@@ -482,10 +494,15 @@ class ProviderRuntime:
         if not length.isdigit() or int(length) - response.num_bytes_downloaded > MAX_DRAIN:
             return
         # Whatever fails here, the message is whole; a server that stalls costs the connection, not the turn.
-        with contextlib.suppress(StopAsyncIteration, Exception):
-            async with asyncio.timeout(DRAIN_TIMEOUT):
+        # The short wait is a watch of its own on the session's clock: the timer it arms serves the
+        # drains of the next second's turns too, where a timeout per drain would arm one each.
+        rest = AbortWatch(None, DRAIN_TIMEOUT, self._deadlines)
+        try:
+            with contextlib.suppress(StopAsyncIteration, Exception):
                 while True:
-                    await abort.read(chunks.__anext__())
+                    await rest.read(abort.read(chunks.__anext__()))
+        finally:
+            rest.close()
 
     def _expired(self, url: str) -> str:
         return (

@@ -154,6 +154,9 @@ class CredentialResolver:
         self.refresh_timeout = refresh_timeout
         self._clock = clock
         self._locks: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Lock]] = {}
+        # The environment's credential of the last request, checked: the next one reads the same
+        # variable, and only a value that changed is checked again.
+        self._from_env: tuple[str, CredentialKind, str, Credential] | None = None
 
     def _lock(self, vendor: str) -> asyncio.Lock:
         # An asyncio.Lock belongs to one event loop; a runtime may outlive a
@@ -182,7 +185,14 @@ class CredentialResolver:
         for name, kind in credential_table(provider, model) if table is None else table:
             value = env.get(name)
             if value:
-                return checked(Credential(kind, value), f"the environment variable {name}")
+                last = self._from_env
+                if last is not None and last[0] == name and last[1] == kind and last[2] == value:
+                    remember(value)  # as checked() would: the log filter keeps the secrets used lately
+                    return last[3]
+                credential = checked(Credential(kind, value), f"the environment variable {name}")
+                # Kept only when it needed no trimming: a value that did is warned about on every request.
+                self._from_env = (name, kind, value, credential) if credential.value == value else None
+                return credential
         return None
 
     async def resolve(

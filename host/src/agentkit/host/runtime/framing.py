@@ -21,9 +21,10 @@ from __future__ import annotations
 from agentkit.plugin_api import WireEvent
 from agentkit.plugin_api.errors import ProviderError
 
-from ..wire import NDJSONDecoder, SSEDecoder, SSEMessage, loads
+from ..wire import NDJSONDecoder, SSEDecoder, loads
 from ..wire.errors import FrameTooLarge, WireError
 from ..wire.json import DEFAULT_MAX_BYTES
+from ..wire.sse import SSEFields
 from .errors import error_detail
 
 __all__ = ["Framer", "make_framer"]
@@ -52,18 +53,18 @@ class SSEFramer(Framer):
         self._sse = SSEDecoder()
         self.done = False
 
-    def _events(self, messages: list[SSEMessage]) -> list[WireEvent]:
+    def _events(self, messages: list[SSEFields]) -> list[WireEvent]:
         events: list[WireEvent] = []
-        for message in messages:
+        for name, data, _, _ in messages:
             if self.done:
                 break
-            if message.data == "[DONE]":
+            if data == "[DONE]":
                 self.done = True
                 break
-            if not message.data:
+            if not data:
                 continue
             try:
-                events.append(WireEvent(loads(message.data), message.event))
+                events.append(WireEvent(loads(data), name))
             except WireError as exc:
                 self.error = exc
                 self.done = True
@@ -71,13 +72,13 @@ class SSEFramer(Framer):
         return events
 
     def feed(self, chunk: bytes) -> list[WireEvent]:
-        events = self._events(self._sse.feed(chunk))
+        events = self._events(self._sse.feed_fields(chunk))
         if self._sse.error is not None and not self.done:
             self.error, self.done = self._sse.error, True
         return events
 
     def close(self) -> list[WireEvent]:
-        return self._events(self._sse.close())
+        return self._events([(m.event, m.data, m.id, m.retry) for m in self._sse.close()])
 
 
 class NDJSONFramer(Framer):

@@ -266,15 +266,16 @@ def loads(
     raw: bytes | None = None
     if isinstance(data, str):
         text = data
-        # A character is at most four UTF-8 bytes: only encode when in doubt.
-        if len(text) > max_bytes or (
-            len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
+        # A character is at most four UTF-8 bytes: only measure when in doubt.
+        if len(text) * 4 > max_bytes and (
+            len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
             raise WireDecodeError(f"JSON text is larger than {max_bytes} bytes")
-        surrogate = None if text.isascii() else _SURROGATE.search(text)
-        if surrogate is not None:
-            offset = _byte_offset(text, surrogate.start())
-            raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
+        if not text.isascii():
+            surrogate = _SURROGATE.search(text)
+            if surrogate is not None:
+                offset = _byte_offset(text, surrogate.start())
+                raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
     else:
         if len(data) > max_bytes:
             raise WireDecodeError(
@@ -292,7 +293,8 @@ def loads(
                 f"JSON text is not valid UTF-8 at byte {exc.start}", offset=exc.start
             ) from None
 
-    _check_depth(text, max_depth)
+    if len(text) > max_depth:  # _check_depth's first exit, written out: a short text cannot be too deep
+        _check_depth(text, max_depth)
     _state.duplicate = None  # whatever an interrupted parse of this thread left
     try:
         try:
@@ -331,7 +333,7 @@ def loads(
             ) from None
         _refuse_duplicate(text, raw, None)
         raise WireDecodeError(f"invalid JSON: {exc}") from None
-    if getattr(_state, "duplicate", None) is not None:
+    if _state.duplicate is not None:  # set above, on this thread: it is there to read
         _refuse_duplicate(text, raw, _ALL)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
