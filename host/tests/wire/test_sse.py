@@ -265,3 +265,16 @@ def test_only_the_lf_right_after_a_cr_is_taken_as_its_pair() -> None:
     # The CR ends the line; the LF of the next chunk completes the CRLF; the LF of
     # the chunk after that is a blank line of its own and dispatches the event.
     assert decode(b"data: a\r", b"\n", b"\n") == [SSEMessage(None, "a")]
+
+
+def test_the_event_close_discards_leaves_nothing_behind() -> None:
+    # The truncated event is reported once; a decoder fed again after close() builds its
+    # next event from nothing: no name, retry or data of the discarded one, and the
+    # whole event bound (a data line of exactly the bound is accepted).
+    decoder = SSEDecoder(max_event_bytes=10)
+    assert decoder.feed(b"event: half\nretry: 5\ndata: 123\n") == []
+    with pytest.raises(TruncatedStream):
+        decoder.close()
+    assert decoder.close() == []
+    line = b"data: " + b"y" * 9 + b"\n\n"  # nine bytes and the LF: exactly the bound
+    assert decoder.feed(line + b"data: next") == [SSEMessage(None, "y" * 9)]
