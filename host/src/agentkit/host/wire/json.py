@@ -283,7 +283,7 @@ def loads(
                 "JSON text starts with a UTF-8 byte order mark at byte 0", offset=0
             )
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode()  # UTF-8, strict: the defaults
         except UnicodeDecodeError as exc:
             raise WireDecodeError(
                 f"JSON text is not valid UTF-8 at byte {exc.start}", offset=exc.start
@@ -295,7 +295,7 @@ def loads(
         try:
             # JSONDecoder.decode with its two Python frames written out: every SSE event passes here.
             try:
-                value, end = _SCAN(text, _WHITESPACE(text, 0).end())
+                value, end = _SCAN(text, _WHITESPACE(text).end())
             except StopIteration as exc:
                 raise _json.JSONDecodeError("Expecting value", text, exc.value) from None
             end = _WHITESPACE(text, end).end()
