@@ -292,3 +292,16 @@ def test_feed_fields_gives_feed_s_events_and_errors_as_tuples(
                 fields.feed_fields(raw[a:b])
             return
         assert fields.feed_fields(raw[a:b]) == expected
+
+
+def test_the_event_close_discards_leaves_nothing_behind() -> None:
+    # The truncated event is reported once; a decoder fed again after close() builds its
+    # next event from nothing: no name, retry or data of the discarded one, and the
+    # whole event bound (a data line of exactly the bound is accepted).
+    decoder = SSEDecoder(max_event_bytes=10)
+    assert decoder.feed(b"event: half\nretry: 5\ndata: 123\n") == []
+    with pytest.raises(TruncatedStream):
+        decoder.close()
+    assert decoder.close() == []
+    line = b"data: " + b"y" * 9 + b"\n\n"  # nine bytes and the LF: exactly the bound
+    assert decoder.feed(line + b"data: next") == [SSEMessage(None, "y" * 9)]
