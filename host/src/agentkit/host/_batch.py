@@ -273,8 +273,9 @@ class ToolBatch:
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
         text, ok, images = rendered if rendered is not None else self._render(result)
-        if self.max_result_chars is not None and len(text) > self.max_result_chars:  # most results fit
-            text = self._within_limit(call, text, ok)
+        limit = self.max_result_chars
+        if limit is not None and len(text) > limit:  # most results fit
+            text = self._over_limit(call, text, ok, limit)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,
@@ -517,11 +518,8 @@ class ToolBatch:
             text, ok, images = fallback.to_text(), False, []
         return text, ok, images
 
-    def _within_limit(self, call: ToolUseBlock, text: str, ok: bool) -> str:
-        """``text`` when it fits ``max_result_chars``; else an artifact's preview, or the text cut."""
-        limit = self.max_result_chars
-        if limit is None or len(text) <= limit:
-            return text
+    def _over_limit(self, call: ToolUseBlock, text: str, ok: bool, limit: int) -> str:
+        """What the model is given for ``text``, longer than ``limit``: an artifact's preview, or the text cut."""
         # read_artifact's pages fit by construction; should one not (a tiny
         # limit), it is cut rather than stored as an artifact of an artifact.
         keeper = self.artifacts
