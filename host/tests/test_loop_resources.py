@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
+import json
 import threading
 import weakref
 from typing import Any
@@ -165,6 +166,29 @@ def test_an_inline_tool_runs_on_the_loop_thread_and_a_parallel_one_in_a_worker()
     assert [m.is_error for m in result.messages if m.role == "tool_result"] == [False, False, False]
     assert seen["inline"] == [threading.main_thread()] * 2
     assert seen["parallel"] and seen["parallel"][0] is not threading.main_thread()
+
+
+def test_an_inline_tool_s_result_is_what_it_returned_though_a_later_call_changes_the_object():
+    """What the model reads is the value as the handler returned it, as for a tool run in a thread."""
+    shared = ["as returned"]
+
+    def snapshot(n: int) -> list:
+        """Cheap."""
+        return shared
+
+    async def change(n: int) -> str:
+        """Runs after the inline calls of its batch."""
+        shared.append("changed later")
+        return "changed"
+
+    tools = (Tool.from_function(snapshot, execution_mode=ExecutionMode.INLINE), Tool.from_function(change))
+    turns = [Turn([tool_call("snapshot", {"n": 1}), tool_call("change", {"n": 2})]), Turn([text("done")])]
+    agent, _ = make_agent(turns, ToolsPlugin(*tools), before_tool_call=allow_all)
+    result = agent.run_sync("go")
+    assert shared == ["as returned", "changed later"], "the later call ran, and changed the object"
+    first, second = (m for m in result.messages if m.role == "tool_result")
+    assert json.loads(first.text) == {"ok": True, "data": ["as returned"]}
+    assert json.loads(second.text) == {"ok": True, "data": "changed"}
 
 
 def test_an_inline_tool_that_raises_or_exits_answers_its_call_with_an_error():
