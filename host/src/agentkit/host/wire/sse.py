@@ -183,19 +183,14 @@ class SSEDecoder:
                 continue
             if len(line) > max_line:
                 self._fail(f"an SSE line of {len(line)} bytes is longer than {max_line}")
-            if line[:6] == b"data: ":  # nearly every line: the data field below, written out without a split
-                value = line[6:]
-                self._pending = True
-                self._data_bytes += len(value) + 1
-                if self._data_bytes > self.max_event_bytes:
-                    self._fail(f"an SSE event's data is larger than {self.max_event_bytes} bytes")
-                self._data.append(value.decode("utf-8", "replace"))
+            if line[:6] == b"data: ":  # nearly every line: its field known without a split
+                name, value = b"data", line[6:]
+            elif line[0] == 0x3A:  # ":" comment
                 continue
-            if line[0] == 0x3A:  # ":" comment
-                continue
-            name, colon, value = line.partition(b":")
-            if colon and value[:1] == b" ":
-                value = value[1:]
+            else:
+                name, colon, value = line.partition(b":")
+                if colon and value[:1] == b" ":
+                    value = value[1:]
             self._pending = True
             if name == b"data":
                 self._data_bytes += len(value) + 1
