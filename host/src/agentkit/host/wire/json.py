@@ -184,10 +184,9 @@ def _byte_offset(text: str, pos: int) -> int:
 
 
 def _check_depth(text: str, max_depth: int) -> None:
-    """Refuse a text that nests deeper than ``max_depth``; only asked of one longer than that."""
     # Cheap exits first: every level needs its own opening bracket, so a text
     # with few of them (counting those inside strings too) cannot be too deep.
-    if text.count("[") + text.count("{") <= max_depth:
+    if len(text) <= max_depth or text.count("[") + text.count("{") <= max_depth:
         return
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     opening = brackets.count("[") + brackets.count("{")
@@ -264,16 +263,15 @@ def loads(
     raw: bytes | None = None
     if isinstance(data, str):
         text = data
-        # A character is at most four UTF-8 bytes: only measure when in doubt.
-        if len(text) * 4 > max_bytes and (
-            len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes
+        # A character is at most four UTF-8 bytes: only encode when in doubt.
+        if len(text) > max_bytes or (
+            len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
             raise WireDecodeError(f"JSON text is larger than {max_bytes} bytes")
-        if not text.isascii():
-            surrogate = _SURROGATE.search(text)
-            if surrogate is not None:
-                offset = _byte_offset(text, surrogate.start())
-                raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
+        surrogate = None if text.isascii() else _SURROGATE.search(text)
+        if surrogate is not None:
+            offset = _byte_offset(text, surrogate.start())
+            raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
     else:
         if len(data) > max_bytes:
             raise WireDecodeError(
@@ -291,8 +289,7 @@ def loads(
                 f"JSON text is not valid UTF-8 at byte {exc.start}", offset=exc.start
             ) from None
 
-    if len(text) > max_depth:  # a shorter text cannot be too deep: every level takes a character
-        _check_depth(text, max_depth)
+    _check_depth(text, max_depth)
     _state.duplicate = None  # whatever an interrupted parse of this thread left
     try:
         try:
@@ -329,7 +326,7 @@ def loads(
             f"invalid JSON at byte {where}: an integer has more than {limit} digits",
             offset=where,
         ) from None
-    if _state.duplicate is not None:  # set above, on this thread: it is there to read
+    if _state.duplicate is not None:
         _refuse_duplicate(text, raw, _ALL)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
