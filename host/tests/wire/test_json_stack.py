@@ -87,6 +87,16 @@ def test_deep_in_the_stack_any_document_decodes_to_what_it_does_at_the_top(value
     assert at_depth(headroom() - 60, lambda: loads(text)) == loads(text)
 
 
+@pytest.mark.parametrize("number", ["1.5", "-0.25", "2e5", "1E+2", "-3e-2", "0.5e1", "10", "-0", "0.0", "12345678901234567890"])
+def test_deep_in_the_stack_a_number_keeps_its_value_and_its_type(number: str) -> None:
+    """A fraction or an exponent alone makes a float, neither an int: as the standard scanner decides."""
+    text = "[" * 200 + number + "]" * 200
+    deep, top = at_depth(headroom() - 60, lambda: loads(text)), loads(text)
+    for _ in range(200):
+        [deep], [top] = deep, top
+    assert (deep, type(deep)) == (top, type(top))
+
+
 def test_a_generous_max_depth_is_parsed_without_recursion() -> None:
     depth = 20_000
     value = loads("[" * depth + "1" + "]" * depth, max_depth=depth)
