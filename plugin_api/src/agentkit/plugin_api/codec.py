@@ -166,14 +166,11 @@ class IdentityCache(Generic[V]):
 
     def get(self, obj: object, build: Callable[[], V], variant: Hashable = None) -> V:
         """The value kept for ``(obj, variant)``, or ``build()``, kept for next time."""
-        key = (id(obj), variant)
-        with self._lock:  # _find, written out: every message of every request passes here
-            entry = self._entries.get(key)
-            if entry is not None and entry[0] is obj:
-                self._entries.move_to_end(key)
-                return entry[1]
+        entry = self._find(obj, variant)
+        if entry is not None:
+            return entry[1]
         value = build()
-        self._store(key, obj, value)  # the key made once: every new message of a turn passes here
+        self.put(obj, value, variant)
         return value
 
     def peek(self, obj: object, variant: Hashable = None) -> V | None:
@@ -183,9 +180,7 @@ class IdentityCache(Generic[V]):
 
     def put(self, obj: object, value: V, variant: Hashable = None) -> None:
         """Keep ``value`` for ``(obj, variant)``, evicting the least recently used beyond the bound."""
-        self._store((id(obj), variant), obj, value)
-
-    def _store(self, key: tuple[int, Hashable], obj: object, value: V) -> None:
+        key = (id(obj), variant)
         with self._lock:
             entries = self._entries
             entries[key] = (obj, value)

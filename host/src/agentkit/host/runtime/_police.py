@@ -113,7 +113,7 @@ class StreamPolice:
         delta = event.delta
         if not isinstance(delta, str):
             raise self.defect(f"sent a delta of {_describe(delta)} for block {index}")
-        if count:  # counted where it is checked: this runs for every delta
+        if count:  # _count, written out: this runs for every delta
             used = self.used[bucket] + (len(delta) if delta.isascii() else _size(delta)) + DELTA_BYTES
             if used > self.limits[bucket]:
                 raise self._too_large(bucket)
@@ -128,11 +128,8 @@ class StreamPolice:
             self._new_tool_id(call_id)
         self.start_ids[index] = call_id
         bucket = self.open[index] = _BUCKETS.get(event.kind, "text")
-        if count:  # likewise for every block
-            used = self.used[bucket] + BLOCK_BYTES
-            if used > self.limits[bucket]:
-                raise self._too_large(bucket)
-            self.used[bucket] = used
+        if count:
+            self._count(bucket, BLOCK_BYTES)
 
     def _end(self, event: BlockEnd, count: bool) -> None:
         if event.index not in self.open:
@@ -164,6 +161,12 @@ class StreamPolice:
         if call_id in self.tool_ids:
             raise self.defect(f"used the tool-call id {call_id!r} twice")
         self.tool_ids.add(call_id)
+
+    def _count(self, bucket: str, size: int) -> None:
+        used = self.used[bucket] + size
+        if used > self.limits[bucket]:
+            raise self._too_large(bucket)
+        self.used[bucket] = used
 
     def _too_large(self, bucket: str) -> ResponseTooLarge:
         return ResponseTooLarge(
