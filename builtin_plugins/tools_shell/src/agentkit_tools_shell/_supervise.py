@@ -9,8 +9,8 @@ and can be found and killed. Setting that flag on the host process instead
 would hand it every orphan of every thread of a long-lived application.
 
 When the command exits, ``end`` kills every descendant still running and
-``keep`` lists them. Either way it writes one JSON object to REPORT_FD, a
-socket shared with the host only: ``{"exit_code": N}`` (128 + the signal
+``keep`` lists them. Either way it writes one JSON object on one line to
+REPORT_FD, a socket shared with the host only: ``{"exit_code": N}`` (128 + the signal
 number for a signal death), plus ``"left_running": [pid, ...]`` in ``keep``
 mode, or ``{"spawn_error": [errno, strerror]}`` when the command could not
 start. A socket, not a pipe, because ``/proc/<pid>/fd/N`` reopens a pipe for
@@ -41,6 +41,8 @@ KILLED = 128 + signal.SIGKILL
 END_BOUND_S = 10.0
 # Where pidfds are missing (Linux before 5.3), how often to look whether the host is still the parent.
 PARENT_POLL_S = 0.25
+# Held by the watcher while it ends the tree: the main thread must not end the process meanwhile.
+_ending = threading.Lock()
 
 
 def main(argv):
@@ -51,6 +53,16 @@ def main(argv):
     os.set_inheritable(report_fd, False)  # the command must not hold the report channel
     _become_subreaper()
     threading.Thread(target=_end_all_when_the_host_dies, args=(host_pid,), daemon=True).start()
+    try:
+        _supervise(report_fd, mode, command)
+    finally:
+        # If the host died, the watcher is ending the tree (and may have reaped the command
+        # under our wait): let it finish; it exits the process.
+        with _ending:
+            pass
+
+
+def _supervise(report_fd, mode, command):
     report: dict[str, object] = {}
     try:
         pid = os.posix_spawnp(
@@ -84,6 +96,7 @@ def _become_subreaper():
 
 def _end_all_when_the_host_dies(host_pid):
     _wait_for_the_end_of(host_pid)
+    _ending.acquire()
     _end_descendants()
     os._exit(KILLED)
 
@@ -114,7 +127,7 @@ def _let_go_of_the_output():
 
 def _send(report_fd, report):
     with contextlib.suppress(OSError):  # the host is gone; the watcher ends the tree
-        os.write(report_fd, json.dumps(report).encode())
+        os.write(report_fd, json.dumps(report).encode() + b"\n")
     os.close(report_fd)
 
 

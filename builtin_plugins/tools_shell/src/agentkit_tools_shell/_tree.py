@@ -43,7 +43,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +144,10 @@ class ProcessTree:
         id, cannot be reused while the group is killed."""
         if self._report is not None:
             self._resume_if_stopped()
-            return self._report.poll()
+            return self._report.poll() or self._process_exited()
+        return self._process_exited()
+
+    def _process_exited(self) -> bool:
         if IS_WINDOWS or not hasattr(os, "waitid"):
             return self.process.poll() is not None
         try:
@@ -180,7 +183,7 @@ class ProcessTree:
         """
         if self._report is None:
             return self._finish_unsupervised()
-        report = self._report.read()
+        report = self._report.read(until=self._process_exited)
         self._report = None
         if "spawn_error" in report:
             self.process.wait()
@@ -233,7 +236,7 @@ class ProcessTree:
 
 
 class _Report:
-    """The supervisor's one message, read as it arrives, over a socket only the two ends hold."""
+    """The supervisor's one line, read as it arrives, over a socket only the two ends hold."""
 
     def __init__(self, sock: socket.socket) -> None:
         sock.setblocking(False)
@@ -242,7 +245,7 @@ class _Report:
         self._complete = False
 
     def poll(self) -> bool:
-        """Read what has arrived; true once the supervisor closed its end (or died)."""
+        """Read what has arrived; true once the line is whole or the supervisor is gone."""
         while not self._complete:
             try:
                 chunk = self._sock.recv(64 * 1024)
@@ -250,17 +253,23 @@ class _Report:
                 return False
             except OSError:
                 chunk = b""  # reset: the supervisor died
-            if not chunk or len(self._data) + len(chunk) > _REPORT_LIMIT:
+            self._data += chunk
+            # The end of the line, not of the file: a process the embedder forked meanwhile
+            # may hold a copy of the supervisor's end.
+            if not chunk or b"\n" in chunk or len(self._data) > _REPORT_LIMIT:
                 self._complete = True
                 self.close()
-            else:
-                self._data += chunk
         return True
 
-    def read(self) -> dict[str, Any]:
-        """The whole report; ``{}`` when the supervisor died before writing one."""
-        while not self.poll():
+    def read(self, *, until: Callable[[], bool]) -> dict[str, Any]:
+        """The whole report, or what came before ``until()`` (the supervisor exited) held.
+
+        ``{}`` when the supervisor died before writing one.
+        """
+        while not self.poll() and not until():
             select.select([self._sock], [], [], _POLL_S)
+        self.poll()  # what it wrote just before it exited
+        self.close()
         try:
             report = json.loads(self._data)
         except ValueError:
