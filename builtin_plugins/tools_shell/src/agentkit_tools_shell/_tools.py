@@ -33,8 +33,8 @@ _KEEP_BACKGROUND_SCHEMA = {
     "type": "boolean",
     "description": (
         "Leave processes the command started in the background running after it exits (to "
-        "start a server on purpose); their pids are reported in left_running. By default "
-        "they are killed when the command exits."
+        "start a server on purpose); their pids are reported in left_running, and they end "
+        "when the agent does. By default they are killed when the command exits."
     ),
 }
 

@@ -8,10 +8,23 @@ background processes on purpose; then their pids are reported.
 A descendant can leave the group with ``setsid``. On Linux the command runs
 under a small supervisor process (``_supervise.py``) that is a child
 subreaper: such a descendant is re-parented to it once its parent exits, so
-the supervisor still finds and kills it. A command can kill its supervisor
-(``kill -9 $PPID``); then its orphans go to init, and this process finds them
-by a token the supervisor's environment carries (:data:`CALL_TOKEN`), which
-every descendant inherits unless it replaces its environment on purpose.
+the supervisor still finds and kills it. The supervisor also watches this
+process and ends the tree when it dies, even by SIGKILL.
+
+What the command can do to its supervisor does not weaken the call:
+
+- timeouts and aborts are enforced here: this process kills every descendant
+  of the supervisor, then the supervisor's process group, so a supervisor the
+  command stopped (``kill -STOP $PPID``) cannot stretch them; a stopped
+  supervisor is also continued, so a call without timeout does not hang;
+- the report comes over a socket pair of which the command holds no end and
+  which ``/proc/<pid>/fd`` cannot reopen (a pipe it can), so the command
+  cannot forge its exit code;
+- a command can kill its supervisor (``kill -9 $PPID``); then its orphans go
+  to init, and this process finds them by a token the supervisor's environment
+  carries (:data:`CALL_TOKEN`), which every descendant inherits unless it
+  replaces its environment on purpose.
+
 Elsewhere (macOS, Windows, or where no Python executable can be started) a
 process that left the group escapes.
 """
@@ -22,26 +35,35 @@ import contextlib
 import json
 import ntpath
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 IS_WINDOWS = sys.platform == "win32"
 
 _SUPERVISOR = Path(__file__).with_name("_supervise.py")
-# How long the supervisor has to end the tree after SIGTERM before the group
-# is killed without it.
-_SUPERVISOR_GRACE_S = 15.0
 _POLL_S = 0.01
 #: The variable naming one supervised call, so its processes are found even without the supervisor.
 CALL_TOKEN = "AGENTKIT_SHELL_CALL"
 # Killing a process hands its children to init: sweep until none is left, within a bound.
 _SWEEP_BOUND_S = 10.0
+# A report is a few dozen bytes and a list of pids; anything longer is not one.
+_REPORT_LIMIT = 1 << 20
+# What a tree killed on timeout or abort reports, as a shell would.
+_KILLED = 128 + signal.SIGKILL
+
+# Supervisors that stay after their call to end the kept background processes
+# with this process; polled at each new call so none stays a zombie for long.
+_kept_supervisors: set[subprocess.Popen[bytes]] = set()
+_kept_lock = threading.Lock()
 
 
 def supervisor_available() -> bool:
@@ -54,7 +76,7 @@ class ProcessTree:
 
     :param keep_background: after a normal exit, leave the command's
         background processes running and report their pids instead of
-        killing them.
+        killing them. Supervised, they still end when this process does.
     """
 
     def __init__(
@@ -69,8 +91,10 @@ class ProcessTree:
         self.supervised = supervisor_available()
         #: True when the command killed its supervisor before it could end or list the tree.
         self.supervisor_lost = False
-        self._report: int | None = None
+        self._report: _Report | None = None
+        self._killed = False
         self._token = f"{CALL_TOKEN}={uuid.uuid4().hex}"
+        _forget_ended_supervisors()
         if self.supervised:
             try:
                 self.process = self._start(argv, cwd, env)
@@ -86,13 +110,14 @@ class ProcessTree:
     ) -> subprocess.Popen[bytes]:
         command = list(argv)
         pass_fds: tuple[int, ...] = ()
-        report_write = None
+        supervisor_end = None
         if self.supervised:
-            self._report, report_write = os.pipe()
+            ours, supervisor_end = socket.socketpair()
+            self._report = _Report(ours)
             mode = "keep" if self.keep_background else "end"
-            command = [sys.executable, "-I", "-S", str(_SUPERVISOR), str(report_write), mode, "--"]
-            command += argv
-            pass_fds = (report_write,)
+            command = [sys.executable, "-I", "-S", str(_SUPERVISOR), str(os.getpid())]
+            command += [str(supervisor_end.fileno()), mode, "--", *argv]
+            pass_fds = (supervisor_end.fileno(),)
             env = {**env, CALL_TOKEN: self._token.partition("=")[2]}
         try:
             return subprocess.Popen(
@@ -110,12 +135,19 @@ class ProcessTree:
             self._close_report()
             raise
         finally:
-            if report_write is not None:
-                os.close(report_write)
+            if supervisor_end is not None:
+                supervisor_end.close()
 
     def has_exited(self) -> bool:
-        """True once the command (or its supervisor) exited; it is not reaped yet,
-        so its pid, the group's id, cannot be reused while the group is killed."""
+        """True once the command exited (supervised: once its report is in); the
+        process this object started is not reaped yet, so its pid, the group's
+        id, cannot be reused while the group is killed."""
+        if self._report is not None:
+            self._resume_if_stopped()
+            return self._report.poll() or self._process_exited()
+        return self._process_exited()
+
+    def _process_exited(self) -> bool:
         if IS_WINDOWS or not hasattr(os, "waitid"):
             return self.process.poll() is not None
         try:
@@ -124,44 +156,66 @@ class ProcessTree:
         except ChildProcessError:
             return True  # already reaped
 
+    def _resume_if_stopped(self) -> None:
+        # The command may stop its supervisor (kill -STOP $PPID); it would then never report.
+        try:
+            flags = os.WSTOPPED | os.WNOHANG
+            if os.waitid(os.P_PID, self.process.pid, flags) is not None:
+                os.kill(self.process.pid, signal.SIGCONT)
+        except (ChildProcessError, ProcessLookupError):
+            pass  # gone: the report's end of file says so
+
     def terminate(self) -> None:
-        """Kill the whole tree now (timeout or abort)."""
-        if self.supervised and not self.has_exited():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.process.pid, signal.SIGTERM)
-            deadline = time.monotonic() + _SUPERVISOR_GRACE_S
-            while not self.has_exited() and time.monotonic() < deadline:
-                time.sleep(_POLL_S)
+        """Kill the whole tree now (timeout or abort), whatever state the supervisor is in."""
+        self._killed = True
+        if self.supervised:
+            # While the supervisor lives, the orphans of the killed go to it: all are found.
+            _kill_descendants_of(self.process.pid)
         kill_tree(self.process)
 
     def finish(self) -> tuple[int, list[int] | None]:
-        """After the command exited: end or list its background processes, reap it.
+        """After the command exited or the tree was killed: end or list its background processes.
 
         :returns: the exit code (128 + N for a death by signal N) and, when
             background processes are kept, the pids left running (``None``
             where they cannot be listed).
         :raises OSError: the supervised command could not be started.
         """
+        if self._report is None:
+            return self._finish_unsupervised()
+        report = self._report.read(until=self._process_exited)
+        self._report = None
+        if "spawn_error" in report:
+            self.process.wait()
+            number, message = report["spawn_error"]
+            raise OSError(number, message)
+        if self._killed or not self.keep_background:
+            kill_tree(self.process)  # a backstop: the supervisor ended the tree
+            self.process.wait()
+        elif "exit_code" in report:
+            # It stays to end the kept processes when this process ends.
+            with _kept_lock:
+                _kept_supervisors.add(self.process)
+        else:
+            with contextlib.suppress(OSError):
+                self.process.kill()  # only the supervisor: what the command kept stays
+            self.process.wait()
+        if self._killed:
+            return _KILLED, self._sweep(kill=True)
+        if "exit_code" in report:
+            return report["exit_code"], report.get("left_running")
+        self.supervisor_lost = True
+        exit_code = _exit_code(self.process.wait())
+        return exit_code, self._sweep(kill=not self.keep_background)
+
+    def _finish_unsupervised(self) -> tuple[int, list[int] | None]:
         left_running: list[int] | None = None
         if not self.keep_background:
             if not IS_WINDOWS:
-                # Where supervised this is a backstop: the supervisor ended the tree.
                 kill_tree(self.process)
-        elif not self.supervised and not IS_WINDOWS:
+        elif not IS_WINDOWS:
             left_running = _group_members(self.process.pid)
-        exit_code = _exit_code(self.process.wait())
-        report = self._read_report()
-        if "spawn_error" in report:
-            number, message = report["spawn_error"]
-            raise OSError(number, message)
-        if "exit_code" in report:
-            exit_code = report["exit_code"]
-        if self.keep_background and self.supervised:
-            left_running = report.get("left_running")
-        if self.supervised and not report:
-            self.supervisor_lost = True
-            left_running = self._sweep(kill=not self.keep_background)
-        return exit_code, left_running
+        return _exit_code(self.process.wait()), left_running
 
     def _sweep(self, *, kill: bool) -> list[int]:
         """The processes carrying this call's token, killed unless kept (the supervisor is gone)."""
@@ -175,24 +229,95 @@ class ProcessTree:
             found = _carrying(self._token.encode())
         return found
 
-    def _read_report(self) -> dict[str, Any]:
-        if self._report is None:
-            return {}
-        try:
-            with os.fdopen(self._report, "rb") as source:
-                data = source.read()
-        finally:
-            self._report = None
-        try:
-            report = json.loads(data)
-        except ValueError:
-            return {}  # the supervisor was killed before it could write
-        return report if isinstance(report, dict) else {}
-
     def _close_report(self) -> None:
         if self._report is not None:
-            os.close(self._report)
+            self._report.close()
             self._report = None
+
+
+class _Report:
+    """The supervisor's one line, read as it arrives, over a socket only the two ends hold."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setblocking(False)
+        self._sock = sock
+        self._data = bytearray()
+        self._complete = False
+
+    def poll(self) -> bool:
+        """Read what has arrived; true once the line is whole or the supervisor is gone."""
+        while not self._complete:
+            try:
+                chunk = self._sock.recv(64 * 1024)
+            except BlockingIOError:
+                return False
+            except OSError:
+                chunk = b""  # reset: the supervisor died
+            self._data += chunk
+            # The end of the line, not of the file: a process the embedder forked meanwhile
+            # may hold a copy of the supervisor's end.
+            if not chunk or b"\n" in chunk or len(self._data) > _REPORT_LIMIT:
+                self._complete = True
+                self.close()
+        return True
+
+    def read(self, *, until: Callable[[], bool]) -> dict[str, Any]:
+        """The whole report, or what came before ``until()`` (the supervisor exited) held.
+
+        ``{}`` when the supervisor died before writing one.
+        """
+        while not self.poll() and not until():
+            select.select([self._sock], [], [], _POLL_S)
+        self.poll()  # what it wrote just before it exited
+        self.close()
+        try:
+            report = json.loads(self._data)
+        except ValueError:
+            return {}
+        return report if isinstance(report, dict) else {}
+
+    def close(self) -> None:
+        self._sock.close()
+
+
+def _forget_ended_supervisors() -> None:
+    with _kept_lock:
+        for process in [p for p in _kept_supervisors if p.poll() is not None]:
+            _kept_supervisors.discard(process)
+
+
+def _kill_descendants_of(root: int) -> None:
+    """SIGKILL every live descendant of ``root`` (not ``root``), until none is left or a bound passes."""
+    deadline = time.monotonic() + _SWEEP_BOUND_S
+    while time.monotonic() < deadline:
+        live = _live_descendants(root)
+        if not live:
+            return
+        for pid in live:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(_POLL_S)
+
+
+def _live_descendants(root: int) -> list[int]:
+    children: dict[int, list[tuple[int, bytes]]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            data = Path("/proc", name, "stat").read_bytes()
+        except OSError:
+            continue  # gone meanwhile
+        # The command name is in parentheses and may itself hold spaces or ")".
+        state, parent = data[data.rindex(b")") + 2 :].split()[:2]
+        children.setdefault(int(parent), []).append((int(name), state))
+    live, pending = [], [root]
+    while pending:
+        for pid, state in children.get(pending.pop(), ()):
+            pending.append(pid)
+            if state != b"Z":
+                live.append(pid)
+    return live
 
 
 def _carrying(token: bytes) -> list[int]:
