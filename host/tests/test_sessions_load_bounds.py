@@ -71,8 +71,8 @@ def _reference_salvage(line: bytes) -> str | None:
             value = None
         if (isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"]
                 and isinstance(value.get("type"), str) and value["type"] != "session"
-                and (value.get("parent_id") is None or isinstance(value.get("parent_id"), str)
-                     and value["parent_id"])):
+                and (value.get("parent_id") is None or (isinstance(value.get("parent_id"), str)
+                     and value["parent_id"]))):
             return f"line 2: {start} bytes of a torn write before entry {value['id']}; dropped, the entry kept"
         start = line.find(b'{"id":', start + 1)
     return None
