@@ -59,6 +59,12 @@ def last_seq(session: Session) -> int:
                default=0)
 
 
+def _load(session_id: str, store: SessionStore) -> tuple[Session, int]:
+    """A stored session and the seq of its last event: all the reading ``session.continue`` does."""
+    session = Session.open(session_id, store)
+    return session, last_seq(session)
+
+
 class RpcServer:
     """Answers ``agentkit.rpc.request/v1`` lines; see ``docs/rpc.md``.
 
@@ -142,14 +148,15 @@ class RpcServer:
         except RpcError:
             pass
         try:
-            session = Session.open(params["session_id"], self.store)
+            # Off the event loop: reading a large log takes time, and every other session's run goes on meanwhile.
+            session, seq = await asyncio.to_thread(_load, params["session_id"], self.store)
         except SessionNotFound as exc:
             raise RpcError(ErrorCode.SESSION_NOT_FOUND, str(exc)) from None
         except SessionError as exc:
             raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
         if session.id in self._open:  # a prefix naming a session already open
             return self._describe(self._open[session.id])
-        return self._adopt(session, params.get("model") or session.model, seq=last_seq(session))
+        return self._adopt(session, params.get("model") or session.model, seq=seq)
 
     async def _session_close(self, params: dict[str, Any]) -> dict[str, Any]:
         open_session = self._find(params["session_id"])
@@ -180,7 +187,7 @@ class RpcServer:
         return {"session_id": open_session.session.id, "running": running}
 
     async def _sessions_list(self, params: dict[str, Any]) -> dict[str, Any]:
-        listings = sorted(self.store.list_sessions(), key=lambda item: (item.updated, item.id), reverse=True)
+        listings = sorted(await asyncio.to_thread(self.store.list_sessions), key=lambda item: (item.updated, item.id), reverse=True)
         return {"sessions": [{"session_id": item.id, "started": item.started, "cwd": item.cwd,
                               "updated": item.updated, "open": item.id in self._open} for item in listings]}
 

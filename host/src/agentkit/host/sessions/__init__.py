@@ -26,7 +26,7 @@ from ._entries import (
     SessionHeader,
 )
 from ._interrupted import INTERRUPTED_RESULT, interrupted_results
-from ._loader import LoadedLog, parse_log
+from ._loader import MAX_LINE_BYTES, LoadedLog, parse_log
 from ._paths import DATA_DIR_ENV, data_dir
 from ._selection import STORE_ENV, open_store
 from ._session import Session, find_session
@@ -43,6 +43,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "ENTRY_TYPES",
     "INTERRUPTED_RESULT",
+    "MAX_LINE_BYTES",
     "MESSAGE",
     "MODEL_CHANGE",
     "SESSION_VERSION",

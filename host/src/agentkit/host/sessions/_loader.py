@@ -12,7 +12,12 @@ damaged. The loader never gives up on the entries it can read:
   payload cannot be read;
 * an entry whose parent is missing (the parent's line was lost) is re-parented
   to the last entry before it, the nearest ancestor left;
-* a repeated entry id keeps its first entry.
+* a repeated entry id keeps its first entry;
+* a line longer than :data:`MAX_LINE_BYTES` is skipped unread.
+
+Loading costs time in proportion to the log's size, whatever its lines hold:
+each line is decoded once, and a damaged one at most once more (see
+:func:`_salvage`).
 
 Each repair is one line of :attr:`LoadedLog.repairs`. A log that needs none is
 written back (:meth:`LoadedLog.to_bytes`) byte for byte as it was read.
@@ -21,6 +26,7 @@ written back (:meth:`LoadedLog.to_bytes`) byte for byte as it was read.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +35,16 @@ from ._entries import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader, read_p
 
 #: How a line written by agentkit begins: a torn line is searched for it.
 _ENTRY_START = b'{"id":'
+
+#: The longest line a log is read with (32 MiB): an entry holds one message, and no provider
+#: takes a request that large. A longer line is skipped without being decoded.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+
+#: Read backwards (see :func:`_last_object_start`): everything up to the next bracket outside a string. A
+#: string read backwards runs from its closing quote to the first quote that no odd run of backslashes
+#: escapes (read backwards, the run follows the quote). Possessive: each byte is read once.
+_UP_TO_A_BRACKET = re.compile(rb'(?:[^"\[\]{}]++|"(?:[^"]++|"(?=\\(?:\\\\)*+(?!\\)))*+")*+')
+_BRACKETS = re.compile(rb"[\[\]{}]+")
 
 
 @dataclass
@@ -44,10 +60,11 @@ class LoadedLog:
         return b"".join(line + b"\n" for line in (self.header.raw, *(entry.raw for entry in self.entries)))
 
 
-def parse_log(data: bytes, name: str = "session log") -> LoadedLog:
+def parse_log(data: bytes, name: str = "session log", *, max_line_bytes: int = MAX_LINE_BYTES) -> LoadedLog:
     """Parse and repair the bytes of a session log.
 
     :param name: how reports name the log (its path).
+    :param max_line_bytes: a longer line is skipped (reported as a repair) without being decoded.
     :raises SessionLoadError: the first line is not a session header; nothing else raises.
     """
     lines = data.split(b"\n")
@@ -56,6 +73,9 @@ def parse_log(data: bytes, name: str = "session log") -> LoadedLog:
         lines.pop()
     if not lines:
         raise SessionLoadError(f"{name} is empty: it is not a session log")
+    if len(lines[0]) > max_line_bytes:
+        raise SessionLoadError(f"{name} is not a session log: its first line has {len(lines[0])} bytes, over the "
+                               f"limit of {max_line_bytes} bytes for one line")
     header = _header(lines[0], name)
     log = LoadedLog(header)
     if len(lines) == 1 and not ends_cleanly:
@@ -63,6 +83,10 @@ def parse_log(data: bytes, name: str = "session log") -> LoadedLog:
     seen: set[str] = set()
     for number, line in enumerate(lines[1:], start=2):
         last_unterminated = number == len(lines) and not ends_cleanly
+        if len(line) > max_line_bytes:
+            log.repairs.append(f"line {number}: {len(line)} bytes, over the limit of {max_line_bytes} bytes for "
+                               "one line; skipped")
+            continue
         entry, problem = _entry(line)
         if entry is None and not last_unterminated:
             entry, problem = _salvage(line, problem)
@@ -135,14 +159,53 @@ def _entry(line: bytes) -> tuple[Entry | None, str]:
 
 
 def _salvage(line: bytes, problem: str) -> tuple[Entry | None, str]:
-    """An entry glued after the bytes of a torn write, if the line holds one."""
-    start = line.find(_ENTRY_START, 1)
-    while start != -1:
+    """An entry glued after the bytes of a torn write, if the line holds one.
+
+    Only one place can hold it: where the JSON object that ends the line
+    begins (see :func:`_last_object_start`). Decoding from every entry start
+    instead costs the square of the line's length on a line of nothing but
+    entry starts.
+    """
+    start = _last_object_start(line)
+    if start > 0 and line.startswith(_ENTRY_START, start):
         entry, _ = _entry(line[start:])
         if entry is not None:
             return entry, f"{start} bytes of a torn write before entry {entry.id}; dropped, the entry kept"
-        start = line.find(_ENTRY_START, start + 1)
     return None, problem
+
+
+def _last_object_start(line: bytes) -> int:
+    """Where the line's last JSON value begins, when it is an object; -1 when no object ends the line.
+
+    Read backwards, a JSON text that ends a line can be split only one way:
+    a quote preceded by an odd number of backslashes is inside a string, any
+    other closes one, and outside strings the brackets nest. So if any suffix
+    of the line is one JSON object, it starts where this reading, from the
+    end, first closes every bracket it opened. What comes before that point
+    (a torn write) is never read, and each byte after it is read once.
+    """
+    backwards = line[::-1]
+    depth, position, end = 0, 0, len(backwards)
+    while True:
+        position = _UP_TO_A_BRACKET.match(backwards, position).end()  # type: ignore[union-attr]  # matches ""
+        run = _BRACKETS.match(backwards, position)
+        if run is None:
+            return -1  # the end of the line, or a string never opened: no object
+        brackets = run.group()
+        opening = brackets.count(b"[") + brackets.count(b"{")
+        for index, bracket in enumerate(brackets):
+            if depth > opening:  # what is left of the run cannot close every bracket: counted, not walked
+                depth += len(brackets) - index - 2 * opening
+                break
+            if bracket in b"]}":
+                depth += 1
+                continue
+            depth, opening = depth - 1, opening - 1
+            if depth == 0:
+                return end - 1 - position - index if bracket == ord("{") else -1
+            if depth < 0:
+                return -1
+        position = run.end()
 
 
 def _with_payload(entry: Entry) -> tuple[Entry, str]:

@@ -28,7 +28,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ConfigError, SessionConflict, SessionLoadError, SessionNotFound
 from ._entries import Entry, SessionHeader
-from ._loader import LoadedLog, parse_log
+from ._loader import MAX_LINE_BYTES, LoadedLog, parse_log
 from ._paths import data_dir, private_dir
 
 try:
@@ -122,6 +122,8 @@ class JsonlSessionStore:
         directory (``$AGENTKIT_DATA_DIR``, else the platform's user data
         directory). Folders are created 0700 and files 0600.
     :param durability: when appends reach the disk, see :class:`Durability`.
+    :param max_line_bytes: a longer line of a log is skipped when it is
+        loaded (a repair, see :func:`~agentkit.host.sessions.parse_log`).
 
     One process at a time writes a session: the store locks the file while
     it has it open for appending (until :meth:`close` or the process ends,
@@ -129,13 +131,15 @@ class JsonlSessionStore:
     :class:`~agentkit.host.errors.SessionConflict`. Reading never waits.
     """
 
-    def __init__(self, directory: Path | str | None = None, durability: Durability | str = Durability.FLUSH) -> None:
+    def __init__(self, directory: Path | str | None = None, durability: Durability | str = Durability.FLUSH, *,
+                 max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.directory = Path(directory).expanduser() if directory is not None else data_dir() / "sessions"
         try:
             self.durability = Durability(durability)
         except ValueError:
             raise ConfigError(f"unknown durability {durability!r}; use one of "
                               f"{', '.join(item.value for item in Durability)}") from None
+        self.max_line_bytes = max_line_bytes
         self._writers: dict[str, _Writer] = {}
 
     def path(self, session_id: str) -> Path:
@@ -190,13 +194,13 @@ class JsonlSessionStore:
             data = path.read_bytes()
         except FileNotFoundError:
             raise SessionNotFound(f"no session {session_id} in {self.directory}") from None
-        return parse_log(data, str(path))
+        return parse_log(data, str(path), max_line_bytes=self.max_line_bytes)
 
     def list_sessions(self) -> list[SessionListing]:
         listings = []
         with contextlib.suppress(FileNotFoundError):
             for path in self.directory.glob("*.jsonl"):
-                listing = _listing(path)
+                listing = _listing(path, self.max_line_bytes)
                 if listing is not None:
                     listings.append(listing)
         return listings
@@ -236,7 +240,7 @@ class JsonlSessionStore:
         try:
             _lock(fd, session_id)
             data = _read_all(fd)
-            log = parse_log(data, str(path))  # under the lock: what another process appended is seen
+            log = parse_log(data, str(path), max_line_bytes=self.max_line_bytes)  # under the lock: what another process appended is seen
             if not data.endswith(b"\n"):  # a torn last line: the next entry must not be glued to it
                 _write_all(fd, b"\n")
         except BaseException:
@@ -280,13 +284,14 @@ def _sync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-def _listing(path: Path) -> SessionListing | None:
+def _listing(path: Path, max_line_bytes: int) -> SessionListing | None:
     """A listing from the file's first line; ``None`` for a file that is not a session log."""
     try:
         with path.open("rb") as file:
-            first = file.readline()
+            first = file.readline(max_line_bytes + 1)  # a header over the limit is refused unread
             updated = os.fstat(file.fileno()).st_mtime
-        header = parse_log(first if first.endswith(b"\n") else first + b"\n", str(path)).header
+        header = parse_log(first if first.endswith(b"\n") else first + b"\n", str(path),
+                           max_line_bytes=max_line_bytes).header
     except (OSError, SessionLoadError):
         return None
     if header.id != path.stem:  # not a file this store wrote: it could not be opened by its id
