@@ -152,3 +152,20 @@ def test_a_variable_the_user_allows_for_a_project_server_reaches_it(
     close_all()
     assert result.returncode == 0, result.stderr
     assert recorder.headers and all(headers.get("x-key") == SECRET for headers in recorder.headers)
+
+
+def test_a_broken_untrusted_project_file_does_not_take_the_user_s_servers_down(
+        agentkit: Any, cloned: Path) -> None:
+    (cloned / "agentkit.toml").write_text("[mcp\n", encoding="utf-8")
+    result = agentkit.inline("tools", "--json", cwd=cloned, env=environment(cloned))
+    assert "mcp_servers" in {row["name"] for row in json.loads(result.stdout)}, result.stderr  # the plugin loaded
+    assert "not valid TOML" in result.stderr and "not trusted" in result.stderr
+
+
+def test_an_agent_refuses_a_host_that_trusts_a_project_it_does_not(cloned: Path) -> None:
+    from agentkit.host import Agent, AgentConfig, ConfigError, PluginHost
+    from agentkit.plugin_api import Project
+
+    host = PluginHost(project=Project.open(cloned, trust=True))
+    with pytest.raises(ConfigError, match="trusts the project"):
+        Agent(AgentConfig(model="faux/scripted", root=cloned), host=host)
