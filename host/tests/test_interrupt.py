@@ -47,8 +47,8 @@ CLI_DRIVER = STUCK_PLUGIN + textwrap.dedent('''
 
     discover = PluginHost.discover.__func__
 
-    def with_stuck(cls, env=None):
-        host = discover(cls, env)
+    def with_stuck(cls, env=None, project=None):
+        host = discover(cls, env, project)
         host.register(StuckPlugin(), name="stuck")
         return host
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import tomli_w
+from agentkit_mcp._config import user_config_file
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, AuditRecord, JsonlAuditSink, PluginHost
@@ -22,7 +23,8 @@ SECRET = "correct-horse-battery-staple-" + "Wm5" * 40
 
 
 def configure(*entries: dict[str, Any]) -> None:
-    Path("agentkit.toml").write_text(tomli_w.dumps({"mcp": {"servers": list(entries)}}), encoding="utf-8")
+    # the user's own file: a project's servers need trust (test_project_trust.py)
+    user_config_file().write_text(tomli_w.dumps({"mcp": {"servers": list(entries)}}), encoding="utf-8")
 
 
 def compact_sha256(arguments: dict[str, Any]) -> str:

@@ -80,8 +80,11 @@ def test_list_shows_where_each_server_comes_from(config_home: Path, capsys: pyte
     capsys.readouterr()
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["calc", "stdio", "auto", "calc-server", "--fast", "(project)"]
+    assert lines[0].split()[:5] == ["calc", "stdio", "auto", "calc-server", "--fast"]
+    assert lines[0].endswith("(project, not trusted: not used; pass --trust-project to use it)")
     assert lines[1].split() == ["docs", "http", "auto", "https://docs.example/mcp", "(user)"]
+    assert main(["list", "--trust-project"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("(project, trusted)")
 
 
 def test_list_check_connects_and_shows_the_negotiated_era(config_home: Path,
@@ -90,7 +93,7 @@ def test_list_check_connects_and_shows_the_negotiated_era(config_home: Path,
     main(["add", "old", "--era", "legacy", "--", sys.executable, str(V2_SERVER)])
     main(["add", "gone", "--", sys.executable, "-c", "raise SystemExit(1)"])
     capsys.readouterr()
-    assert main(["list", "--check"]) == 1
+    assert main(["list", "--check", "--trust-project"]) == 1
     out = capsys.readouterr().out
     assert "calc  ok  modern 2026-07-28" in out and "old  ok  legacy 2025-11-25" in out
     assert "gone  FAILED" in out

@@ -24,7 +24,7 @@ def test_the_project_entry_replaces_the_user_entry_of_the_same_name(config_home:
                                           {"name": "mine", "command": "user-server"}])
     write(Path("agentkit.toml"), [{"name": "docs", "command": "project-server", "era": "legacy"}])
 
-    servers = {server.name: server for server in load_servers()}
+    servers = {server.name: server for server in load_servers(trusted=True)}
 
     assert sorted(servers) == ["docs", "mine"]
     assert servers["docs"].command == "project-server" and servers["docs"].url is None
@@ -34,7 +34,7 @@ def test_the_project_entry_replaces_the_user_entry_of_the_same_name(config_home:
 
 def test_defaults_are_the_documented_ones(config_home: Path) -> None:
     write(Path("agentkit.toml"), [{"name": "calc", "command": "calc-server"}])
-    [server] = load_servers()
+    [server] = load_servers(trusted=True)
     assert (server.era, server.timeout_s, server.per_session_call_limit, server.reconnect_limit,
             server.allow_sampling) == ("auto", 30.0, 1000, 3, False)
 
@@ -52,7 +52,7 @@ def test_a_variable_resolves_from_the_environment_and_an_unset_one_is_named() ->
 
 def test_variables_are_kept_unresolved_until_the_server_is_reached(config_home: Path) -> None:
     write(Path("agentkit.toml"), [{"name": "gh", "command": "gh-server", "env": {"GH_TOKEN": "${NOT_SET_HERE}"}}])
-    [server] = load_servers()
+    [server] = load_servers(trusted=True)
     assert server.env == {"GH_TOKEN": "${NOT_SET_HERE}"}
 
 
@@ -74,20 +74,20 @@ def test_a_bad_entry_is_refused_with_the_file_and_the_fix(config_home: Path, ent
                                                          message: str) -> None:
     write(Path("agentkit.toml"), [entry])
     with pytest.raises(McpConfigError, match=r"agentkit\.toml") as caught:
-        load_servers()
+        load_servers(trusted=True)
     assert message in str(caught.value)
 
 
 def test_a_name_configured_twice_in_one_file_is_refused(config_home: Path) -> None:
     write(Path("agentkit.toml"), [{"name": "a", "command": "x"}, {"name": "a", "command": "y"}])
     with pytest.raises(McpConfigError, match="configured twice"):
-        load_servers()
+        load_servers(trusted=True)
 
 
 def test_broken_toml_is_a_configuration_error(config_home: Path) -> None:
     Path("agentkit.toml").write_text("[mcp\n", encoding="utf-8")
     with pytest.raises(McpConfigError, match="not valid TOML"):
-        load_servers()
+        load_servers(trusted=True)
 
 
 def test_no_file_means_no_servers(config_home: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import tomli_w
+from agentkit_mcp._config import user_config_file
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, PluginHost
@@ -18,7 +19,8 @@ from .conftest import v2_stdio_entry
 
 
 def configure(*entries: dict[str, Any]) -> None:
-    Path("agentkit.toml").write_text(tomli_w.dumps({"mcp": {"servers": list(entries)}}), encoding="utf-8")
+    # the user's own file: a project's servers need trust (test_project_trust.py)
+    user_config_file().write_text(tomli_w.dumps({"mcp": {"servers": list(entries)}}), encoding="utf-8")
 
 
 def test_an_agent_calls_a_tool_of_a_configured_server(config_home: Path) -> None:
@@ -125,7 +127,7 @@ def test_agentkit_run_uses_the_configured_servers(agentkit: Any, tmp_path: Path)
         {"content": [{"type": "tool_use", "name": "calc__echo", "arguments": {"text": "from the MCP server"}}]},
         {"content": [{"type": "text", "text": "done"}]},
     ]))
-    result = agentkit("run", "--model", "faux/scripted", "--script", str(script), "--json", "say it",
+    result = agentkit("run", "--model", "faux/scripted", "--script", str(script), "--json", "--trust-project", "say it",
                       cwd=project, env={"AGENTKIT_CONFIG_DIR": str(tmp_path / "no-user-config")}, timeout=120)
     assert result.returncode == 0, result.stderr
     ends = [json.loads(line) for line in result.stdout.splitlines() if '"tool_result"' in line or "calc__echo" in line]

@@ -41,7 +41,8 @@ def parser() -> argparse.ArgumentParser:
                         help="allow every tool call without asking (shell tools included)")
     parser.add_argument(
         "--trust-project", action="store_true",
-        help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
+        help="trust the project: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files, and use the "
+             "MCP servers of its agentkit.toml",
     )
     parser.add_argument("--theme", choices=sorted(THEMES), default=None,
                         help="colours: dark (default), light or plain")
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agentkit chat ARGV``; the exit code."""
     args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from agentkit.host import PluginHost
-    from agentkit.host.cli.support import load_script, select_session
+    from agentkit.host.cli.support import load_script, open_project, select_session
     from agentkit.host.sessions import Session, data_dir, open_store
 
     from ._app import Chat, ChatOptions
@@ -85,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # the session is locked while open: whatever fails from here lets it go
         plain = wants_plain(sys.stdout, plain=args.plain)
         screen = Screen(sys.stdout, "plain" if plain else args.theme or DEFAULT_THEME)
-        host = PluginHost.discover()
+        host = PluginHost.discover(project=open_project(root, args.trust_project))
         provider = host.providers.get(host.resolve_model(model).api)  # ModelNotFound: a usage error
         transport = load_script(provider, args.script) if provider is not None and (
             args.script is not None or provider.api == "faux") else None

@@ -1,15 +1,20 @@
 """The MCP servers an agent reaches: ``[[mcp.servers]]`` tables in ``agentkit.toml``.
 
-Two files are read, and a server named in both takes the project's entry whole:
+Two files are read:
 
 1. the user's: ``$AGENTKIT_CONFIG_DIR/agentkit.toml``, else
    ``$XDG_CONFIG_HOME/agentkit/agentkit.toml``, else ``~/.config/agentkit/agentkit.toml``
    (``%APPDATA%\\agentkit\\agentkit.toml`` on Windows);
-2. the project's: ``agentkit.toml`` in the current directory.
+2. the project's: ``agentkit.toml`` in the project's folder, used only when
+   the user trusts the project (``--trust-project``; docs/decisions/0026).
+   Then a server named in both takes the project's entry whole.
 
 ``${VAR}`` in ``env``, ``headers``, ``args`` and ``url`` is resolved when the
 server is spawned or reached (:func:`resolve`), not when the file is read, so
-``agentkit mcp list`` works without the secrets in the environment.
+``agentkit mcp list`` works without the secrets in the environment. In a
+project's entry it resolves only the variables the user's own file allows for
+that server (``[[mcp.trusted_env]]``), so a trusted project still cannot read
+the user's environment.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import re
 import sys
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +57,8 @@ class ServerConfig:
     :param reconnect_limit: reconnects after the server died or hung, then its calls fail.
     :param allow_sampling: let the server ask the embedder's model for a completion.
     :param source: the file the entry came from.
+    :param tier: ``user`` (the user's own file) or ``project`` (the project's ``agentkit.toml``).
+    :param allowed_variables: the ``${VAR}`` names the entry may resolve; ``None``: any (the user's own entries).
     """
 
     name: str
@@ -67,6 +74,8 @@ class ServerConfig:
     reconnect_limit: int = 3
     allow_sampling: bool = False
     source: str = ""
+    tier: str = "user"
+    allowed_variables: frozenset[str] | None = None
 
     @property
     def transport(self) -> str:
@@ -113,18 +122,93 @@ def server_tables(document: Mapping[str, Any], path: Path) -> list[Any]:
     return servers
 
 
-def load_servers(cwd: Path | None = None, environ: Mapping[str, str] | None = None) -> list[ServerConfig]:
-    """The configured servers, the project's entries replacing the user's of the same name, sorted by name."""
-    chosen: dict[str, ServerConfig] = {}
-    for path in (user_config_file(environ), project_config_file(cwd)):
-        seen: set[str] = set()
-        for table in server_tables(read_document(path), path):
-            server = parse_server(table, path)
-            if server.name in seen:
-                raise McpConfigError(f"{path}: server {server.name!r} is configured twice; remove one entry")
-            seen.add(server.name)
-            chosen[server.name] = server
+def read_servers(cwd: Path | None = None, environ: Mapping[str, str] | None = None, *,
+                 problems: list[str] | None = None) -> list[ServerConfig]:
+    """Every entry of both files, the user's first, each with its tier; a project's with its allowed variables.
+
+    :param problems: given for a project that is not trusted: an error in its
+        file is reported here (one line) instead of raised, so that a broken or
+        hostile project file cannot take the user's own servers down.
+    """
+    user_path, project_path = user_config_file(environ), project_config_file(cwd)
+    user_document = read_document(user_path)
+    allowed = trusted_variables(user_document, user_path, project_path.parent)
+    found = _entries(user_path, user_document, "user", allowed)
+    try:
+        found += _entries(project_path, read_document(project_path), "project", allowed)
+    except McpConfigError as exc:
+        if problems is None:
+            raise
+        problems.append(f"note: {exc} (the project is not trusted, so its MCP servers are not used anyway)")
+    return found
+
+
+def _entries(path: Path, document: Mapping[str, Any], tier: str,
+             allowed: Mapping[str, frozenset[str]]) -> list[ServerConfig]:
+    found: list[ServerConfig] = []
+    seen: set[str] = set()
+    for table in server_tables(document, path):
+        server = parse_server(table, path)
+        if server.name in seen:
+            raise McpConfigError(f"{path}: server {server.name!r} is configured twice; remove one entry")
+        seen.add(server.name)
+        if tier == "project":
+            server = replace(server, tier="project", allowed_variables=allowed.get(server.name, frozenset()))
+        found.append(server)
+    return found
+
+
+def load_servers(cwd: Path | None = None, environ: Mapping[str, str] | None = None, *,
+                 trusted: bool = False) -> list[ServerConfig]:
+    """The servers to use, sorted by name: the user's, and a trusted project's replacing those of the same name.
+
+    The project's file is not read at all unless ``trusted``.
+    """
+    if trusted:
+        servers = read_servers(cwd, environ)
+    else:
+        path = user_config_file(environ)
+        servers = _entries(path, read_document(path), "user", {})
+    chosen = {server.name: server for server in servers}
     return [chosen[name] for name in sorted(chosen)]
+
+
+def untrusted_servers(servers: list[ServerConfig]) -> list[ServerConfig]:
+    """The project's entries among ``servers``: what an untrusted project would have had started."""
+    return [server for server in servers if server.tier == "project"]
+
+
+def untrusted_note(server: ServerConfig) -> str:
+    """The one line telling the user a project's server was not used, and how to use it."""
+    return (f"note: MCP server {server.name!r} of {server.source} not started: the project is not trusted; "
+            "pass --trust-project (AgentConfig.trust_project) if you trust it")
+
+
+def trusted_variables(document: Mapping[str, Any], path: Path, project: Path) -> dict[str, frozenset[str]]:
+    """Server name -> the variables the user's ``[[mcp.trusted_env]]`` lets a project's entry of that name resolve.
+
+    An entry with ``project = "FOLDER"`` applies to that project's folder only; without, to every trusted project.
+    """
+    mcp = document.get("mcp", {})
+    tables = mcp.get("trusted_env", []) if isinstance(mcp, Mapping) else []
+    if not isinstance(tables, list):
+        raise McpConfigError(f"{path}: 'mcp.trusted_env' must be an array of tables ([[mcp.trusted_env]])")
+    allowed: dict[str, frozenset[str]] = {}
+    for table in tables:
+        if not isinstance(table, Mapping) or set(table) - {"server", "variables", "project"}:
+            raise McpConfigError(f"{path}: each [[mcp.trusted_env]] is a table of 'server', 'variables' "
+                                 "and optionally 'project'")
+        server = table.get("server")
+        if not isinstance(server, str) or not SERVER_NAME.fullmatch(server):
+            raise McpConfigError(f"{path}: [[mcp.trusted_env]] 'server' must name a server, got {server!r}")
+        variables = _strings(table.get("variables", []), f"{path}: [[mcp.trusted_env]] {server!r} 'variables'")
+        where = table.get("project")
+        if where is not None and not isinstance(where, str):
+            raise McpConfigError(f"{path}: [[mcp.trusted_env]] {server!r} 'project' must be a folder path")
+        if where is not None and Path(where).expanduser().resolve() != project.resolve():
+            continue
+        allowed[server] = allowed.get(server, frozenset()) | frozenset(variables)
+    return allowed
 
 
 _KNOWN_KEYS = frozenset(
@@ -173,11 +257,16 @@ def parse_server(table: Any, path: Path) -> ServerConfig:
     )
 
 
-def resolve(text: str, environ: Mapping[str, str], where: str) -> str:
-    """``text`` with each ``${VAR}`` replaced from ``environ``; an unset one is an error naming it."""
+def resolve(text: str, environ: Mapping[str, str], where: str, allowed: frozenset[str] | None = None) -> str:
+    """``text`` with each ``${VAR}`` replaced from ``environ``; an unset one, or one not in ``allowed``, is an error."""
 
     def value(match: re.Match[str]) -> str:
         name = match.group(1)
+        if allowed is not None and name not in allowed:
+            raise McpConfigError(
+                f"{where}: ${{{name}}} is not resolved for a project's server; if you trust this server with it, "
+                f"allow it in your own agentkit.toml ([[mcp.trusted_env]] server = NAME, variables = [\"{name}\"])"
+            )
         if name not in environ:
             raise McpConfigError(f"{where}: ${{{name}}} is not set in the environment; set {name} or edit the entry")
         return environ[name]
@@ -185,8 +274,9 @@ def resolve(text: str, environ: Mapping[str, str], where: str) -> str:
     return _VARIABLE.sub(value, text)
 
 
-def resolved_table(table: Mapping[str, str], environ: Mapping[str, str], where: str) -> dict[str, str]:
-    return {key: resolve(value, environ, f"{where} {key}") for key, value in table.items()}
+def resolved_table(table: Mapping[str, str], environ: Mapping[str, str], where: str,
+                   allowed: frozenset[str] | None = None) -> dict[str, str]:
+    return {key: resolve(value, environ, f"{where} {key}", allowed) for key, value in table.items()}
 
 
 def _strings(value: Any, where: str) -> list[str]:

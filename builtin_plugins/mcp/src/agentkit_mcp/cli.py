@@ -19,8 +19,10 @@ from ._config import (
     SERVER_NAME,
     McpConfigError,
     ServerConfig,
-    load_servers,
     project_config_file,
+    read_servers,
+    untrusted_note,
+    untrusted_servers,
     user_config_file,
 )
 
@@ -59,9 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     remove.add_argument("name")
     remove.add_argument("--user", action="store_true", help="edit the user's agentkit.toml")
 
-    listing = commands.add_parser("list", help="list the configured servers (--check connects to each)")
+    listing = commands.add_parser("list", help="list the configured servers, their tier and trust "
+                                  "(--check connects to each)")
     listing.add_argument("--check", action="store_true",
-                         help="connect to each server: the era and version it negotiates, or why it failed")
+                         help="connect to each server in use: the era and version it negotiates, or why it failed")
+    listing.add_argument("--trust-project", action="store_true",
+                         help="trust the project: its agentkit.toml's servers are used (and checked)")
 
     commands.add_parser("serve", help="serve the installed tools over MCP", add_help=False)
     return parser
@@ -138,6 +143,9 @@ def _add(args: argparse.Namespace) -> int:
     path = _target(args)
     add_server(path, entry)
     print(f"added MCP server {args.name!r} to {path}")
+    if not args.user:
+        print("note: a project's servers are used only with --trust-project; add it with --user to use it "
+              "everywhere without", file=sys.stderr)
     return 0
 
 
@@ -151,20 +159,27 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    servers = load_servers()
-    if not servers:
+    from agentkit.plugin_api import Project
+
+    project = Project.open(Path.cwd(), trust=args.trust_project)
+    for problem in project.problems:
+        print(f"note: {problem}", file=sys.stderr)
+    every = read_servers(project.root)  # a broken file is an error here: this command shows the configuration
+    if not every:
         print(f"no MCP servers configured (add one with '{PROG} add')", file=sys.stderr)
         return 0
-    user = str(user_config_file())
+    in_use = {server.name: server for server in every if project.trusted or server.tier == "user"}
     if not args.check:
-        for server in servers:
+        for server in sorted(every, key=lambda server: (server.name, server.tier != "user")):
             print(f"{server.name}  {server.transport}  {server.era}  {_target_text(server)}  "
-                  f"({'user' if server.source == user else 'project'})")
+                  f"({_standing(server, in_use, project.trusted)})")
         return 0
     from .client._check import check_servers
 
+    for server in untrusted_servers(every) if not project.trusted else []:
+        print(untrusted_note(server), file=sys.stderr)
     failed = False
-    for server, outcome in check_servers(servers):
+    for server, outcome in check_servers([in_use[name] for name in sorted(in_use)]):
         if isinstance(outcome, str):
             failed = True
             print(f"{server.name}  FAILED  {outcome}")
@@ -172,6 +187,15 @@ def _list(args: argparse.Namespace) -> int:
             era, version, tools = outcome
             print(f"{server.name}  ok  {era} {version}  {tools} tool(s)")
     return 1 if failed else 0
+
+
+def _standing(server: ServerConfig, in_use: dict[str, ServerConfig], trusted: bool) -> str:
+    """``user``, ``project, trusted``, or why the entry is not used."""
+    if server.tier == "user":
+        return "user" if in_use.get(server.name) is server else "user, replaced by the trusted project's entry"
+    if trusted:
+        return "project, trusted"
+    return "project, not trusted: not used; pass --trust-project to use it"
 
 
 def _target_text(server: ServerConfig) -> str:

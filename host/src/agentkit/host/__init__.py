@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         ModelNotFound,
         NothingToContinue,
         SkillConflictError,
+        UnsafeDataDirError,
     )
 
     __version__: str
@@ -83,6 +84,7 @@ _EXPORTS = {
     "ModelNotFound": ".errors",
     "NothingToContinue": ".errors",
     "SkillConflictError": ".errors",
+    "UnsafeDataDirError": ".errors",
     "Block": "agentkit.plugin_api",
     "Outcome": "agentkit.plugin_api",
 }
@@ -118,6 +120,7 @@ __all__ = [
     "StopPolicy",
     "Subagent",
     "ToolCaller",
+    "UnsafeDataDirError",
     "__version__",
     "allow_all",
     "any_of",

@@ -43,6 +43,7 @@ from agentkit.plugin_api import (
     MessageEnd,
     ModelInfo,
     Outcome,
+    Project,
     SessionInfo,
     StopReason,
     TextBlock,
@@ -134,18 +135,22 @@ class Agent:
         if config.audit is not None:
             check_sink(config.audit)
         self.config = config
-        self.host = host if host is not None else PluginHost.discover()
+        self.root = Path(config.root).expanduser().resolve()
+        #: The project at ``root``: trusted when ``trust_project`` asks and its folders are the user's own.
+        self.project = Project.open(self.root, trust=config.trust_project)
+        self.host = host if host is not None else PluginHost.discover(project=self.project)
+        _check_host_trust(self.host, self.project)
         self.model: ModelInfo = self.host.resolve_model(config.model)
         # The catalog lists a model only while the plugin that lists it serves its wire too.
         self.provider = self.host.providers[self.model.api]
-        self.root = Path(config.root).expanduser().resolve()
         self.tools = self._select_tools()
         #: The skills this agent has (plugins, the user's folder, the trusted project's),
         #: and in ``skills.problems`` what was refused or skipped, one line each.
-        self.skills: SkillSet = load_skills(self.host, self.root, trust_project=config.trust_project)
+        self.skills: SkillSet = load_skills(self.host, self.root, trust_project=self.project.trusted)
         check_skill_tools(self.skills, self.tools, self.host.tools, config.before_tool_call)
         #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
-        self.context_files = load_context_files(self.root, trust_project=config.trust_project)
+        self.context_files = load_context_files(self.root, trust_project=self.project.trusted,
+                                                problems=self.skills.problems)
         self._context_text = [render_context_file(item) for item in self.context_files]  # fixed for the session
         self._require_authorization()
         self._warn_about_skills()
@@ -907,3 +912,18 @@ def _as_messages(prompt: Prompt | None) -> list[Message]:
     if isinstance(prompt, UserMessage | AssistantMessage | ToolResultMessage):
         return [prompt]
     return [UserMessage(list(prompt))]
+
+
+def _check_host_trust(host: PluginHost, project: Project) -> None:
+    """Refuse a host whose tools were registered for a project this agent does not trust.
+
+    Tool plugins built their tools for ``host.project`` (the MCP client, from a
+    trusted project's ``agentkit.toml``); an agent that does not trust that
+    project must not be handed them.
+    """
+    if host.project.trusted and (not project.trusted or host.project.root != project.root):
+        raise ConfigError(
+            f"the PluginHost trusts the project {host.project.root}, but this agent does not trust it "
+            f"(root {project.root}, trust_project={project.trusted}): build the host for the agent's project, "
+            "PluginHost.discover(project=Project.open(root, trust=...))"
+        )

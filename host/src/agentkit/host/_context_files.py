@@ -11,7 +11,9 @@ specific first, so that the most specific instructions come last:
    the file a linked worktree has); without one, only the agent's root is read.
    So a linked worktree nested inside its main repository stops at its own
    root, and the main repository's copy of the same tracked file is not read
-   a second time.
+   a second time. A project file that is a symbolic link leading out of the
+   repository is refused as ``read_file`` refuses it (a link that stays inside
+   is followed), and the refusal is reported.
 
 Each file is cut at :data:`MAX_CONTEXT_FILE_BYTES` with a note saying so, its
 BOM is stripped, and both its path and its body are XML-escaped in the prompt.
@@ -19,9 +21,13 @@ BOM is stripped, and both its path and its body are XML-escaped in the prompt.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
+
+from agentkit.plugin_api import Project, ToolError
+from agentkit.plugin_api.workspace import locate
 
 from .skills import user_home
 
@@ -50,25 +56,20 @@ class ContextFile:
     cut: bool
 
 
-def load_context_files(root: Path, *, trust_project: bool) -> list[ContextFile]:
-    """The context files for an agent rooted at ``root``, in prompt order."""
+def load_context_files(root: Path, *, trust_project: bool, problems: list[str] | None = None) -> list[ContextFile]:
+    """The context files for an agent rooted at ``root``, in prompt order.
+
+    :param problems: where a refused project file is reported, one line each.
+    """
     found = []
     home = user_home()
     if home is not None:
         found += _read_folder(home / USER_FOLDER, "user")
     if trust_project:
-        for folder in _project_folders(root):
-            found += _read_folder(folder, "project")
+        folders = Project(root).folders()
+        for folder in folders:
+            found += _read_project_folder(folders[0], folder, [] if problems is None else problems)
     return found
-
-
-def _project_folders(root: Path) -> list[Path]:
-    """From the repository root down to ``root`` (just ``root`` outside a repository)."""
-    chain = [root, *root.parents]
-    for index, folder in enumerate(chain):
-        if (folder / ".git").exists():
-            return list(reversed(chain[: index + 1]))
-    return [root]
 
 
 def _read_folder(folder: Path, tier: str) -> list[ContextFile]:
@@ -82,10 +83,36 @@ def _read_folder(folder: Path, tier: str) -> list[ContextFile]:
                 size = max(len(data), path.stat().st_size)
         except OSError:
             continue
-        cut = len(data) > MAX_CONTEXT_FILE_BYTES
-        text = data[:MAX_CONTEXT_FILE_BYTES].decode("utf-8", errors="ignore" if cut else "replace")
-        return [ContextFile(path.resolve(), text.removeprefix("\ufeff"), tier, size, cut)]
+        return [_context_file(path.resolve(), data, tier, size)]
     return []
+
+
+def _read_project_folder(top: Path, folder: Path, problems: list[str]) -> list[ContextFile]:
+    """The first candidate of ``folder``, opened beneath the repository's ``top`` folder, never through a link out."""
+    below = folder.relative_to(top)
+    for name in CANDIDATES:
+        if not (folder / name).is_file():
+            continue
+        try:
+            with locate(top, str(below / name)) as located:
+                fd = located.open_file()
+                shown = located.path
+        except ToolError as exc:
+            problems.append(f"{folder / name}: not read: {exc}")
+            continue
+        except OSError:
+            continue
+        with open(fd, "rb") as handle:
+            data = handle.read(MAX_CONTEXT_FILE_BYTES + 1)
+            size = max(len(data), os.fstat(handle.fileno()).st_size)
+        return [_context_file(shown, data, "project", size)]
+    return []
+
+
+def _context_file(path: Path, data: bytes, tier: str, size: int) -> ContextFile:
+    cut = len(data) > MAX_CONTEXT_FILE_BYTES
+    text = data[:MAX_CONTEXT_FILE_BYTES].decode("utf-8", errors="ignore" if cut else "replace")
+    return ContextFile(path, text.removeprefix("\ufeff"), tier, size, cut)
 
 
 def render_context_file(item: ContextFile) -> str:

@@ -17,6 +17,7 @@ import os
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import importlib_metadata
@@ -24,7 +25,7 @@ import pluggy
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Provider, Skill, Tool
+from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Project, Provider, Skill, Tool
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
@@ -86,21 +87,29 @@ class PluginHost:
 
     >>> host = PluginHost()              # nothing loaded
     >>> host = PluginHost.discover()     # every installed plugin, per the env switches
+
+    ``project`` is the folder its agents work in and whether the user trusts
+    it (:class:`~agentkit.plugin_api.Project`); tool plugins are told it when
+    they register their tools, so what a project supplies (the MCP servers of
+    its ``agentkit.toml``) loads only for a trusted one. Default: the working
+    directory, not trusted. Agents built on the host must agree with it
+    (``AgentConfig.trust_project``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, project: Project | None = None) -> None:
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         for module in CATEGORIES.values():
             self.pm.add_hookspecs(module)
         self.records: dict[str, PluginRecord] = {}
         self.registry = Registry()
+        self.project = project if project is not None else Project(Path.cwd(), trusted=False)
 
     # -- discovery -----------------------------------------------------------------
 
     @classmethod
-    def discover(cls, env: Mapping[str, str] | None = None) -> PluginHost:
-        """A host with every installed plugin loaded (subject to the env switches)."""
-        host = cls()
+    def discover(cls, env: Mapping[str, str] | None = None, project: Project | None = None) -> PluginHost:
+        """A host with every installed plugin loaded (subject to the env switches), for ``project``."""
+        host = cls(project)
         host.load_entry_points(env)
         return host
 
@@ -211,8 +220,11 @@ class PluginHost:
                 record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
                 add(record.name, obj)
 
+            arguments: dict[str, Any] = {"register": register}
+            if hook_name == "agentkit_register_tools":
+                arguments["project"] = self.project
             try:
-                caller(register=register)
+                caller(**arguments)
             except RegistrationError as exc:
                 raise RegistrationError(f"{hook_name}: {exc}") from exc
             except BaseException as exc:  # a plugin may raise anything, SystemExit included

@@ -5,7 +5,8 @@
     AgentkitError                      (agentkit.plugin_api.errors)
     ├── UsageError                     the caller asked for something invalid
     │   ├── ConfigError                an AgentConfig or environment setting is wrong
-    │   │   └── SkillConflictError     a skill's tool takes a name the agent already has
+    │   │   ├── SkillConflictError     a skill's tool takes a name the agent already has
+    │   │   └── UnsafeDataDirError     a data folder is another user's, or writable by group or others
     │   ├── ImageError                 an image cannot be read, fetched or sent to the model
     │   ├── ModelNotFound              no installed provider serves the model
     │   ├── AgentBusy                  run/stream called while a run is in progress
@@ -32,6 +33,11 @@ class ConfigError(UsageError):
 
 class SkillConflictError(ConfigError):
     """A skill brings a tool whose name the agent already has, and does not declare the override."""
+
+
+class UnsafeDataDirError(ConfigError):
+    """A folder of the data directory (sessions, artifacts) is owned by another user or writable by
+    group or others, so it is not used (OpenSSH's ``StrictModes``; docs/decisions/0027)."""
 
 
 class ImageError(UsageError):

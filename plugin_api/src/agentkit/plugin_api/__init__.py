@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         message_from_dict,
     )
     from ._outcome import Outcome
+    from ._project import Project
     from ._providers import (
         DEFAULT_TOOL_CALL_ID_RULE,
         ConformanceResponder,
@@ -104,6 +105,7 @@ _EXPORTS = {
     "event_to_dict": "._events",
     "Block": "._hooks",
     "SessionInfo": "._hooks",
+    "Project": "._project",
     "PROJECT_NAME": "._markers",
     "hookimpl": "._markers",
     "AssistantMessage": "._messages",
@@ -176,6 +178,7 @@ __all__ = [
     "Outcome",
     "OutputPartial",
     "PluginError",
+    "Project",
     "Provider",
     "ProviderError",
     "ProviderEvent",

@@ -27,3 +27,4 @@ class SessionInfo:
     session_id: str
     model: str
     root: Path
+

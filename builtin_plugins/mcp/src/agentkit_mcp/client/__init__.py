@@ -1,7 +1,8 @@
 """The MCP client: configured servers' tools in an agent (the ``agentkit.tools`` plugin ``mcp``).
 
 Loading the plugin costs a TOML read: the SDK is imported only when
-``agentkit.toml`` names a server.
+``agentkit.toml`` names a server. A project's servers load only when the
+host's project is trusted (docs/decisions/0026).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentkit.plugin_api import Tool, hookimpl
+from agentkit.plugin_api import Project, Tool, hookimpl
 
 from ._embedder import InputRequest, McpAuditRecord, set_audit_sink, set_input_handler
 
@@ -19,19 +20,30 @@ __all__ = ["InputRequest", "McpAuditRecord", "agentkit_mcp_servers", "agentkit_r
 
 
 @hookimpl
-def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
-    """Connect to the servers of ``agentkit.toml`` and register their tools as ``server__tool``.
+def agentkit_register_tools(register: Callable[[Tool], None], project: Project) -> None:
+    """Connect to the configured servers and register their tools as ``server__tool``.
 
-    ``mcp_servers`` (off by default) is registered too, servers or not.
+    The servers are the user's own, and the project's (its ``agentkit.toml``)
+    only when ``project.trusted``: an untrusted project's servers are neither
+    started nor contacted, and each is named in one note line on stderr that
+    says how to trust it. ``mcp_servers`` (off by default) is registered too,
+    servers or not.
 
     A configuration error fails this plugin with its message (the host
     reports it); a server that cannot be reached is logged and contributes
     nothing, and the others are still served.
     """
-    from .._config import load_servers
+    from .._config import load_servers, read_servers, untrusted_note, untrusted_servers
     from ._status import status_tool
 
-    servers = load_servers()
+    if project.trusted:
+        servers = load_servers(project.root, trusted=True)
+    else:
+        problems: list[str] = []
+        every = read_servers(project.root, problems=problems)
+        for line in [*problems, *map(untrusted_note, untrusted_servers(every))]:
+            print(line, file=sys.stderr)
+        servers = sorted((server for server in every if server.tier == "user"), key=lambda server: server.name)
     if not servers:
         register(status_tool(dict))
         return

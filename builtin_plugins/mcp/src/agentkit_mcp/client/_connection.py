@@ -91,17 +91,18 @@ class ServerConnection:
     def _server_argument(self) -> Any:
         where = f"{self.config.source}: server {self.config.name!r}"
         environ = dict(os.environ if self._given_environ is None else self._given_environ)
+        allowed = self.config.allowed_variables  # a project's entry: only what the user's file allows it
         if self.config.command is not None:
             parameters = StdioServerParameters(
-                command=resolve(self.config.command, environ, f"{where} command"),
-                args=[resolve(arg, environ, f"{where} args") for arg in self.config.args],
-                env=server_environment(environ, resolved_table(self.config.env, environ, f"{where} env")),
+                command=resolve(self.config.command, environ, f"{where} command", allowed),
+                args=[resolve(arg, environ, f"{where} args", allowed) for arg in self.config.args],
+                env=server_environment(environ, resolved_table(self.config.env, environ, f"{where} env", allowed)),
             )
             return stdio_client(parameters, errlog=_server_log())
         from ._http import http_transport  # only HTTP servers pay for the HTTP client
 
-        url = resolve(self.config.url or "", environ, f"{where} url")
-        return http_transport(url, resolved_table(self.config.headers, environ, f"{where} headers"))
+        url = resolve(self.config.url or "", environ, f"{where} url", allowed)
+        return http_transport(url, resolved_table(self.config.headers, environ, f"{where} headers", allowed))
 
     def _client_for(self, server: Any) -> Client:
         return Client(

@@ -57,14 +57,14 @@ def serve(args: argparse.Namespace) -> int:
     from ..rpc import RpcServer
     from ..sessions import open_store
     from ._run import make_agent
-    from .support import run_interruptibly
+    from .support import open_project, run_interruptibly
 
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a directory")
     if args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
-    host = PluginHost.discover()
+    host = PluginHost.discover(project=open_project(root, args.trust_project))
     if args.model is not None:
         host.resolve_model(args.model)  # an unknown default model is a usage error now, not at each session
 

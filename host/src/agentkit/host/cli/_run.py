@@ -57,6 +57,7 @@ from agentkit.plugin_api.errors import UsageError
 from .support import (
     add_agent_options,
     load_script,
+    open_project,
     require_credential,
     run_interruptibly,
     select_session,
@@ -150,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         args.model = session.model
     if args.model is None:
         raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
-    host = PluginHost.discover()
+    host = PluginHost.discover(project=open_project(root, args.trust_project))
     left_out = _tools(host, args.allow_all_tools)[1]
     agent = make_agent(args, host, args.model, session, check_credential=not args.dry_run)
     if left_out:

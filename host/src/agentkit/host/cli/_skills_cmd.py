@@ -31,7 +31,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     for parser in (listing, show):
         parser.add_argument("--root", default=".", help="the workspace root (default: .)")
         parser.add_argument("--trust-project", action="store_true",
-                            help="also read the project's skills under ROOT/.agentkit/skills/")
+                            help="trust the project: also read its skills under ROOT/.agentkit/skills/ "
+                                 "(and let its agentkit.toml's MCP servers start)")
     listing.set_defaults(handler=list_skills)
     show.set_defaults(handler=show_skill)
     skills.set_defaults(handler=lambda args: skills.error("say what to do: 'agentkit skills list' or "
@@ -44,8 +45,10 @@ def _load(args: argparse.Namespace) -> SkillSet:
         raise UsageError(f"--root {args.root!r} is not a directory")
     from .._plugins import PluginHost  # the host and the loader only once a skills command runs
     from ..skills import load_skills
+    from .support import open_project
 
-    found = load_skills(PluginHost.discover(), root.resolve(), trust_project=args.trust_project)
+    project = open_project(root, args.trust_project)
+    found = load_skills(PluginHost.discover(project=project), project.root, trust_project=project.trusted)
     for problem in found.problems:
         print(f"note: {problem}", file=sys.stderr)
     return found

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import Outcome, SessionInfo, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api import Outcome, Project, SessionInfo, ToolResultMessage, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
 
 if TYPE_CHECKING:
@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing = commands.add_parser("tools")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    listing.add_argument("--root", default=".", help="the project whose tools to list (default: .)")
+    listing.add_argument("--trust-project", action="store_true",
+                         help="trust the project: list the tools of the MCP servers of its agentkit.toml too")
     listing.set_defaults(handler=list_tools)
 
     tool = commands.add_parser("tool")
@@ -32,8 +35,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def list_tools(args: argparse.Namespace) -> int:
     from .._plugins import PluginHost
+    from .support import open_project
 
-    host = PluginHost.discover()
+    root = Path(args.root).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root!r} is not a directory")
+    host = PluginHost.discover(project=open_project(root, args.trust_project))
     rows: list[dict[str, Any]] = [
         {
             "name": tool.name,
@@ -102,7 +109,7 @@ def run_tool(args: argparse.Namespace) -> int:
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a directory")
-    host = PluginHost.discover()
+    host = PluginHost.discover(project=Project.open(root, trust=False))  # the project's own servers: not here
     if args.name not in host.tools:
         raise UsageError(_missing(host, args.name))
     hooks = HookRunner(host.hook_callers)

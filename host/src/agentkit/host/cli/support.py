@@ -12,6 +12,8 @@ same way as the built-in commands with these:
 * :func:`require_credential`: a missing key is a usage error before anything
   is sent, with ``agentkit run``'s message;
 * :func:`load_script`: ``--script`` for the scripted provider;
+* :func:`open_project`: the project ``--root`` and ``--trust-project`` name,
+  to build the plugin host with (``PluginHost.discover(project=...)``);
 * :func:`run_interruptibly`: a coroutine run from sync code, where Ctrl-C
   asks the work to stop rather than tearing through it.
 
@@ -31,7 +33,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentkit.plugin_api import ModelInfo, Provider, provider_member
+from agentkit.plugin_api import ModelInfo, Project, Provider, provider_member
 from agentkit.plugin_api.errors import UsageError
 
 if TYPE_CHECKING:
@@ -77,10 +79,24 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--trust-project", action="store_true",
-        help="let the project instruct the model: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files",
+        help="trust the project: read its skills (ROOT/.agentkit/skills/) and AGENTS.md files, and use the "
+             "MCP servers of its agentkit.toml",
     )
     parser.add_argument("--script", default=None,
                         help="for faux/scripted: a JSON file with the list of turns (each session of rpc plays it)")
+
+
+def open_project(root: Path | str, trust: bool) -> Project:
+    """The project at ``root``: trusted when ``trust`` and its folders are the user's own.
+
+    Trust asked for but refused (a folder owned by another user) is one note
+    line each on stderr. Build the command's plugin host for it, so its tool
+    plugins know (``PluginHost.discover(project=...)``).
+    """
+    project = Project.open(root, trust=trust)
+    for problem in project.problems:
+        print(f"note: {problem}", file=sys.stderr)
+    return project
 
 
 def require_credential(provider: Provider, model: ModelInfo) -> None:

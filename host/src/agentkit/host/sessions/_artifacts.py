@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SessionNotFound
-from ._paths import data_dir, private_dir
+from ._paths import check_private, data_dir, private_dir
 
 #: Every artifact id starts with this.
 ARTIFACT_PREFIX = "art_"
@@ -66,13 +66,15 @@ class ArtifactStore:
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.directory = Path(directory).expanduser() if directory is not None else data_dir() / "artifacts"
+        #: The highest folder that must be the user's alone (docs/decisions/0027): the data directory, or ``directory``.
+        self._top = self.directory if directory is not None else self.directory.parent
 
     def create(self, owner: str, text: str) -> str:
         """Store ``text`` as a new artifact of ``owner``; returns its id.
 
         :raises OSError: the data directory cannot be written.
         """
-        folder = private_dir(self._folder(owner))
+        folder = private_dir(self._folder(owner), self._top)
         artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
         temporary = folder / f".{artifact_id}.partial"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -94,6 +96,7 @@ class ArtifactStore:
         if not is_artifact_id(artifact_id):
             raise ArtifactNotFound(f"{artifact_id!r} is not an artifact id (they look like "
                                    f"{ARTIFACT_PREFIX}0123456789abcdef0123456789abcdef)")
+        check_private(self._folder(owner), self._top)
         try:
             data = (self._folder(owner) / (artifact_id + _SUFFIX)).read_bytes()
         except FileNotFoundError:
@@ -103,6 +106,7 @@ class ArtifactStore:
     def list(self, owner: str) -> list[ArtifactInfo]:
         """``owner``'s artifacts, oldest first."""
         found = []
+        check_private(self._folder(owner), self._top)
         with contextlib.suppress(FileNotFoundError):
             for path in self._folder(owner).iterdir():
                 if path.suffix == _SUFFIX and is_artifact_id(path.stem):
@@ -119,7 +123,7 @@ class ArtifactStore:
         artifacts = self.list(source)
         if not artifacts:
             return
-        folder = private_dir(self._folder(target))
+        folder = private_dir(self._folder(target), self._top)
         for item in artifacts:
             name = item.id + _SUFFIX
             try:

@@ -29,7 +29,7 @@ from typing import Protocol, runtime_checkable
 from ..errors import ConfigError, SessionConflict, SessionLoadError, SessionNotFound
 from ._entries import Entry, SessionHeader
 from ._loader import MAX_LINE_BYTES, LoadedLog, parse_log
-from ._paths import data_dir, private_dir
+from ._paths import check_private, data_dir, private_dir
 
 try:
     import fcntl
@@ -120,7 +120,9 @@ class JsonlSessionStore:
 
     :param directory: where the files go; default ``sessions/`` in the data
         directory (``$AGENTKIT_DATA_DIR``, else the platform's user data
-        directory). Folders are created 0700 and files 0600.
+        directory). Folders are created 0700 and files 0600; an existing one
+        (from the data directory down) owned by another user or writable by
+        group or others raises :class:`~agentkit.host.errors.UnsafeDataDirError`.
     :param durability: when appends reach the disk, see :class:`Durability`.
     :param max_line_bytes: a longer line of a log is skipped when it is
         loaded (a repair, see :func:`~agentkit.host.sessions.parse_log`).
@@ -134,6 +136,9 @@ class JsonlSessionStore:
     def __init__(self, directory: Path | str | None = None, durability: Durability | str = Durability.FLUSH, *,
                  max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.directory = Path(directory).expanduser() if directory is not None else data_dir() / "sessions"
+        #: The highest folder that must be the user's alone (docs/decisions/0027): the data directory, or ``directory``.
+        self._top = self.directory if directory is not None else self.directory.parent
+        check_private(self.directory, self._top)  # reading a planted session is as bad as writing to a shared one
         try:
             self.durability = Durability(durability)
         except ValueError:
@@ -150,7 +155,7 @@ class JsonlSessionStore:
 
     def create(self, header: SessionHeader) -> None:
         path = self.path(header.id)
-        private_dir(self.directory)
+        private_dir(self.directory, self._top)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         except FileExistsError:

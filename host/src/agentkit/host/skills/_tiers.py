@@ -4,9 +4,11 @@ Precedence, highest first: user, project, plugin. A skill of a higher tier
 shadows one of the same name below it, and the shadowing is reported. Two
 skills of the same name within one folder tier are both refused (as two
 plugins claiming one name are). The project tier is read only when the
-embedder trusts the project (``AgentConfig.trust_project``); when HOME cannot
-be resolved to an absolute folder, the user tier is skipped, never looked for
-relative to the working directory.
+embedder trusts the project (``AgentConfig.trust_project``), and a project
+skill whose folder or files are symbolic links leading out of the repository
+is refused as ``read_file`` refuses such a path. When HOME cannot be resolved
+to an absolute folder, the user tier is skipped, never looked for relative to
+the working directory.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentkit.plugin_api import Skill
+from agentkit.plugin_api import Project, Skill, ToolError
+from agentkit.plugin_api.workspace import locate
 
 from ._check import check_skill
 from ._manifest import SkillRejected, read_skill_folder
@@ -98,7 +101,7 @@ def load_skills(host: PluginHost | None, root: Path, *, trust_project: bool) -> 
     project = (root / PROJECT_SKILLS)
     found.project_folder = project
     if trust_project:
-        tiers["project"] = _read_tier(project, "project", found.problems)
+        tiers["project"] = _read_tier(project, "project", found.problems, within=Project(root).folders()[0])
     elif project.is_dir():
         found.problems.append(f"{project}: project skills not loaded: the project is not trusted "
                               "(AgentConfig.trust_project, 'agentkit run --trust-project')")
@@ -118,7 +121,8 @@ def load_skills(host: PluginHost | None, root: Path, *, trust_project: bool) -> 
     return found
 
 
-def _read_tier(folder: Path, tier: str, problems: list[str]) -> dict[str, SkillEntry]:
+def _read_tier(folder: Path, tier: str, problems: list[str], within: Path | None = None) -> dict[str, SkillEntry]:
+    """The skills of ``folder``; with ``within``, only those whose files stay inside that folder, links resolved."""
     if not folder.is_dir():
         return {}
     entries: dict[str, SkillEntry] = {}
@@ -127,6 +131,8 @@ def _read_tier(folder: Path, tier: str, problems: list[str]) -> dict[str, SkillE
         if not child.is_dir() or child.name.startswith("."):
             continue
         try:
+            if within is not None:
+                _check_contained(child, within)
             skill, warnings = read_skill_folder(child)
             problems.extend(warnings)
             path = check_skill(skill, str(skill.source or child))
@@ -141,3 +147,17 @@ def _read_tier(folder: Path, tier: str, problems: list[str]) -> dict[str, SkillE
             problems.append(f"{tier} skill {name!r} is declared by {', '.join(map(str, folders))}, so neither "
                             "is loaded: rename one")
     return entries
+
+
+#: The files of a skill folder the host reads or points the model at.
+_SKILL_FILES = ("SKILL.md", "skill.toml", "prompt.md")
+
+
+def _check_contained(skill_folder: Path, within: Path) -> None:
+    """Refuse a skill whose folder or files lead out of ``within`` through a link, with ``read_file``'s words."""
+    below = skill_folder.relative_to(within)
+    for relative in (below, *(below / name for name in _SKILL_FILES if (skill_folder / name).exists())):
+        try:
+            locate(within, str(relative)).close()
+        except ToolError as exc:
+            raise SkillRejected(f"{within / relative}: not loaded: {exc}") from None

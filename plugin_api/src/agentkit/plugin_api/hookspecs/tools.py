@@ -6,16 +6,22 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._markers import hookspec
+from .._project import Project
 from .._tools import Tool
 
 
 @hookspec
-def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
+def agentkit_register_tools(register: Callable[[Tool], None], project: Project) -> None:
     """Register the tools this plugin provides.
 
     :param register: call once per :class:`~agentkit.plugin_api.Tool`. The
         host checks the name and schema and attributes the tool to this
         plugin.
+    :param project: the folder the host's agents work in, and whether the
+        user trusts it (:class:`~agentkit.plugin_api.Project`). A plugin that
+        builds tools from what the project supplies (the MCP client from the
+        project's ``agentkit.toml``) does so only when ``project.trusted``.
+        An implementation that does not name it is not given it.
     :returns: nothing; the return value is ignored.
 
     Called once per plugin when the host builds its registry. A tool name
@@ -25,6 +31,8 @@ def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     on without it.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2
+       ``project``.
     """
 
 
