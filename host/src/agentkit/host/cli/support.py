@@ -13,7 +13,9 @@ same way as the built-in commands with these:
   is sent, with ``agentkit run``'s message;
 * :func:`load_script`: ``--script`` for the scripted provider;
 * :func:`run_interruptibly`: a coroutine run from sync code, where Ctrl-C
-  asks the work to stop rather than tearing through it.
+  asks the work to stop rather than tearing through it;
+* :func:`visible`, :func:`visible_line`: untrusted text (a model's, a tool's,
+  a plugin's) made safe to print, its controls shown, never interpreted.
 
 Each raises :class:`~agentkit.plugin_api.errors.UsageError` for bad input;
 the ``agentkit`` command prints it as one line and exits 2. Importing this
@@ -34,6 +36,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agentkit.plugin_api import ModelInfo, Provider, provider_member
 from agentkit.plugin_api.errors import UsageError
 
+from .._terminal import visible, visible_line
+
 if TYPE_CHECKING:
     from ..sessions import Session, SessionStore
 
@@ -47,6 +51,8 @@ __all__ = [
     "require_credential",
     "run_interruptibly",
     "select_session",
+    "visible",
+    "visible_line",
 ]
 
 
