@@ -6,8 +6,9 @@ import re
 from typing import Any
 
 import pytest
-from agentkit.host.cli.support import visible
 from agentkit_chat._screen import THEMES, Screen
+
+from agentkit.host.cli.support import visible
 
 HOSTILE_TOOL = """
 from agentkit.plugin_api import Tool, hookimpl

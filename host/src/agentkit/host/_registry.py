@@ -78,7 +78,9 @@ class Registry:
             raise RegistrationError(f"register() got {type(skill).__name__}, expected agentkit.plugin_api.Skill")
         if not skill.name or not isinstance(skill.name, str):
             raise RegistrationError("a skill needs a name: give Skill(name=...)")
-        from .skills._check import skill_name_problem  # the rule every skill passes, however it arrived
+        from .skills._check import (
+            skill_name_problem,  # the rule every skill passes, however it arrived
+        )
 
         problem = skill_name_problem(skill.name)
         if problem is not None:

@@ -82,7 +82,9 @@ def _list(as_json: bool) -> int:
 
 def _check(as_json: bool) -> int:
     from .._plugins import PluginHost
-    from .._terminal import visible_line as shown  # names and messages from plugins anyone can publish
+    from .._terminal import (
+        visible_line as shown,  # names and messages from plugins anyone can publish
+    )
     from . import COMMANDS
     from ._contributed import refused_commands
 

@@ -21,10 +21,10 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
+from .._terminal import visible, visible_line
 from ..errors import SessionConflict
 from ..sessions import ArtifactStore, LoadedLog, open_store
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
-from .._terminal import visible, visible_line
 from .support import add_store_option, open_session
 
 #: How much of one message ``show`` prints before it cuts the rest.
