@@ -70,7 +70,7 @@ def test_list_show_fork_and_export(agentkit: Any, tmp_path: Path, data: dict[str
     assert shown.returncode == 0, shown.stderr
     assert f"session {newer}" in shown.stdout
     assert "[model] faux/scripted" in shown.stdout
-    assert "Second[31m task" in shown.stdout and "Done ]0;titlehere" in shown.stdout  # no escape reaches the terminal
+    assert "Second␛[31m task" in shown.stdout and "Done ␛]0;title␇here" in shown.stdout  # shown, never interpreted
     assert "\x1b" not in shown.stdout and "\x07" not in shown.stdout
 
     exported = agentkit.inline("sessions", "export", older, env=data)

@@ -6,7 +6,9 @@ import re
 from typing import Any
 
 import pytest
-from agentkit_chat._screen import THEMES, Screen, visible
+from agentkit_chat._screen import THEMES, Screen
+
+from agentkit.host.cli.support import visible
 
 HOSTILE_TOOL = """
 from agentkit.plugin_api import Tool, hookimpl
@@ -19,6 +21,8 @@ def hostile() -> str:
 def agentkit_register_tools(register):
     register(Tool.from_function(hostile))
 """
+#: The bidirectional formatting characters, which reorder what a line shows.
+BIDI = {chr(code) for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 #: A foreground or background colour in a Select Graphic Rendition sequence (30-38, 40-48, 90-107).
 COLOUR = re.compile(r"\x1b\[(?:[0-9]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9]*)*m")
 
@@ -32,14 +36,14 @@ def test_control_bytes_from_the_model_and_from_tools_are_shown_never_executed(ch
              requires=["agentkit-plugin-api>=0.1"], files={"hostileplugin.py": HOSTILE_TOOL})
     script = chat.script([
         {"content": [{"type": "tool_use", "name": "hostile", "arguments": {}}]},
-        text_turn("clear\x1b[2J the screen\rand\x9b31m more"),
+        text_turn("clear\x1b[2J the screen\rand\x9b31m more \u202eright to left"),
     ])
     terminal = chat.start("--model", "faux/scripted", "--script", script, site=site_dir.site)
     shown = terminal.turn("go")
     assert terminal.leave() == 0
     assert "␛[31mred␛[0m and ␛]0;retitled␇" in shown
-    assert "clear␛[2J the screen␍and<U+009B>31m more" in shown
-    for executable in ("\x1b[31mred", "\x1b]0;", "\x07", "\x1b[2J", "\r and", "\x9b"):
+    assert "clear␛[2J the screen␍and<U+009B>31m more <U+202E>right to left" in shown
+    for executable in ("\x1b[31mred", "\x1b]0;", "\x07", "\x1b[2J", "\r and", "\x9b", "\u202e"):
         assert executable not in shown
 
 
@@ -120,7 +124,7 @@ def test_visible_leaves_no_control_character_but_newline_and_tab() -> None:
     @given(st.text())
     def check(text: str) -> None:
         shown = visible(text)
-        assert not any((ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0 for c in shown)
+        assert not any((ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0 or c in BIDI for c in shown)
         assert shown.count("\n") == text.count("\n") and shown.count("\t") == text.count("\t")
 
     check()

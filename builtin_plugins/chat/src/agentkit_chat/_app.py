@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentkit.host.cli.support import require_credential, run_interruptibly
+from agentkit.host.cli.support import require_credential, run_interruptibly, visible
 
 from ._authorize import Authorizer
 from ._compact import chat_compaction
 from ._input import Reader
-from ._screen import Screen, visible
+from ._screen import Screen
 from ._view import TurnView, session_usage
 
 if TYPE_CHECKING:

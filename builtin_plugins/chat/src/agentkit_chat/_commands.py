@@ -6,9 +6,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agentkit.host.cli.support import visible, visible_line
 from agentkit.plugin_api.errors import UsageError
 
-from ._screen import visible
 from ._view import session_usage, shorten, usage_line
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def _tools(chat: Chat, argument: str) -> None:
     asking = chat.authorizer.needs_asking - chat.authorizer.allowed_for_session
     for name, tool in sorted(chat.agent.tools.items()):
         ask = " (asks first)" if name in asking and not chat.options.allow_all_tools else ""
-        chat.screen.line(f"{visible(name)}{ask}: {visible(shorten(tool.description, 70))}")
+        chat.screen.line(f"{visible_line(name)}{ask}: {visible(shorten(tool.description, 70))}")
 
 
 def _skills(chat: Chat, argument: str) -> None:
@@ -49,7 +49,7 @@ def _skills(chat: Chat, argument: str) -> None:
     if not entries:
         chat.note("no skills (see 'agentkit skills --help' for where they come from)")
     for name, entry in sorted(entries.items()):
-        chat.screen.line(f"{visible(name)}: {visible(shorten(entry.skill.description, 70))}")
+        chat.screen.line(f"{visible_line(name)}: {visible(shorten(entry.skill.description, 70))}")
     for problem in chat.agent.skills.problems:
         chat.note(problem)
 

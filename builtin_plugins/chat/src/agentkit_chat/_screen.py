@@ -1,17 +1,22 @@
-"""The terminal the chat writes to: themes, plain output, and text made safe to show.
+"""The terminal the chat writes to: themes, plain output, and its size.
 
-Everything the model or a tool produced passes through :func:`visible` before
-it reaches the terminal: a control character is shown as its Unicode control
-picture (ESC as ``␛``), so an escape sequence in a tool result is seen, never
-executed. The chat's own styling is the only escape sequence it writes, and
-only on a terminal that wants colour.
+Everything the model or a tool produced passes through the host's
+:func:`~agentkit.host.cli.support.visible` (or ``visible_line``) before it
+reaches the terminal: a control character is shown as its Unicode control
+picture (ESC as ``␛``), a C1 control or a bidirectional override as
+``<U+XXXX>``, so an escape sequence in a tool result is seen, never executed.
+The chat's own styling is the only escape sequence it writes, and only on a
+terminal that wants colour.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from typing import TextIO
+
+__all__ = ["DEFAULT_THEME", "THEMES", "Screen", "wants_plain"]
 
 #: Select Graphic Rendition parameters for each role, per theme; ``plain`` writes none.
 THEMES: dict[str, dict[str, str]] = {
@@ -22,16 +27,6 @@ THEMES: dict[str, dict[str, str]] = {
     "plain": {},
 }
 DEFAULT_THEME = "dark"
-
-_PICTURES = {code: chr(0x2400 + code) for code in range(0x20) if code not in (0x09, 0x0A)}
-_PICTURES[0x7F] = "\u2421"  # ␡
-_PICTURES.update({code: f"<U+{code:04X}>" for code in range(0x80, 0xA0)})  # C1: no picture exists
-
-
-def visible(text: str) -> str:
-    """``text`` with every control character but newline and tab shown as a visible stand-in."""
-    return text.translate(_PICTURES).encode("utf-8", "replace").decode("utf-8")
-
 
 def wants_plain(stream: TextIO, environ: Mapping[str, str] | None = None, *, plain: bool = False) -> bool:
     """Whether to write without styling: ``--plain``, ``NO_COLOR`` set (no-color.org), or not a terminal."""
@@ -59,6 +54,16 @@ class Screen:
     @property
     def plain(self) -> bool:
         return self.theme == "plain"
+
+    def size(self) -> tuple[int, int] | None:
+        """The terminal's columns and rows; ``None`` when the output is no terminal (nothing scrolls away)."""
+        try:
+            if not self.stream.isatty():
+                return None
+        except (AttributeError, ValueError):  # a closed or odd stream: no terminal
+            return None
+        columns, rows = shutil.get_terminal_size()
+        return max(columns, 20), max(rows, 5)
 
     def marker(self, fancy: str, ascii_: str) -> str:
         return ascii_ if self.plain else fancy

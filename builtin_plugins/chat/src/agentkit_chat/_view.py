@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+from agentkit.host.cli.support import visible, visible_line
 from agentkit.plugin_api import (
     AgentEnd,
     AssistantMessage,
@@ -26,9 +28,10 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
-from ._screen import Screen, visible
+from ._screen import Screen
 
-#: How much of a tool call's arguments, and of its result, a line shows.
+#: How much of a tool call's arguments, and of its result, a progress line shows (the authorization
+#: question shows the whole call: :func:`whole_call`).
 ARGUMENTS_WIDTH = 80
 RESULT_WIDTH = 80
 
@@ -40,15 +43,34 @@ def shorten(text: str, width: int) -> str:
 
 
 def short_arguments(call: ToolUseBlock) -> str:
-    """The call's arguments as ``key=value`` pairs on one short line (the raw text if it is no JSON object)."""
+    """The call's arguments as ``key=value`` pairs on one short line (the raw text if it is no JSON object).
+
+    A progress line only: cut with an ellipsis. What the person approves is :func:`whole_call`.
+    """
     try:
         parsed = json.loads(call.arguments) if call.arguments.strip() else {}
     except ValueError:
-        return visible(shorten(call.arguments, ARGUMENTS_WIDTH))
+        return shorten(visible_line(call.arguments), ARGUMENTS_WIDTH)
     if not isinstance(parsed, dict):
-        return visible(shorten(call.arguments, ARGUMENTS_WIDTH))
-    pairs = [f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in parsed.items()]
-    return visible(shorten(" ".join(pairs), ARGUMENTS_WIDTH))
+        return shorten(visible_line(call.arguments), ARGUMENTS_WIDTH)
+    return shorten(" ".join(f"{visible_line(key)}={argument_text(value)}" for key, value in parsed.items()),
+                   ARGUMENTS_WIDTH)
+
+
+def argument_text(value: Any) -> str:
+    """One argument's value on one line, every character of it: a string as it is, anything else as JSON."""
+    return visible_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+
+
+def whole_call(arguments: dict[str, Any]) -> list[str]:
+    """Every argument of a call, one ``key: value`` line each, nothing cut and every control shown.
+
+    Built from the arguments the host will run the tool with (not from the
+    model's text, where a key given twice reads one way and parses another).
+    """
+    if not arguments:
+        return ["  (no arguments)"]
+    return [f"  {visible_line(key)}: {argument_text(value)}" for key, value in arguments.items()]
 
 
 def result_text(result: ToolResultMessage) -> str:
@@ -120,7 +142,7 @@ class TurnView:
                 screen.line(f"error: {visible(shorten(event.message.error_message, 300))}", "error")
         elif isinstance(event, ToolCallStart):
             self._started[event.call.id] = time.monotonic()
-            screen.line(f"{screen.marker('→', '[tool]')} {visible(event.call.name)} {short_arguments(event.call)}".rstrip(),
+            screen.line(f"{screen.marker('→', '[tool]')} {visible_line(event.call.name)} {short_arguments(event.call)}".rstrip(),
                         "tool")
         elif isinstance(event, ToolCallEnd):
             self._tool_end(event.result)
@@ -133,9 +155,9 @@ class TurnView:
         took = f" ({time.monotonic() - started:.1f}s)" if started is not None else ""
         summary = result_summary(result)
         if result.is_error:
-            screen.line(f"{screen.marker('✗', '[failed]')} {visible(result.tool_name)}{took}: {summary}", "error")
+            screen.line(f"{screen.marker('✗', '[failed]')} {visible_line(result.tool_name)}{took}: {summary}", "error")
         else:
-            screen.line(f"{screen.marker('✓', '[done]')} {visible(result.tool_name)}{took}: {summary}", "ok")
+            screen.line(f"{screen.marker('✓', '[done]')} {visible_line(result.tool_name)}{took}: {summary}", "ok")
 
     def finish(self, session_total: Usage, *, interrupted: bool = False) -> None:
         """The run's end: how it ended if not completed, and what the turn and the session cost."""
@@ -163,9 +185,9 @@ def show_history(screen: Screen, messages: Sequence[Message], last: int) -> None
             if message.text:
                 screen.line(visible(message.text))
             for call in message.tool_calls:
-                screen.line(f"{screen.marker('→', '[tool]')} {visible(call.name)} {short_arguments(call)}".rstrip(),
+                screen.line(f"{screen.marker('→', '[tool]')} {visible_line(call.name)} {short_arguments(call)}".rstrip(),
                             "tool")
         elif isinstance(message, ToolResultMessage):
             marker = screen.marker("✗", "[failed]") if message.is_error else screen.marker("✓", "[done]")
-            screen.line(f"{marker} {visible(message.tool_name)}: {result_summary(message)}",
+            screen.line(f"{marker} {visible_line(message.tool_name)}: {result_summary(message)}",
                         "error" if message.is_error else "ok")

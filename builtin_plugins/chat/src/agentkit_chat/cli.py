@@ -7,9 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agentkit.host.cli.support import visible
 from agentkit.plugin_api.errors import UsageError
 
-from ._screen import DEFAULT_THEME, THEMES, visible
+from ._screen import DEFAULT_THEME, THEMES
 
 #: How many messages of a continued session are shown before the first prompt.
 RECENT_MESSAGES = 10

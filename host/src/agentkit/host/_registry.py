@@ -78,6 +78,13 @@ class Registry:
             raise RegistrationError(f"register() got {type(skill).__name__}, expected agentkit.plugin_api.Skill")
         if not skill.name or not isinstance(skill.name, str):
             raise RegistrationError("a skill needs a name: give Skill(name=...)")
+        from .skills._check import (
+            skill_name_problem,  # the rule every skill passes, however it arrived
+        )
+
+        problem = skill_name_problem(skill.name)
+        if problem is not None:
+            raise RegistrationError(problem)
         if not isinstance(skill.description, str) or not skill.description.strip():
             raise RegistrationError(f"skill {skill.name!r} has no description: say when the model should use it")
         self._claim("skill", skill.name, plugin, skill)

@@ -125,16 +125,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(args.handler(args) or 0)
     except UsageError as exc:
-        print(f"agentkit: error: {exc}", file=sys.stderr)
+        print(f"agentkit: error: {_shown(str(exc))}", file=sys.stderr)
         return 2
     except SessionError as exc:  # a store that cannot be reached or read: the work failed, say why
-        print(f"agentkit: error: {exc}", file=sys.stderr)
+        print(f"agentkit: error: {_shown(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("agentkit: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 1
+
+
+def _shown(message: str) -> str:
+    """An error message on one line with its controls shown: it may quote a plugin, a file or a model."""
+    from .._terminal import visible_line
+
+    return visible_line(message)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -67,39 +67,49 @@ def _list(as_json: bool) -> int:
     if not rows:
         print("No agentkit plugins are installed.")
         return 0
+    from .._terminal import visible_line as shown  # names and values from metadata anyone can write
+
     for row in rows:
-        print(f"{row['name']}  {row['distribution']} {row['version']}  [{', '.join(row['categories'])}]  "
-              f"{row['status']}")
+        print(shown(f"{row['name']}  {row['distribution']} {row['version']}  [{', '.join(row['categories'])}]  "
+                    f"{row['status']}"))
         for ep in row["entry_points"]:
-            print(f"    entry point: {ep['group']}: {ep['name']} = {ep['value']}")
+            print(f"    entry point: {shown(ep['group'])}: {shown(ep['name'])} = {shown(ep['value'])}")
         if row["reason"]:
-            print(f"    reason: {row['reason']}")
+            print(f"    reason: {shown(row['reason'])}")
     print(CHECK_HINT)
     return 0
 
 
 def _check(as_json: bool) -> int:
     from .._plugins import PluginHost
+    from .._terminal import (
+        visible_line as shown,  # names and messages from plugins anyone can publish
+    )
+    from . import COMMANDS
+    from ._contributed import refused_commands
 
     host = PluginHost.discover()
+    refused = refused_commands(list(COMMANDS))
     records = sorted(host.records.values(), key=lambda record: record.name)
     if as_json:
         print(json.dumps([record.to_dict() for record in records], indent=2))
         return 0
-    if not records:
+    if not records and not refused:
         print("No agentkit plugins are installed.")
         return 0
     for record in records:
         where = f"{record.distribution} {record.version}" if record.distribution else "(registered in code)"
-        print(f"{record.name}  {where}  [{', '.join(record.categories)}]  {record.status}")
+        print(shown(f"{record.name}  {where}  [{', '.join(record.categories)}]  {record.status}"))
         if record.hooks:
-            print(f"    hooks: {', '.join(record.hooks)}")
+            print(f"    hooks: {shown(', '.join(record.hooks))}")
         if record.contributions:
-            print(f"    provides: {', '.join(record.contributions)}")
+            print(f"    provides: {shown(', '.join(record.contributions))}")
         if record.reason:
-            print(f"    reason: {record.reason}")
+            print(f"    reason: {shown(record.reason)}")
         for collision in record.collisions:
-            print(f"    collision: {collision}")
+            print(f"    collision: {shown(collision)}")
         for warning in record.warnings:
-            print(f"    warning: {warning}")
+            print(f"    warning: {shown(warning)}")
+    for problem in refused:
+        print(f"command refused: {shown(problem)}")
     return 0

@@ -54,6 +54,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.errors import UsageError
 
+from .._terminal import visible, visible_line
 from .support import (
     add_agent_options,
     load_script,
@@ -159,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     schema = _load_output_schema(args.output_schema)
     for problem in agent.skills.problems:
-        print(f"note: {problem}", file=sys.stderr)
+        print(f"note: {visible_line(problem)}", file=sys.stderr)
 
     if args.dry_run:
         agent.structured = None if schema is None else StructuredOutput(schema)  # shown as the run would send it
@@ -235,7 +236,7 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
                 text_blocks.add(event.index)
         elif isinstance(event, BlockDelta):
             if event.index in text_blocks:
-                out.write(event.delta)
+                out.write(visible(event.delta))  # the model's text: its lines stay, its controls are shown
                 out.flush()
                 wrote_text = True
         elif isinstance(event, MessageEnd):
@@ -245,9 +246,9 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
                 out.flush()
                 wrote_text = False
         elif isinstance(event, ToolCallStart):
-            print(f"[tool] {event.call.name} {event.call.arguments}", file=sys.stderr)
+            print(f"[tool] {visible_line(event.call.name)} {visible_line(event.call.arguments)}", file=sys.stderr)
         elif isinstance(event, ToolCallEnd) and event.result.is_error:
-            print(f"[tool] {event.result.tool_name} failed", file=sys.stderr)
+            print(f"[tool] {visible_line(event.result.tool_name)} failed", file=sys.stderr)
         if isinstance(event, AgentEnd):
             end = event
     if interrupted is not None and interrupted.is_set():
@@ -258,7 +259,7 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
     if end is None or end.outcome is not Outcome.COMPLETED:
         reason = end.outcome.value if end else "no end event"
         detail = f": {end.error}" if end and end.error else ""
-        print(f"agentkit: run ended: {reason}{detail}", file=sys.stderr)
+        print(f"agentkit: run ended: {reason}{visible_line(detail)}", file=sys.stderr)
         return 1
     result = agent.last_result
     if output_schema is not None and not as_json and result is not None:

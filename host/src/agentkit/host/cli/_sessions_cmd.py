@@ -21,10 +21,10 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from .._audit import AUDIT_ENTRY, describe
+from .._terminal import visible, visible_line
 from ..errors import SessionConflict
 from ..sessions import ArtifactStore, LoadedLog, open_store
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
-from ._text import printable
 from .support import add_store_option, open_session
 
 #: How much of one message ``show`` prints before it cuts the rest.
@@ -70,7 +70,7 @@ def list_sessions(args: argparse.Namespace) -> int:
         print(f"no sessions in {where}; start one with 'agentkit run --session new ...'", file=sys.stderr)
         return 0
     for row in rows:
-        print(f"{row.id}  {_when(row.updated)}  {printable(row.cwd)}")
+        print(f"{visible_line(row.id)}  {_when(row.updated)}  {visible_line(row.cwd)}")
     return 0
 
 
@@ -88,9 +88,9 @@ def show_session(args: argparse.Namespace) -> int:
         }, indent=2, ensure_ascii=False))
         return 0
     header = session.header
-    print(f"session {header.id}  started {header.timestamp}  in {printable(header.cwd)}")
+    print(f"session {visible_line(header.id)}  started {visible_line(str(header.timestamp))}  in {visible_line(header.cwd)}")
     if header.parent_session:
-        print(f"forked from {header.parent_session}")
+        print(f"forked from {visible_line(header.parent_session)}")
     events = 0
     for entry in session.path():
         if entry.type == "custom" and entry.data.get("custom_type") == EVENT_ENTRY:  # what agentkit rpc published
@@ -102,9 +102,10 @@ def show_session(args: argparse.Namespace) -> int:
         print(f"{events} published events on this branch (see --json)")
     others = [leaf.id for leaf in session.leaves() if leaf.id != session.leaf_id]
     if others:
-        print(f"other branches end at: {', '.join(others)} (see 'agentkit sessions fork {header.id} --entry ID')")
+        print(f"other branches end at: {visible_line(', '.join(others))} "
+              f"(see 'agentkit sessions fork {visible_line(header.id)} --entry ID')")
     for item in ArtifactStore().list(header.id):
-        print(f"artifact {item.id}  {item.size} bytes  {_when(item.created)}")
+        print(f"artifact {visible_line(item.id)}  {item.size} bytes  {_when(item.created)}")
     return 0
 
 
@@ -151,15 +152,15 @@ def export_session(args: argparse.Namespace) -> int:
 
 def _render(entry: Entry) -> list[str]:
     """The lines ``show`` prints for one entry."""
-    tag = entry.id[:8]
+    tag = visible_line(entry.id[:8])
     if entry.damaged or not entry.known:
-        return [f"{tag} [{printable(entry.type)}] (kept as stored, not shown to the model)"]
+        return [f"{tag} [{visible_line(entry.type)}] (kept as stored, not shown to the model)"]
     if entry.type == "model_change":
-        return [f"{tag} [model] {printable(entry.data['model'])}"]
+        return [f"{tag} [model] {visible_line(str(entry.data['model']))}"]
     if entry.type == "thinking_level_change":
-        return [f"{tag} [thinking] {entry.data['thinking_level'] or 'default'}"]
+        return [f"{tag} [thinking] {visible_line(str(entry.data['thinking_level'] or 'default'))}"]
     if entry.type == "branch_summary":
-        return [f"{tag} [branch] came back from {entry.data['from_id'] or 'the root'}"
+        return [f"{tag} [branch] came back from {visible_line(str(entry.data['from_id'] or 'the root'))}"
                 + (f": {_cut(entry.data['summary'])}" if entry.data["summary"] else "")]
     if entry.type == "compaction":
         return [f"{tag} [compaction] {_cut(entry.data['summary'])}"]
@@ -167,9 +168,10 @@ def _render(entry: Entry) -> list[str]:
         return [f"{tag} [audit] {_cut(describe(entry.data['data']))}"]
     if entry.type == "custom" and entry.data["custom_type"] == SUBAGENT_ENTRY and isinstance(entry.data.get("data"), dict):
         link = entry.data["data"]
-        return [f"{tag} [subagent {printable(str(link.get('agent')))}] session {printable(str(link.get('session_id')))}"]
+        return [f"{tag} [subagent {visible_line(str(link.get('agent')))}] "
+                f"session {visible_line(str(link.get('session_id')))}"]
     if entry.type == "custom":
-        return [f"{tag} [custom {printable(entry.data['custom_type'])}]"]
+        return [f"{tag} [custom {visible_line(str(entry.data['custom_type']))}]"]
     return _render_message(tag, entry.message.to_dict() if entry.message is not None else {})
 
 
@@ -177,7 +179,7 @@ def _render_message(tag: str, message: dict[str, Any]) -> list[str]:
     role = message.get("role", "?")
     if role == "tool_result":
         role = f"{'tool error' if message.get('is_error') else 'tool result'} {message.get('tool_name', '')}"
-    lines = [f"{tag} [{printable(role)}]"]
+    lines = [f"{tag} [{visible_line(str(role))}]"]
     for block in message.get("content", []):
         kind = block.get("type")
         if kind == "text":
@@ -185,16 +187,16 @@ def _render_message(tag: str, message: dict[str, Any]) -> list[str]:
         elif kind == "thinking":
             lines.append(_indent("(thinking) " + _cut(block["thinking"])))
         elif kind == "tool_use":
-            lines.append(_indent(f"-> {block['name']} {_cut(block['arguments'])}"))
+            lines.append(_indent(f"-> {visible_line(str(block['name']))} {_cut(block['arguments'])}"))
         elif kind == "image":
-            lines.append(_indent(f"(image {block.get('url') or block.get('mime_type', '')})"))
+            lines.append(_indent(f"(image {visible_line(str(block.get('url') or block.get('mime_type', '')))})"))
     if message.get("error_message"):
-        lines.append(_indent(f"({message.get('stop_reason')}: {_cut(message['error_message'])})"))
+        lines.append(_indent(f"({visible_line(str(message.get('stop_reason')))}: {_cut(message['error_message'])})"))
     return lines
 
 
 def _cut(text: str) -> str:
-    text = printable(text)
+    text = visible(text)
     return text if len(text) <= _SHOWN_CHARS else f"{text[:_SHOWN_CHARS]}... ({len(text) - _SHOWN_CHARS} more characters)"
 
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Tool
 from agentkit.plugin_api.errors import UsageError
 
+from .._terminal import visible, visible_line
+
 if TYPE_CHECKING:
     from ..skills import SkillEntry, SkillSet
 
@@ -50,7 +52,7 @@ def _load(args: argparse.Namespace) -> SkillSet:
     project = open_project(root, args.trust_project)
     found = load_skills(PluginHost.discover(project=project), project.root, trust_project=project.trusted)
     for problem in found.problems:
-        print(f"note: {problem}", file=sys.stderr)
+        print(f"note: {visible_line(problem)}", file=sys.stderr)
     return found
 
 
@@ -81,8 +83,8 @@ def list_skills(args: argparse.Namespace) -> int:
         print("No skills: install a skill plugin, or add a SKILL.md folder under ~/.agentkit/skills/.")
     for row in rows:
         invocable = "" if row["invocable"] else "  (not shown to the model)"
-        print(f"{row['name']}  [{row['tier']}: {row['source']}]{invocable}")
-        print(f"    {row['description']}")
+        print(visible_line(f"{row['name']}  [{row['tier']}: {row['source']}]{invocable}"))
+        print(f"    {visible_line(row['description'])}")
     print(f"project skills: {'trusted' if found.trust_project else 'not trusted (pass --trust-project)'}")
     return 0
 
@@ -98,7 +100,7 @@ def show_skill(args: argparse.Namespace) -> int:
                 "location"):
         value = row[key]
         if value not in (None, []):
-            print(f"{key}: {', '.join(value) if isinstance(value, list) else value}")
+            print(f"{key}: {visible_line(', '.join(value) if isinstance(value, list) else str(value))}")
     print()
-    print(entry.instructions_path.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+    print(visible(entry.instructions_path.read_text(encoding="utf-8", errors="replace").rstrip("\n")))
     return 0

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Outcome, Project, SessionInfo, ToolResultMessage, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
 
+from .._terminal import visible_line
+
 if TYPE_CHECKING:
     from .._plugins import PluginHost
 
@@ -63,11 +65,11 @@ def list_tools(args: argparse.Namespace) -> int:
         print("No tools: install a tool plugin (see 'agentkit plugins').")
     for row in rows:
         if row["plugin"] is None:
-            print(f"{row['name']}  (not served: {_collision(row['name'], row['claimed_by'])})")
+            print(visible_line(f"{row['name']}  (not served: {_collision(row['name'], row['claimed_by'])})"))
             continue
         flags = [row["execution_mode"]] + ([] if row["default_enabled"] else ["opt-in"])
         summary = row["description"].strip().splitlines()[0] if row["description"].strip() else ""
-        print(f"{row['name']}  ({row['plugin']}; {', '.join(flags)})  {summary}")
+        print(visible_line(f"{row['name']}  ({row['plugin']}; {', '.join(flags)})  {summary}"))
     return 0
 
 
@@ -137,5 +139,5 @@ def run_tool(args: argparse.Namespace) -> int:
         return 130
     print(json.dumps({"tool": args.name, "is_error": result.is_error, "result": json.loads(result.text)}, indent=2))
     for problem in hooks.problems:
-        print(f"warning: {problem}")
+        print(f"warning: {visible_line(problem)}")
     return 1 if result.is_error else 0

@@ -15,7 +15,9 @@ same way as the built-in commands with these:
 * :func:`open_project`: the project ``--root`` and ``--trust-project`` name,
   to build the plugin host with (``PluginHost.discover(project=...)``);
 * :func:`run_interruptibly`: a coroutine run from sync code, where Ctrl-C
-  asks the work to stop rather than tearing through it.
+  asks the work to stop rather than tearing through it;
+* :func:`visible`, :func:`visible_line`: untrusted text (a model's, a tool's,
+  a plugin's) made safe to print, its controls shown, never interpreted.
 
 Each raises :class:`~agentkit.plugin_api.errors.UsageError` for bad input;
 the ``agentkit`` command prints it as one line and exits 2. Importing this
@@ -36,6 +38,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agentkit.plugin_api import ModelInfo, Project, Provider, provider_member
 from agentkit.plugin_api.errors import UsageError
 
+from .._terminal import visible, visible_line
+
 if TYPE_CHECKING:
     from ..sessions import Session, SessionStore
 
@@ -49,6 +53,8 @@ __all__ = [
     "require_credential",
     "run_interruptibly",
     "select_session",
+    "visible",
+    "visible_line",
 ]
 
 

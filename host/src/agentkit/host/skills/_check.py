@@ -17,9 +17,11 @@ from agentkit.plugin_api import __version__ as API_VERSION
 
 from ._manifest import SkillRejected
 
-__all__ = ["SKILL_NAME", "check_skill"]
+__all__ = ["SKILL_NAME", "check_skill", "skill_name_problem"]
 
-SKILL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+#: What a skill may be called: 1-64 letters, digits, ``_``, ``.`` or ``-``, not starting with ``-`` (it would
+#: read as an option on a command line). Match with ``fullmatch``: ``$`` would let a trailing newline in.
+SKILL_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}")
 
 _inline_lock = threading.Lock()
 _inline_dir: Path | None = None
@@ -31,9 +33,9 @@ def check_skill(skill: Skill, where: str) -> Path:
     :param where: the plugin or the manifest, named in the message of a rejection.
     :raises SkillRejected: naming ``where`` and the fix.
     """
-    if not isinstance(skill.name, str) or not SKILL_NAME.match(skill.name):
-        raise SkillRejected(f"{where}: the skill name {skill.name!r} is not 1-64 letters, digits, '_', '.' or '-'; "
-                            "rename it")
+    problem = skill_name_problem(skill.name)
+    if problem is not None:
+        raise SkillRejected(f"{where}: {problem}")
     if not isinstance(skill.description, str) or not skill.description.strip():
         raise SkillRejected(f"{where}: skill {skill.name!r} has no description; say when the model should use it")
     for item in skill.tools:
@@ -57,6 +59,14 @@ def check_skill(skill: Skill, where: str) -> Path:
     if not (skill.instructions or "").strip():
         raise SkillRejected(f"{where}: skill {skill.name!r} has no instructions; give path= (a file) or instructions=")
     return _materialise(skill)
+
+
+def skill_name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a skill (a sentence naming the fix), or ``None``."""
+    if isinstance(name, str) and SKILL_NAME.fullmatch(name):
+        return None
+    return (f"the skill name {name!r} is not 1-64 letters, digits, '_', '.' or '-' (and does not start with '-'); "
+            "rename it")
 
 
 def _check_api_version(skill: Skill, where: str) -> None:
