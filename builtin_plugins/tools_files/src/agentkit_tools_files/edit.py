@@ -32,6 +32,7 @@ from agentkit.plugin_api.workspace import locate
 
 from .content import BOM, decode_text, encode_text, is_binary, printable
 from .fold import fold_line
+from .limits import max_file_bytes
 from .locks import locked_file
 
 __all__ = ["EDIT_FILE"]
@@ -219,6 +220,23 @@ class _Endings:
         return "".join(pieces)
 
 
+def _read_within(fd: int, limit: int, shown: str) -> bytes:
+    """The file's bytes, or ``file_too_large`` if it holds more than ``limit`` (never read then)."""
+    size = os.fstat(fd).st_size
+    data = b""
+    if size <= limit:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)  # not more, if it grew since
+    if size > limit or len(data) > limit:
+        raise ToolError(
+            "file_too_large",
+            f"{shown} is {max(size, len(data))} bytes, over edit_file's limit of {limit} bytes "
+            "(the tool option max_file_bytes). Edit it with a command made for large files, or "
+            "ask the embedder to raise max_file_bytes.",
+        )
+    return data
+
+
 def _apply(text: str, spans: list[_Span]) -> str:
     pieces, cursor = [], 0
     for span in spans:
@@ -232,14 +250,14 @@ def _apply(text: str, spans: list[_Span]) -> str:
 @enveloped
 def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     edits = arguments["edits"]
+    limit = max_file_bytes(context.options)
     with (
         locate(context.root, arguments["path"]) as target,
         locked_file(target, must_exist=True) as (fd, lock),
     ):
         assert fd is not None  # must_exist
         shown = target.shown
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read()
+        data = _read_within(fd, limit, shown)
         if is_binary(data):
             raise ToolError(
                 "binary_file", f"{shown} is a binary file; edit_file changes text only."
