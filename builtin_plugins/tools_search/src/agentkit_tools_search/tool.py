@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Mapping
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
@@ -54,7 +55,7 @@ def _render(match: Match) -> dict[str, Any]:
 NAMED_OVERSIZE = 5
 
 
-def _max_file_bytes(options: dict[str, Any]) -> int:
+def _max_file_bytes(options: Mapping[str, Any]) -> int:
     value = options.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ToolError(
