@@ -84,8 +84,8 @@ def test_tolerant_pass_splices_original_lines_back(workspace):
         workspace,
         "g.py",
         (
-            '    msg = "hello"\n    say(msg)  # - untouched\n    return msg\n',
-            '    msg = "hello"\n    say(msg)  # - untouched\n    return msg.upper()\n',
+            '    msg = "hello"\n    say(msg)  # \u2014 untouched\n    return msg\n',
+            '    msg = "hello"\n    say(msg)  # \u2014 untouched\n    return msg.upper()\n',
         ),
     )
     assert result.ok, result.detail
@@ -126,15 +126,15 @@ def test_a_partly_rescuable_batch_is_rejected_whole(workspace):
 
 
 def test_folded_ambiguity_is_not_unique(workspace):
-    path = workspace.write("d.py", "s = \u201cz\u201d\ns = \u201ez\u201c\n")
+    path = workspace.write("d.py", "s = \u201cz\u201d\ns = \u201cz\u201d  \n")
     result = _edit(workspace, "d.py", ('s = "z"', 's = "w"'))
     assert result.error == "not_unique" and "Found 2 occurrences" in result.detail
     assert "\u201c" in path.read_text()
 
 
 def test_deleting_whole_lines_in_the_tolerant_pass(workspace):
-    path = workspace.write("t.txt", "keep\ndrop \u2013 me   \nkeep too\n")
-    result = _edit(workspace, "t.txt", ("drop - me\n", ""))
+    path = workspace.write("t.txt", "keep\ndrop \u2018me\u2019   \nkeep too\n")
+    result = _edit(workspace, "t.txt", ("drop 'me'\n", ""))
     assert result.ok, result.detail
     assert path.read_text() == "keep\nkeep too\n"
 
@@ -142,12 +142,12 @@ def test_deleting_whole_lines_in_the_tolerant_pass(workspace):
 def _slow_down_planning(monkeypatch, delay: float, log: list, lock: threading.Lock):
     real_plan = edit_module._plan
 
-    def slow_plan(text, edits):
+    def slow_plan(text, edits, *rest):
         with lock:
             log.append(("start", threading.get_ident()))
         time.sleep(delay)
         try:
-            return real_plan(text, edits)
+            return real_plan(text, edits, *rest)
         finally:
             with lock:
                 log.append(("end", threading.get_ident()))
@@ -204,9 +204,9 @@ def test_edits_of_different_files_run_in_parallel(workspace, monkeypatch):
     inside = threading.Barrier(3, timeout=10)
     real_plan = edit_module._plan
 
-    def plan_together(text, edits):
+    def plan_together(text, edits, *rest):
         inside.wait()
-        return real_plan(text, edits)
+        return real_plan(text, edits, *rest)
 
     monkeypatch.setattr(edit_module, "_plan", plan_together)
     outcomes = []
@@ -252,17 +252,6 @@ def test_legacy_encoding_round_trips_and_refuses_what_it_cannot_store(workspace)
     result = _edit(workspace, "l.txt", ("autre", "\u2603"))
     assert result.error == "unencodable"
     assert path.read_bytes() == "caf\xe9 = 1\nautre \xe0\n".encode("latin-1")
-
-
-def test_tolerant_pass_folds_compatibility_forms_and_exotic_spaces(workspace):
-    # A ligature and fullwidth letters (NFKC), a no-break space and an ellipsis.
-    original = 'title = "\ufb01le\uff21"\nsep\u00a0=\u00a0"\u2026"\nend\n'
-    path = workspace.write("c.py", original)
-    result = _edit(
-        workspace, "c.py", ('title = "fileA"\nsep = "..."\n', 'title = "fileB"\nsep = "..."\n')
-    )
-    assert result.ok, result.detail
-    assert path.read_text() == 'title = "fileB"\nsep\u00a0=\u00a0"\u2026"\nend\n'
 
 
 def test_each_line_keeps_its_own_ending_in_a_mixed_file(workspace):

@@ -9,6 +9,7 @@ __all__ = [
     "decode_text",
     "detect_image",
     "encode_text",
+    "has_utf8_sequence",
     "is_binary",
     "printable",
     "split_editor_lines",
@@ -70,6 +71,11 @@ def decode_text(data: bytes) -> tuple[str, str]:
         if _UTF8_MULTIBYTE.search(data):
             return data.decode("utf-8", "surrogateescape"), "utf-8"
         return data.decode("latin-1"), "latin-1"
+
+
+def has_utf8_sequence(data: bytes) -> bool:
+    """Whether ``data`` holds a well-formed UTF-8 sequence of two or more bytes."""
+    return _UTF8_MULTIBYTE.search(data) is not None
 
 
 def encode_text(text: str, encoding: str) -> bytes:

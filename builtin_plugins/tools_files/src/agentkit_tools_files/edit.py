@@ -32,7 +32,9 @@ from agentkit.plugin_api.workspace import locate
 
 from .content import BOM, decode_text, encode_text, is_binary, printable
 from .fold import fold_line
+from .limits import max_file_bytes
 from .locks import locked_file
+from .writeback import write_back
 
 __all__ = ["EDIT_FILE"]
 
@@ -113,7 +115,10 @@ class _Folded:
         return _Span(start, end, "\n".join(spliced))
 
 
-def _plan(text: str, edits: list[dict[str, str]]) -> tuple[list[_Span], str]:
+def _plan(
+    text: str, edits: list[dict[str, str]], at_start: frozenset[int] = frozenset()
+) -> tuple[list[_Span], str]:
+    """Where each edit lands; ``at_start`` holds the edits that may only match at offset 0."""
     for index, edit in enumerate(edits):
         if edit["old_string"] == "":
             raise ToolError(
@@ -125,6 +130,8 @@ def _plan(text: str, edits: list[dict[str, str]]) -> tuple[list[_Span], str]:
     counts: list[int] = []
     for index, edit in enumerate(edits):
         hits = _find_all(text, edit["old_string"])
+        if index in at_start:
+            hits = hits[:1] if hits[:1] == [0] else []
         counts.append(len(hits))
         if len(hits) == 1:
             spans[index] = _Span(hits[0], hits[0] + len(edit["old_string"]), edit["new_string"])
@@ -136,6 +143,8 @@ def _plan(text: str, edits: list[dict[str, str]]) -> tuple[list[_Span], str]:
         for index, edit in enumerate(edits):
             if counts[index] == 0:
                 hits = folded.hits(edit["old_string"])
+                if index in at_start:
+                    hits = hits[:1] if hits[:1] == [0] else []
                 counts[index] = len(hits)
                 if len(hits) == 1:
                     spans[index] = folded.span(hits[0], edit["old_string"], edit["new_string"])
@@ -144,8 +153,8 @@ def _plan(text: str, edits: list[dict[str, str]]) -> tuple[list[_Span], str]:
             raise ToolError(
                 "not_found",
                 f"edits[{index}].old_string was not found in the file, not even ignoring trailing "
-                "whitespace, quote and dash styles. Copy it exactly from read_file output (whole "
-                "lines, with their indentation).",
+                "whitespace, curly quotes and Unicode composition. Copy it exactly from read_file "
+                "output (whole lines, with their indentation).",
             )
     for index, count in enumerate(counts):
         if count > 1:
@@ -219,6 +228,42 @@ class _Endings:
         return "".join(pieces)
 
 
+def _bom_as_shown(edits: list[dict[str, str]]) -> tuple[list[dict[str, str]], frozenset[int]]:
+    """Edits of a file with a BOM, matched as the file shows it with or without its BOM.
+
+    read_file shows the text after the BOM; a raw view (``cat``, a hex dump) shows it
+    first. An old_string that starts with the BOM was copied from the very start of the
+    file, so it matches only there; the BOM itself is the file's and is written back
+    whatever new_string says.
+    """
+    kept: list[dict[str, str]] = []
+    at_start: set[int] = set()
+    for index, edit in enumerate(edits):
+        old, new = edit["old_string"], edit["new_string"]
+        if old.startswith(BOM):
+            at_start.add(index)
+            old, new = old[1:], new.removeprefix(BOM)
+        kept.append({"old_string": old, "new_string": new})
+    return kept, frozenset(at_start)
+
+
+def _read_within(fd: int, limit: int, shown: str) -> bytes:
+    """The file's bytes, or ``file_too_large`` if it holds more than ``limit`` (never read then)."""
+    size = os.fstat(fd).st_size
+    data = b""
+    if size <= limit:
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)  # not more, if it grew since
+    if size > limit or len(data) > limit:
+        raise ToolError(
+            "file_too_large",
+            f"{shown} is {max(size, len(data))} bytes, over edit_file's limit of {limit} bytes "
+            "(the tool option max_file_bytes). Edit it with a command made for large files, or "
+            "ask the embedder to raise max_file_bytes.",
+        )
+    return data
+
+
 def _apply(text: str, spans: list[_Span]) -> str:
     pieces, cursor = [], 0
     for span in spans:
@@ -232,14 +277,14 @@ def _apply(text: str, spans: list[_Span]) -> str:
 @enveloped
 def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     edits = arguments["edits"]
+    limit = max_file_bytes(context.options)
     with (
         locate(context.root, arguments["path"]) as target,
         locked_file(target, must_exist=True) as (fd, lock),
     ):
         assert fd is not None  # must_exist
         shown = target.shown
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read()
+        data = _read_within(fd, limit, shown)
         if is_binary(data):
             raise ToolError(
                 "binary_file", f"{shown} is a binary file; edit_file changes text only."
@@ -254,7 +299,8 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             edits = [
                 {key: value.replace("\r\n", "\n") for key, value in edit.items()} for edit in edits
             ]
-        spans, mode = _plan(text, edits)
+        edits, at_start = _bom_as_shown(edits) if bom else (edits, frozenset())
+        spans, mode = _plan(text, edits, at_start)
         result = _apply(text, spans)
         if result == text:
             raise ToolError(
@@ -273,9 +319,10 @@ def edit_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
                 f"{shown} is {encoding} text and the new text holds {exc.object[exc.start]!r}, "
                 "which it cannot store; use characters that encoding has.",
             ) from None
-        # locked_file refused a directory, so the path names an entry (``name`` is set).
-        target.directory.replace(target.name, encoded, os.fstat(fd).st_mode & 0o7777)  # type: ignore[arg-type]  # see above
-    return ToolResult.success({"edits_applied": len(spans)}, match=mode, path=shown, lock=lock)
+        written = write_back(target, fd, encoded)
+    return ToolResult.success(
+        {"edits_applied": len(spans)}, match=mode, path=shown, lock=lock, write=written
+    )
 
 
 EDIT_FILE = Tool(

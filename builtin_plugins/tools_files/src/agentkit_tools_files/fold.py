@@ -1,8 +1,17 @@
 """The match key of edit_file's tolerant pass: a line folded, never an output.
 
-Folding applies Unicode compatibility forms (NFKC), makes smart quotes,
-dashes and exotic spaces ASCII and drops trailing whitespace. Leading
-whitespace is kept exactly: indentation is meaning in Python, YAML and
+A fold may only equate spellings of the same text, never two different
+characters: a fold that let ``r2`` find ``r²`` lets an edit land on a line the
+model never saw. So the key is the line in Unicode's canonical composition
+(NFC: ``é`` and ``e`` + combining acute are one character spelled two ways),
+without trailing whitespace (invisible in what the model copied), and with
+typographic quotes made straight: the one deliberate exception, kept because
+models copy U+2019 as ``'`` and every other character of the line must still
+match (as Claude Code's Edit tool does). Compatibility forms (NFKC:
+superscripts, ligatures, fractions, full-width letters), dashes, ellipses and
+no-break spaces are different characters and are not folded.
+
+Leading whitespace is kept exactly: indentation is meaning in Python, YAML and
 Makefiles, and folding it would let an edit land at the wrong nesting level.
 The folded text is only ever compared; what is written comes from the
 original lines and the model's new text.
@@ -14,17 +23,10 @@ import unicodedata
 
 __all__ = ["fold_line"]
 
-_CONFUSABLES = str.maketrans(
+_QUOTES = str.maketrans(
     {
-        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u2035\u00b4", "'"),
-        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb", '"'),
-        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
-        **dict.fromkeys(
-            "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-            "\u202f\u205f\u3000",
-            " ",
-        ),
-        "\u2026": "...",
+        **dict.fromkeys("\u2018\u2019", "'"),
+        **dict.fromkeys("\u201c\u201d", '"'),
     }
 )
 
@@ -33,5 +35,5 @@ def fold_line(line: str) -> str:
     """The comparison key of one line (without its terminator)."""
     body = line.lstrip()
     indent = line[: len(line) - len(body)]
-    folded = unicodedata.normalize("NFKC", body).translate(_CONFUSABLES)
+    folded = unicodedata.normalize("NFC", body).translate(_QUOTES)
     return indent + folded.rstrip()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
@@ -10,6 +9,7 @@ from agentkit.plugin_api.results import enveloped
 from agentkit.plugin_api.workspace import locate
 
 from .locks import locked_file
+from .writeback import write_back
 
 __all__ = ["WRITE_FILE"]
 
@@ -23,11 +23,9 @@ def write_file(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         locate(context.root, arguments["path"], make_parents=True) as target,
         locked_file(target, must_exist=False) as (fd, lock),
     ):
-        mode = None if fd is None else os.fstat(fd).st_mode & 0o7777
-        # locked_file refused a directory, so the path names an entry (``name`` is set).
-        target.directory.replace(target.name, data, mode)  # type: ignore[arg-type]  # see above
+        written = write_back(target, fd, data)
     return ToolResult.success(
-        {"written": target.shown, "bytes": len(data)}, created=fd is None, lock=lock
+        {"written": target.shown, "bytes": len(data)}, created=fd is None, lock=lock, write=written
     )
 
 

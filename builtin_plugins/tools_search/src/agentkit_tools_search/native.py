@@ -13,7 +13,7 @@ import re
 from agentkit.plugin_api.workspace import WalkedFiles
 
 from .dialect import translate
-from .query import Match, Outcome, Query, line_text
+from .query import Match, Outcome, Query, TooLarge, line_text, read_listed
 
 __all__ = ["NativeScanner", "search_native", "shown"]
 
@@ -59,11 +59,15 @@ class NativeScanner:
         """Read one listed file through ``files`` and scan it; its bytes and whether it was text,
         or None when it is left unread.
 
-        A file that vanished, or whose way was swapped for a link since the walk listed it, is left unread.
+        A file that vanished, or whose way was swapped for a link since the walk listed it, is
+        left unread; so is one grown past ``query.max_file_bytes`` (noted in ``outcome.oversize``).
         """
         try:
-            data = files.read(relative)
+            data = read_listed(files, relative, self.query.max_file_bytes)
         except OSError:
+            return None
+        except TooLarge as exc:
+            outcome.oversize.append((relative, exc.size))
             return None
         if data is None:
             return None

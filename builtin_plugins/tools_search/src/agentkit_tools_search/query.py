@@ -17,14 +17,28 @@ backends (:mod:`.dialect`), over the files' bytes.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentkit.plugin_api.workspace import Glob, IgnoreEngine
+from agentkit.plugin_api.workspace import Glob, IgnoreEngine, WalkedFiles
 
-__all__ = ["FileList", "Match", "Outcome", "Query", "collect_files", "smart_case_ignores"]
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "FileList",
+    "Match",
+    "Outcome",
+    "Query",
+    "collect_files",
+    "read_listed",
+    "smart_case_ignores",
+]
+
+#: The largest file searched, unless the embedder's ``max_file_bytes`` tool option says otherwise:
+#: the native backend holds a file whole (its bytes, its text, its lines) while it scans it.
+DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +53,9 @@ class Query:
         are needed, so a search that stops early has not walked the whole tree).
     :param needed: how many matches the requested page needs; a backend stops
         after the file that takes the count past it, with ``needed + 1`` matches.
+    :param max_file_bytes: a file larger than this is not searched (the walk
+        leaves it out; one that grew since is left unread and reported in
+        :attr:`Outcome.oversize`).
     """
 
     pattern: str
@@ -47,6 +64,7 @@ class Query:
     root: Path
     files: Iterable[str]
     needed: int
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +85,8 @@ class Outcome:
     matches: list[Match] = field(default_factory=list)
     files_searched: int = 0
     backend: str = ""
+    #: Files left unread because they had grown past ``Query.max_file_bytes``: path and size.
+    oversize: list[tuple[str, int]] = field(default_factory=list)
 
 
 _ESCAPE = re.compile(r"\\.")
@@ -77,11 +97,48 @@ def smart_case_ignores(pattern: str) -> bool:
     return not any(char.isupper() for char in _ESCAPE.sub("", pattern))
 
 
-def walk_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> Iterator[str]:
-    """The files a search scans below ``start`` (relative to the root; "" for the root), lazily."""
+def walk_files(
+    engine: IgnoreEngine,
+    start: str,
+    glob: Glob | None,
+    max_size: int | None = None,
+    oversize: list[tuple[str, int]] | None = None,
+) -> Iterator[str]:
+    """The files a search scans below ``start`` (relative to the root; "" for the root), lazily.
+
+    With ``max_size``, a larger file is left out (ripgrep, given a path, would read it to its
+    end whatever its size) and appended to ``oversize`` with its size.
+    """
     # Regular files only: links are not followed; FIFOs and devices would block a read. The
     # glob itself, not its matches(): the walk then asks it by name and skips what it excludes.
-    return engine.files(start, glob)
+    if max_size is None:
+        return engine.files(start, glob)
+    told = None if oversize is None else lambda path, size: oversize.append((path, size))
+    return engine.files(start, glob, max_size=max_size, oversize=told)
+
+
+class TooLarge(Exception):
+    """A listed file has grown past the size limit since the walk."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def read_listed(files: WalkedFiles, relative: str, limit: int) -> bytes | None:
+    """The bytes of a listed file, never more than ``limit``; None if it is gone or swapped.
+
+    :raises TooLarge: the file holds more than ``limit`` bytes (it is not read then).
+    """
+    fd = files.open(relative)
+    if fd is None:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(fd).st_size
+        data = handle.read(limit + 1) if size <= limit else b""
+    if size > limit or len(data) > limit:
+        raise TooLarge(max(size, len(data)))
+    return data
 
 
 def collect_files(engine: IgnoreEngine, start: str, glob: Glob | None) -> list[str]:

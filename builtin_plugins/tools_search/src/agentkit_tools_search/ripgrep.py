@@ -50,7 +50,7 @@ from agentkit.plugin_api.workspace import WalkedFiles, descriptors_available
 
 from .dialect import PatternError, UntranslatablePattern
 from .native import NativeScanner, shown
-from .query import Match, Outcome, Query, line_text
+from .query import Match, Outcome, Query, TooLarge, line_text, read_listed
 
 __all__ = ["RipgrepError", "RipgrepRefused", "find_rg", "search_rg"]
 
@@ -278,11 +278,15 @@ class _Session:
         finally:
             _finish(search)
 
-    def read(self, relative: str) -> bytes | None:
-        """The bytes of ``relative`` as we reach it (never through a link); None if it is gone."""
+    def read(self, relative: str, outcome: Outcome) -> bytes | None:
+        """The bytes of ``relative`` as we reach it (never through a link); None if it is gone,
+        or if it has grown past the size limit since the walk (then noted in ``outcome``)."""
         try:
-            return self.files.read(relative)
+            return read_listed(self.files, relative, self.query.max_file_bytes)
         except OSError:
+            return None
+        except TooLarge as exc:
+            outcome.oversize.append((relative, exc.size))
             return None
 
     def lines_of(self, candidates: list[tuple[str, bytes]], need: int) -> list[list[Match]]:
@@ -311,7 +315,9 @@ class _Session:
                 return []
             try:
                 with os.fdopen(os.dup(fd), "rb") as handle:
-                    data = handle.read()
+                    data = handle.read(self.query.max_file_bytes + 1)
+                if len(data) > self.query.max_file_bytes:
+                    return []  # grown past the limit while ripgrep read it: never shown
                 hits = {} if b"\x00" in data else self.rescan(fd, need)
             finally:
                 os.close(fd)
@@ -453,7 +459,7 @@ def search_rg(query: Query, rg: str) -> Outcome:
                 for index, relative in enumerate(chunk):
                     if not counts.get(relative):
                         continue
-                    data = session.read(relative)
+                    data = session.read(relative, outcome)
                     if data is None:
                         gone += 1
                         continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Mapping
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
@@ -12,7 +13,15 @@ from agentkit.plugin_api.workspace import IgnoreEngine, compile_glob, locate
 
 from .dialect import PatternError, UntranslatablePattern, translate
 from .native import search_native
-from .query import FileList, Match, Outcome, Query, smart_case_ignores, walk_files
+from .query import (
+    DEFAULT_MAX_FILE_BYTES,
+    FileList,
+    Match,
+    Outcome,
+    Query,
+    smart_case_ignores,
+    walk_files,
+)
 from .ripgrep import RipgrepError, RipgrepRefused, find_rg, search_rg
 
 __all__ = ["SEARCH_FILES", "SEARCH_LIMITS", "run_search"]
@@ -40,6 +49,30 @@ def _render(match: Match) -> dict[str, Any]:
         "before": [_clip(t, match.file, first + i) for i, t in enumerate(match.before)],
         "after": [_clip(t, match.file, match.line + 1 + i) for i, t in enumerate(match.after)],
     }
+
+
+#: How many files left out for their size a notice names (the rest are counted).
+NAMED_OVERSIZE = 5
+
+
+def _max_file_bytes(options: Mapping[str, Any]) -> int:
+    value = options.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ToolError(
+            "invalid_option",
+            f"The tool option max_file_bytes is {value!r}; set it to a positive number of bytes "
+            "(in AgentConfig.tool_options).",
+        )
+    return value
+
+
+def _oversize_notice(oversize: list[tuple[str, int]], limit: int) -> str:
+    named = ", ".join(f"{path} ({size} bytes)" for path, size in oversize[:NAMED_OVERSIZE])
+    more = f" and {len(oversize) - NAMED_OVERSIZE} more" if len(oversize) > NAMED_OVERSIZE else ""
+    return (
+        f"[Not searched, over the {limit}-byte limit (tool option max_file_bytes): {named}{more}. "
+        "Search such a file with a command made for large files.]"
+    )
 
 
 def _native(query: Query) -> Outcome:
@@ -81,6 +114,8 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         raise ToolError("invalid_pattern", str(exc)) from None
     except UntranslatablePattern:
         pass  # ripgrep matches it; the native backend refuses it if it is the one chosen
+    options = context.options or {}
+    limit = _max_file_bytes(options)
     glob = compile_glob(arguments["file_glob"]) if arguments.get("file_glob") else None
     engine = IgnoreEngine(context.root)
     with locate(context.root, arguments.get("path", ".")) as target:
@@ -89,12 +124,20 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     if info is None:
         raise ToolError("not_found", f"{relative or '.'} does not exist.")
     # The walk and the backends open everything again from the root, refusing links.
+    oversize: list[tuple[str, int]] = []
     if stat.S_ISDIR(info.st_mode):
-        files = FileList(walk_files(engine, relative, glob))
+        files = FileList(walk_files(engine, relative, glob, limit, oversize))
     elif not stat.S_ISREG(info.st_mode) or (
         glob is not None and not glob.matches(relative.rsplit("/", 1)[-1])
     ):
         files = FileList([])
+    elif info.st_size > limit:
+        raise ToolError(
+            "file_too_large",
+            f"{relative} is {info.st_size} bytes, over search_files' limit of {limit} bytes "
+            "(the tool option max_file_bytes). Search it with a command made for large files, "
+            "or ask the embedder to raise max_file_bytes.",
+        )
     else:
         files = FileList([relative])
     case_sensitive = arguments.get("case_sensitive")
@@ -108,8 +151,8 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         engine.root,
         files,
         needed=offset - 1 + max_matches,
+        max_file_bytes=limit,
     )
-    options = context.options or {}
     outcome = run_search(query, options.get("backend", "auto"), find_rg(options.get("rg_path")))
     if offset > 1 and offset > len(outcome.matches):
         raise ToolError(
@@ -139,6 +182,11 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             "continue, or narrow the search with path or file_glob.]"
         )
         metadata["truncated_by"] = "bytes" if accumulator.truncated_by == "bytes" else "matches"
+    oversize.extend(outcome.oversize)
+    if oversize:
+        skipped = _oversize_notice(oversize, limit)
+        data["notice"] = f"{data['notice']} {skipped}" if "notice" in data else skipped
+        metadata["oversize"] = len(oversize)
     return ToolResult.success(data, **metadata)
 
 

@@ -147,7 +147,8 @@ class Located:
             info = self.lstat()
             if info is None:
                 raise ToolError("not_found", f"{self.shown} does not exist.") from None
-            if stat.S_ISLNK(info.st_mode):
+            if stat.S_ISLNK(info.st_mode) or stat.S_ISDIR(info.st_mode):
+                # A link (or, by now, a directory again): it was swapped between two steps.
                 raise _changed(self.shown) from None
             raise ToolError(
                 "not_a_directory", f"{self.shown} is a file; use read_file(path={self.shown!r})."
@@ -193,8 +194,26 @@ class Located:
 def _changed(shown: str) -> ToolError:
     return ToolError(
         "path_changed",
-        f"{shown} was replaced by a symbolic link while it was being opened; try again.",
+        f"{shown} was renamed or replaced (by a symbolic link, say) while it was being opened; "
+        "try again.",
     )
+
+
+def _not_below(top: Directory, part: str, shown: str) -> ToolError:
+    """Why nothing could be opened below ``part``: a file is in the way, or it changed meanwhile.
+
+    Asked after the steps on ``part`` disagreed (it opened as a link, then did not read as
+    one): what it is now says whether that was a file all along or a rename racing the walk.
+    """
+    try:
+        info = top.lstat(part)
+    except FileNotFoundError:
+        return ToolError("not_found", f"{shown} does not exist.")
+    except OSError:
+        return _changed(shown)
+    if stat.S_ISLNK(info.st_mode) or stat.S_ISDIR(info.st_mode):
+        return _changed(shown)
+    return ToolError("not_a_directory", f"{shown} is a file, so nothing can be below it.")
 
 
 def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located:
@@ -226,12 +245,19 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
     names: list[str] = []
     links = 0
 
-    def follow(link_name: str, top: Directory) -> None:
+    def follow(link_name: str, top: Directory, *, seen_link: bool = False) -> None:
         nonlocal links
         links += 1
         if links > MAX_LINKS:
             raise ToolError("too_many_links", f"{raw!r} goes through more than {MAX_LINKS} links.")
-        target = top.readlink(link_name)
+        try:
+            target = top.readlink(link_name)
+        except OSError:
+            shown = "/".join([*names, link_name])
+            if seen_link:
+                # lstat said link a step ago: renamed, or swapped for something else, since.
+                raise _changed(shown) from None
+            raise _not_below(top, link_name, shown) from None
         if os.path.isabs(target):
             below = _absolute_parts(target, spellings)
             if below is None:
@@ -275,7 +301,7 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
                 except FileNotFoundError:
                     info = None
                 if info is not None and stat.S_ISLNK(info.st_mode):
-                    follow(part, top)
+                    follow(part, top, seen_link=True)
                     continue
                 return Located(real_root, list(names), stack.pop(), part)
             try:
@@ -290,13 +316,7 @@ def locate(root: Path | str, raw: str, *, make_parents: bool = False) -> Located
             except OSError as exc:
                 if not is_link_error(exc):
                     raise
-                try:
-                    follow(part, top)
-                except OSError:
-                    shown = "/".join([*names, part])
-                    raise ToolError(
-                        "not_a_directory", f"{shown} is a file, so nothing can be below it."
-                    ) from None
+                follow(part, top)
                 continue
             stack.append(child)
             names.append(part)

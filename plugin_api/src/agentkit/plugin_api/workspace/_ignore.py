@@ -417,7 +417,9 @@ class IgnoreEngine:
                 continue
             yield Entry(path, False, is_symlink, is_file)
 
-    def files(self, start: str = "", accept: Callable[[str], bool] | Glob | None = None) -> Iterator[str]:
+    def files(self, start: str = "", accept: Callable[[str], bool] | Glob | None = None, *,
+              max_size: int | None = None,
+              oversize: Callable[[str, int], None] | None = None) -> Iterator[str]:
         """The paths of the regular files :meth:`walk` yields below ``start``, in its order.
 
         The walk a search runs: links, FIFOs and devices are left out, and no
@@ -428,6 +430,10 @@ class IgnoreEngine:
             nothing. A :class:`Glob` is asked by name where the name decides,
             and a directory below which it can match nothing is not entered
             (:meth:`Glob.walk_tests`): the same files, fewer reads.
+        :param max_size: leave out a file of more bytes than this (one ``stat``
+            per file, relative to the directory held open); ``oversize`` is told
+            each one left out, with its size. A file that cannot be stat'ed is
+            left out too (it is gone).
         """
         if isinstance(accept, Glob):
             file_test, enter = accept.walk_tests()
@@ -435,8 +441,10 @@ class IgnoreEngine:
             file_test, enter = _by_path(accept), None
         else:
             file_test, enter = None, None
-        return map(_PATH, self._walk(start, include_dirs=False, regular_only=True,
-                                     file_test=file_test, enter=enter))
+        walked = self._walk(start, include_dirs=False, regular_only=True, file_test=file_test, enter=enter)
+        if max_size is None:
+            return map(_PATH, walked)
+        return _within(walked, max_size, oversize)
 
     def _walk(self, start: str, *, include_dirs: bool, regular_only: bool,
               file_test: Callable[[str, str], bool] | None = None,
@@ -509,3 +517,18 @@ class IgnoreEngine:
         finally:
             for _, directory, _, _, _ in stack:
                 directory.close()
+
+
+def _within(walked: Iterator[tuple[str, os.DirEntry[str] | None]], max_size: int,
+            oversize: Callable[[str, int], None] | None) -> Iterator[str]:
+    """The paths of ``walked`` whose files hold at most ``max_size`` bytes."""
+    for path, entry in walked:
+        try:
+            # The walk yields while the entry's directory is still open: a stat relative to it.
+            size = entry.stat(follow_symlinks=False).st_size if entry is not None else 0
+        except OSError:
+            continue
+        if size <= max_size:
+            yield path
+        elif oversize is not None:
+            oversize(path, size)
