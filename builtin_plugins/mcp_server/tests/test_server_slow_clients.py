@@ -183,3 +183,34 @@ def test_the_command_refuses_an_api_key_shorter_than_16_characters(agentkit, key
     assert "16" in result.stderr and "AGENTKIT_MCP_API_KEY" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert key not in result.stderr
+
+
+def test_accept_failing_for_want_of_descriptors_is_logged_once_an_interval_and_counted(caplog):
+    import asyncio
+    import errno
+    import logging
+
+    from agentkit_mcp_server._connections import RateLimitFilter, quiet_accept_errors
+
+    now = [0.0]
+    logger = logging.getLogger("agentkit_mcp_server")
+    rate_limit = RateLimitFilter(interval=10.0, clock=lambda: now[0])
+    logger.addFilter(rate_limit)
+    loop = asyncio.new_event_loop()
+    handle = quiet_accept_errors(None)
+    emfile = {"message": "socket.accept() out of system resource", "exception": OSError(errno.EMFILE, "Too many open files")}
+    try:
+        with caplog.at_level(logging.WARNING, logger="agentkit_mcp_server"):
+            for _ in range(2048):  # asyncio reports it once per connection in the backlog, each second
+                handle(loop, emfile)
+            now[0] = 10.0
+            handle(loop, emfile)
+    finally:
+        logger.removeFilter(rate_limit)
+        loop.close()
+
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == 2
+    assert "Too many open files" in lines[0] and "ulimit -n" in lines[0]
+    assert "2047 more like it" in lines[1]
+    assert not any(record.exc_info for record in caplog.records)
