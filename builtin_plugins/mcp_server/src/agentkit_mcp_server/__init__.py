@@ -25,6 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._call import ServedCall, elicitation, roots, sampling, served_call
     from ._catalog import Prompt, PromptArgument, Resource, ResourceTemplate
+    from ._limits import HttpLimits
     from ._protocol import MCPToolServer
     from ._serve import http_app, serve_http
     from ._stdio import serve_stdio, serve_streams
@@ -40,6 +41,7 @@ _EXPORTS = {
     "roots": "._call",
     "sampling": "._call",
     "served_call": "._call",
+    "HttpLimits": "._limits",
     "MCPToolServer": "._protocol",
     "http_app": "._serve",
     "serve_http": "._serve",
@@ -49,7 +51,7 @@ _EXPORTS = {
     "ToolServerError": "._tools",
 }
 
-__all__ = ["MCPToolServer", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "ServedCall", "ToolServer",
+__all__ = ["HttpLimits", "MCPToolServer", "Prompt", "PromptArgument", "Resource", "ResourceTemplate", "ServedCall", "ToolServer",
            "ToolServerError", "elicitation", "http_app", "roots", "sampling", "serve_http", "serve_stdio",
            "serve_streams", "served_call"]
 

@@ -4,8 +4,9 @@ The gate is an ASGI middleware that runs before the SDK sees a byte of the
 request, in this order: the API key (401 without it, compared in constant
 time), the ``Origin`` (403 unless it is a loopback origin or one the operator
 allowed, compared by scheme, host and port, not by prefix), then the body,
-read up to the size limit (413 past it, never held whole) and scanned for
-nesting depth (400 with ``-32600``) before anything parses it. Both eras are
+read up to the size limit (413 past it, never held whole) within the body
+timeout (408 when it stalls) and scanned for nesting depth (400 with
+``-32600``) before anything parses it. Both eras are
 served on the one endpoint: the SDK serves each request in the era its
 headers and envelope name, with a session for a legacy client.
 """
@@ -19,8 +20,15 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
+
 from ._frames import depth_exceeds
-from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
+from ._limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_FRAME_BYTES,
+    LOOPBACK_HOSTS,
+)
 
 log = logging.getLogger("agentkit_mcp_server")
 
@@ -37,11 +45,14 @@ class Gate:
         or ``X-API-Key: KEY``); ``None`` only for an explicit ``--no-auth``.
     :param allowed_origins: origins allowed besides loopback ones, as
         ``scheme://host[:port]``; a port of ``*`` allows any port.
+    :param body_timeout: seconds the body may go without a byte arriving (then 408).
     """
 
     def __init__(self, app: ASGIApp, *, api_key: str | None, allowed_origins: Iterable[str] = (),
-                 max_body_bytes: int = DEFAULT_MAX_FRAME_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+                 max_body_bytes: int = DEFAULT_MAX_FRAME_BYTES, max_depth: int = DEFAULT_MAX_DEPTH,
+                 body_timeout: float = DEFAULT_BODY_TIMEOUT) -> None:
         self.app = app
+        self.body_timeout = body_timeout
         self._key = api_key.encode("utf-8") if api_key is not None else None
         self.allowed = [_origin_parts(origin) for origin in allowed_origins]
         self.max_body_bytes = max_body_bytes
@@ -69,7 +80,15 @@ class Gate:
             return
         body, more = bytearray(), True
         while more:
-            message = await receive()
+            message = None
+            with anyio.move_on_after(self.body_timeout):
+                message = await receive()
+            if message is None:  # a body that stops coming holds its connection: free it
+                log.warning("answered 408 to requests whose body stalled %g s (--body-timeout)", self.body_timeout)
+                await _respond(send, 408, _rpc_error(f"the request body stalled for {self.body_timeout:g} s "
+                                                     "(--body-timeout); send the whole body at once"),
+                               extra=[(b"connection", b"close")])
+                return
             if message["type"] == "http.disconnect":
                 return
             body += message.get("body", b"")

@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._limits import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FRAME_BYTES, LOOPBACK_HOSTS
+from ._limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_FRAME_BYTES,
+    LOOPBACK_HOSTS,
+    MIN_API_KEY_CHARS,
+    HttpLimits,
+)
 
 API_KEY_ENV = "AGENTKIT_MCP_API_KEY"
 
@@ -43,6 +52,16 @@ def parser() -> argparse.ArgumentParser:
                    help="seconds one call may run (default: the agent's default)")
     p.add_argument("--watch", type=float, default=2.0, metavar="SECONDS",
                    help="how often to look for installed or removed plugins (0: never)")
+    p.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
+                   help="with --http: seconds a connection has to send a request's headers, then 408 and closed "
+                        f"(default: {DEFAULT_HEADER_TIMEOUT:g})")
+    p.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT, metavar="SECONDS",
+                   help="with --http: seconds a request's body may stall, then 408 and closed "
+                        f"(default: {DEFAULT_BODY_TIMEOUT:g})")
+    p.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS, metavar="N",
+                   help="with --http: connections open at once, kept under the open-file limit; past it the one "
+                        "waiting longest for its headers is closed, or 503 when all are served "
+                        f"(default: {DEFAULT_MAX_CONNECTIONS})")
     p.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_FRAME_BYTES, help=argparse.SUPPRESS)
     return p
 
@@ -53,13 +72,14 @@ def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="agentkit mcp serve: %(message)s")
     try:
         api_key = _api_key(args)
+        limits = _limits(args)
         policy = _load_policy(args.policy) if args.policy else None
         server = _build(args, policy)
     except UsageError as exc:
         print(f"agentkit mcp serve: error: {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(_serve(server, args, api_key))
+        asyncio.run(_serve(server, args, api_key, limits))
     except KeyboardInterrupt:
         pass
     except OSError as exc:  # the port is taken, the address is not ours...
@@ -88,7 +108,20 @@ def _api_key(args: argparse.Namespace) -> str | None:
     if not key:
         raise UsageError(f"--http needs an API key: set {args.api_key_env} to a long random value "
                          "(clients send it as 'Authorization: Bearer KEY'), or pass --no-auth on a loopback address")
+    if len(key) < MIN_API_KEY_CHARS:  # a short key falls to guessing over a fast local connection
+        raise UsageError(f"the API key in {args.api_key_env} has {len(key)} characters: use at least "
+                         f"{MIN_API_KEY_CHARS} random ones (for example: python -c 'import secrets; "
+                         "print(secrets.token_urlsafe(32))')")
     return key
+
+
+def _limits(args: argparse.Namespace) -> HttpLimits:
+    try:
+        return HttpLimits(header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                          max_connections=args.max_connections)
+    except ValueError as exc:  # the message names the field; the option is what the user typed
+        option = "--" + str(exc).split(" ", 1)[0].replace("_", "-")
+        raise UsageError(f"{option}: {str(exc).split(' ', 1)[1]}") from None
 
 
 def _load_policy(spec: str) -> Any:
@@ -120,7 +153,7 @@ def _build(args: argparse.Namespace, policy: Any) -> Any:
     return MCPToolServer(tools)
 
 
-async def _serve(server: Any, args: argparse.Namespace, api_key: str | None) -> None:
+async def _serve(server: Any, args: argparse.Namespace, api_key: str | None, limits: HttpLimits) -> None:
     from ._serve import serve_http, watch_plugins
     from ._stdio import serve_stdio
 
@@ -131,7 +164,7 @@ async def _serve(server: Any, args: argparse.Namespace, api_key: str | None) -> 
                 print(f"agentkit mcp serve: listening on {url}", file=sys.stderr, flush=True)
 
             await serve_http(server, host=args.host, port=args.port, api_key=api_key,
-                             allowed_origins=args.allow_origin, on_ready=ready)
+                             allowed_origins=args.allow_origin, on_ready=ready, limits=limits)
         else:
             await serve_stdio(server, max_frame_bytes=args.max_message_bytes, max_depth=DEFAULT_MAX_DEPTH)
     finally:

@@ -11,6 +11,8 @@ factory and line writer.
 from ..sessions._entries import EVENT_ENTRY
 from ._contracts import (
     MAX_LINE_BYTES,
+    MAX_PENDING_BYTES,
+    MAX_PENDING_LINES,
     METHODS,
     REQUEST_SCHEMA,
     RESPONSE_SCHEMA,
@@ -25,6 +27,8 @@ from ._server import AgentFactory, LineWriter, RpcServer, last_seq
 __all__ = [
     "EVENT_ENTRY",
     "MAX_LINE_BYTES",
+    "MAX_PENDING_BYTES",
+    "MAX_PENDING_LINES",
     "METHODS",
     "REQUEST_SCHEMA",
     "RESPONSE_SCHEMA",

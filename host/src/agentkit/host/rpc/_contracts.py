@@ -24,6 +24,12 @@ RESPONSE_SCHEMA = "agentkit.rpc.response/v1"
 #: The longest request line read, in bytes, its newline not counted; a longer one is answered
 #: ``line_too_long`` and skipped without being held in memory.
 MAX_LINE_BYTES = 1024 * 1024
+#: The most request lines read from the client and not yet answered; past it (or past
+#: :data:`MAX_PENDING_BYTES`) the server stops reading its input until answers drain them.
+MAX_PENDING_LINES = 64
+#: The most bytes of request lines read and not yet answered (a line of up to :data:`MAX_LINE_BYTES`
+#: is always taken when nothing else waits).
+MAX_PENDING_BYTES = 4 * MAX_LINE_BYTES
 
 
 class ErrorCode(StrEnum):

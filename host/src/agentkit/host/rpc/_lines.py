@@ -58,10 +58,64 @@ def read_lines(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes 
         yield Oversized(size, limit)
 
 
+class Backlog:
+    """What was read from the client and not yet answered, bounded in lines and in bytes.
+
+    The reading thread takes room for each line before it hands the line over,
+    and waits while there is none: it stops reading, so the client's writes
+    block in the pipe instead of piling up in the server. The server gives the
+    room back once it has answered the line. A line always fits when nothing
+    else waits, so a bound below the line limit still lets every line through.
+    """
+
+    def __init__(self, max_lines: int, max_bytes: int) -> None:
+        if max_lines < 1 or max_bytes < 1:
+            raise ValueError(f"a backlog holds at least one line and one byte, not {max_lines} and {max_bytes}")
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self._room = threading.Condition()
+        self._lines = 0
+        self._bytes = 0
+        self._closed = False
+
+    def take(self, size: int) -> bool:
+        """Wait for room for a line of ``size`` bytes and hold it; ``False`` once :meth:`close` was called."""
+        with self._room:
+            while not self._closed and self._lines and (
+                    self._lines >= self.max_lines or self._bytes + size > self.max_bytes):
+                self._room.wait()
+            if self._closed:
+                return False
+            self._lines += 1
+            self._bytes += size
+            return True
+
+    def give_back(self, size: int) -> None:
+        """The line of ``size`` bytes was answered: its room is free again."""
+        with self._room:
+            self._lines -= 1
+            self._bytes -= size
+            self._room.notify()
+
+    def close(self) -> None:
+        """Nobody reads any more: a reader waiting for room stops."""
+        with self._room:
+            self._closed = True
+            self._room.notify_all()
+
+
+def held_size(item: bytes | Oversized) -> int:
+    """The bytes a line holds in the backlog (an oversized line was skipped, not kept)."""
+    return len(item) if isinstance(item, bytes) else 0
+
+
 def feed_queue(stream: BinaryIO, queue: asyncio.Queue[bytes | Oversized | None],
-               limit: int = MAX_LINE_BYTES) -> threading.Thread:
+               limit: int = MAX_LINE_BYTES, backlog: Backlog | None = None) -> threading.Thread:
     """Read ``stream`` on a daemon thread into ``queue`` (on the running loop); ``None`` marks its end.
 
+    With a ``backlog``, each line takes room in it before it is queued (the
+    consumer gives it back with :meth:`Backlog.give_back` once the line is
+    handled), so the thread stops reading while the backlog is full.
     The thread is a daemon: a process that ends while the client still holds
     stdin open does not wait for it.
     """
@@ -77,6 +131,8 @@ def feed_queue(stream: BinaryIO, queue: asyncio.Queue[bytes | Oversized | None],
     def pump() -> None:
         try:
             for item in read_lines(stream, limit):
+                if backlog is not None and not backlog.take(held_size(item)):
+                    return
                 if not put(item):
                     return
         except (OSError, ValueError):  # stdin closed under us (ValueError: read from a closed file)

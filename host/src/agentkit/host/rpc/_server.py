@@ -22,8 +22,16 @@ from agentkit.plugin_api.errors import UsageError
 from ..errors import SessionError, SessionNotFound
 from ..sessions import CUSTOM, JsonlSessionStore, Session, SessionStore
 from ..sessions._entries import EVENT_ENTRY
-from ._contracts import METHODS, REQUEST_SCHEMA, RESPONSE_SCHEMA, ErrorCode, RpcError
-from ._lines import Oversized, feed_queue
+from ._contracts import (
+    MAX_PENDING_BYTES,
+    MAX_PENDING_LINES,
+    METHODS,
+    REQUEST_SCHEMA,
+    RESPONSE_SCHEMA,
+    ErrorCode,
+    RpcError,
+)
+from ._lines import Backlog, Oversized, feed_queue, held_size
 
 if TYPE_CHECKING:
     from .._agent import Agent
@@ -72,10 +80,18 @@ class RpcServer:
     :param write: writes one output line; called on the event loop's thread, in order.
     :param store: where sessions are kept (default: the file store in the data directory).
     :param cwd: the directory new sessions record as theirs.
+    :param max_pending_lines: :meth:`serve` reads no further while this many lines wait for their answer.
+    :param max_pending_bytes: ... nor while the lines waiting hold this many bytes (one line always fits).
+    :raises ValueError: a bound below 1.
     """
 
     def __init__(self, make_agent: AgentFactory, write: LineWriter, *, store: SessionStore | None = None,
-                 cwd: str | Path = ".") -> None:
+                 cwd: str | Path = ".", max_pending_lines: int = MAX_PENDING_LINES,
+                 max_pending_bytes: int = MAX_PENDING_BYTES) -> None:
+        if max_pending_lines < 1 or max_pending_bytes < 1:
+            raise ValueError("max_pending_lines and max_pending_bytes must be at least 1")
+        self.max_pending_lines = max_pending_lines
+        self.max_pending_bytes = max_pending_bytes
         self._make_agent = make_agent
         self._write = write
         self.store = store if store is not None else JsonlSessionStore()
@@ -110,9 +126,15 @@ class RpcServer:
         while that thread still waits for input, pass a reader of its own
         (``open(os.dup(sys.stdin.fileno()), "rb")``), not ``sys.stdin.buffer``:
         the interpreter's shutdown waits for the lock of ``sys.stdin``'s buffer.
+
+        Back-pressure: while :attr:`max_pending_lines` lines, or
+        :attr:`max_pending_bytes` bytes of them, wait for their answer, the
+        stream is not read; a client writing faster than the server answers
+        (or than it reads the answers) blocks in its own writes.
         """
         queue: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue()
-        feed_queue(stream, queue)
+        backlog = Backlog(self.max_pending_lines, self.max_pending_bytes)
+        feed_queue(stream, queue, backlog=backlog)
         stopping = asyncio.ensure_future(stop.wait()) if stop is not None else None
         try:
             while True:
@@ -125,8 +147,12 @@ class RpcServer:
                 line = getting.result()
                 if line is None:
                     break
-                await self.handle_line(line)
+                try:
+                    await self.handle_line(line)
+                finally:
+                    backlog.give_back(held_size(line))
         finally:
+            backlog.close()
             if stopping is not None:
                 stopping.cancel()
             await self.shutdown()
