@@ -20,7 +20,14 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from agentkit.host.errors import ConfigError, SessionConflict, SessionError, SessionNotFound
-from agentkit.host.sessions import Entry, LoadedLog, SessionHeader, SessionListing, parse_log, without_password
+from agentkit.host.sessions import (
+    Entry,
+    LoadedLog,
+    SessionHeader,
+    SessionListing,
+    parse_log,
+    without_password,
+)
 
 #: Any number, the same in every process: the advisory lock that serialises creating the tables.
 _SCHEMA_LOCK = 0x6167656E746B6974  # "agentkit"
