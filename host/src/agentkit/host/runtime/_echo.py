@@ -47,6 +47,7 @@ class EchoScrubber:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         self.secrets = tuple(secret for secret in dict.fromkeys(secrets) if secret)
+        self._heads = tuple((secret[:2], secret[0]) for secret in self.secrets)
         #: Per open block, the tail held back because a secret may start there.
         self.held: dict[int, str] = {}
         #: ``(tail, what was shown of it)`` of each block whose stream ended inside part of a secret.
@@ -54,6 +55,16 @@ class EchoScrubber:
 
     def block_event(self, event: ProviderEvent, out: list[ProviderEvent]) -> None:
         """Append to ``out`` what of ``event`` (a block's start, delta or end) may be shown."""
+        if event.__class__ is BlockDelta and not self.held:
+            # Most deltas: nothing held back, and neither a secret nor the start of one in sight. A secret,
+            # or a tail of two characters or more that starts one, holds its first two characters.
+            text = event.delta
+            for head, first in self._heads:
+                if head in text or text[-1:] == first:
+                    break
+            else:
+                out.append(event)
+                return
         if isinstance(event, BlockDelta):
             self._delta(event, out)
         elif isinstance(event, BlockEnd):
@@ -122,15 +133,19 @@ class EchoScrubber:
 
     def _straddle(self, text: str) -> int:
         """Where the tail of ``text`` that could start a secret begins (``len(text)`` when none could)."""
-        cut = len(text)
+        end = cut = len(text)
         for secret in self.secrets:
-            first = secret[0]
-            position = text.find(first, max(0, len(text) - len(secret) + 1))
+            # A tail of two characters or more starts with the secret's first two, far rarer in text than
+            # its first alone (an "s" of "sk-..."): searched for first, the last character is checked alone.
+            head = secret[:2]
+            position = text.find(head, max(0, end - len(secret) + 1))
             while position != -1 and position < cut:
                 if secret.startswith(text[position:]):
                     cut = position
                     break
-                position = text.find(first, position + 1)
+                position = text.find(head, position + 1)
+            if cut == end and end and text[-1] == secret[0]:
+                cut = end - 1
         return cut
 
     def _release(self, index: int, out: list[ProviderEvent]) -> tuple[str, str] | None:
