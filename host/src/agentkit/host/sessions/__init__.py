@@ -9,6 +9,7 @@ and each run is written as it happens.
 from ._artifacts import (
     ARTIFACT_PREFIX,
     ArtifactInfo,
+    ArtifactOwner,
     ArtifactNotFound,
     ArtifactStore,
     is_artifact_id,
@@ -50,6 +51,7 @@ __all__ = [
     "THINKING_LEVEL_CHANGE",
     "ArtifactInfo",
     "ArtifactNotFound",
+    "ArtifactOwner",
     "ArtifactStore",
     "Durability",
     "Entry",
