@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, PluginHost
 from agentkit.host.sessions import JsonlSessionStore, Session
-from agentkit.plugin_api import event_to_dict
+from agentkit.plugin_api import event_to_dict, hookimpl
 
 KEY = "sk-ant-echoed-0123456789-abcdefghijklmnop-KEY"
 MODEL = "anthropic/claude-sonnet-4-6"
@@ -75,9 +75,18 @@ def test_a_key_echoed_in_streamed_text_reaches_no_event_log_or_session(deltas: l
         seen_keys.append(request.headers.get("x-api-key", ""))
         return sse_response(anthropic_stream(deltas, thinking=["I was sent ", KEY[:20], KEY[20:]]))
 
+    observed: list[Any] = []
+
+    class Tracing:  # a run observer, as the tracing plugin is
+        @hookimpl
+        def agentkit_run_observer(self, session: Any) -> Any:
+            return observed.append
+
+    host = PluginHost.discover()
+    host.register(Tracing(), name="tracing-like")
     session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=tmp_path)
     agent = Agent(AgentConfig(model=MODEL, root=tmp_path, tools=[], transport=httpx.MockTransport(endpoint)),
-                  session=session)
+                  host=host, session=session)
 
     async def run() -> list[Any]:
         return [event async for event in agent.stream("What is my key?")]
@@ -95,6 +104,7 @@ def test_a_key_echoed_in_streamed_text_reaches_no_event_log_or_session(deltas: l
     (log,) = (tmp_path / "sessions").glob("*.jsonl")
     assert KEY not in log.read_text(encoding="utf-8") and SHOWN in log.read_text(encoding="utf-8")
     assert all(KEY not in record.getMessage() for record in caplog.records)
+    assert observed and KEY not in json.dumps([event_to_dict(event) for event in observed])
 
 
 @pytest.mark.parametrize("json_output", [True, False], ids=["json", "text"])

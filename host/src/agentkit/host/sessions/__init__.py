@@ -9,8 +9,8 @@ and each run is written as it happens.
 from ._artifacts import (
     ARTIFACT_PREFIX,
     ArtifactInfo,
-    ArtifactOwner,
     ArtifactNotFound,
+    ArtifactOwner,
     ArtifactStore,
     is_artifact_id,
 )
