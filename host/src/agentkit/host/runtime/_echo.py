@@ -19,7 +19,10 @@ straddles the delta's end. See ``docs/decisions/0033-secrets-at-rest-and-in-echo
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+import functools
+import operator
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -39,6 +42,20 @@ from .headers import redact_secret
 __all__ = ["EchoScrubber"]
 
 
+_TEXT_OF: dict[type, Callable[[Any], str]] = {
+    TextBlock: operator.attrgetter("text"),
+    ToolUseBlock: operator.attrgetter("arguments"),
+    ThinkingBlock: operator.attrgetter("thinking"),
+}
+
+
+@functools.lru_cache(maxsize=64)
+def _keys(secrets: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The distinct secrets, and each one's first two characters and first one: made once per key, not per response."""
+    distinct = tuple(secret for secret in dict.fromkeys(secrets) if secret)
+    return distinct, tuple((secret[:2], secret[0]) for secret in distinct)
+
+
 class EchoScrubber:
     """Scrubs one response's events of ``secrets``, whole, even when a secret is cut across deltas.
 
@@ -46,8 +63,7 @@ class EchoScrubber:
     """
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        self.secrets = tuple(secret for secret in dict.fromkeys(secrets) if secret)
-        self._heads = tuple((secret[:2], secret[0]) for secret in self.secrets)
+        self.secrets, self._heads = _keys(tuple(secrets))
         #: Per open block, the tail held back because a secret may start there.
         self.held: dict[int, str] = {}
         #: ``(tail, what was shown of it)`` of each block whose stream ended inside part of a secret.
@@ -55,17 +71,20 @@ class EchoScrubber:
 
     def block_event(self, event: ProviderEvent, out: list[ProviderEvent]) -> None:
         """Append to ``out`` what of ``event`` (a block's start, delta or end) may be shown."""
-        if event.__class__ is BlockDelta and not self.held:
+        kind = event.__class__
+        if kind is BlockDelta and not self.held:
             # Most deltas: nothing held back, and neither a secret nor the start of one in sight. A secret,
             # or a tail of two characters or more that starts one, holds its first two characters.
-            text = event.delta
+            text = event.delta  # type: ignore[union-attr]
             for head, first in self._heads:
                 if head in text or text[-1:] == first:
                     break
             else:
                 out.append(event)
                 return
-        if isinstance(event, BlockDelta):
+        if kind is BlockEnd and not self.held and self._clean(event.block):  # type: ignore[union-attr]
+            out.append(event)
+        elif isinstance(event, BlockDelta):
             self._delta(event, out)
         elif isinstance(event, BlockEnd):
             tail = self._release(event.index, out)
@@ -81,6 +100,8 @@ class EchoScrubber:
         message = event.message
         if not isinstance(message, AssistantMessage):
             return event  # the police report it
+        if not self.released and all(self._clean(block) for block in message.content):
+            return event
         content = list(message.content)
         tails: list[tuple[str, str] | None] = [*self.released] or [None]
         for tail in tails:  # a block cut short ends with what its stream showed of its tail
@@ -88,6 +109,14 @@ class EchoScrubber:
         if all(new is old for new, old in zip(content, message.content, strict=True)):
             return event
         return MessageEnd(dataclasses.replace(message, content=content))
+
+    def _clean(self, block: object) -> bool:
+        """Whether ``block`` holds nothing a secret could be in: no secret's first two characters."""
+        read = _TEXT_OF.get(block.__class__)
+        if read is None:
+            return not isinstance(block, TextBlock | ToolUseBlock | ThinkingBlock)  # a subclass: the long way
+        text = read(block)
+        return not any(head in text for head, _ in self._heads)
 
     def text(self, text: str) -> str:
         """``text`` with every whole secret redacted."""
