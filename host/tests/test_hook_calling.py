@@ -252,6 +252,22 @@ def test_an_answer_that_is_neither_none_nor_a_block_blocks_and_is_reported(answe
     assert result.outcome == "completed"
 
 
+@pytest.mark.parametrize("answer", [False, 0, "", [], {}, ()], ids=repr)
+def test_a_falsy_answer_is_no_consent_it_blocks_the_call(answer):
+    """Fail closed: pluggy's firstresult hands back ``False`` as the answer, and it must not read as "no objection"."""
+
+    class Falsy:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return answer
+
+    result, answers, received = run(Falsy())
+    assert received == [], "the tool ran although the plugin did not answer None"
+    assert answers[0].is_error and "answered neither None nor a Block" in answers[0].text
+    assert any(f"agentkit_before_tool_call returned {answer!r}" in problem for problem in result.problems)
+    assert result.outcome == "completed"
+
+
 class Interrupt(BaseException):
     pass
 

@@ -89,3 +89,33 @@ def test_a_store_that_fails_to_load_is_one_line_naming_its_distribution(agentkit
 def test_store_without_a_session_is_a_usage_error(agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
     result = run(agentkit, tmp_path, "--store", str(tmp_path), env=data)
     assert result.returncode == 2 and "--session" in result.stderr
+
+
+# A store whose driver quotes the whole URL it was given in its errors, as psycopg's parser does.
+ECHOING_STORE = '''
+from agentkit.host.errors import ConfigError
+
+def from_url(url):
+    if "config" in url:
+        raise ConfigError(f'not a connection string (bad URI: "{url}"); write it as leaky://user@host/db')
+    raise ValueError(f"cannot parse {url!r}")
+'''
+
+LEAKY_URLS = ["leaky://agent:S3CRET@[bad", "leaky://agent:S3CRET@[bad/config", "leaky://agent:S3CRET@host:99999999/x",
+              "leaky://agent:S3CRET%21@host/config", "leaky://agent:S3CRET:more@h@st/db?config"]
+
+
+@pytest.mark.parametrize("url", LEAKY_URLS)
+@pytest.mark.parametrize("chosen_by", ["--store", "environment"])
+def test_a_malformed_store_url_never_prints_its_password(agentkit: Any, site_dir: Any, tmp_path: Path,
+                                                         data: dict[str, str], url: str, chosen_by: str) -> None:
+    site_dir("leaky-store", entry_points={"agentkit.session_stores": {"leaky": "leakystore:from_url"}},
+             files={"leakystore.py": ECHOING_STORE})
+    args, env = (["--store", url], data) if chosen_by == "--store" else ([], {**data, "AGENTKIT_SESSION_STORE": url})
+    for command in (["sessions", "list", *args], ["run", "hi", "--model", "faux/scripted", "--root", str(tmp_path),
+                                                  "--script", script(tmp_path, "ok"), "--session", "new", *args]):
+        result = agentkit.inline(*command, env=env, site=site_dir.site)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith("agentkit: error: ") and result.stderr.count("\n") == 1, result.stderr
+        assert "S3CRET" not in result.stderr + result.stdout
+        assert "leaky://agent:***@" in result.stderr  # what URL it was stays readable

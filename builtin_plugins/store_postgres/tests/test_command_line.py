@@ -62,3 +62,24 @@ def test_an_unreachable_server_is_one_line_without_the_password(agentkit: Any, t
     assert listed.returncode == 1
     assert listed.stderr.startswith("agentkit: error: ") and "Traceback" not in listed.stderr
     assert "hunter2-secret-password" not in listed.stderr + listed.stdout
+
+
+def test_a_malformed_url_is_one_line_without_the_password(agentkit: Any, tmp_path: Path) -> None:
+    # The driver's parser quotes the whole URL it failed on; no server is needed to fail here.
+    for url in ("postgresql://agent:S3CRET@[bad", "postgresql://agent:S3CRET%ZZ@127.0.0.1/db",
+                "postgresql://agent@127.0.0.1/db?password=S3CRET&no_such_option=1"):
+        for args, env in ((["--store", url], {}), ([], {"AGENTKIT_SESSION_STORE": url})):
+            listed = agentkit.inline("sessions", "list", *args, env={"AGENTKIT_DATA_DIR": str(tmp_path), **env})
+            assert listed.returncode == 2, listed.stderr
+            assert listed.stderr.startswith("agentkit: error: ") and "Traceback" not in listed.stderr
+            assert "S3CRET" not in listed.stderr + listed.stdout
+
+
+def test_the_store_itself_never_quotes_the_password_it_was_given() -> None:
+    import pytest
+
+    from agentkit.host.errors import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        PostgresSessionStore("postgresql://agent:S3CRET@[bad")
+    assert "S3CRET" not in str(raised.value)

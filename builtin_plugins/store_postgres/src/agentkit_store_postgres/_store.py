@@ -20,7 +20,14 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from agentkit.host.errors import ConfigError, SessionConflict, SessionError, SessionNotFound
-from agentkit.host.sessions import Entry, LoadedLog, SessionHeader, SessionListing, parse_log
+from agentkit.host.sessions import (
+    Entry,
+    LoadedLog,
+    SessionHeader,
+    SessionListing,
+    parse_log,
+    without_password,
+)
 
 #: Any number, the same in every process: the advisory lock that serialises creating the tables.
 _SCHEMA_LOCK = 0x6167656E746B6974  # "agentkit"
@@ -62,8 +69,9 @@ class PostgresSessionStore:
     def __init__(self, conninfo: str, *, connect_timeout: float = 10.0) -> None:
         try:
             params = conninfo_to_dict(conninfo)
-        except psycopg.ProgrammingError as exc:
-            raise ConfigError(f"not a PostgreSQL connection string ({exc}); write it as "
+        except psycopg.ProgrammingError as exc:  # the driver quotes the whole string, password and all
+            raise ConfigError(f"not a PostgreSQL connection string ({without_password(str(exc).strip(), conninfo)}); "
+                              "write it as "
                               "postgresql://user@host:5432/dbname") from None
         self.conninfo = conninfo
         self.connect_timeout = connect_timeout
@@ -153,7 +161,8 @@ class PostgresSessionStore:
             except psycopg.Error as exc:
                 if self._connection is not None and self._connection.broken:
                     self._connection = None
-                raise SessionError(f"the session store at {self.where} failed: {exc}") from exc
+                raise SessionError(f"the session store at {self.where} failed: {without_password(str(exc), self.conninfo)}"
+                                   ) from exc
 
     def _connect(self) -> psycopg.Connection[Any]:
         if self._connection is not None and not self._connection.closed:

@@ -163,7 +163,7 @@ class Agent:
         self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
         #: Keeps the tool results too long to inline as the session's artifacts (see ``docs/artifacts.md``).
         self.artifacts = ArtifactKeeper(ArtifactStore(), self.session_id, config.max_tool_result_chars,
-                                        self._enable_read_artifact)
+                                        self._enable_read_artifact, ephemeral=session is None)
         if session is None:  # no session to delete them with: they last as long as this agent's history
             weakref.finalize(self, self.artifacts.store.delete, self.session_id)
         elif _has_artifacts(self.artifacts.store, self.session_id):  # the resumed history names them

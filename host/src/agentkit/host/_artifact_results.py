@@ -11,6 +11,7 @@ are sized to fit the inline limit, so reading an artifact never makes another.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -34,14 +35,18 @@ class ArtifactKeeper:
     :param owner: the session they belong to.
     :param limit: ``max_tool_result_chars``; ``None``: nothing is too long.
     :param created: called after each artifact is stored (the agent enables ``read_artifact`` then).
+    :param ephemeral: the owner is a run without a session: its folder is claimed for this process
+        before the first artifact (see :meth:`ArtifactStore.claim`), and the artifacts of runs
+        whose process died are reaped then.
     """
 
     def __init__(self, store: ArtifactStore, owner: str, limit: int | None,
-                 created: Callable[[], None] = lambda: None) -> None:
+                 created: Callable[[], None] = lambda: None, *, ephemeral: bool = False) -> None:
         self.store = store
         self.owner = owner
         self.limit = limit
         self._created = created
+        self._unclaimed = ephemeral
         self.tool = Tool(
             READ_ARTIFACT,
             "Read a page of an artifact: a tool output too long to show at once, stored whole. "
@@ -73,6 +78,12 @@ class ArtifactKeeper:
 
         :raises OSError: the data directory cannot be written.
         """
+        if self._unclaimed:
+            self.store.claim(self.owner)
+            self._unclaimed = False
+            # The one moment a run without a session writes here: the leftovers of killed runs go now.
+            with contextlib.suppress(OSError):  # someone else's leftovers never fail this run
+                self.store.reap()
         artifact_id = self.store.create(self.owner, text)
         self._created()
         return artifact_id

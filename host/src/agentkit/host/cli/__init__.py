@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("_demo", "watch the agent loop work against a scripted model"),
     "run": ("_run", "run one task against a model with the installed tools"),
     "sessions": ("_sessions_cmd", "list, show, fork and export stored sessions"),
+    "artifacts": ("_artifacts_cmd", "list and delete the artifacts kept; reap those of runs that died"),
     "rpc": ("_rpc_cmd", "drive agents from another program: NDJSON requests on stdin, events on stdout"),
 }
 

@@ -28,6 +28,7 @@ from agentkit.plugin_api import (
     WireEvent,
 )
 
+from ._echo import EchoScrubber
 from ._police import EVENT_CHECKS, ProviderDefect, ResponseTooLarge, StreamPolice
 from ._redact import scrub
 from .limits import ResponseLimits
@@ -35,6 +36,7 @@ from .pricing import PriceResponse, Pricing
 
 #: The event types that are never a message's start or end (by exact type: a subclass is asked below).
 _BLOCK_EVENTS = frozenset({BlockStart, BlockDelta, BlockEnd})
+_BLOCK_TYPES = (BlockStart, BlockDelta, BlockEnd)
 
 
 class DecoderBroke(Exception):
@@ -56,11 +58,22 @@ class Output:
         self.decoder = decoder
         self.model = model
         self.api = api
-        self.secrets: Sequence[str] = secrets
+        self.secrets = secrets
         self.pricing: PriceResponse = pricing or Pricing()
         self.police = StreamPolice(api, (limits or ResponseLimits()).resolve(model))
         self.started = False
         self.ended = False
+
+    @property
+    def secrets(self) -> Sequence[str]:
+        """The credential values in use: scrubbed from errors and from what the response streams."""
+        return self._secrets
+
+    @secrets.setter
+    def secrets(self, secrets: Sequence[str]) -> None:
+        self._secrets = secrets
+        #: Scrubs the streamed text of the secrets (``None``: no secret, nothing to do per delta).
+        self.echo = EchoScrubber(secrets) if any(secrets) else None
 
     def _pass(self, events: Sequence[ProviderEvent], *, closing: bool = False) -> list[ProviderEvent]:
         """The events that may reach the caller; ``closing``: the decoder's last words after a failure."""
@@ -71,7 +84,7 @@ class Output:
                 police.check_batch(events)
             except ProviderDefect as exc:
                 return [] if closing else self._broken(str(exc))
-        count, checks = not closing, EVENT_CHECKS
+        count, checks, echo = not closing, EVENT_CHECKS, self.echo
         for event in events:
             if self.ended:
                 break  # nothing may follow the end of the message
@@ -88,7 +101,10 @@ class Output:
                 out += self._too_large(str(exc))
                 break
             if kind in _BLOCK_EVENTS and self.started:  # most events: exactly a block's, neither start nor end
-                out.append(event)
+                if echo is None:
+                    out.append(event)
+                else:
+                    echo.block_event(event, out)
                 continue
             if not self.started:
                 self.started = True
@@ -97,8 +113,11 @@ class Output:
             elif isinstance(event, MessageStart):
                 continue
             if isinstance(event, MessageEnd):
-                event = self._finalize(event)
+                event = self._finalize(event if echo is None else echo.message_end(event, out))
                 self.ended = True
+            elif echo is not None and isinstance(event, _BLOCK_TYPES):
+                echo.block_event(event, out)
+                continue
             out.append(event)
         return out
 

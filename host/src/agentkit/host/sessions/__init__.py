@@ -10,6 +10,7 @@ from ._artifacts import (
     ARTIFACT_PREFIX,
     ArtifactInfo,
     ArtifactNotFound,
+    ArtifactOwner,
     ArtifactStore,
     is_artifact_id,
 )
@@ -28,7 +29,7 @@ from ._entries import (
 from ._interrupted import INTERRUPTED_RESULT, interrupted_results
 from ._loader import MAX_LINE_BYTES, LoadedLog, parse_log
 from ._paths import DATA_DIR_ENV, data_dir
-from ._selection import STORE_ENV, open_store
+from ._selection import STORE_ENV, open_store, without_password
 from ._session import Session, find_session
 from ._store import Durability, JsonlSessionStore, SessionListing, SessionStore
 from ._tree import BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, Resume
@@ -51,6 +52,7 @@ __all__ = [
     "THINKING_LEVEL_CHANGE",
     "ArtifactInfo",
     "ArtifactNotFound",
+    "ArtifactOwner",
     "ArtifactStore",
     "Durability",
     "Entry",
@@ -67,4 +69,5 @@ __all__ = [
     "is_artifact_id",
     "open_store",
     "parse_log",
+    "without_password",
 ]

@@ -7,6 +7,11 @@ is the session id (an agent without a session uses its own ``session_id``).
 Folders are 0700 and files 0600, as for sessions: a tool's output may hold
 anything the tools saw.
 
+The artifacts of a run without a session belong to that process: it
+claims its folder (:meth:`~ArtifactStore.claim`: ``.owner.json``, see
+``_artifact_owners``), removes it when it exits, and :meth:`~ArtifactStore.reap`
+removes those of processes that died without doing so.
+
 An id is ``art_`` and 32 hexadecimal digits (a random UUID): unique across
 sessions and machines, and never a path. A read names its owner, so one
 session cannot read another's artifact even by guessing its id. An artifact
@@ -16,6 +21,7 @@ reader finds either nothing or the whole text.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import re
@@ -25,6 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SessionNotFound
+from ._artifact_owners import (
+    OWNER_RECORD,
+    UNKNOWN_OWNER_MAX_AGE,
+    OwnerState,
+    owner_state,
+    read_record,
+    record_age,
+    write_record,
+)
 from ._paths import check_private, data_dir, private_dir
 
 #: Every artifact id starts with this.
@@ -50,6 +65,29 @@ class ArtifactInfo:
     id: str
     size: int
     created: float
+
+
+@dataclass(frozen=True)
+class ArtifactOwner:
+    """The artifacts of one owner, as ``agentkit artifacts list`` shows them.
+
+    :param owner: a session's id, or the id of a run without a session.
+    :param kind: ``"session"``, or ``"run"`` for a run without a session (its folder names its process).
+    :param state: for a run, whether its process is ``running``, ``gone`` or ``unknown`` (recorded on
+        another machine, or unreadable); ``None`` for a session.
+    :param pid: the run's process id, when recorded.
+    :param artifacts: how many artifacts it has.
+    :param size: their total length in bytes.
+    :param updated: when the newest was written (or the folder changed), in seconds since the epoch.
+    """
+
+    owner: str
+    kind: str
+    state: OwnerState | None
+    pid: int | None
+    artifacts: int
+    size: int
+    updated: float
 
 
 def is_artifact_id(text: str) -> bool:
@@ -143,6 +181,57 @@ class ArtifactStore:
         if folder.is_symlink():  # not ours: never follow it out of the store
             return
         shutil.rmtree(folder, ignore_errors=True)
+
+    def claim(self, owner: str) -> None:
+        """Make ``owner``'s folder, recording the calling process as its owner (a run without a session).
+
+        Until the process exits and removes it, no other process reaps it; once the process is gone,
+        :meth:`reap` does.
+        """
+        write_record(private_dir(self._folder(owner), self._top))
+
+    def owners(self) -> builtins.list[ArtifactOwner]:
+        """Every owner that has a folder here, the most recently changed first."""
+        found = []
+        for folder in self._folders():
+            record = read_record(folder)
+            claimed = record is not None or (folder / OWNER_RECORD).exists()
+            items = self.list(folder.name)
+            with contextlib.suppress(FileNotFoundError):
+                updated = max([folder.stat().st_mtime, *(item.created for item in items)])
+                found.append(ArtifactOwner(folder.name, "run" if claimed else "session",
+                                           owner_state(record) if claimed else None,
+                                           record.pid if record is not None else None,
+                                           len(items), sum(item.size for item in items), updated))
+        return sorted(found, key=lambda item: (item.updated, item.owner), reverse=True)
+
+    def reap(self, max_age: float = UNKNOWN_OWNER_MAX_AGE) -> builtins.list[str]:
+        """Remove the artifacts of runs whose process is gone; returns their owners.
+
+        A run's folder is removed once its process is gone (no such pid, or another process under
+        it, or a reboot since), or, when its process cannot be checked from here (another machine,
+        an unreadable record), once its record is older than ``max_age`` seconds. A running owner's
+        folder, and a session's, are never touched.
+        """
+        reaped = []
+        for folder in self._folders():
+            if not (folder / OWNER_RECORD).exists():
+                continue  # a session's: deleted with the session
+            state = owner_state(read_record(folder))
+            age = record_age(folder)
+            if state == "gone" or (state == "unknown" and age is not None and age > max_age):
+                shutil.rmtree(folder, ignore_errors=True)
+                reaped.append(folder.name)
+        return reaped
+
+    def _folders(self) -> builtins.list[Path]:
+        check_private(self.directory, self._top)  # a shared folder's owners are not ours to list or reap
+        try:
+            entries = list(self.directory.iterdir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return [entry for entry in entries
+                if _OWNER.fullmatch(entry.name) and not entry.is_symlink() and entry.is_dir()]
 
     def _folder(self, owner: str) -> Path:
         if not _OWNER.fullmatch(owner):

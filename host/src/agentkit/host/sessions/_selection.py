@@ -26,7 +26,7 @@ from agentkit.plugin_api.errors import UsageError
 from .._entry_points import DISABLE_ENV, SESSION_STORES_GROUP, contributed_entry_points
 from ._store import JsonlSessionStore, SessionStore
 
-__all__ = ["STORE_ENV", "open_store", "redacted"]
+__all__ = ["STORE_ENV", "open_store", "passwords", "redacted", "without_password"]
 
 #: The environment variable that chooses the store when ``--store`` is not given.
 STORE_ENV = "AGENTKIT_SESSION_STORE"
@@ -68,21 +68,50 @@ def open_store(url: str | None = None, env: Mapping[str, str] | None = None) -> 
                          f"({type(exc).__name__}: {exc}); reinstall it") from None
     try:
         return factory(chosen)  # type: ignore[operator,no-any-return]
-    except UsageError:
-        raise
     except Exception as exc:  # the URL itself is wrong: say so, without its password
+        message = without_password(str(exc), chosen)
+        if isinstance(exc, UsageError):  # the store's own words, which name the fix
+            raise UsageError(message) from None
         raise UsageError(f"the session store {redacted(chosen)} cannot be used: {type(exc).__name__}: "
-                         f"{str(exc).replace(chosen, redacted(chosen))}") from None
+                         f"{message}") from None
 
 
 def redacted(url: str) -> str:
-    """``url`` without a password: what messages may show of it."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)[1]
-    user = parts.username or ""
-    return parts._replace(netloc=f"{user}:***@{netloc}").geturl()
+    """``url`` with ``***`` for each password it holds: what messages may show of it. Never raises."""
+    for password in passwords(url):
+        url = url.replace(password, "***")
+    return url
+
+
+def passwords(url: str) -> tuple[str, ...]:
+    """Every password ``url`` holds, as written and decoded, longest first: what no message may quote.
+
+    Read without validating, so that a URL no parser accepts (``[bad`` for a
+    host) still gives up its password: the user information ends at the last
+    ``@`` of the authority, or, when the authority has none, at the last ``@``
+    of all (a password holding a ``/`` cuts the authority short); a
+    ``password=`` query parameter counts too.
+    """
+    rest = url.partition("://")[2]
+    userinfo = _AUTHORITY_END.split(rest, maxsplit=1)[0].rpartition("@")[0] or rest.rpartition("@")[0]
+    found = {userinfo.partition(":")[2]} if ":" in userinfo else set()
+    found.update(match.group(1) for match in _QUERY_PASSWORD.finditer(rest))
+    found |= {unquote(password) for password in found}
+    return tuple(sorted(found - {""}, key=len, reverse=True))
+
+
+def without_password(text: str, url: str) -> str:
+    """``text`` (an error about ``url``) with the URL shown redacted and no trace of its passwords."""
+    secrets = passwords(url)
+    if not secrets:
+        return text
+    from ..runtime._redact import scrub  # on the error path only
+
+    return scrub(text.replace(url, redacted(url)), secrets)
+
+
+_AUTHORITY_END = re.compile(r"[/?#]")
+_QUERY_PASSWORD = re.compile(r"[?&;]password=([^&#]*)", re.IGNORECASE)
 
 
 def _not_installed(scheme: str, env: Mapping[str, str]) -> str:

@@ -27,8 +27,9 @@ def agentkit_before_tool_call(
         (changing it raises ``TypeError``).
     :param session: the run the call belongs to.
     :returns: ``None`` for no objection, or a :class:`~agentkit.plugin_api.Block`
-        to refuse the call. There is no "allow": any other value is reported
-        and blocks the call (fails closed).
+        to refuse the call. There is no "allow": any other value (``False``,
+        ``0``, ``""`` and ``[]`` included) is reported and blocks the call
+        (fails closed).
 
     Stops at the first ``Block``: later plugins are not consulted. Runs only
     for calls the embedder allowed, so a hook can never turn a block into an
