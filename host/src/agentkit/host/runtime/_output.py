@@ -101,7 +101,8 @@ class Output:
                 out += self._too_large(str(exc))
                 break
             if kind in _BLOCK_EVENTS and self.started:  # most events: exactly a block's, neither start nor end
-                if echo is None:
+                # A start carries no text a secret could be in.
+                if echo is None or kind is BlockStart or echo.passes(event):  # type: ignore[arg-type]
                     out.append(event)
                 else:
                     echo.block_event(event, out)
