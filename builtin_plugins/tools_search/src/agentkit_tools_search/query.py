@@ -135,9 +135,15 @@ def read_listed(files: WalkedFiles, relative: str, limit: int) -> bytes | None:
         return None
     with os.fdopen(fd, "rb") as handle:
         size = os.fstat(fd).st_size
-        data = handle.read(limit + 1) if size <= limit else b""
-    if size > limit or len(data) > limit:
-        raise TooLarge(max(size, len(data)))
+        if size > limit:
+            raise TooLarge(size)
+        # As many bytes as the file holds and one more, which tells whether it grew since: a read of
+        # the limit itself would allocate the limit (32 MiB) for every file (bench_search: 2x slower).
+        data = handle.read(size + 1)
+        if len(data) > size:
+            data += handle.read(limit + 1 - len(data))  # it grew: read on, never past the limit
+    if len(data) > limit:
+        raise TooLarge(len(data))
     return data
 
 

@@ -124,9 +124,15 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     if info is None:
         raise ToolError("not_found", f"{relative or '.'} does not exist.")
     # The walk and the backends open everything again from the root, refusing links.
+    backend, rg = options.get("backend", "auto"), find_rg(options.get("rg_path"))
     oversize: list[tuple[str, int]] = []
     if stat.S_ISDIR(info.st_mode):
-        files = FileList(walk_files(engine, relative, glob, limit, oversize))
+        # ripgrep reads a file it is handed to its end, whatever its size: the walk leaves out what is
+        # too large for it, at a stat per file. The native backend needs none: it reads each file
+        # through a descriptor whose size it checks first (bench_search: the walk's stat made a
+        # native search of 20,000 files up to 1.4x slower).
+        rg_may_run = backend != "native" and rg is not None
+        files = FileList(walk_files(engine, relative, glob, limit if rg_may_run else None, oversize))
     elif not stat.S_ISREG(info.st_mode) or (
         glob is not None and not glob.matches(relative.rsplit("/", 1)[-1])
     ):
@@ -153,7 +159,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         needed=offset - 1 + max_matches,
         max_file_bytes=limit,
     )
-    outcome = run_search(query, options.get("backend", "auto"), find_rg(options.get("rg_path")))
+    outcome = run_search(query, backend, rg)
     if offset > 1 and offset > len(outcome.matches):
         raise ToolError(
             "offset_out_of_range",
