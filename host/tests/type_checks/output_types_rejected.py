@@ -47,3 +47,4 @@ async def output_of_a_run_without_output_type(agent: Agent) -> None:
 
 def output_type_that_is_no_type(agent: Agent) -> None:
     agent.run_sync("Hello", output_type=42)  # E: call-overload
+    agent.stream("Hello", output_type="an invoice")  # E: arg-type

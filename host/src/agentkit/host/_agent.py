@@ -552,7 +552,7 @@ class Agent:
         return result
 
     async def stream(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                     output_type: Any = None) -> AsyncIterator[Event]:
+                     output_type: type[Any] | Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         """Run and yield every event as it happens; the last one is ``agent_end``.
 
         A consumer that stops reading (``break``, ``aclose()``) ends the run as
