@@ -28,10 +28,10 @@ import logging
 import threading
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from agentkit.plugin_api import (
     AgentEnd,
@@ -61,7 +61,7 @@ from ._batch import ToolBatch
 from ._budget import PromptEstimator
 from ._budget_account import Budget, RunAccount
 from ._compaction import Compactor, compact_now
-from ._config import AgentConfig, RunResult
+from ._config import AgentConfig, OutputT, RunResult
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
     POLICY_FAILED,
@@ -436,14 +436,31 @@ class Agent:
             self._busy.release()
 
     @property
-    def last_result(self) -> RunResult | None:
-        """The result of the last run that ended, also when its caller was cancelled."""
+    def last_result(self) -> RunResult[Any] | None:
+        """The result of the last run that ended, also when its caller was cancelled.
+
+        Typed ``RunResult[Any]``: the last run may have had any ``output_type``.
+        """
         return self._last_result
 
     # -- running ---------------------------------------------------------------------
 
+    # The overloads give a run's result the type of its output: a class is the type of ``output``; a
+    # JSON Schema (a dict), or an output type known only at run time, could hold anything.
+    @overload
     async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                  output_type: Any = None) -> RunResult:
+                  output_type: None = None) -> RunResult[None]: ...
+    @overload
+    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                  output_type: type[OutputT]) -> RunResult[OutputT]: ...
+    @overload
+    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                  output_type: Mapping[str, Any]) -> RunResult[Any]: ...
+    @overload
+    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                  output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]: ...
+    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                  output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]:
         """Run until the model answers without tool calls, a stop policy fires, or the run fails.
 
         ``settings`` overrides the config's model settings for this run only.
@@ -470,8 +487,20 @@ class Agent:
             raise RuntimeError("the run ended without a result")
         return result
 
+    @overload
     def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                 output_type: Any = None) -> RunResult:
+                 output_type: None = None) -> RunResult[None]: ...
+    @overload
+    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                 output_type: type[OutputT]) -> RunResult[OutputT]: ...
+    @overload
+    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                 output_type: Mapping[str, Any]) -> RunResult[Any]: ...
+    @overload
+    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                 output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]: ...
+    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
+                 output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]:
         """``run`` for code that is not async.
 
         Ctrl-C aborts the run (a second press too): it ends within a second
@@ -484,7 +513,7 @@ class Agent:
             raise KeyboardInterrupt
         return result
 
-    async def continue_(self) -> RunResult:
+    async def continue_(self) -> RunResult[None]:
         """Run again without a new user message, from where the history ends.
 
         A history ending with the user's message or tool results (a run cut
@@ -515,7 +544,7 @@ class Agent:
             queue.appendleft(queued)
             raise
 
-    def continue_sync(self) -> RunResult:
+    def continue_sync(self) -> RunResult[None]:
         """``continue_`` for code that is not async; Ctrl-C as in :meth:`run_sync`."""
         result, interrupted = run_interruptibly(self.continue_(), self.abort)
         if interrupted:
@@ -523,7 +552,7 @@ class Agent:
         return result
 
     async def stream(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                     output_type: Any = None) -> AsyncIterator[Event]:
+                     output_type: type[Any] | Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         """Run and yield every event as it happens; the last one is ``agent_end``.
 
         A consumer that stops reading (``break``, ``aclose()``) ends the run as

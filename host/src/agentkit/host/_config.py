@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias
 
 import httpx
 
@@ -24,6 +24,19 @@ from .runtime.limits import (
     ResponseLimits,
 )
 from .runtime.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    # A default for the type parameter (PEP 696; ``typing`` has it from Python 3.13) is read by type
+    # checkers only, and they ship their own ``typing_extensions``: nothing imports it at run time,
+    # so it is no dependency (docs/decisions/0036-typed-run-results.md).
+    from typing_extensions import TypeVar
+
+    #: The type of a run's ``output``; a bare ``RunResult`` is ``RunResult[Any]``, as before it was generic.
+    OutputT = TypeVar("OutputT", default=Any)
+else:
+    from typing import TypeVar
+
+    OutputT = TypeVar("OutputT")
 
 #: Seconds one tool call may run (``AgentConfig.tool_timeout``).
 DEFAULT_TOOL_TIMEOUT = 600.0
@@ -170,8 +183,12 @@ class AgentConfig:
 
 
 @dataclass
-class RunResult:
+class RunResult(Generic[OutputT]):
     """How a run ended and what it added to the history.
+
+    Generic in the type of :attr:`output`: ``await agent.run(prompt,
+    output_type=Invoice)`` returns a ``RunResult[Invoice]``, a run without an
+    ``output_type`` a ``RunResult[None]``.
 
     :param outcome: how the run ended (:class:`~agentkit.plugin_api.Outcome`):
         ``completed`` (the model answered without tool calls), ``max_turns``,
@@ -194,7 +211,10 @@ class RunResult:
         (``max_turns``, or a policy's own name, see ``stop_when``), for the
         outcomes ``max_turns`` and ``stop_policy``; otherwise ``None``.
     :param output: for a run given an ``output_type``, the validated value of
-        that type the model gave as its final answer; otherwise ``None``.
+        that type the model gave as its final answer; ``None`` for a run
+        without one, and for a run that ended (``error``, ``aborted``...)
+        before the model gave a value that fits: so a type checker reads
+        ``RunResult[Invoice].output`` as ``Invoice | None``.
     """
 
     outcome: Outcome
@@ -205,7 +225,7 @@ class RunResult:
     problems: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)
     stopped_by: str | None = None
-    output: Any = None
+    output: OutputT | None = None
 
     def __repr__(self) -> str:
         # One short line whatever the run's length: asyncio.run (3.11) builds the

@@ -1,0 +1,50 @@
+"""Mistakes a type checker must catch: ``test_typed_output.py`` has mypy check this file.
+
+Never run, only checked: each line marked ``# E: <code>`` must raise that mypy error, and no other
+line may raise one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agentkit.host import Agent
+
+
+@dataclasses.dataclass
+class Invoice:
+    number: str
+    total: float
+
+
+def count_words(words: int) -> None:
+    """Something that wants another type than the run's output."""
+
+
+def pay(invoice: Invoice) -> None:
+    """Something that wants the run's output, and never ``None``."""
+
+
+async def output_used_as_another_type(agent: Agent) -> None:
+    result = await agent.run("Read the invoice.", output_type=Invoice)
+    if result.output is not None:
+        count_words(result.output)  # E: arg-type
+        count_words(result.output.words)  # E: attr-defined
+
+
+async def output_used_without_checking_the_run_gave_one(agent: Agent) -> float:
+    result = await agent.run("Read the invoice.", output_type=Invoice)
+    pay(result.output)  # E: arg-type
+    return result.output.total  # E: union-attr
+
+
+async def output_of_a_run_without_output_type(agent: Agent) -> None:
+    pay((await agent.run("Hello")).output)  # E: arg-type
+    pay(agent.run_sync("Hello").output)  # E: arg-type
+    pay((await agent.continue_()).output)  # E: arg-type
+    pay(agent.continue_sync().output)  # E: arg-type
+
+
+def output_type_that_is_no_type(agent: Agent) -> None:
+    agent.run_sync("Hello", output_type=42)  # E: call-overload
+    agent.stream("Hello", output_type="an invoice")  # E: arg-type
