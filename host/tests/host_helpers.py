@@ -8,7 +8,7 @@ from typing import Any
 
 from agentkit_provider_faux import FauxProvider, Script, Turn
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import Skill, Tool, hookimpl
 
 
@@ -64,5 +64,6 @@ def make_agent(
     **config: Any,
 ) -> tuple[Agent, Script]:
     script = Script(turns)
-    agent = Agent(AgentConfig(model="faux/scripted", root=root, transport=script, **config), host=make_host(*plugins))
+    agent = Agent(AgentConfig(model="faux/scripted", root=root, connection=Connection(transport=script),
+                              **config), host=make_host(*plugins))
     return agent, script

@@ -16,7 +16,7 @@ from agentkit_provider_faux import FauxProvider
 from agentkit_provider_faux._codec import FauxDecoder
 from host_helpers import ToolsPlugin
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import (
     AgentEnd,
     AssistantMessage,
@@ -91,7 +91,7 @@ def recorded_agent(script: Any, *plugins: object, provider: Any = None, **config
         record = host.register(plugin, name=f"plugin{index}")
         assert record.status == "loaded", record.reason
     config.setdefault("before_tool_call", None)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script, **config), host=host)
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=script), **config), host=host)
     agent.subscribe(recorder.listen)
     return agent, recorder
 

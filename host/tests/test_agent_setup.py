@@ -15,7 +15,16 @@ import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 from host_helpers import SkillsPlugin, ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, PluginHost, allow_all
+from agentkit.host import (
+    Agent,
+    AgentBusy,
+    AgentConfig,
+    ConfigError,
+    Connection,
+    PluginHost,
+    Timeouts,
+    allow_all,
+)
 from agentkit.host.runtime import ResponseLimits
 from agentkit.plugin_api import Skill, Tool, Usage, hookimpl
 
@@ -248,7 +257,8 @@ class Recording(httpx.AsyncBaseTransport):
 
 def test_the_connect_and_read_timeouts_reach_each_request(home):
     transport = Recording(Script([Turn([text("ok")])]))
-    agent = Agent(AgentConfig(model="faux/scripted", transport=transport, connect_timeout=3.5, read_timeout=7.5),
+    agent = Agent(AgentConfig(model="faux/scripted", timeouts=Timeouts(connect=3.5, read=7.5),
+                              connection=Connection(transport=transport)),
                   host=make_host())
     agent.run_sync("go")
     [timeout] = transport.timeouts
@@ -281,12 +291,14 @@ def test_each_response_is_priced_at_the_catalogs_prices(home):
     host = PluginHost()
     host.register(PricedFaux(), name="priced")
     script = Script([Turn([text("ok")], usage=Usage(input=500_000))])
-    result = Agent(AgentConfig(model="faux/scripted", transport=script), host=host).run_sync("go")
+    result = Agent(AgentConfig(model="faux/scripted",
+                               connection=Connection(transport=script)), host=host).run_sync("go")
     assert result.usage.cost == 1.0
 
 
 def test_without_a_host_the_agent_discovers_the_installed_plugins(home):
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("discovered")])])))
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[],
+                              connection=Connection(transport=Script([Turn([text("discovered")])]))))
     assert agent.host.plugin_of("provider", "faux") is not None
     assert agent.run_sync("go").text == "discovered"
 

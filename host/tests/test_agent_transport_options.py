@@ -6,7 +6,7 @@ import httpx
 from agentkit_provider_faux import Script, Turn, text
 from host_helpers import make_host
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection
 from agentkit.host.runtime import RetryPolicy
 from agentkit.plugin_api import Credential
 
@@ -28,7 +28,8 @@ class FlakyThenScript(httpx.AsyncBaseTransport):
 
 
 def run(transport: httpx.AsyncBaseTransport, **config) -> str:
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=transport, **config), host=make_host())
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[], connection=Connection(transport=transport),
+                              **config), host=make_host())
     result = agent.run_sync("hi")
     return result.outcome if result.outcome != "completed" else result.text
 

@@ -14,7 +14,7 @@ from host_helpers import ToolsPlugin, make_agent, make_host
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection, Limits
 from agentkit.host._artifact_results import ArtifactKeeper
 from agentkit.host.sessions import ArtifactStore, Session, data_dir
 from agentkit.plugin_api import (
@@ -46,7 +46,8 @@ def artifact_run(payload: str, reads: list[dict], *, root: Path, session: Sessio
         agent, script = make_agent(turns, ToolsPlugin(big_tool(payload)), root=root, max_tool_result_chars=limit)
     else:
         script = Script(turns)
-        agent = Agent(AgentConfig(model="faux/scripted", root=root, transport=script, max_tool_result_chars=limit),
+        agent = Agent(AgentConfig(model="faux/scripted", root=root, limits=Limits(max_tool_result_chars=limit),
+                                  connection=Connection(transport=script)),
                       host=make_host(ToolsPlugin(big_tool(payload))), session=session)
     events = []
 
@@ -137,7 +138,7 @@ def test_a_session_keeps_its_artifacts_and_a_resumed_agent_can_read_them(tmp_pat
     del agent
     gc.collect()
     assert [item.id for item in ArtifactStore().list(session.id)] == [created.artifact_id]
-    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None),
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, connection=Connection(transport=None)),
                     host=make_host(), session=Session.open(session.id))
     assert "read_artifact" in resumed.tools
 
@@ -278,7 +279,7 @@ def test_a_fork_can_read_the_artifacts_its_history_names(tmp_path):
     assert [item.id for item in ArtifactStore().list(forked.id)] == [artifact_id]
     ArtifactStore().delete(session_id)  # the parent's going leaves the fork's own
     assert ArtifactStore().read(forked.id, artifact_id).startswith('{"ok": true')
-    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None),
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, connection=Connection(transport=None)),
                     host=make_host(), session=Session.open(forked.id))
     assert "read_artifact" in resumed.tools
 

@@ -21,7 +21,15 @@ from host_helpers import ToolsPlugin, make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, AuditRecord, ConfigError, JsonlAuditSink, allow_all
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    AuditRecord,
+    ConfigError,
+    Connection,
+    JsonlAuditSink,
+    allow_all,
+)
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Block, Outcome, Skill, Tool, hookimpl
 
@@ -55,7 +63,8 @@ def agent_on(turns: list[Turn], *plugins: object, session: Session | None = None
     config.setdefault("before_tool_call", allow_all)
     config.setdefault("audit", sink)
     host = make_host(ToolsPlugin(Tool.from_function(echo), *tools), *plugins)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), **config), host=host, session=session)
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=Script(turns)),
+                              **config), host=host, session=session)
     return agent, sink
 
 

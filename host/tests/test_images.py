@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from agentkit.host import Agent, AgentConfig, ImageError, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, ImageError, PluginHost, Trust, allow_all
 from agentkit.plugin_api import (
     ImageBlock,
     TextBlock,
@@ -66,8 +66,8 @@ def _agent(model: str, root: Path, *tools: Tool, turns: list[Turn] | None = None
     if tools:
         host.register(ToolsPlugin(*tools), name="tools")
     script = Script(turns or [Turn([text("seen")])], keep_requests=None)
-    agent = Agent(AgentConfig(model=f"faux/{model}", root=root, transport=script, before_tool_call=allow_all,
-                              **config), host=host)
+    agent = Agent(AgentConfig(model=f"faux/{model}", root=root, trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=script), **config), host=host)
     return agent, script
 
 

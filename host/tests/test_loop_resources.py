@@ -22,7 +22,7 @@ import jsonschema
 from agentkit_provider_faux import CATALOG, FauxProvider, Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.plugin_api import ExecutionMode, Tool, hookimpl
 
 
@@ -113,7 +113,7 @@ def test_the_requests_of_a_run_share_one_connection_which_is_closed_when_the_run
         host = PluginHost()
         host.register(_loopback_provider(f"http://127.0.0.1:{server.port}"), name="loopback")
         host.register(ToolsPlugin(note), name="tools")
-        agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all), host=host)
+        agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all)), host=host)
         result = agent.run_sync("go")
         assert (result.outcome, result.turns) == ("completed", 5)
         assert server.all_closed.wait(10), "the run ended with a connection still open"
@@ -135,7 +135,8 @@ def test_an_injected_transport_serves_every_run_and_is_never_closed():
             self.closed = True
 
     transport = Counting(Script([Turn([text("one")]), Turn([text("two")])]))
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=transport), host=make_host())
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[],
+                              connection=Connection(transport=transport)), host=make_host())
     assert agent.run_sync("a").text == "one"
     assert asyncio.run(agent.run("b")).text == "two"
     assert not transport.closed
@@ -282,7 +283,8 @@ def test_no_request_outlives_its_response_without_a_garbage_collection():
     note = Tool.from_function(lambda n: n, name="note", description="Note n.",
                               execution_mode=ExecutionMode.INLINE)
     transport = Watching(Script(_tool_turns(30, calls=3), keep_requests=1))
-    agent = Agent(AgentConfig(model="faux/scripted", transport=transport, before_tool_call=allow_all),
+    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=transport)),
                   host=make_host(ToolsPlugin(note)))
     gc.collect()
     gc.disable()  # only reference counting frees objects now: a cycle would keep its request

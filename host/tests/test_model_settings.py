@@ -10,7 +10,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, ConfigError, ModelSettings, Outcome
+from agentkit.host import Agent, AgentConfig, ConfigError, Connection, ModelSettings, Outcome
 from agentkit.plugin_api import Tool
 
 
@@ -37,7 +37,8 @@ class ObedientModel(httpx.AsyncBaseTransport):
 
 
 def _obeyed_by(model: ObedientModel, **config) -> Agent:
-    return Agent(AgentConfig(model="faux/scripted", tools=["clock"], transport=model, **config),
+    return Agent(AgentConfig(model="faux/scripted", tools=["clock"], connection=Connection(transport=model),
+                             **config),
                  host=make_host(ToolsPlugin(CLOCK)))
 
 

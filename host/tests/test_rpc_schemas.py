@@ -9,7 +9,7 @@ from agentkit_provider_faux import Turn, text, thinking, tool_call
 from host_helpers import make_agent
 from rpc_helpers import EVENTS, SCHEMAS
 
-from agentkit.host import allow_all
+from agentkit.host import Connection, Trust, allow_all
 from agentkit.host.rpc import schemas
 from agentkit.plugin_api import Tool, event_to_dict
 
@@ -55,12 +55,13 @@ def test_a_subagents_events_fit_the_schema_nested_in_their_parents() -> None:
 
     from agentkit.host import Agent, AgentConfig, Subagent
 
-    child = AgentConfig(model="faux/scripted", before_tool_call=allow_all, transport=Script([Turn([text("found")])]))
+    child = AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                        connection=Connection(transport=Script([Turn([text("found")])])))
     research = Subagent("research", "Finds.", child).as_tool()
     parent = Agent(AgentConfig(model="faux/scripted", tools=["research"], extra_tools=[research],
-                               before_tool_call=allow_all,
-                               transport=Script([Turn([tool_call("research", {"task": "Find."})]),
-                                                 Turn([text("ok")])])))
+                               trust=Trust(before_tool_call=allow_all),
+                               connection=Connection(transport=Script([Turn([tool_call("research", {"task": "Find."})]),
+                                                 Turn([text("ok")])]))))
     seen: list[dict] = []
     parent.subscribe(lambda event: seen.append(json.loads(json.dumps(event_to_dict(event)))))
     parent.run_sync("Go.")

@@ -16,7 +16,7 @@ from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 from loop_faults import HostileProvider, recorded_agent
 
-from agentkit.host import Agent, AgentConfig, Budget
+from agentkit.host import Agent, AgentConfig, Budget, Connection
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.host.sessions._interrupted import INTERRUPTED_RESULT
 from agentkit.plugin_api import (
@@ -158,7 +158,8 @@ def test_a_budget_ends_the_run_once_it_is_spent() -> None:
 
 def test_a_session_records_the_model_and_the_thinking_level_the_run_used(tmp_path: Path) -> None:
     session = Session.new(JsonlSessionStore(tmp_path), cwd=tmp_path)
-    agent = Agent(AgentConfig(model="faux/scripted", reasoning="high", transport=Script([Turn([text("ok")])])),
+    agent = Agent(AgentConfig(model="faux/scripted", reasoning="high",
+                              connection=Connection(transport=Script([Turn([text("ok")])]))),
                   host=make_host(), session=session)
     agent.run_sync("go")
     reopened = Session.open(session.id, JsonlSessionStore(tmp_path))
@@ -187,7 +188,8 @@ def test_a_session_left_with_unanswered_calls_has_them_answered_first_in_the_log
     session = Session.new(JsonlSessionStore(tmp_path), cwd=tmp_path)
     for message in unanswered_turn():
         session.append_message(message)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script([Turn([text("ok")])])), host=make_host(),
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=Script([Turn([text("ok")])]))), host=make_host(),
                   session=session)
     result = agent.run_sync("again")
     answer, prompt, reply = result.messages
@@ -318,7 +320,8 @@ def test_a_session_log_that_cannot_be_written_stops_the_run_and_says_why_in_its_
 
     session = Session.new(FullDisk(tmp_path), cwd=tmp_path)
     script = Script([Turn([text("never sent")])])
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script), host=make_host(), session=session)
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=script)), host=make_host(), session=session)
     result = agent.run_sync("go")
     assert result.outcome is Outcome.ERROR
     assert result.error.startswith(f"the session log {session.id} could not be written: OSError: ")

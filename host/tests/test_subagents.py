@@ -16,7 +16,16 @@ from host_helpers import make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, Budget, Subagent, allow_all
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    Budget,
+    Connection,
+    Subagent,
+    Timeouts,
+    Trust,
+    allow_all,
+)
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import (
     AgentEnd,
@@ -53,12 +62,12 @@ WAIT = Tool("wait", "wait until aborted", {"type": "object"}, lambda arguments, 
 
 def child_config(transport: httpx.AsyncBaseTransport, **changes: Any) -> AgentConfig:
     return AgentConfig(model="faux/scripted", tools=["noop", "wait"], extra_tools=[NOOP, WAIT],
-                       before_tool_call=allow_all, transport=transport, **changes)
+                       trust=Trust(before_tool_call=allow_all), connection=Connection(transport=transport), **changes)
 
 
 def parent_agent(script: Script, *tools: Tool, session: Session | None = None, **changes: Any) -> Agent:
     config = AgentConfig(model="faux/scripted", tools=[tool.name for tool in tools], extra_tools=list(tools),
-                         before_tool_call=allow_all, transport=script, **changes)
+                         trust=Trust(before_tool_call=allow_all), connection=Connection(transport=script), **changes)
     return Agent(config, host=HOST, session=session)
 
 
@@ -265,9 +274,10 @@ class Observer:
 def test_run_observers_see_the_childs_events_without_its_streamed_pieces() -> None:
     observer = Observer()
     child = Script([Turn([text("a long answer, streamed in pieces " * 20)])])
-    config = AgentConfig(model="faux/scripted", tools=["research"], before_tool_call=allow_all,
-                         extra_tools=[Subagent("research", "Finds.", child_config(child)).as_tool()],
-                         transport=Script([Turn([delegate("research", "Find.")]), Turn([text("ok")])]))
+    config = AgentConfig(model="faux/scripted", tools=["research"], trust=Trust(before_tool_call=allow_all),
+                         connection=Connection(transport=Script([Turn([delegate("research", "Find.")]), Turn([text("ok")])])),
+
+                         extra_tools=[Subagent("research", "Finds.", child_config(child)).as_tool()])
     parent = Agent(config, host=make_host(observer))
     parent.run_sync("Go.")
     tagged = [event for event in observer.seen[parent.session_id] if isinstance(event, SubagentEvent)]
@@ -356,8 +366,8 @@ def assert_every_call_answered(messages: list[Any]) -> None:
 def test_a_child_stuck_past_the_parents_grace_still_ends_before_its_parent() -> None:
     events: list[Event] = []
     stuck = Subagent("worker", "Works.", AgentConfig(
-        model="faux/scripted", tools=["fault"], extra_tools=FAULT_TOOLS[:1], before_tool_call=allow_all,
-        transport=Script([Turn([fault_call("stuck")]), Turn([text("never")])]))).as_tool()
+        model="faux/scripted", tools=["fault"], extra_tools=FAULT_TOOLS[:1], trust=Trust(before_tool_call=allow_all),
+        connection=Connection(transport=Script([Turn([fault_call("stuck")]), Turn([text("never")])])))).as_tool()
     parent = parent_agent(Script([Turn([delegate("worker", "a")]), Turn([text("never")])]), stuck)
 
     def on_event(event: Event) -> None:
@@ -390,8 +400,10 @@ def test_aborting_the_parent_mid_delegation_ends_every_child_first_under_random_
         store = JsonlSessionStore(directory)
         session = Session.new(store, cwd=directory)
         worker = Subagent("worker", "Works.", AgentConfig(
-            model="faux/scripted", tools=["fault", "async_fault"], extra_tools=FAULT_TOOLS, before_tool_call=allow_all,
-            transport=PerChild(scripts), tool_timeout=0.2)).as_tool()
+            model="faux/scripted", tools=["fault", "async_fault"], extra_tools=FAULT_TOOLS,
+            timeouts=Timeouts(tool=0.2),
+            trust=Trust(before_tool_call=allow_all),
+            connection=Connection(transport=PerChild(scripts)))).as_tool()
         parent = parent_agent(Script([Turn([delegate("worker", name) for name in scripts]), Turn([text("all done")])]),
                               worker, session=session)
         events: list[Event] = []

@@ -27,6 +27,7 @@ from agentkit.host import (
     Budget,
     Compaction,
     ConfigError,
+    Connection,
     NothingToContinue,
 )
 from agentkit.host.sessions import Session, data_dir
@@ -343,14 +344,17 @@ def test_ctrl_c_while_continue_sync_runs_aborts_the_run_then_raises_keyboard_int
 
 def test_a_resumed_session_whose_artifacts_cannot_be_listed_gets_no_read_artifact_tool(tmp_path: Path) -> None:
     session = Session.new(cwd=tmp_path)
-    first = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=Script([Turn([text("ok")])])),
+    script = Script([Turn([text("ok")])])
+    first = Agent(AgentConfig(model="faux/scripted", root=tmp_path,
+                              connection=Connection(transport=script)),
                   host=make_host(), session=session)
     assert first.run_sync("hello").outcome is Outcome.COMPLETED
     session.close()
     folder = data_dir() / "artifacts" / session.id
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.write_text("not a folder")  # listing it fails
-    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None), host=make_host(),
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path,
+                                connection=Connection(transport=None)), host=make_host(),
                     session=Session.open(session.id))
     assert "read_artifact" not in resumed.tools
 
@@ -386,12 +390,13 @@ def test_an_agent_as_a_tool_runs_its_definition_on_its_own_plugins_within_the_bu
         return "probed"
 
     child = Script([Turn([tool_call("probe", {})])] * 20)  # never answers: only its budget ends it
-    definition = Agent(AgentConfig(model="faux/scripted", tools=["probe"], transport=child),
+    definition = Agent(AgentConfig(model="faux/scripted", tools=["probe"], connection=Connection(transport=child)),
                        host=make_host(ToolsPlugin(Tool("probe", "Probe.", {"type": "object"}, probe))))
     helper = definition.as_tool("helper", "Helps.", budget=Budget(turns=2))
     assert (helper.name, helper.description) == ("helper", "Helps.")
+    script = Script([Turn([tool_call("helper", {"task": "Probe."})]), Turn([text("ok")])])
     parent = Agent(AgentConfig(model="faux/scripted", tools=["helper"], extra_tools=[helper],
-                               transport=Script([Turn([tool_call("helper", {"task": "Probe."})]), Turn([text("ok")])])),
+                               connection=Connection(transport=script)),
                    host=make_host())
     assert parent.run_sync("Go.").outcome is Outcome.COMPLETED
     answer = parent.history[2]
@@ -608,7 +613,7 @@ def test_a_stop_during_the_summary_request_cuts_it_and_ends_the_run() -> None:
     holder: list[Agent] = []
     main = Script([Turn([text("never sent")])])
     transport = _StopsOnSummary(main, holder)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=transport,
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=transport),
                               compaction=Compaction.summarize(200, prompt="Summarize.")), host=make_host())
     holder.append(agent)
     agent.history = [message for number in range(6) for message in (

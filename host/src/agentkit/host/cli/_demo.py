@@ -79,7 +79,7 @@ def _show(result: ToolResultMessage) -> str:
 def run(args: argparse.Namespace) -> int:
     # The loop's machinery, imported only when the demo runs: 'agentkit --help' stays light.
     from .._agent import Agent
-    from .._config import AgentConfig, allow_all
+    from .._config import AgentConfig, Connection, allow_all
     from .._plugins import PluginHost
 
     host = PluginHost.discover()
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     def agent_for(turns: list[dict[str, Any]], **config: Any) -> Agent:
         config.setdefault("before_tool_call", allow_all)
         return Agent(
-            AgentConfig(model="faux/scripted", root=workspace, transport=script(turns),
+            AgentConfig(model="faux/scripted", root=workspace, connection=Connection(transport=script(turns)),
                         tools=["demo_weather", "demo_delete"], **config),
             host=host,
         )
