@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ def make_agent(
     **config: Any,
 ) -> tuple[Agent, Script]:
     script = Script(turns)
-    agent = Agent(AgentConfig(model="faux/scripted", root=root, connection=Connection(transport=script),
-                              **config), host=make_host(*plugins))
+    connection = dataclasses.replace(config.pop("connection", Connection()), transport=script)
+    agent = Agent(AgentConfig(model="faux/scripted", root=root, connection=connection, **config),
+                  host=make_host(*plugins))
     return agent, script

@@ -21,8 +21,11 @@ from agentkit.host import (
     AgentConfig,
     ConfigError,
     Connection,
+    Limits,
+    ModelSettings,
     PluginHost,
     Timeouts,
+    Trust,
     allow_all,
 )
 from agentkit.host.runtime import ResponseLimits
@@ -78,7 +81,8 @@ def test_tools_that_run_commands_without_a_policy_are_refused_naming_them_and_th
 
 
 def test_tools_that_run_commands_are_enabled_once_a_policy_is_set(home):
-    agent, _ = make_agent([], ToolsPlugin(_tool("bash", requires_authorization=True)), before_tool_call=allow_all)
+    agent, _ = make_agent([], ToolsPlugin(_tool("bash", requires_authorization=True)),
+                          trust=Trust(before_tool_call=allow_all))
     assert sorted(agent.tools) == ["bash"]
 
 
@@ -128,7 +132,7 @@ def test_the_model_is_sent_each_tools_input_schema(home):
 
 
 def test_an_output_type_is_refused_when_the_configs_tool_choice_forbids_tool_calls(home):
-    agent, script = make_agent([Turn([text("ok")])], tool_choice="none")
+    agent, script = make_agent([Turn([text("ok")])], settings=ModelSettings(tool_choice="none"))
     with pytest.raises(ConfigError, match="tool_choice='none' forbids one"):
         agent.run_sync("go", output_type={"type": "object"})
     assert script.request_count == 0
@@ -266,13 +270,14 @@ def test_the_connect_and_read_timeouts_reach_each_request(home):
 
 
 def test_a_response_past_request_timeout_ends_the_run_as_an_error(home):
-    agent, _ = make_agent([Turn([text("the start of it")], hang=True)], request_timeout=0.1)
+    agent, _ = make_agent([Turn([text("the start of it")], hang=True)], timeouts=Timeouts(request=0.1))
     result = agent.run_sync("go")
     assert result.outcome == "error" and "request_timeout" in result.error
 
 
 def test_response_limits_reach_the_runtime(home):
-    agent, _ = make_agent([Turn([text("far more text than ten bytes")])], response_limits=ResponseLimits(text_bytes=10))
+    agent, _ = make_agent([Turn([text("far more text than ten bytes")])],
+                          limits=Limits(response=ResponseLimits(text_bytes=10)))
     result = agent.run_sync("go")
     assert result.outcome == "error" and "text_bytes" in result.error
 
@@ -305,7 +310,8 @@ def test_without_a_host_the_agent_discovers_the_installed_plugins(home):
 
 def test_a_skill_bringing_a_command_tool_is_admitted_once_a_policy_is_set(home):
     shell = _tool("run_it", requires_authorization=True)
-    agent, _ = make_agent([], SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,))), before_tool_call=allow_all)
+    agent, _ = make_agent([], SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,))),
+                          trust=Trust(before_tool_call=allow_all))
     assert "ops" in agent.skills.entries and "run_it" not in agent.tools  # its tools come when it is read
 
 

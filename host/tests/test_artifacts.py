@@ -43,7 +43,8 @@ def artifact_run(payload: str, reads: list[dict], *, root: Path, session: Sessio
     """Run one call of ``dump`` then ``reads`` (read_artifact arguments, ``id`` filled in); the envelopes and events."""
     turns = [Turn([tool_call("dump", {})]), *[Turn([text("placeholder")]) for _ in reads], Turn([text("done")])]
     if session is None:
-        agent, script = make_agent(turns, ToolsPlugin(big_tool(payload)), root=root, max_tool_result_chars=limit)
+        agent, script = make_agent(turns, ToolsPlugin(big_tool(payload)), root=root,
+                                   limits=Limits(max_tool_result_chars=limit))
     else:
         script = Script(turns)
         agent = Agent(AgentConfig(model="faux/scripted", root=root, limits=Limits(max_tool_result_chars=limit),
@@ -295,7 +296,7 @@ def test_a_read_artifact_page_over_a_tiny_limit_is_cut_not_stored_again(tmp_path
 def test_an_embedders_tool_that_took_the_name_read_artifact_has_its_long_results_stored(tmp_path):
     taken = Tool("read_artifact", "Mine.", {"type": "object"}, lambda arguments, context: "y" * 5_000)
     agent, _ = make_agent([Turn([tool_call("read_artifact", {})]), Turn([text("done")])], ToolsPlugin(taken),
-                          root=tmp_path, max_tool_result_chars=LIMIT)
+                          root=tmp_path, limits=Limits(max_tool_result_chars=LIMIT))
     events = []
     agent.subscribe(events.append)
     result = agent.run_sync("go")

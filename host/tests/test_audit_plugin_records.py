@@ -43,8 +43,8 @@ def agent_with(turns: list[Turn], *tools: Tool, **config: Any) -> tuple[Agent, l
     seen: list[AuditRecord] = []
     config.setdefault("audit", lambda record: (seen.append(record), THREADS.add(threading.get_ident())))
     host = make_host(ToolsPlugin(*tools))
-    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
-                              connection=Connection(transport=Script(turns)), **config),
+    config.setdefault("trust", Trust(before_tool_call=allow_all))
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=Script(turns)), **config),
                   host=host)
     return agent, seen
 
@@ -156,7 +156,8 @@ def test_sessions_show_prints_a_plugin_record(agentkit: Any, tmp_path: Path) -> 
     store = JsonlSessionStore(tmp_path / "data" / "sessions")
     session = Session.new(store, cwd=tmp_path)
     script = Script([Turn([tool_call("lookup_async", {"key": SECRET})]), Turn([text("ok")])])
-    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all), audit=lambda record: None,
+    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                              audit=lambda record: None,
                               connection=Connection(transport=script)),
                   host=make_host(ToolsPlugin(Tool.from_function(lookup_async))), session=session)
     agent.run_sync("go")

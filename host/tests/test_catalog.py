@@ -12,7 +12,7 @@ import pytest
 from agentkit_provider_faux import FauxProvider, Script
 from host_helpers import make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, Connection, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, ModelSettings, PluginHost
 from agentkit.plugin_api import ModelInfo, hookimpl
 
 WINDOW = 200_000  # the scripted model's context window
@@ -63,7 +63,7 @@ def test_the_estimate_grows_with_the_transcript(tmp_path: Any) -> None:
 
 def test_a_smaller_request_is_kept(tmp_path: Any) -> None:
     agent, script = make_agent([{"content": [{"type": "text", "text": "ok"}]}], root=tmp_path, tools=[],
-                               max_tokens=500)
+                               settings=ModelSettings(max_tokens=500))
     agent.run_sync("hello")
     assert script.requests[0].max_tokens == 500
 

@@ -33,7 +33,8 @@ def test_every_event_of_a_run_with_thinking_tools_and_a_failed_call_fits_the_eve
         [Turn([thinking("Which word?"), text("Shouting."), tool_call("shout", {"word": "hi"}),
                tool_call("missing_tool", {}), tool_call("shout", {"word": 3})]),
          Turn([text("HI")])],
-        root=tmp_path, tools=["shout"], extra_tools=[Tool.from_function(shout)], before_tool_call=allow_all,
+        root=tmp_path, tools=["shout"], extra_tools=[Tool.from_function(shout)],
+        trust=Trust(before_tool_call=allow_all),
     )
     seen: list[dict] = []
     agent.subscribe(lambda event: seen.append(json.loads(json.dumps(event_to_dict(event)))))

@@ -21,6 +21,7 @@ from agentkit.host import (
     AgentConfig,
     Budget,
     Connection,
+    Limits,
     Subagent,
     Timeouts,
     Trust,
@@ -156,7 +157,7 @@ def test_the_child_gets_its_slice_of_turns_never_more_than_the_parent_has_left()
     events.clear()
     greedy = Subagent("greedy", "Greedy.", child_config(endless_child()), Budget(turns=100)).as_tool()
     parent = parent_agent(Script([Turn([delegate("greedy", "go")]), Turn([text("ok")])]), greedy,
-                          budget=Budget(turns=4))
+                          limits=Limits(budget=Budget(turns=4)))
     parent.subscribe(events.append)
     result = parent.run_sync("Go.")
     # The parent's first turn spent one of its four; the child had the other three, and so the parent none.
@@ -168,7 +169,7 @@ def test_concurrent_slices_never_take_more_than_the_parent_had_left_and_their_sp
     events: list[Event] = []
     worker = Subagent("worker", "Works.", child_config(endless_child(tokens_per_turn=300)), Budget(tokens=800)).as_tool()
     parent = parent_agent(Script([Turn([delegate("worker", "a"), delegate("worker", "b")]), Turn([text("never")])]),
-                          worker, budget=Budget(tokens=1000))
+                          worker, limits=Limits(budget=Budget(tokens=1000)))
     parent.subscribe(events.append)
     result = parent.run_sync("Go.")
 
@@ -184,7 +185,7 @@ def test_cost_slices_are_taken_the_same_way() -> None:
     costly = Script([Turn([tool_call("noop")], usage=Usage(output=1, cost=0.25))] * 50)
     worker = Subagent("worker", "Works.", child_config(costly), Budget(cost=0.6)).as_tool()
     parent = parent_agent(Script([Turn([delegate("worker", "a"), delegate("worker", "b")]), Turn([text("never")])]),
-                          worker, budget=Budget(cost=1.0))
+                          worker, limits=Limits(budget=Budget(cost=1.0)))
     parent.subscribe(events.append)
     result = parent.run_sync("Go.")
     # Granted 0.60 and 0.40 of the parent's 1.00: three turns of 0.25 reach the first, two the second.
@@ -196,7 +197,7 @@ def test_cost_slices_are_taken_the_same_way() -> None:
 def test_no_delegation_once_the_parent_budget_is_spent() -> None:
     child = Script([Turn([text("never asked")])])
     parent = parent_agent(Script([Turn([delegate("worker", "a")], usage=Usage(output=50)), Turn([text("ok")])]),
-                          Subagent("worker", "Works.", child_config(child)).as_tool(), budget=Budget(tokens=50))
+                          Subagent("worker", "Works.", child_config(child)).as_tool(), limits=Limits(budget=Budget(tokens=50)))
     result = parent.run_sync("Go.")
     assert child.request_count == 0
     assert json.loads(parent.history[2].content[0].text)["error"] == "budget_exhausted"

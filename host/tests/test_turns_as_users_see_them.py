@@ -29,6 +29,8 @@ from agentkit.host import (
     ConfigError,
     Connection,
     NothingToContinue,
+    Timeouts,
+    Trust,
 )
 from agentkit.host.sessions import Session, data_dir
 from agentkit.plugin_api import (
@@ -292,7 +294,7 @@ def test_an_image_url_a_tool_returns_is_fetched_with_the_agents_image_fetcher() 
     picture = Tool("picture", "Show a picture.", {"type": "object", "properties": {}},
                    lambda arguments, context: ToolResult(True, data="here", images=[ImageBlock.from_url(url)]))
     agent, _ = make_agent([Turn([tool_call("picture", {})]), Turn([text("A red square.")])], ToolsPlugin(picture),
-                          image_fetcher=fetch)
+                          connection=Connection(image_fetcher=fetch))
     assert agent.run_sync("Show me.").outcome is Outcome.COMPLETED
     (result,) = [message for message in agent.history if isinstance(message, ToolResultMessage)]
     (image,) = [block for block in result.content if isinstance(block, ImageBlock)]
@@ -329,7 +331,7 @@ def test_a_continued_message_stays_queued_when_another_run_takes_the_agent_first
 
 
 def test_ctrl_c_while_continue_sync_runs_aborts_the_run_then_raises_keyboard_interrupt() -> None:
-    agent, _ = make_agent([Turn([text("partial")], hang=True)], run_timeout=20)
+    agent, _ = make_agent([Turn([text("partial")], hang=True)], timeouts=Timeouts(run=20))
     agent.history = [UserMessage.text("Talk.")]  # a run cut short: continuing asks again
     # A listener runs on the loop's thread, the main one, where the press is handled.
     agent.subscribe(lambda event: signal.raise_signal(signal.SIGINT) if isinstance(event, BlockDelta) else None)
@@ -412,7 +414,7 @@ def test_reading_a_project_skill_by_its_path_in_the_workspace_activates_it(tmp_p
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text("---\nname: local\ndescription: Local.\n---\nDo the steps.\n", encoding="utf-8")
     agent, _ = make_agent([Turn([tool_call("read_file", {"path": ".agentkit/skills/local/SKILL.md"})]),
-                           Turn([text("done")])], agentkit_tools_files, root=workspace, trust_project=True)
+                           Turn([text("done")])], agentkit_tools_files, root=workspace, trust=Trust(project=True))
     result = agent.run_sync("Do the local thing.")
     assert (result.outcome, result.skills, agent.active_skills) == (Outcome.COMPLETED, ["local"], ["local"])
 
@@ -526,7 +528,7 @@ def release() -> Any:
 
 
 def test_a_session_start_hook_past_hook_timeout_is_abandoned_reported_and_the_run_goes_on(release: Any) -> None:
-    agent, _ = make_agent([Turn([text("Done.")])], _StuckStart(release), hook_timeout=0.2)
+    agent, _ = make_agent([Turn([text("Done.")])], _StuckStart(release), timeouts=Timeouts(hook=0.2))
     result = agent.run_sync("Go.")
     assert (result.outcome, result.text) == (Outcome.COMPLETED, "Done.")
     assert result.problems == ["agentkit_session_start did not return within 0.2s; it was abandoned"]
@@ -561,7 +563,8 @@ class _StuckEnd:
 @pytest.mark.parametrize("hook_timeout", [None, 0.3])
 def test_a_session_end_hook_after_a_stop_is_given_the_stops_budget_at_most(release: Any,
                                                                             hook_timeout: float | None) -> None:
-    agent, _ = make_agent([Turn([text("partial")], hang=True)], _StuckEnd(release), hook_timeout=hook_timeout)
+    agent, _ = make_agent([Turn([text("partial")], hang=True)], _StuckEnd(release),
+                          timeouts=Timeouts(hook=hook_timeout))
     agent.subscribe(lambda event: agent.abort() if isinstance(event, BlockDelta) else None)  # mid-response
     result = agent.run_sync("Go.")
     assert result.outcome is Outcome.ABORTED
