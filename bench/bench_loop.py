@@ -166,10 +166,9 @@ class _Plugin:
 def _agent(server: Server, kind: str) -> Agent:
     host = PluginHost()
     host.register(_Plugin(_tool(kind)), name="bench")
-    config = AgentConfig(model=f"openai/{MODEL}", limits=Limits(max_turns=None),
-                         trust=Trust(before_tool_call=allow_all), connection=Connection(transport=server.transport),
-                         tools=["work"],
-                         system_prompt="You are a benchmark.")
+    config = AgentConfig(model=f"openai/{MODEL}", tools=["work"], system_prompt="You are a benchmark.",
+                         limits=Limits(max_turns=None), trust=Trust(before_tool_call=allow_all),
+                         connection=Connection(transport=server.transport))
     return Agent(config, host=host)
 
 
