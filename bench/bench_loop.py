@@ -43,7 +43,7 @@ from typing import Any
 import httpx
 from agentkit_provider_openai import OpenAICompletions
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost, Trust, allow_all
 from agentkit.plugin_api import ExecutionMode, Tool, hookimpl
 
 CALLS = 3
@@ -166,8 +166,9 @@ class _Plugin:
 def _agent(server: Server, kind: str) -> Agent:
     host = PluginHost()
     host.register(_Plugin(_tool(kind)), name="bench")
-    config = AgentConfig(model=f"openai/{MODEL}", transport=server.transport, tools=["work"],
-                         before_tool_call=allow_all, max_turns=None, system_prompt="You are a benchmark.")
+    config = AgentConfig(model=f"openai/{MODEL}", tools=["work"], system_prompt="You are a benchmark.",
+                         limits=Limits(max_turns=None), trust=Trust(before_tool_call=allow_all),
+                         connection=Connection(transport=server.transport))
     return Agent(config, host=host)
 
 

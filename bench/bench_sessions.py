@@ -24,7 +24,7 @@ from typing import Any
 
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost, Trust, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -131,8 +131,9 @@ def agent_run(directory: Path | None) -> float:
     host.register(_Plugin(), name="bench")
     turns = [Turn([tool_call("work", {"n": n}) for n in range(3)])] * TURNS + [Turn([text("done")])]
     session = Session.new(JsonlSessionStore(directory), cwd=".") if directory is not None else None
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), before_tool_call=allow_all,
-                              max_turns=None), host=host, session=session)
+    agent = Agent(AgentConfig(model="faux/scripted", limits=Limits(max_turns=None),
+                              trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=Script(turns))), host=host, session=session)
     start = time.perf_counter()
     agent.run_sync("go")
     elapsed = time.perf_counter() - start

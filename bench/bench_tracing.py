@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost, Trust, allow_all
 from agentkit.plugin_api import Tool, hookimpl
 
 TURNS = 30
@@ -61,7 +61,8 @@ def _script() -> Script:
 
 def _run(host: PluginHost) -> float:
     config = AgentConfig(model="faux/scripted", tools=["work"], extra_tools=[Tool.from_function(work)],
-                         before_tool_call=allow_all, transport=_script(), max_turns=TURNS + 5)
+                         limits=Limits(max_turns=TURNS + 5), trust=Trust(before_tool_call=allow_all),
+                         connection=Connection(transport=_script()))
     agent = Agent(config, host=host)
     started = time.perf_counter()
     result = agent.run_sync("Work.")

@@ -7,7 +7,7 @@ import json
 import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.lint import lint_distribution
 
 
@@ -21,7 +21,8 @@ def test_an_agent_uses_the_example_plugin(tmp_path):
     (tmp_path / "poem.txt").write_text("roses are red\nviolets are blue\n")
     script = Script([Turn([tool_call("word_count", {"path": "poem.txt"})]), Turn([text("Six words.")])])
     agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, tools=["word_count"],
-                              before_tool_call=allow_all, transport=script), host=PluginHost.discover())
+                              trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=script)), host=PluginHost.discover())
     result = agent.run_sync("How long is the poem?")
     assert json.loads(result.messages[2].text) == {"ok": True, "data": {"lines": 2, "words": 6, "characters": 31}}
     assert result.text == "Six words."

@@ -34,7 +34,7 @@ import pytest
 import typing_extensions
 
 from agentkit.conformance import fixtures
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.plugin_api import (
     AssistantMessage,
     StopReason,
@@ -355,8 +355,9 @@ def run_session(tmp_path: Any, monkeypatch: Any) -> tuple[Server, list[Any]]:
     history: list[Any] = []
     for leg, api in enumerate(SESSION):
         server.expect(api, leg)
-        agent = Agent(AgentConfig(model=MODELS[api], root=tmp_path, tools=["read_file"], before_tool_call=allow_all,
-                                  transport=httpx.MockTransport(server)), host=HOST)
+        agent = Agent(AgentConfig(model=MODELS[api], root=tmp_path, tools=["read_file"],
+                                  trust=Trust(before_tool_call=allow_all),
+                                  connection=Connection(transport=httpx.MockTransport(server))), host=HOST)
         agent.history = history  # the session moves to this model
         result = agent.run_sync(f"leg {leg}: read a.txt and b.txt")
         assert result.outcome == "completed", (api, result.error)

@@ -8,7 +8,7 @@ from pathlib import Path
 import agentkit_tools_files
 from agentkit_provider_faux import FauxProvider, Script, Turn, text
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.host.skills import read_skill_folder
 from agentkit.plugin_api import hookimpl
 
@@ -36,7 +36,8 @@ def test_copied_to_the_user_folder_it_is_in_the_request(tmp_path: Path, monkeypa
     host.register(Faux(), name="faux")
     host.register(agentkit_tools_files, name="files")
     script = Script([Turn([text("ok")])])
-    Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=script), host=host).run_sync("notes?")
+    Agent(AgentConfig(model="faux/scripted", root=tmp_path,
+                      connection=Connection(transport=script)), host=host).run_sync("notes?")
     location = (home / ".agentkit/skills/release-notes/SKILL.md").resolve()
     assert "<name>release-notes</name>" in script.requests[0].system
     assert f"<location>{location}</location>" in script.requests[0].system

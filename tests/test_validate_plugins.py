@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust
 from agentkit.plugin_api import Block
 
 API = ["agentkit-plugin-api>=0.1,<0.2"]
@@ -211,8 +211,9 @@ def test_a_hook_returning_allow_changes_nothing_the_embedder_blocked(installed, 
         {"content": [{"type": "tool_use", "name": "shout", "arguments": {"text": "hi"}}]},
         {"content": [{"type": "text", "text": "done"}]},
     ])
-    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, tools=["shout"], transport=script,
-                              before_tool_call=lambda call, arguments: Block("the embedder says no")), host=host)
+    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, tools=["shout"],
+                              trust=Trust(before_tool_call=lambda call, arguments: Block("the embedder says no")),
+                              connection=Connection(transport=script)), host=host)
     result = agent.run_sync("shout")
     assert result.messages[2].is_error and "the embedder says no" in result.messages[2].text
 

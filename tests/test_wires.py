@@ -38,7 +38,7 @@ import httpx
 import pytest
 
 from agentkit.conformance import fixtures
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -353,7 +353,8 @@ def _first_request_body(api: str, turns: int, tmp_path: Any, monkeypatch: Any) -
         seen.append(json.loads(request.content))
         return answer(request)
 
-    agent = Agent(AgentConfig(model=model.key, root=tmp_path, tools=[], transport=httpx.MockTransport(handler)),
+    agent = Agent(AgentConfig(model=model.key, root=tmp_path, tools=[],
+                              connection=Connection(transport=httpx.MockTransport(handler))),
                   host=host)
     assert agent.model.context_window == SMALL_WINDOW
     agent.history = _history(model, turns)
@@ -462,7 +463,8 @@ def _repaired_body(api: str, history: list[Any], tmp_path: Any, monkeypatch: Any
         seen.append(json.loads(request.content))
         return answer(request)
 
-    agent = Agent(AgentConfig(model=row(api).key, root=tmp_path, tools=[], transport=httpx.MockTransport(handler)),
+    agent = Agent(AgentConfig(model=row(api).key, root=tmp_path, tools=[],
+                              connection=Connection(transport=httpx.MockTransport(handler))),
                   host=HOST)
     agent.history = history
     assert agent.run_sync("go on").outcome == "completed"

@@ -15,7 +15,7 @@ import httpx
 
 from agentkit.conformance import fixtures
 from agentkit.conformance._providers import check_providers
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import (
     AssistantMessage,
     ConformanceResponder,
@@ -197,7 +197,7 @@ def test_a_provider_written_from_the_protocol_alone_answers_an_agent(tmp_path):
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=frames)
 
     agent = Agent(AgentConfig(model="protocol-only/model-1", root=tmp_path, tools=[],
-                              transport=httpx.MockTransport(server)), host=host())
+                              connection=Connection(transport=httpx.MockTransport(server))), host=host())
     result = agent.run_sync("Say hello.")
     assert result.messages[-1].text == "Hello from the protocol."
     assert result.usage.output == 4

@@ -14,7 +14,7 @@ import threading
 
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost
 from agentkit.plugin_api import Tool
 
 
@@ -25,8 +25,9 @@ def build_log() -> str:
 
 def main(mode: str) -> None:
     script = Script([Turn([tool_call("build_log")]), Turn([text("Built.")])])
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script, tools=["build_log"],
-                              extra_tools=[Tool.from_function(build_log)], max_tool_result_chars=1_000),
+    agent = Agent(AgentConfig(model="faux/scripted", limits=Limits(max_tool_result_chars=1_000),
+                              connection=Connection(transport=script), tools=["build_log"],
+                              extra_tools=[Tool.from_function(build_log)]),
                   host=PluginHost.discover())
     result = agent.run_sync("Build it")
     assert result.outcome == "completed", result.problems

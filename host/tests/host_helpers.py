@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from agentkit_provider_faux import FauxProvider, Script, Turn
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import Skill, Tool, hookimpl
 
 
@@ -64,5 +65,7 @@ def make_agent(
     **config: Any,
 ) -> tuple[Agent, Script]:
     script = Script(turns)
-    agent = Agent(AgentConfig(model="faux/scripted", root=root, transport=script, **config), host=make_host(*plugins))
+    connection = dataclasses.replace(config.pop("connection", Connection()), transport=script)
+    agent = Agent(AgentConfig(model="faux/scripted", root=root, connection=connection, **config),
+                  host=make_host(*plugins))
     return agent, script

@@ -8,6 +8,7 @@ checks the history and those counts after a run, however it ended.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections import Counter
 from typing import Any
@@ -16,7 +17,7 @@ from agentkit_provider_faux import FauxProvider
 from agentkit_provider_faux._codec import FauxDecoder
 from host_helpers import ToolsPlugin
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import (
     AgentEnd,
     AssistantMessage,
@@ -90,8 +91,8 @@ def recorded_agent(script: Any, *plugins: object, provider: Any = None, **config
     for index, plugin in enumerate((*plugins, recorder)):
         record = host.register(plugin, name=f"plugin{index}")
         assert record.status == "loaded", record.reason
-    config.setdefault("before_tool_call", None)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script, **config), host=host)
+    connection = dataclasses.replace(config.pop("connection", Connection()), transport=script)
+    agent = Agent(AgentConfig(model="faux/scripted", connection=connection, **config), host=host)
     agent.subscribe(recorder.listen)
     return agent, recorder
 

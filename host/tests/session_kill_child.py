@@ -24,7 +24,7 @@ import agentkit_provider_faux
 import httpx
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Tool
 
@@ -56,7 +56,7 @@ def _step_tool(folder: Path) -> Tool:
 
 def _config(transport: Any, folder: Path) -> AgentConfig:
     return AgentConfig(model="faux/scripted", tools=["step"], extra_tools=[_step_tool(folder)],
-                       before_tool_call=allow_all, transport=transport)
+                       trust=Trust(before_tool_call=allow_all), connection=Connection(transport=transport))
 
 
 def _host() -> PluginHost:

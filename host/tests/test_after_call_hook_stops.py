@@ -7,6 +7,7 @@ import threading
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
+from agentkit.host import Timeouts
 from agentkit.plugin_api import Tool, hookimpl
 
 ACT = Tool("act", "Act.", {"type": "object"}, lambda arguments, context: "acted")
@@ -26,7 +27,7 @@ def test_an_after_call_hook_still_running_when_the_run_is_aborted_is_given_up():
             returned.append(True)
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])], ToolsPlugin(ACT), Hangs(),
-                          hook_timeout=3600)
+                          timeouts=Timeouts(hook=3600))
     holder.append(agent)
     try:
         result = agent.run_sync("go")

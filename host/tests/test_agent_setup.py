@@ -15,7 +15,19 @@ import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 from host_helpers import SkillsPlugin, ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentBusy, AgentConfig, ConfigError, PluginHost, allow_all
+from agentkit.host import (
+    Agent,
+    AgentBusy,
+    AgentConfig,
+    ConfigError,
+    Connection,
+    Limits,
+    ModelSettings,
+    PluginHost,
+    Timeouts,
+    Trust,
+    allow_all,
+)
 from agentkit.host.runtime import ResponseLimits
 from agentkit.plugin_api import Skill, Tool, Usage, hookimpl
 
@@ -69,7 +81,8 @@ def test_tools_that_run_commands_without_a_policy_are_refused_naming_them_and_th
 
 
 def test_tools_that_run_commands_are_enabled_once_a_policy_is_set(home):
-    agent, _ = make_agent([], ToolsPlugin(_tool("bash", requires_authorization=True)), before_tool_call=allow_all)
+    agent, _ = make_agent([], ToolsPlugin(_tool("bash", requires_authorization=True)),
+                          trust=Trust(before_tool_call=allow_all))
     assert sorted(agent.tools) == ["bash"]
 
 
@@ -119,7 +132,7 @@ def test_the_model_is_sent_each_tools_input_schema(home):
 
 
 def test_an_output_type_is_refused_when_the_configs_tool_choice_forbids_tool_calls(home):
-    agent, script = make_agent([Turn([text("ok")])], tool_choice="none")
+    agent, script = make_agent([Turn([text("ok")])], settings=ModelSettings(tool_choice="none"))
     with pytest.raises(ConfigError, match="tool_choice='none' forbids one"):
         agent.run_sync("go", output_type={"type": "object"})
     assert script.request_count == 0
@@ -248,7 +261,8 @@ class Recording(httpx.AsyncBaseTransport):
 
 def test_the_connect_and_read_timeouts_reach_each_request(home):
     transport = Recording(Script([Turn([text("ok")])]))
-    agent = Agent(AgentConfig(model="faux/scripted", transport=transport, connect_timeout=3.5, read_timeout=7.5),
+    agent = Agent(AgentConfig(model="faux/scripted", timeouts=Timeouts(connect=3.5, read=7.5),
+                              connection=Connection(transport=transport)),
                   host=make_host())
     agent.run_sync("go")
     [timeout] = transport.timeouts
@@ -256,13 +270,14 @@ def test_the_connect_and_read_timeouts_reach_each_request(home):
 
 
 def test_a_response_past_request_timeout_ends_the_run_as_an_error(home):
-    agent, _ = make_agent([Turn([text("the start of it")], hang=True)], request_timeout=0.1)
+    agent, _ = make_agent([Turn([text("the start of it")], hang=True)], timeouts=Timeouts(request=0.1))
     result = agent.run_sync("go")
     assert result.outcome == "error" and "request_timeout" in result.error
 
 
 def test_response_limits_reach_the_runtime(home):
-    agent, _ = make_agent([Turn([text("far more text than ten bytes")])], response_limits=ResponseLimits(text_bytes=10))
+    agent, _ = make_agent([Turn([text("far more text than ten bytes")])],
+                          limits=Limits(response=ResponseLimits(text_bytes=10)))
     result = agent.run_sync("go")
     assert result.outcome == "error" and "text_bytes" in result.error
 
@@ -281,19 +296,22 @@ def test_each_response_is_priced_at_the_catalogs_prices(home):
     host = PluginHost()
     host.register(PricedFaux(), name="priced")
     script = Script([Turn([text("ok")], usage=Usage(input=500_000))])
-    result = Agent(AgentConfig(model="faux/scripted", transport=script), host=host).run_sync("go")
+    result = Agent(AgentConfig(model="faux/scripted",
+                               connection=Connection(transport=script)), host=host).run_sync("go")
     assert result.usage.cost == 1.0
 
 
 def test_without_a_host_the_agent_discovers_the_installed_plugins(home):
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("discovered")])])))
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[],
+                              connection=Connection(transport=Script([Turn([text("discovered")])]))))
     assert agent.host.plugin_of("provider", "faux") is not None
     assert agent.run_sync("go").text == "discovered"
 
 
 def test_a_skill_bringing_a_command_tool_is_admitted_once_a_policy_is_set(home):
     shell = _tool("run_it", requires_authorization=True)
-    agent, _ = make_agent([], SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,))), before_tool_call=allow_all)
+    agent, _ = make_agent([], SkillsPlugin(Skill("ops", "Ops.", "Steps.", tools=(shell,))),
+                          trust=Trust(before_tool_call=allow_all))
     assert "ops" in agent.skills.entries and "run_it" not in agent.tools  # its tools come when it is read
 
 

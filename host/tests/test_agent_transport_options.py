@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import httpx
 from agentkit_provider_faux import Script, Turn, text
 from host_helpers import make_host
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection
 from agentkit.host.runtime import RetryPolicy
 from agentkit.plugin_api import Credential
 
@@ -28,7 +30,8 @@ class FlakyThenScript(httpx.AsyncBaseTransport):
 
 
 def run(transport: httpx.AsyncBaseTransport, **config) -> str:
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=transport, **config), host=make_host())
+    connection = dataclasses.replace(config.pop("connection", Connection()), transport=transport)
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[], connection=connection, **config), host=make_host())
     result = agent.run_sync("hi")
     return result.outcome if result.outcome != "completed" else result.text
 
@@ -40,7 +43,7 @@ def test_retries_are_off_unless_the_embedder_asks():
 
 def test_agent_config_retry_reaches_the_runtime():
     transport = FlakyThenScript(2, Script([Turn([text("hello")])]))
-    assert run(transport, retry=RetryPolicy(max_retries=2)) == "hello"
+    assert run(transport, connection=Connection(retry=RetryPolicy(max_retries=2))) == "hello"
     assert len(transport.seen) == 3
 
 
@@ -57,7 +60,7 @@ def test_agent_config_credential_store_reaches_the_runtime():
             return credential
 
     store = Store()
-    assert run(Script([Turn([text("hello")])]), credential_store=store) == "hello"
+    assert run(Script([Turn([text("hello")])]), connection=Connection(credential_store=store)) == "hello"
     assert store.asked == ["faux"]
 
 
@@ -79,12 +82,12 @@ class CookieThenScript(FlakyThenScript):
 
 def test_a_cookie_the_server_sets_is_sent_back_on_the_next_attempt():
     transport = CookieThenScript(Script([Turn([text("hello")])]), "set-cookie")
-    assert run(transport, retry=RetryPolicy(max_retries=1)) == "hello"
+    assert run(transport, connection=Connection(retry=RetryPolicy(max_retries=1))) == "hello"
     assert "cookie" not in transport.seen[0].headers
     assert transport.seen[1].headers["cookie"] == "affinity=node-7"
 
 
 def test_a_response_without_cookies_adds_none():
     transport = FlakyThenScript(1, Script([Turn([text("hello")])]))
-    assert run(transport, retry=RetryPolicy(max_retries=1)) == "hello"
+    assert run(transport, connection=Connection(retry=RetryPolicy(max_retries=1))) == "hello"
     assert all("cookie" not in request.headers for request in transport.seen)

@@ -14,7 +14,7 @@ from host_helpers import ToolsPlugin, make_agent, make_host
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection, Limits
 from agentkit.host._artifact_results import ArtifactKeeper
 from agentkit.host.sessions import ArtifactStore, Session, data_dir
 from agentkit.plugin_api import (
@@ -43,10 +43,12 @@ def artifact_run(payload: str, reads: list[dict], *, root: Path, session: Sessio
     """Run one call of ``dump`` then ``reads`` (read_artifact arguments, ``id`` filled in); the envelopes and events."""
     turns = [Turn([tool_call("dump", {})]), *[Turn([text("placeholder")]) for _ in reads], Turn([text("done")])]
     if session is None:
-        agent, script = make_agent(turns, ToolsPlugin(big_tool(payload)), root=root, max_tool_result_chars=limit)
+        agent, script = make_agent(turns, ToolsPlugin(big_tool(payload)), root=root,
+                                   limits=Limits(max_tool_result_chars=limit))
     else:
         script = Script(turns)
-        agent = Agent(AgentConfig(model="faux/scripted", root=root, transport=script, max_tool_result_chars=limit),
+        agent = Agent(AgentConfig(model="faux/scripted", root=root, limits=Limits(max_tool_result_chars=limit),
+                                  connection=Connection(transport=script)),
                       host=make_host(ToolsPlugin(big_tool(payload))), session=session)
     events = []
 
@@ -137,7 +139,7 @@ def test_a_session_keeps_its_artifacts_and_a_resumed_agent_can_read_them(tmp_pat
     del agent
     gc.collect()
     assert [item.id for item in ArtifactStore().list(session.id)] == [created.artifact_id]
-    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None),
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, connection=Connection(transport=None)),
                     host=make_host(), session=Session.open(session.id))
     assert "read_artifact" in resumed.tools
 
@@ -278,7 +280,7 @@ def test_a_fork_can_read_the_artifacts_its_history_names(tmp_path):
     assert [item.id for item in ArtifactStore().list(forked.id)] == [artifact_id]
     ArtifactStore().delete(session_id)  # the parent's going leaves the fork's own
     assert ArtifactStore().read(forked.id, artifact_id).startswith('{"ok": true')
-    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None),
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, connection=Connection(transport=None)),
                     host=make_host(), session=Session.open(forked.id))
     assert "read_artifact" in resumed.tools
 
@@ -294,7 +296,7 @@ def test_a_read_artifact_page_over_a_tiny_limit_is_cut_not_stored_again(tmp_path
 def test_an_embedders_tool_that_took_the_name_read_artifact_has_its_long_results_stored(tmp_path):
     taken = Tool("read_artifact", "Mine.", {"type": "object"}, lambda arguments, context: "y" * 5_000)
     agent, _ = make_agent([Turn([tool_call("read_artifact", {})]), Turn([text("done")])], ToolsPlugin(taken),
-                          root=tmp_path, max_tool_result_chars=LIMIT)
+                          root=tmp_path, limits=Limits(max_tool_result_chars=LIMIT))
     events = []
     agent.subscribe(events.append)
     result = agent.run_sync("go")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import os
@@ -21,7 +22,18 @@ from host_helpers import ToolsPlugin, make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, AuditRecord, ConfigError, JsonlAuditSink, allow_all
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    AuditRecord,
+    ConfigError,
+    Connection,
+    JsonlAuditSink,
+    Limits,
+    Timeouts,
+    Trust,
+    allow_all,
+)
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Block, Outcome, Skill, Tool, hookimpl
 
@@ -52,10 +64,11 @@ class Recording:
 def agent_on(turns: list[Turn], *plugins: object, session: Session | None = None,
              tools: tuple[Tool, ...] = (), **config: Any) -> tuple[Agent, Recording]:
     sink = Recording()
-    config.setdefault("before_tool_call", allow_all)
+    config.setdefault("trust", Trust(before_tool_call=allow_all))
     config.setdefault("audit", sink)
     host = make_host(ToolsPlugin(Tool.from_function(echo), *tools), *plugins)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), **config), host=host, session=session)
+    connection = dataclasses.replace(config.pop("connection", Connection()), transport=Script(turns))
+    agent = Agent(AgentConfig(model="faux/scripted", connection=connection, **config), host=host, session=session)
     return agent, sink
 
 
@@ -95,17 +108,17 @@ def run_outcome(outcome: str) -> tuple[Outcome | None, Recording]:
     elif outcome == "error":
         agent, sink = agent_on([Turn([text("half")], error="the provider fell over")])
     elif outcome == "max_turns":
-        agent, sink = agent_on([Turn([tool_call("echo", {"word": "hi"})])] * 3, max_turns=2)
+        agent, sink = agent_on([Turn([tool_call("echo", {"word": "hi"})])] * 3, limits=Limits(max_turns=2))
     elif outcome == "aborted":
         holder: list[Agent] = []
         agent, sink = agent_on([Turn([tool_call("stop_now")]), Turn([text("never sent")])], tools=(aborter(holder),))
         holder.append(agent)
     elif outcome == "terminated":
         agent, sink = agent_on([Turn([tool_call("echo", {"word": "hi"})])],
-                               before_tool_call=lambda call, arguments: Block("no", terminate=True))
+                               trust=Trust(before_tool_call=lambda call, arguments: Block("no", terminate=True)))
     elif outcome == "timeout":
         agent, sink = agent_on([Turn([tool_call("wait_forever")])], tools=(hangs_until_cancelled(),),
-                               run_timeout=0.2)
+                               timeouts=Timeouts(run=0.2))
     else:
         agent, sink = agent_on([Turn([tool_call("wait_forever")])], tools=(hangs_until_cancelled(),))
         run_cancelled(agent)
@@ -162,7 +175,7 @@ def test_the_start_lists_the_skills_the_agent_has_and_the_end_those_the_run_acti
 
 def test_a_call_the_embedder_blocks_says_so_and_by_whom() -> None:
     agent, sink = agent_on([Turn([tool_call("echo", {"word": "no"})]), Turn([text("ok")])],
-                           before_tool_call=lambda call, arguments: Block("not that word"))
+                           trust=Trust(before_tool_call=lambda call, arguments: Block("not that word")))
     agent.run_sync("go")
     (call,) = [record for record in sink.records if record.kind == "tool_call"]
     assert (call.decision, call.blocked_by, call.is_error) == ("blocked", "before_tool_call", True)

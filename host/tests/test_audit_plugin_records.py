@@ -14,7 +14,7 @@ from host_helpers import ToolsPlugin, make_host
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, AuditRecord, allow_all
+from agentkit.host import Agent, AgentConfig, AuditRecord, Connection, Trust, allow_all
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Tool, ToolContext, ToolResult
 
@@ -43,7 +43,8 @@ def agent_with(turns: list[Turn], *tools: Tool, **config: Any) -> tuple[Agent, l
     seen: list[AuditRecord] = []
     config.setdefault("audit", lambda record: (seen.append(record), THREADS.add(threading.get_ident())))
     host = make_host(ToolsPlugin(*tools))
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), before_tool_call=allow_all, **config),
+    config.setdefault("trust", Trust(before_tool_call=allow_all))
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=Script(turns)), **config),
                   host=host)
     return agent, seen
 
@@ -72,8 +73,9 @@ def test_a_plugin_record_is_named_after_the_plugin_and_stamped_with_the_call_fro
 
 def test_a_tool_given_in_code_is_stamped_embedder() -> None:
     seen: list[AuditRecord] = []
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script([Turn([tool_call("lookup_async", {"key": "k"})]),
-                                                                       Turn([text("done")])]),
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=Script([Turn([tool_call("lookup_async", {"key": "k"})]),
+                                                                       Turn([text("done")])])),
                               tools=["lookup_async"], extra_tools=[Tool.from_function(lookup_async)], audit=seen.append),
                   host=make_host())
     agent.run_sync("go")
@@ -84,8 +86,9 @@ def test_plugin_records_join_the_session_log_with_the_others(tmp_path: Path) -> 
     store = JsonlSessionStore(tmp_path)
     session = Session.new(store, cwd=tmp_path)
     seen: list[AuditRecord] = []
-    agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all, audit=seen.append,
-                              transport=Script([Turn([tool_call("lookup_sync", {"key": SECRET})]), Turn([text("ok")])])),
+    script = Script([Turn([tool_call("lookup_sync", {"key": SECRET})]), Turn([text("ok")])])
+    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all), audit=seen.append,
+                              connection=Connection(transport=script)),
                   host=make_host(ToolsPlugin(Tool.from_function(lookup_sync))), session=session)
     agent.run_sync("go")
 
@@ -152,8 +155,10 @@ def test_a_record_made_after_the_run_ended_is_dropped() -> None:
 def test_sessions_show_prints_a_plugin_record(agentkit: Any, tmp_path: Path) -> None:
     store = JsonlSessionStore(tmp_path / "data" / "sessions")
     session = Session.new(store, cwd=tmp_path)
-    agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all, audit=lambda record: None,
-                              transport=Script([Turn([tool_call("lookup_async", {"key": SECRET})]), Turn([text("ok")])])),
+    script = Script([Turn([tool_call("lookup_async", {"key": SECRET})]), Turn([text("ok")])])
+    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                              audit=lambda record: None,
+                              connection=Connection(transport=script)),
                   host=make_host(ToolsPlugin(Tool.from_function(lookup_async))), session=session)
     agent.run_sync("go")
 
@@ -181,8 +186,9 @@ def test_any_scalar_fields_reach_the_sink_and_the_log_as_given(fields: dict[str,
         store = JsonlSessionStore(Path(directory))
         session = Session.new(store, cwd=directory)
         seen: list[AuditRecord] = []
-        agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all, audit=seen.append,
-                                  transport=Script([Turn([tool_call("report", {})]), Turn([text("ok")])])),
+        script = Script([Turn([tool_call("report", {})]), Turn([text("ok")])])
+        agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all), audit=seen.append,
+                                  connection=Connection(transport=script)),
                       host=make_host(ToolsPlugin(Tool.from_function(report))), session=session)
         result = agent.run_sync("go")
 

@@ -8,7 +8,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import allow_all
+from agentkit.host import Trust, allow_all
 from agentkit.plugin_api import Block, Outcome, Tool, ToolResultMessage, hookimpl
 
 
@@ -65,7 +65,7 @@ def test_a_call_the_embedder_blocks_never_reaches_a_plugin():
 
     _, answers = run(
         [Turn([tool_call("act", {"target": "secret"}), tool_call("act", {"target": "ok"})]), Turn([text("k")])],
-        ToolsPlugin(counting_tool(ran)), hook, before_tool_call=embedder,
+        ToolsPlugin(counting_tool(ran)), hook, trust=Trust(before_tool_call=embedder),
     )
     assert hook.seen == ["ok"]
     assert ran == ["ok"]
@@ -77,7 +77,7 @@ def test_a_plugin_can_block_a_call_the_embedder_allowed():
     ran = []
     _, answers = run(
         [Turn([tool_call("act", {"target": "rm"})]), Turn([text("k")])],
-        ToolsPlugin(counting_tool(ran)), Recorder(Block("plugin says no")), before_tool_call=allow_all,
+        ToolsPlugin(counting_tool(ran)), Recorder(Block("plugin says no")), trust=Trust(before_tool_call=allow_all),
     )
     assert ran == [] and answers[0].is_error and "plugin says no" in answers[0].text
 
@@ -94,7 +94,7 @@ def test_an_allow_from_a_plugin_changes_nothing():
     ran, hook = [], Recorder("allow")
     _, answers = run(
         [Turn([tool_call("act", {"target": "x"})]), Turn([text("k")])],
-        ToolsPlugin(counting_tool(ran)), hook, before_tool_call=lambda call, args: Block("embedder says no"),
+        ToolsPlugin(counting_tool(ran)), hook, trust=Trust(before_tool_call=lambda call, args: Block("embedder says no")),
     )
     assert ran == [] and hook.seen == [] and "embedder says no" in answers[0].text
 
@@ -116,7 +116,7 @@ def test_a_raising_embedder_policy_fails_closed():
     def broken(call, arguments):
         raise KeyError("oops")
 
-    _, answers = run([Turn([tool_call("act")]), Turn([text("k")])], ToolsPlugin(counting_tool(ran)), before_tool_call=broken)
+    _, answers = run([Turn([tool_call("act")]), Turn([text("k")])], ToolsPlugin(counting_tool(ran)), trust=Trust(before_tool_call=broken))
     assert ran == [] and answers[0].is_error
 
 
@@ -125,14 +125,14 @@ async def async_policy(call, arguments):
 
 
 def test_an_async_embedder_policy_is_awaited():
-    _, answers = run([Turn([tool_call("act")]), Turn([text("k")])], ToolsPlugin(counting_tool([])), before_tool_call=async_policy)
+    _, answers = run([Turn([tool_call("act")]), Turn([text("k")])], ToolsPlugin(counting_tool([])), trust=Trust(before_tool_call=async_policy))
     assert "async no" in answers[0].text
 
 
 def test_a_terminating_block_from_the_embedder_ends_the_run_after_the_batch():
     result, answers = run(
         [Turn([tool_call("act")]), Turn([text("never")])],
-        ToolsPlugin(counting_tool([])), before_tool_call=lambda call, args: Block("enough", terminate=True),
+        ToolsPlugin(counting_tool([])), trust=Trust(before_tool_call=lambda call, args: Block("enough", terminate=True)),
     )
     assert result.outcome is Outcome.TERMINATED and len(answers) == 1 and "enough" in answers[0].text
 
@@ -140,7 +140,7 @@ def test_a_terminating_block_from_the_embedder_ends_the_run_after_the_batch():
 def test_a_terminating_block_from_a_plugin_hook_ends_the_run_the_same_way():
     hook = Recorder(answer=Block("enough", terminate=True))
     result, answers = run([Turn([tool_call("act")]), Turn([text("never")])], ToolsPlugin(counting_tool([])), hook,
-                          before_tool_call=allow_all)
+                          trust=Trust(before_tool_call=allow_all))
     assert result.outcome is Outcome.TERMINATED and len(answers) == 1 and "enough" in answers[0].text
     assert hook.sessions[-1] == ("end", Outcome.TERMINATED)
 
@@ -149,7 +149,7 @@ def test_the_removed_terminate_still_ends_the_run_and_names_its_replacement():
     with pytest.warns(DeprecationWarning, match=r"Block\(reason, terminate=True\)"):
         from agentkit.host import Terminate
     result, _ = run([Turn([tool_call("act")]), Turn([text("never")])], ToolsPlugin(counting_tool([])),
-                    before_tool_call=lambda call, args: Terminate("enough"))
+                    trust=Trust(before_tool_call=lambda call, args: Terminate("enough")))
     assert result.outcome is Outcome.TERMINATED
 
 
@@ -158,7 +158,7 @@ def test_session_hooks_fire_on_clean_error_and_abort_exits():
     run([Turn([text("hi")])], clean)
     run([Turn([text("partial")], error="boom")], failing)
     agent, _ = make_agent([Turn([tool_call("act")]), Turn([text("k")])], ToolsPlugin(counting_tool([])), aborting,
-                          before_tool_call=lambda call, args: agent.abort())
+                          trust=Trust(before_tool_call=lambda call, args: agent.abort()))
     agent.run_sync("go")
     assert [entry[0] for entry in clean.sessions] == ["start", "end"] and clean.sessions[1] == ("end", "completed")
     assert failing.sessions[-1] == ("end", "error")

@@ -10,6 +10,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
+from agentkit.host import Limits, Timeouts, Trust
 from agentkit.plugin_api import (
     Block,
     ExecutionMode,
@@ -53,7 +54,7 @@ def test_an_abort_during_the_last_authorization_starts_no_handler():
     agent, script = make_agent(
         [Turn([tool_call("act", {"n": 1}), tool_call("act", {"n": 2})]), Turn([text("never sent")])],
         ToolsPlugin(Tool.from_function(act)),
-        before_tool_call=abort_on_the_last_call,
+        trust=Trust(before_tool_call=abort_on_the_last_call),
     )
     holder.append(agent)
     result = agent.run_sync("go")
@@ -174,14 +175,14 @@ def test_an_authorization_that_raises_blocks_with_its_exception():
     def policy(call, arguments):
         raise ValueError("policy bug")
 
-    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"), before_tool_call=policy)
+    [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"), trust=Trust(before_tool_call=policy))
     assert envelope == {"ok": False, "error": "blocked", "detail": "Authorization failed: ValueError: policy bug"}
     assert "before_tool_call raised ValueError: policy bug" in result.problems
 
 
 def test_an_authorization_answering_something_else_blocks_and_is_reported():
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"),
-                                   before_tool_call=lambda call, arguments: "yes")
+                                   trust=Trust(before_tool_call=lambda call, arguments: "yes"))
     assert envelope["detail"] == "Authorization returned an unknown decision"
     assert result.problems == ["before_tool_call returned 'yes'; only None or a Block is understood "
                                "(Block(reason, terminate=True) also ends the run)"]
@@ -189,7 +190,7 @@ def test_an_authorization_answering_something_else_blocks_and_is_reported():
 
 def test_an_authorization_that_never_answers_blocks_at_the_hook_timeout(never):
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"),
-                                   before_tool_call=lambda call, arguments: never.wait(), hook_timeout=0.05)
+                                   timeouts=Timeouts(hook=0.05), trust=Trust(before_tool_call=lambda call, arguments: never.wait()))
     assert envelope["detail"] == "Authorization did not answer within 0.05 seconds."
     assert result.problems == ["before_tool_call did not answer within hook_timeout=0.05s; the call was blocked"]
 
@@ -201,7 +202,7 @@ def test_a_plugin_check_that_never_answers_blocks_at_the_hook_timeout(never):
             never.wait()
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
-                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), hook_timeout=0.05)
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), timeouts=Timeouts(hook=0.05))
     result = agent.run_sync("go")
     [answer] = results_of(result.messages)
     assert json.loads(answer.text)["detail"] == "Blocked: a plugin's check did not answer within 0.05 seconds."
@@ -221,7 +222,9 @@ def test_a_plugin_check_is_asked_only_about_calls_the_embedder_allowed():
     agent, _ = make_agent(
         [Turn([tool_call("act", {}), tool_call("act", {})]), Turn([text("k")])],
         ToolsPlugin(simple_tool(lambda a, c: "ran")), Records(),
-        before_tool_call=lambda call, arguments: Block("not this one") if call.id.endswith("_1") else None,
+        trust=Trust(before_tool_call=lambda call, arguments: Block("not this one") if call.id.endswith("_1") else None),
+
+
     )
     result = agent.run_sync("go")
     assert asked == ["call_1_2"]
@@ -232,7 +235,7 @@ def test_a_terminating_block_refuses_the_call_and_ends_the_run_after_the_batch()
     ran = []
     envelopes, result = answer_to(
         [tool_call("act", {}), tool_call("act", {})], simple_tool(lambda a, c: ran.append(1) or "ran"),
-        before_tool_call=lambda call, arguments: Block("enough", terminate=True),
+        trust=Trust(before_tool_call=lambda call, arguments: Block("enough", terminate=True)),
     )
     assert ran == [] and envelopes == [{"ok": False, "error": "blocked", "detail": "enough"}] * 2
     assert result.outcome == "terminated"
@@ -241,7 +244,7 @@ def test_a_terminating_block_refuses_the_call_and_ends_the_run_after_the_batch()
 def test_the_run_goes_on_unless_every_call_voted_to_end_it():
     envelopes, result = answer_to(
         [tool_call("act", {}), tool_call("act", {})], simple_tool(lambda a, c: "ran"),
-        before_tool_call=lambda call, arguments: Block("enough", terminate=True) if call.id.endswith("_1") else None,
+        trust=Trust(before_tool_call=lambda call, arguments: Block("enough", terminate=True) if call.id.endswith("_1") else None),
     )
     assert [envelope["ok"] for envelope in envelopes] == [False, True]
     assert result.outcome == "completed" and result.text == "k"
@@ -288,7 +291,7 @@ def test_a_tool_past_its_deadline_is_answered_and_reported(never, asynchronous):
 
 
 def test_the_agents_tool_timeout_applies_to_a_tool_without_its_own(never):
-    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: never.wait()), tool_timeout=0.05)
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: never.wait()), timeouts=Timeouts(tool=0.05))
     assert envelope["detail"] == "The tool did not finish within 0.05 seconds and was stopped."
 
 
@@ -394,7 +397,7 @@ def test_circular_data_makes_an_invalid_result_naming_the_problem():
 def test_a_long_result_that_cannot_be_stored_is_cut_with_a_note_saying_how_much(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path / "a-file"))
     (tmp_path / "a-file").write_text("")  # no artifact can be written under it
-    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 100), max_tool_result_chars=40)
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 100), limits=Limits(max_tool_result_chars=40))
     full = json.dumps({"ok": True, "data": "x" * 100})
     assert envelope == {"ok": True, "data": full[:40], "note": (
         f"The result was {len(full)} characters; only the first 40 are shown, "
@@ -404,7 +407,7 @@ def test_a_long_result_that_cannot_be_stored_is_cut_with_a_note_saying_how_much(
 def test_a_cut_result_keeps_its_characters_as_they_are_and_why_it_was_cut_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTKIT_DATA_DIR", str(tmp_path / "a-file"))
     (tmp_path / "a-file").write_text("")  # no artifact can be written under it
-    _, result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), max_tool_result_chars=40)
+    _, result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), limits=Limits(max_tool_result_chars=40))
     [answer] = results_of(result.messages)
     assert "é" * 10 in answer.text and "\\u00e9" not in answer.text
     [problem] = result.problems
@@ -414,12 +417,12 @@ def test_a_cut_result_keeps_its_characters_as_they_are_and_why_it_was_cut_is_rep
 
 def test_a_result_exactly_at_the_limit_is_not_cut():
     full = json.dumps({"ok": True, "data": "x" * 10})
-    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 10), max_tool_result_chars=len(full))
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 10), limits=Limits(max_tool_result_chars=len(full)))
     assert envelope == {"ok": True, "data": "x" * 10}
 
 
 def test_without_a_limit_nothing_is_cut():
-    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 300_000), max_tool_result_chars=None)
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 300_000), limits=Limits(max_tool_result_chars=None))
     assert envelope == {"ok": True, "data": "x" * 300_000}
 
 
@@ -444,7 +447,7 @@ def test_an_after_tool_call_hook_that_never_returns_is_abandoned_and_reported(ne
             never.wait()
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])],
-                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), hook_timeout=0.05)
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), Slow(), timeouts=Timeouts(hook=0.05))
     result = agent.run_sync("go")
     assert result.outcome == "completed" and result.text == "k"
     assert result.problems == ["agentkit_after_tool_call did not return in time for call call_1_1; it was abandoned"]
@@ -508,7 +511,7 @@ def test_after_an_abort_the_after_tool_call_hooks_still_see_every_result(hook_ti
             seen.append(result.tool_use_id)
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
-                          ToolsPlugin(simple_tool(aborts)), Observes(), hook_timeout=hook_timeout)
+                          ToolsPlugin(simple_tool(aborts)), Observes(), timeouts=Timeouts(hook=hook_timeout))
     holder.append(agent)
     result = agent.run_sync("go")
     assert result.outcome == "aborted"
@@ -536,7 +539,7 @@ def test_a_handler_that_ignores_the_abort_is_abandoned_and_reported(never):
         never.wait()
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
-                          ToolsPlugin(simple_tool(ignores_the_abort)), tool_timeout=60)
+                          ToolsPlugin(simple_tool(ignores_the_abort)), timeouts=Timeouts(tool=60))
     holder.append(agent)
     result = agent.run_sync("go")
     [answer] = results_of(result.messages)
@@ -579,7 +582,7 @@ def test_an_authorization_still_waiting_when_the_run_is_aborted_is_given_up(neve
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
                           ToolsPlugin(simple_tool(lambda a, c: ran.append(1) or "ran")),
-                          before_tool_call=aborts_then_hangs, hook_timeout=60)
+                          timeouts=Timeouts(hook=60), trust=Trust(before_tool_call=aborts_then_hangs))
     holder.append(agent)
     result = agent.run_sync("go")
     assert ran == [] and result.outcome == "aborted"
@@ -603,9 +606,10 @@ def test_an_authorization_still_waiting_when_the_run_ends_is_left_waiting(never,
             return aborts_then_hangs()
 
     plugins = [Hangs()] if who == "plugin" else []
-    config = {"before_tool_call": aborts_then_hangs} if who == "embedder" else {}
+    config = {"trust": Trust(before_tool_call=aborts_then_hangs)} if who == "embedder" else {}
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
-                          ToolsPlugin(simple_tool(lambda a, c: "ran")), *plugins, hook_timeout=60, **config)
+                          ToolsPlugin(simple_tool(lambda a, c: "ran")), *plugins, timeouts=Timeouts(hook=60),
+                          **config)
     holder.append(agent)
     result = agent.run_sync("go")
     assert result.outcome == "aborted" and answered == []
@@ -617,7 +621,7 @@ def test_an_authorization_runs_in_a_thread_named_after_it():
     def policy(call, arguments):
         names.append(threading.current_thread().name)
 
-    answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ok"), before_tool_call=policy)
+    answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ok"), trust=Trust(before_tool_call=policy))
     assert names == ["agentkit-before_tool_call"]
 
 
@@ -659,12 +663,12 @@ def test_what_runs_is_what_the_embedder_approved_even_if_it_changed_its_copy():
 
     schema = {"type": "object", "properties": {"items": {"type": "array"}}}
     tool = Tool("list", "List.", schema, lambda arguments, context: received.append(json.loads(json.dumps(arguments))) or "ok")
-    answer_to(tool_call("list", {"items": ["a"]}), tool, before_tool_call=meddles)
+    answer_to(tool_call("list", {"items": ["a"]}), tool, trust=Trust(before_tool_call=meddles))
     assert received == [{"items": ["a"]}]
 
 
 def test_a_previewed_result_keeps_its_characters_as_they_are():
-    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), max_tool_result_chars=40)
+    [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), limits=Limits(max_tool_result_chars=40))
     assert envelope["head"] == json.dumps({"ok": True, "data": "é" * 100}, ensure_ascii=False)[:20]
 
 
@@ -729,7 +733,7 @@ def test_an_async_handler_that_ignores_the_abort_is_abandoned_and_its_siblings_r
 
     agent, _ = make_agent([Turn([tool_call("quick", {}), tool_call("stubborn", {})]), Turn([text("never sent")])],
                           ToolsPlugin(simple_tool(answers, "quick"), simple_tool(ignores_the_abort, "stubborn")),
-                          tool_timeout=60)
+                          timeouts=Timeouts(tool=60))
     holder.append(agent)
     result = agent.run_sync("go")
     assert [json.loads(answer.text) for answer in results_of(result.messages)] == [

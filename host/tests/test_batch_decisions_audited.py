@@ -8,7 +8,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_host
 
-from agentkit.host import Agent, AgentConfig, AuditRecord, allow_all
+from agentkit.host import Agent, AgentConfig, AuditRecord, Connection, Trust, allow_all
 from agentkit.plugin_api import Block, Tool, hookimpl
 
 ECHO = Tool("echo", "Say a word back.", {"type": "object", "properties": {"word": {"type": "string"}}},
@@ -30,7 +30,8 @@ def embedder_policy(call: Any, arguments: dict[str, Any]) -> Block | None:
 def audited_calls(policy: Any, *plugins: object) -> list[tuple[str | None, str | None, bool | None]]:
     records: list[AuditRecord] = []
     turns = [Turn([tool_call("echo", {"word": "yes"}), tool_call("echo", {"word": "no"})]), Turn([text("ok")])]
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script(turns), before_tool_call=policy,
+    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=policy),
+                              connection=Connection(transport=Script(turns)),
                               audit=records.append), host=make_host(ToolsPlugin(ECHO), *plugins))
     assert agent.run_sync("go").outcome == "completed"
     return [(record.decision, record.blocked_by, record.is_error) for record in records if record.kind == "tool_call"]

@@ -12,7 +12,7 @@ import pytest
 from agentkit_provider_faux import FauxProvider, Script
 from host_helpers import make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, ModelSettings, PluginHost
 from agentkit.plugin_api import ModelInfo, hookimpl
 
 WINDOW = 200_000  # the scripted model's context window
@@ -63,7 +63,7 @@ def test_the_estimate_grows_with_the_transcript(tmp_path: Any) -> None:
 
 def test_a_smaller_request_is_kept(tmp_path: Any) -> None:
     agent, script = make_agent([{"content": [{"type": "text", "text": "ok"}]}], root=tmp_path, tools=[],
-                               max_tokens=500)
+                               settings=ModelSettings(max_tokens=500))
     agent.run_sync("hello")
     assert script.requests[0].max_tokens == 500
 
@@ -94,7 +94,8 @@ class _LevelsPlugin:
 def _reasoning_sent(model: str, level: str | None, tmp_path: Any) -> Any:
     host = make_host(_LevelsPlugin())
     script = Script([{"content": [{"type": "text", "text": "ok"}]}])
-    agent = Agent(AgentConfig(model=model, root=tmp_path, transport=script, tools=[], reasoning=level), host=host)
+    agent = Agent(AgentConfig(model=model, root=tmp_path, connection=Connection(transport=script), tools=[],
+                              reasoning=level), host=host)
     result = agent.run_sync("think")
     assert result.outcome == "completed", result.error
     return script.requests[0].body["reasoning"]
@@ -128,7 +129,8 @@ def test_a_model_without_levels_gets_no_reasoning(tmp_path: Any) -> None:
 def test_an_unknown_level_ends_the_run_with_a_message_naming_the_levels(tmp_path: Any) -> None:
     host = make_host()
     script = Script([{"content": [{"type": "text", "text": "ok"}]}])
-    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=script, tools=[], reasoning="turbo"),
+    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, connection=Connection(transport=script), tools=[],
+                              reasoning="turbo"),
                   host=host)
     result = agent.run_sync("think")
     assert result.outcome == "error"
@@ -168,7 +170,8 @@ def _run_anthropic(model: str, served: str, monkeypatch: pytest.MonkeyPatch, tmp
         monkeypatch.delenv(name, raising=False)
     transport = httpx.MockTransport(lambda request: httpx.Response(
         200, headers={"content-type": "text/event-stream"}, content=_anthropic_stream(served, {**USAGE})))
-    agent = Agent(AgentConfig(model=model, root=tmp_path, transport=transport, tools=[]), host=host)
+    agent = Agent(AgentConfig(model=model, root=tmp_path, connection=Connection(transport=transport),
+                              tools=[]), host=host)
     result = agent.run_sync("What is 1+1?")
     assert result.outcome == "completed", result.error
     return result, host

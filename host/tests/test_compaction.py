@@ -15,7 +15,18 @@ from host_helpers import ToolsPlugin, make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentBusy, AgentConfig, Budget, Compaction, ConfigError, allow_all
+from agentkit.host import (
+    Agent,
+    AgentBusy,
+    AgentConfig,
+    Budget,
+    Compaction,
+    ConfigError,
+    Connection,
+    Limits,
+    Trust,
+    allow_all,
+)
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -56,8 +67,9 @@ class Router(httpx.AsyncBaseTransport):
 
 def agent_with(transport: Any, compaction: Compaction, session: Session | None = None) -> Agent:
     host = make_host(ToolsPlugin(Tool.from_function(shout)))
-    return Agent(AgentConfig(model="faux/scripted", tools=["shout"], before_tool_call=allow_all, max_turns=None,
-                             transport=transport, compaction=compaction), host=host, session=session)
+    return Agent(AgentConfig(model="faux/scripted", tools=["shout"], limits=Limits(max_turns=None),
+                             trust=Trust(before_tool_call=allow_all), connection=Connection(transport=transport),
+                             compaction=compaction), host=host, session=session)
 
 
 def prompt_chars(request: ScriptedRequest) -> int:
@@ -163,8 +175,10 @@ def test_what_the_summaries_cost_is_the_runs_usage_and_counts_against_its_budget
     # A budget sees them too: one summary spends more than the run may.
     main, summaries = (Script([calls_turn(number) for number in range(40)]),
                        Script([Turn([text("SUMMARY")], usage=Usage(output=5000))] * 40))
-    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], before_tool_call=allow_all, max_turns=None,
-                              transport=Router(main, summaries, prompt), budget=Budget(tokens=5000),
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"],
+                              limits=Limits(max_turns=None, budget=Budget(tokens=5000)),
+                              trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=Router(main, summaries, prompt)),
                               compaction=Compaction.summarize(800, prompt=prompt)),
                   host=make_host(ToolsPlugin(Tool.from_function(shout))))
     result = agent.run_sync("Shout.")
@@ -252,7 +266,8 @@ def talked_twice(tmp_path: Path, session: Session | None) -> tuple[Agent, Script
     """An agent (no compaction configured) after two prompts, its conversation's script and its summaries' script."""
     main = Script([Turn([text("one")]), Turn([text("two")]), Turn([text("three")])], keep_requests=None)
     summaries = Script([Turn([text("THE SUMMARY")])], keep_requests=None)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Router(main, summaries, SUMMARY_PROMPT)),
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=Router(main, summaries, SUMMARY_PROMPT))),
                   host=make_host(), session=session)
     assert agent.run_sync("first").outcome is Outcome.COMPLETED
     assert agent.run_sync("second").outcome is Outcome.COMPLETED
@@ -282,8 +297,9 @@ def test_compact_summarizes_now_and_the_next_request_starts_from_the_summary(tmp
 
 def test_compact_after_a_single_prompt_has_nothing_to_cut(tmp_path: Path) -> None:
     summaries = Script([Turn([text("unused")])], keep_requests=None)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Router(Script([Turn([text("one")])]), summaries,
-                                                                      SUMMARY_PROMPT)), host=make_host())
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=Router(Script([Turn([text("one")])]), summaries,
+                                                                      SUMMARY_PROMPT))), host=make_host())
     agent.run_sync("first")
     assert asyncio.run(agent.compact()) is None
     assert summaries.request_count == 0
@@ -302,7 +318,7 @@ def test_compact_during_a_run_is_refused() -> None:
 
     tool = Tool(name="probe", description="Compact the running agent.", input_schema={"type": "object"}, handler=probe)
     script = Script([Turn([tool_call("probe", {})]), Turn([text("done")])])
-    agent = Agent(AgentConfig(model="faux/scripted", tools=["probe"], transport=script),
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["probe"], connection=Connection(transport=script)),
                   host=make_host(ToolsPlugin(tool)))
     assert agent.run_sync("go").outcome is Outcome.COMPLETED
     assert len(refused) == 1 and "running" in refused[0]
@@ -317,7 +333,8 @@ def test_a_cut_made_on_demand_holds_when_the_session_is_resumed_without_compacti
 
     resumed = Session.open(agent.session.id, store)
     again = Script([Turn([text("four")])], keep_requests=None)
-    Agent(AgentConfig(model="faux/scripted", transport=again), host=make_host(), session=resumed).run_sync("fourth")
+    Agent(AgentConfig(model="faux/scripted",
+                      connection=Connection(transport=again)), host=make_host(), session=resumed).run_sync("fourth")
     resumed.close()
     sent = texts(again.requests[0])
     assert "THE SUMMARY" in sent[0] and sent[1:] == ["two", "fourth"]

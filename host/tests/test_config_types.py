@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, ConfigError
+from agentkit.host import Agent, AgentConfig, ConfigError, Connection, Limits, Timeouts, Trust
 from agentkit.host.runtime import CredentialStore, ResponseLimits, RetryPolicy
 from agentkit.plugin_api import Tool
 
@@ -24,33 +24,47 @@ def _open_ended(hint: Any) -> bool:
 
 
 def test_the_collaborators_have_their_own_types():
-    hints = typing.get_type_hints(AgentConfig)
-    assert hints["transport"] == httpx.AsyncBaseTransport | None
-    assert hints["retry"] == RetryPolicy | None
-    assert hints["credential_store"] == CredentialStore | None
-    assert hints["response_limits"] == ResponseLimits | None
-    assert hints["extra_tools"] == Sequence[Tool]
+    connection = typing.get_type_hints(Connection)
+    assert connection["transport"] == httpx.AsyncBaseTransport | None
+    assert connection["retry"] == RetryPolicy | None
+    assert connection["credential_store"] == CredentialStore | None
+    assert typing.get_type_hints(Limits)["response"] == ResponseLimits | None
+    assert typing.get_type_hints(AgentConfig)["extra_tools"] == Sequence[Tool]
 
 
-def test_no_field_is_typed_any():
-    hints = typing.get_type_hints(AgentConfig)
+@pytest.mark.parametrize("holder", [AgentConfig, Limits, Timeouts, Trust, Connection])
+def test_no_field_is_typed_any(holder):
+    hints = typing.get_type_hints(holder)
     assert [name for name, hint in hints.items() if _open_ended(hint)] == []
 
 
 @pytest.mark.parametrize(
-    ("field", "value", "expected"),
+    ("group", "field", "value", "expected"),
     [
-        ("transport", "http://127.0.0.1:8080", "an httpx.AsyncBaseTransport"),
-        ("retry", 3, "a RetryPolicy"),
-        ("credential_store", {"anthropic": "key"}, "a CredentialStore"),
-        ("response_limits", {"text_bytes": 10}, "a ResponseLimits"),
+        (Connection, "transport", "http://127.0.0.1:8080", "an httpx.AsyncBaseTransport"),
+        (Connection, "retry", 3, "a RetryPolicy"),
+        (Connection, "credential_store", {"anthropic": "key"}, "a CredentialStore"),
+        (Limits, "response", {"text_bytes": 10}, "a ResponseLimits"),
     ],
 )
-def test_a_collaborator_of_the_wrong_type_is_refused_naming_the_type(field, value, expected):
+def test_a_collaborator_of_the_wrong_type_is_refused_naming_the_type(group, field, value, expected):
     # Found when the agent is built, not as an AttributeError in the middle of a request.
-    message = rf"AgentConfig\.{field} must be {expected} or None, got {type(value).__name__}"
+    message = rf"{group.__name__}\.{field} must be {expected} or None, got {type(value).__name__}"
     with pytest.raises(ConfigError, match=message):
-        Agent(AgentConfig(model="faux/scripted", **{field: value}))
+        Agent(AgentConfig(model="faux/scripted", **{group.__name__.lower(): group(**{field: value})}))
+
+
+@pytest.mark.parametrize(("name", "group"), [("limits", Limits), ("timeouts", Timeouts), ("trust", Trust),
+                                             ("connection", Connection)])
+def test_a_group_given_as_a_dict_is_refused_naming_the_class_to_use(name, group):
+    message = rf"AgentConfig\.{name} must be a {group.__name__}, got dict: write AgentConfig\({name}={group.__name__}"
+    with pytest.raises(ConfigError, match=message):
+        Agent(AgentConfig(model="faux/scripted", **{name: {}}))
+
+
+def test_an_unknown_model_setting_is_refused_naming_the_settings():
+    with pytest.raises(ConfigError, match=r"unknown model setting.*'temprature'"):
+        Agent(AgentConfig(model="faux/scripted", settings={"temprature": 0.2}))  # type: ignore[typeddict-unknown-key]
 
 
 def test_an_extra_tool_that_is_not_a_tool_is_refused_naming_the_fix():

@@ -15,7 +15,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from loop_faults import StuckHooks, assert_well_formed, echo, recorded_agent, stuck_tool, tools
 
-from agentkit.host import ConfigError
+from agentkit.host import ConfigError, Limits, Timeouts, Trust
 from agentkit.plugin_api import Tool, ToolResultMessage, hookimpl
 
 GENEROUS = 10.0  # seconds; far above anything a healthy run here takes, far below a hang
@@ -36,7 +36,7 @@ def stuck_batch(name: str = "stuck") -> Script:
 @pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
 def test_a_tool_past_tool_timeout_gets_a_timeout_result_and_the_run_goes_on(is_async):
     agent, recorder = recorded_agent(stuck_batch(), tools(stuck_tool("stuck", is_async=is_async), echo()),
-                                     tool_timeout=0.2)
+                                     timeouts=Timeouts(tool=0.2))
     result = agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
     stuck, sibling = results(agent)
@@ -46,7 +46,8 @@ def test_a_tool_past_tool_timeout_gets_a_timeout_result_and_the_run_goes_on(is_a
 
 
 def test_a_tools_own_timeout_overrides_the_agents():
-    agent, recorder = recorded_agent(stuck_batch(), tools(stuck_tool("stuck", timeout=0.2), echo()), tool_timeout=None)
+    agent, recorder = recorded_agent(stuck_batch(), tools(stuck_tool("stuck", timeout=0.2), echo()),
+                                     timeouts=Timeouts(tool=None))
     agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
     assert envelope(results(agent)[0])["error"] == "timeout"
@@ -64,36 +65,42 @@ def test_tool_from_function_takes_a_timeout_and_refuses_a_bad_one():
         Tool.from_function(slow, timeout=0)
 
 
-@pytest.mark.parametrize("field", ["tool_timeout", "hook_timeout", "run_timeout", "max_tool_result_chars"])
+def _grouped(group: type, field: str, value: object) -> dict[str, object]:
+    """The keyword of ``AgentConfig`` that sets ``field`` of ``group`` to ``value``."""
+    return {group.__name__.lower(): group(**{field: value})}
+
+
+@pytest.mark.parametrize(("group", "field"), [(Timeouts, "tool"), (Timeouts, "hook"), (Timeouts, "run"),
+                                              (Limits, "max_tool_result_chars")])
 @pytest.mark.parametrize("value", [0, -1, "10", True])
-def test_limits_that_cannot_work_are_refused_when_the_agent_is_built(field, value):
-    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number or None"):
-        recorded_agent(Script([]), **{field: value})
+def test_limits_that_cannot_work_are_refused_when_the_agent_is_built(group, field, value):
+    with pytest.raises(ConfigError, match=rf"{group.__name__}\.{field} must be a positive number or None"):
+        recorded_agent(Script([]), **_grouped(group, field, value))
 
 
-@pytest.mark.parametrize("field", ["request_timeout", "connect_timeout", "read_timeout"])
+@pytest.mark.parametrize("field", ["request", "connect", "read"])
 @pytest.mark.parametrize("value", [0, -1, "10", True, float("nan")])
 def test_request_deadlines_that_cannot_work_are_a_config_error_naming_the_field(field, value):
-    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number"):
-        recorded_agent(Script([]), **{field: value})
+    with pytest.raises(ConfigError, match=rf"Timeouts\.{field} must be a positive number"):
+        recorded_agent(Script([]), **_grouped(Timeouts, field, value))
 
 
-@pytest.mark.parametrize("field", ["connect_timeout", "read_timeout"])
+@pytest.mark.parametrize("field", ["connect", "read"])
 def test_connect_and_read_timeouts_cannot_be_turned_off(field):
-    with pytest.raises(ConfigError, match=f"AgentConfig.{field} must be a positive number, got None"):
-        recorded_agent(Script([]), **{field: None})
+    with pytest.raises(ConfigError, match=rf"Timeouts\.{field} must be a positive number, got None"):
+        recorded_agent(Script([]), **_grouped(Timeouts, field, None))
 
 
 def test_response_limits_of_the_wrong_type_are_a_config_error():
-    with pytest.raises(ConfigError, match=r"AgentConfig\.response_limits must be a ResponseLimits or None"):
-        recorded_agent(Script([]), response_limits={"text_bytes": 10})
+    with pytest.raises(ConfigError, match=r"Limits\.response must be a ResponseLimits or None"):
+        recorded_agent(Script([]), limits=Limits(response={"text_bytes": 10}))
 
 
 def test_a_plugin_hook_past_hook_timeout_blocks_the_call_and_is_reported():
     hooks = StuckHooks()
     try:
         agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]),
-                                         tools(echo()), hooks, hook_timeout=0.2)
+                                         tools(echo()), hooks, timeouts=Timeouts(hook=0.2))
         result = agent.run_sync("go")
     finally:
         hooks.release.set()
@@ -115,7 +122,7 @@ def test_an_embedder_policy_past_hook_timeout_blocks_the_call(is_async):
 
     try:
         agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]), tools(echo()),
-                                         before_tool_call=policy, hook_timeout=0.2)
+                                         timeouts=Timeouts(hook=0.2), trust=Trust(before_tool_call=policy))
         agent.run_sync("go")
     finally:
         release.set()
@@ -127,7 +134,7 @@ def test_a_stop_policy_past_hook_timeout_ends_the_run_as_an_error():
     release = threading.Event()
     try:
         agent, recorder = recorded_agent(Script([Turn([tool_call("echo")]), Turn([text("done")])]), tools(echo()),
-                                         stop_policy=lambda context: release.wait(), hook_timeout=0.2)
+                                         stop_policy=lambda context: release.wait(), timeouts=Timeouts(hook=0.2))
         result = agent.run_sync("go")
     finally:
         release.set()
@@ -138,7 +145,7 @@ def test_a_stop_policy_past_hook_timeout_ends_the_run_as_an_error():
 @pytest.mark.parametrize("where", ["tool", "stream"])
 def test_run_timeout_ends_the_run_with_the_outcome_timeout(where):
     turns = [Turn([tool_call("stuck")]), Turn([text("never")])] if where == "tool" else [Turn([text("hm")], hang=True)]
-    agent, recorder = recorded_agent(Script(turns), tools(stuck_tool("stuck")), run_timeout=0.3, tool_timeout=None)
+    agent, recorder = recorded_agent(Script(turns), tools(stuck_tool("stuck")), timeouts=Timeouts(run=0.3, tool=None))
     started = time.monotonic()
     result = agent.run_sync("go")
     assert time.monotonic() - started < GENEROUS
@@ -151,7 +158,7 @@ def test_abort_ends_the_run_whatever_the_handler_or_hook_does(kind):
     """A handler or hook that ignores the abort is abandoned; the run ends and says so."""
     hooks = StuckHooks()
     release = threading.Event()
-    extra: dict = {"tool_timeout": None, "hook_timeout": None}
+    extra: dict = {"timeouts": Timeouts(tool=None, hook=None)}
     aborter: list = []
     plugins = [tools(stuck_tool("stuck", is_async=kind == "async", on_start=lambda: aborter[0].abort()), echo())]
     turns = [Turn([tool_call("stuck" if kind in ("sync", "async") else "echo"), tool_call("echo", {"value": "sibling"})]),
@@ -159,7 +166,7 @@ def test_abort_ends_the_run_whatever_the_handler_or_hook_does(kind):
     if kind == "hook":
         plugins.append(hooks)
     if kind == "policy":
-        extra["before_tool_call"] = lambda call, arguments: release.wait()
+        extra["trust"] = Trust(before_tool_call=lambda call, arguments: release.wait())
     agent, recorder = recorded_agent(Script(turns), *plugins, **extra)
     aborter.append(agent)
     timer = threading.Timer(0.3, agent.abort)  # the stuck hook or policy was called by then
@@ -186,7 +193,7 @@ def test_a_cooperative_handler_returns_its_own_result_after_abort():
     aborter: list = []
     agent, recorder = recorded_agent(Script([Turn([tool_call("stuck")]), Turn([text("never")])]),
                                      tools(stuck_tool("stuck", cooperative=True, on_start=lambda: aborter[0].abort())),
-                                     tool_timeout=None)
+                                     timeouts=Timeouts(tool=None))
     aborter.append(agent)
     result = agent.run_sync("go")
     assert_well_formed(agent, recorder, "aborted")
@@ -197,7 +204,7 @@ def test_a_cooperative_handler_returns_its_own_result_after_abort():
 def test_a_tool_result_over_its_cap_becomes_an_artifact_with_a_preview():
     big = Tool("big", "a lot of text", {"type": "object"}, lambda arguments, context: "x" * 5000)
     agent, recorder = recorded_agent(Script([Turn([tool_call("big")]), Turn([text("done")])]), tools(big),
-                                     max_tool_result_chars=1000)
+                                     limits=Limits(max_tool_result_chars=1000))
     agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
     [answer] = results(agent)
@@ -240,7 +247,7 @@ def cancel_on(agent, events: list[str], target: list) -> None:
 def test_cancelling_the_runs_task_any_number_of_times_leaves_a_well_formed_history(schedule):
     agent, recorder = recorded_agent(
         Script([Turn([tool_call("stuck"), tool_call("echo"), tool_call("stuck")]), Turn([text("never")])]),
-        tools(stuck_tool("stuck", cooperative=True), echo()), tool_timeout=None,
+        tools(stuck_tool("stuck", cooperative=True), echo()), timeouts=Timeouts(tool=None),
     )
     task: list = [None]
     cancel_on(agent, schedule, task)
@@ -258,7 +265,7 @@ def test_cancelling_the_runs_task_any_number_of_times_leaves_a_well_formed_histo
 
 def test_a_deadline_on_the_caller_side_reports_the_run_as_cancelled():
     agent, recorder = recorded_agent(Script([Turn([tool_call("stuck")]), Turn([text("never")])]),
-                                     tools(stuck_tool("stuck")), tool_timeout=None)
+                                     tools(stuck_tool("stuck")), timeouts=Timeouts(tool=None))
 
     async def scenario():
         with pytest.raises(TimeoutError):
@@ -271,7 +278,7 @@ def test_a_deadline_on_the_caller_side_reports_the_run_as_cancelled():
 
 def test_a_consumer_that_stops_reading_mid_batch_leaves_a_well_formed_aborted_run():
     agent, recorder = recorded_agent(Script([Turn([tool_call("stuck"), tool_call("echo")]), Turn([text("never")])]),
-                                     tools(stuck_tool("stuck"), echo()), tool_timeout=None)
+                                     tools(stuck_tool("stuck"), echo()), timeouts=Timeouts(tool=None))
 
     async def read_until_a_call_starts():
         stream = agent.stream("go")
@@ -291,7 +298,7 @@ def test_breaking_out_of_the_stream_then_running_again_works_at_once():
     # ends aborted (its generator is closed by the loop), and the next run
     # waits for that end instead of failing with AgentBusy.
     agent, recorder = recorded_agent(Script([Turn([tool_call("stuck"), tool_call("echo")]), Turn([text("again")])]),
-                                     tools(stuck_tool("stuck"), echo()), tool_timeout=None)
+                                     tools(stuck_tool("stuck"), echo()), timeouts=Timeouts(tool=None))
 
     async def break_then_run_again():
         async for event in agent.stream("go"):
@@ -339,7 +346,7 @@ def test_abort_while_an_after_tool_call_hook_is_stuck_ends_the_run():
     # No hook deadline: only the abort can end this run.
     hook = StuckAfterToolCall()
     agent, recorder = recorded_agent(Script([Turn([tool_call("echo"), tool_call("echo")]), Turn([text("never")])]),
-                                     tools(echo()), hook, hook_timeout=None)
+                                     tools(echo()), hook, timeouts=Timeouts(hook=None))
     result = run_aborted_while_stuck(agent, hook, "an after_tool_call hook")
     assert_well_formed(agent, recorder, "aborted")
     assert any("after_tool_call" in problem for problem in result.problems)
@@ -358,7 +365,7 @@ class StuckSessionEnd:
 
 def test_abort_while_the_session_end_hook_is_stuck_ends_the_run_with_its_outcome():
     hook = StuckSessionEnd()
-    agent, recorder = recorded_agent(Script([Turn([text("done")])]), hook, hook_timeout=None)
+    agent, recorder = recorded_agent(Script([Turn([text("done")])]), hook, timeouts=Timeouts(hook=None))
     result = run_aborted_while_stuck(agent, hook, "the session_end hook")
     assert result.outcome == "completed", "the run had completed before the abort"
     assert [end.outcome for end in recorder.ends] == ["completed"]
@@ -376,7 +383,7 @@ def test_a_cancellation_while_a_closed_stream_waits_for_the_runs_end_still_reach
             release.wait(GENEROUS)
 
     agent, recorder = recorded_agent(Script([Turn([tool_call("stuck")]), Turn([text("never")])]),
-                                     tools(stuck_tool("stuck")), SlowEnd(), tool_timeout=None)
+                                     tools(stuck_tool("stuck")), SlowEnd(), timeouts=Timeouts(tool=None))
 
     async def close_then_cancel():
         stream = agent.stream("go")

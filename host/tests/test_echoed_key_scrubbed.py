@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import event_to_dict, hookimpl
 
@@ -85,7 +85,8 @@ def test_a_key_echoed_in_streamed_text_reaches_no_event_log_or_session(deltas: l
     host = PluginHost.discover()
     host.register(Tracing(), name="tracing-like")
     session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=tmp_path)
-    agent = Agent(AgentConfig(model=MODEL, root=tmp_path, tools=[], transport=httpx.MockTransport(endpoint)),
+    agent = Agent(AgentConfig(model=MODEL, root=tmp_path, tools=[],
+                              connection=Connection(transport=httpx.MockTransport(endpoint))),
                   host=host, session=session)
 
     async def run() -> list[Any]:
@@ -134,7 +135,7 @@ def test_a_stream_cut_short_inside_the_key_shows_no_long_piece_of_it(tmp_path: P
     cut_short = body[: body.index("event: content_block_stop")]  # the connection drops inside the key
 
     agent = Agent(AgentConfig(model=MODEL, root=tmp_path, tools=[],
-                              transport=httpx.MockTransport(lambda request: sse_response(cut_short))))
+                              connection=Connection(transport=httpx.MockTransport(lambda request: sse_response(cut_short)))))
 
     async def run() -> list[Any]:
         return [event async for event in agent.stream("What is my key?")]

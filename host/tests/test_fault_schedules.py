@@ -28,6 +28,7 @@ from loop_faults import (
     tools,
 )
 
+from agentkit.host import Limits, Timeouts
 from agentkit.plugin_api import Tool
 
 CALL_FAULTS = ["ok", "slow", "unserializable", "bad_arguments", "stuck", "stuck_cooperative", "stuck_async",
@@ -93,7 +94,8 @@ def test_every_fault_schedule_ends_with_a_well_formed_run(schedule):
     if schedule["hooks"] is not None:
         plugins.append(RaisingHooks(KINDS_OF_RAISE[schedule["hooks"]]))
     provider = HostileProvider(schedule["provider"]) if schedule["provider"] else None
-    agent, recorder = recorded_agent(Script(turns), *plugins, provider=provider, tool_timeout=0.1, max_turns=None)
+    agent, recorder = recorded_agent(Script(turns), *plugins, provider=provider, limits=Limits(max_turns=None),
+                                     timeouts=Timeouts(tool=0.1))
 
     pending = list(schedule["interrupts"])
     counts: dict[str, int] = {}

@@ -14,7 +14,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import PluginHost
+from agentkit.host import PluginHost, Trust
 from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl
 
 EDITS = {"path": "notes.txt", "edits": [{"old_string": "a", "new_string": "approved"}]}
@@ -33,7 +33,7 @@ def edit_tool(received: list) -> Tool:
 def run(*plugins, arguments=EDITS, before_tool_call=None):
     received: list = []
     agent, _ = make_agent([Turn([tool_call("edit", arguments)]), Turn([text("k")])],
-                          ToolsPlugin(edit_tool(received)), *plugins, before_tool_call=before_tool_call)
+                          ToolsPlugin(edit_tool(received)), *plugins, trust=Trust(before_tool_call=before_tool_call))
     result = agent.run_sync("go")
     answers = [m for m in result.messages if isinstance(m, ToolResultMessage)]
     return result, answers, received

@@ -13,7 +13,7 @@ from typing import Any
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, Subagent, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Subagent, Trust, allow_all
 from agentkit.plugin_api import Event, SubagentEvent, Tool, hookimpl
 
 TOOL = Tool("act", "Act.", {"type": "object"}, lambda arguments, context: "acted")
@@ -149,13 +149,13 @@ def test_an_observer_changing_its_event_changes_nothing_another_observer_or_the_
 
 def test_the_pieces_of_a_subagents_response_reach_the_embedder_but_not_the_observers():
     observer = Observer()
-    child = AgentConfig(model="faux/scripted", before_tool_call=allow_all,
-                        transport=Script([Turn([text("found it")])]))
+    child = AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                        connection=Connection(transport=Script([Turn([text("found it")])])))
     research = Subagent("research", "Finds.", child).as_tool()
     parent = Agent(AgentConfig(model="faux/scripted", tools=["research"], extra_tools=[research],
-                               before_tool_call=allow_all,
-                               transport=Script([Turn([tool_call("research", {"task": "Find."})]),
-                                                 Turn([text("ok")])])),
+                               trust=Trust(before_tool_call=allow_all),
+                               connection=Connection(transport=Script([Turn([tool_call("research", {"task": "Find."})]),
+                                                 Turn([text("ok")])]))),
                    host=make_host(observer))
     listened: list[Event] = []
     parent.subscribe(listened.append)

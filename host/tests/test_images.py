@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from agentkit.host import Agent, AgentConfig, ImageError, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, ImageError, PluginHost, Trust, allow_all
 from agentkit.plugin_api import (
     ImageBlock,
     TextBlock,
@@ -66,8 +66,9 @@ def _agent(model: str, root: Path, *tools: Tool, turns: list[Turn] | None = None
     if tools:
         host.register(ToolsPlugin(*tools), name="tools")
     script = Script(turns or [Turn([text("seen")])], keep_requests=None)
-    agent = Agent(AgentConfig(model=f"faux/{model}", root=root, transport=script, before_tool_call=allow_all,
-                              **config), host=host)
+    connection = dataclasses.replace(config.pop("connection", Connection()), transport=script)
+    agent = Agent(AgentConfig(model=f"faux/{model}", root=root, trust=Trust(before_tool_call=allow_all),
+                              connection=connection, **config), host=host)
     return agent, script
 
 
@@ -194,7 +195,7 @@ def test_a_file_path_is_read_from_the_workspace(tmp_path: Path) -> None:
 
 def test_a_url_goes_as_it_is_to_a_wire_that_takes_urls_and_is_never_fetched(tmp_path: Path) -> None:
     fetched: list[str] = []
-    agent, script = _agent("urls", tmp_path, image_fetcher=lambda url: fetched.append(url) or b"")
+    agent, script = _agent("urls", tmp_path, connection=Connection(image_fetcher=lambda url: fetched.append(url) or b""))
     _run(agent, ImageBlock.from_url(URL))
     assert _sent_images(script) == [ImageBlock("", "", url=URL)] and fetched == []
 
@@ -214,7 +215,7 @@ def test_an_allowed_fetch_sends_the_fetched_image_normalized(tmp_path: Path) -> 
         fetched.append(url)
         return _png((128, 128))
 
-    agent, script = _agent("small", tmp_path, image_fetcher=fetch)
+    agent, script = _agent("small", tmp_path, connection=Connection(image_fetcher=fetch))
     _run(agent, ImageBlock.from_url(URL))
     (sent,) = _sent_images(script)
     assert fetched == [URL] and sent.url is None and _decoded(sent).size == (64, 64)
@@ -224,7 +225,7 @@ def test_a_failing_fetch_is_an_error_naming_the_url(tmp_path: Path) -> None:
     def fetch(url: str) -> bytes:
         raise OSError("blocked: 10.0.0.1 is a private address")
 
-    agent, _ = _agent("small", tmp_path, image_fetcher=fetch)
+    agent, _ = _agent("small", tmp_path, connection=Connection(image_fetcher=fetch))
     with pytest.raises(ImageError, match="private address") as raised:
         agent.run_sync([ImageBlock.from_url(URL)])
     assert URL in str(raised.value)

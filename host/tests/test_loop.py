@@ -11,7 +11,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import AgentBusy, max_turns, stop_when
+from agentkit.host import AgentBusy, Limits, Trust, max_turns, stop_when
 from agentkit.plugin_api import (
     AgentEnd,
     AssistantMessage,
@@ -238,7 +238,7 @@ def test_abort_during_a_batch_is_all_or_nothing(attempt):
     agent, _ = make_agent(
         [Turn([tool_call("act", {"n": n}) for n in range(4)]), Turn([text("ok")])],
         ToolsPlugin(Tool.from_function(act)),
-        before_tool_call=slow_policy,
+        trust=Trust(before_tool_call=slow_policy),
     )
     timer = threading.Timer(0.0005 * attempt, agent.abort)
     timer.start()
@@ -263,7 +263,7 @@ def test_calls_an_abort_left_unprepared_are_answered_aborted_not_blocked():
     agent, _ = make_agent(
         [Turn([tool_call("echo", {"value": str(n)}) for n in range(3)]), Turn([text("never sent")])],
         ToolsPlugin(echo_tool()),
-        before_tool_call=abort_on_the_second_call,
+        trust=Trust(before_tool_call=abort_on_the_second_call),
     )
     holder.append(agent)
     result = agent.run_sync("go")
@@ -305,7 +305,7 @@ def test_running_twice_at_once_is_refused():
 
 def test_max_turns_is_checked_after_the_turns_results_are_in_history():
     agent, script = make_agent([Turn([tool_call("echo", {"value": str(i)})]) for i in range(10)],
-                               ToolsPlugin(echo_tool()), max_turns=2)
+                               ToolsPlugin(echo_tool()), limits=Limits(max_turns=2))
     result = agent.run_sync("go")
     assert result.outcome == "max_turns"
     assert len(script.requests) == 2
@@ -316,13 +316,14 @@ def test_caller_stop_policies_compose_with_max_turns():
     agent, script = make_agent(
         [Turn([tool_call("echo", {"value": "stop-now" if i == 1 else "go"})]) for i in range(10)],
         ToolsPlugin(echo_tool()),
-        max_turns=5,
+        limits=Limits(max_turns=5),
         stop_policy=stop_when(lambda ctx: any("stop-now" in r.text for r in ctx.tool_results), "saw_stop"),
     )
     result = agent.run_sync("go")
     assert (result.outcome, result.stopped_by) == (Outcome.STOP_POLICY, "saw_stop") and len(script.requests) == 2
     policy = max_turns(1) | (lambda ctx: False)
-    agent2, _ = make_agent([Turn([tool_call("echo")])] * 3, ToolsPlugin(echo_tool()), max_turns=None, stop_policy=policy)
+    agent2, _ = make_agent([Turn([tool_call("echo")])] * 3, ToolsPlugin(echo_tool()), limits=Limits(max_turns=None),
+                           stop_policy=policy)
     second = agent2.run_sync("go")
     assert (second.outcome, second.stopped_by) == (Outcome.MAX_TURNS, "max_turns")
 
@@ -361,7 +362,7 @@ def test_each_request_carries_the_whole_transcript_with_one_result_per_call():
 
 
 def test_the_deprecated_run_stop_reason_names_its_replacement_and_keeps_its_old_value():
-    agent, _ = make_agent([Turn([tool_call("echo")])] * 3, ToolsPlugin(echo_tool()), max_turns=None,
+    agent, _ = make_agent([Turn([tool_call("echo")])] * 3, ToolsPlugin(echo_tool()), limits=Limits(max_turns=None),
                           stop_policy=stop_when(lambda ctx: True, "at_once"))
     result = agent.run_sync("go")
     assert (result.outcome, result.stopped_by) == (Outcome.STOP_POLICY, "at_once")

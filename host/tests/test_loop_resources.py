@@ -22,7 +22,7 @@ import jsonschema
 from agentkit_provider_faux import CATALOG, FauxProvider, Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.plugin_api import ExecutionMode, Tool, hookimpl
 
 
@@ -113,7 +113,7 @@ def test_the_requests_of_a_run_share_one_connection_which_is_closed_when_the_run
         host = PluginHost()
         host.register(_loopback_provider(f"http://127.0.0.1:{server.port}"), name="loopback")
         host.register(ToolsPlugin(note), name="tools")
-        agent = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all), host=host)
+        agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all)), host=host)
         result = agent.run_sync("go")
         assert (result.outcome, result.turns) == ("completed", 5)
         assert server.all_closed.wait(10), "the run ended with a connection still open"
@@ -135,7 +135,8 @@ def test_an_injected_transport_serves_every_run_and_is_never_closed():
             self.closed = True
 
     transport = Counting(Script([Turn([text("one")]), Turn([text("two")])]))
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=transport), host=make_host())
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[],
+                              connection=Connection(transport=transport)), host=make_host())
     assert agent.run_sync("a").text == "one"
     assert asyncio.run(agent.run("b")).text == "two"
     assert not transport.closed
@@ -160,7 +161,7 @@ def test_an_inline_tool_runs_on_the_loop_thread_and_a_parallel_one_in_a_worker()
     tools = (Tool.from_function(inline, execution_mode=ExecutionMode.INLINE), Tool.from_function(parallel))
     turns = [Turn([tool_call("inline", {"n": 1}), tool_call("parallel", {"n": 2}), tool_call("inline", {"n": 3})]),
              Turn([text("done")])]
-    agent, _ = make_agent(turns, ToolsPlugin(*tools), before_tool_call=allow_all)
+    agent, _ = make_agent(turns, ToolsPlugin(*tools), trust=Trust(before_tool_call=allow_all))
     result = agent.run_sync("go")
     assert result.outcome == "completed"
     assert [m.is_error for m in result.messages if m.role == "tool_result"] == [False, False, False]
@@ -183,7 +184,7 @@ def test_an_inline_tool_s_result_is_what_it_returned_though_a_later_call_changes
 
     tools = (Tool.from_function(snapshot, execution_mode=ExecutionMode.INLINE), Tool.from_function(change))
     turns = [Turn([tool_call("snapshot", {"n": 1}), tool_call("change", {"n": 2})]), Turn([text("done")])]
-    agent, _ = make_agent(turns, ToolsPlugin(*tools), before_tool_call=allow_all)
+    agent, _ = make_agent(turns, ToolsPlugin(*tools), trust=Trust(before_tool_call=allow_all))
     result = agent.run_sync("go")
     assert shared == ["as returned", "changed later"], "the later call ran, and changed the object"
     first, second = (m for m in result.messages if m.role == "tool_result")
@@ -203,7 +204,7 @@ def test_an_inline_tool_that_raises_or_exits_answers_its_call_with_an_error():
     tools = (Tool.from_function(fails, execution_mode=ExecutionMode.INLINE),
              Tool.from_function(exits, execution_mode=ExecutionMode.INLINE))
     turns = [Turn([tool_call("fails", {"n": 1}), tool_call("exits", {"n": 2})]), Turn([text("done")])]
-    agent, _ = make_agent(turns, ToolsPlugin(*tools), before_tool_call=allow_all)
+    agent, _ = make_agent(turns, ToolsPlugin(*tools), trust=Trust(before_tool_call=allow_all))
     result = agent.run_sync("go")
     assert result.outcome == "completed"
     errors = [m.content[0].text for m in result.messages if m.role == "tool_result"]
@@ -227,7 +228,7 @@ def test_an_inline_tool_is_not_run_once_the_run_was_aborted():
     tools = (Tool.from_function(first, execution_mode=ExecutionMode.INLINE),
              Tool.from_function(second, execution_mode=ExecutionMode.INLINE))
     turns = [Turn([tool_call("first", {"n": 1})]), Turn([tool_call("second", {"n": 2})]), Turn([text("done")])]
-    agent, _ = make_agent(turns, ToolsPlugin(*tools), before_tool_call=allow_all)
+    agent, _ = make_agent(turns, ToolsPlugin(*tools), trust=Trust(before_tool_call=allow_all))
     result = agent.run_sync("go")
     assert result.outcome == "aborted" and ran == []
 
@@ -245,7 +246,7 @@ def test_a_tool_argument_validator_is_compiled_once_for_every_call_of_every_run(
         return real(schema, *args, **kwargs)
 
     note = Tool.from_function(lambda n: n, name="note", description="Note n.")
-    agent, script = make_agent([], ToolsPlugin(note), before_tool_call=allow_all)
+    agent, script = make_agent([], ToolsPlugin(note), trust=Trust(before_tool_call=allow_all))
     monkeypatch.setattr(jsonschema, "Draft202012Validator", counting)
     for _ in range(2):
         script.turns.extend(_tool_turns(2, calls=2))
@@ -260,7 +261,7 @@ def test_invalid_arguments_are_still_refused_with_the_schema_error():
 
     note_tool = Tool.from_function(note, execution_mode=ExecutionMode.INLINE)
     turns = [Turn([tool_call("note", {"n": "one"})]), Turn([tool_call("note", {"n": 1})]), Turn([text("done")])]
-    agent, _ = make_agent(turns, ToolsPlugin(note_tool), before_tool_call=allow_all)
+    agent, _ = make_agent(turns, ToolsPlugin(note_tool), trust=Trust(before_tool_call=allow_all))
     results = [m for m in agent.run_sync("go").messages if m.role == "tool_result"]
     assert results[0].is_error and "is not of type 'integer'" in results[0].content[0].text
     assert not results[1].is_error
@@ -282,7 +283,8 @@ def test_no_request_outlives_its_response_without_a_garbage_collection():
     note = Tool.from_function(lambda n: n, name="note", description="Note n.",
                               execution_mode=ExecutionMode.INLINE)
     transport = Watching(Script(_tool_turns(30, calls=3), keep_requests=1))
-    agent = Agent(AgentConfig(model="faux/scripted", transport=transport, before_tool_call=allow_all),
+    agent = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=transport)),
                   host=make_host(ToolsPlugin(note)))
     gc.collect()
     gc.disable()  # only reference counting frees objects now: a cycle would keep its request
@@ -300,7 +302,7 @@ def test_no_request_outlives_its_response_without_a_garbage_collection():
 
 def test_the_repr_of_a_long_run_result_stays_short():
     note = Tool.from_function(lambda n: n, name="note", description="Note n.")
-    agent, _ = make_agent(_tool_turns(40, calls=3), ToolsPlugin(note), before_tool_call=allow_all)
+    agent, _ = make_agent(_tool_turns(40, calls=3), ToolsPlugin(note), trust=Trust(before_tool_call=allow_all))
     result = asyncio.run(agent.run("go"))  # asyncio.run on 3.11 builds the task's repr, result included
     assert len(result.messages) == 162
     assert repr(result) == "RunResult(outcome='completed', turns=41, messages=162, error=None, stopped_by=None)"
@@ -316,7 +318,7 @@ def test_an_inline_tool_that_hands_back_a_coroutine_has_it_awaited():
 
     tool = Tool.from_function(deferred, execution_mode=ExecutionMode.INLINE)
     agent, _ = make_agent([Turn([tool_call("deferred", {"n": 21})]), Turn([text("done")])], ToolsPlugin(tool),
-                          before_tool_call=allow_all)
+                          trust=Trust(before_tool_call=allow_all))
     (result,) = [m for m in agent.run_sync("go").messages if m.role == "tool_result"]
     assert (result.is_error, result.content[0].text) == (False, '{"ok": true, "data": 42}')
 
@@ -336,14 +338,14 @@ def test_whether_a_handler_is_async_is_asked_once_per_run_not_per_call():
         asked.clear()
         note = Tool.from_function(lambda n: n, name="note", description="Note n.", execution_mode=mode)
         counting = Counting(note.name, note.description, note.input_schema, note.handler, mode)
-        agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(counting), before_tool_call=allow_all)
+        agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(counting), trust=Trust(before_tool_call=allow_all))
         assert agent.run_sync("go").outcome == "completed"
         assert len(asked) == 1, mode  # six calls in two batches, one handler
 
 
 def test_whether_plugins_implement_the_tool_call_hooks_is_asked_once_per_batch():
     note = Tool.from_function(lambda n: n, name="note", description="Note n.", execution_mode=ExecutionMode.INLINE)
-    agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(note), before_tool_call=allow_all)
+    agent, _ = make_agent(_tool_turns(2, calls=3), ToolsPlugin(note), trust=Trust(before_tool_call=allow_all))
     asked: list[str] = []
     real = agent.host.hook_callers
 

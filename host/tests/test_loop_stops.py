@@ -9,7 +9,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import stop_when
+from agentkit.host import Timeouts, stop_when
 from agentkit.plugin_api import AssistantMessage, StopReason, Tool
 
 
@@ -44,7 +44,7 @@ def test_an_abort_between_turns_is_recorded_as_an_aborted_turn_without_an_error(
 
 def test_a_deadline_between_turns_is_recorded_with_its_reason_as_the_error(never):
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
-                          ToolsPlugin(tool(lambda arguments, context: never())), run_timeout=0.2)
+                          ToolsPlugin(tool(lambda arguments, context: never())), timeouts=Timeouts(run=0.2))
     result = agent.run_sync("go")
     assert (result.outcome, result.error) == ("timeout", "the run took longer than run_timeout=0.2s")
     last = agent.history[-1]
@@ -69,7 +69,7 @@ def test_a_stop_policy_that_never_answers_is_reported_and_ends_the_run(never):
         return False
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("k")])], ToolsPlugin(tool(lambda a, c: "ok")),
-                          stop_policy=hangs, hook_timeout=0.05)
+                          stop_policy=hangs, timeouts=Timeouts(hook=0.05))
     result = agent.run_sync("go")
     assert "the stop policy did not answer within hook_timeout=0.05s" in result.problems
     assert result.outcome != "completed"
@@ -97,7 +97,8 @@ def test_an_abort_while_the_stop_policy_hangs_ends_the_run_as_aborted(never):
         return False
 
     agent, _ = make_agent([Turn([tool_call("act", {})]), Turn([text("never sent")])],
-                          ToolsPlugin(tool(lambda a, c: "ok")), stop_policy=aborts_then_hangs, hook_timeout=15)
+                          ToolsPlugin(tool(lambda a, c: "ok")), stop_policy=aborts_then_hangs,
+                          timeouts=Timeouts(hook=15))
     holder.append(agent)
     result = agent.run_sync("go")
     assert result.outcome == "aborted" and result.problems == []

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import (
     AssistantMessage,
     Credential,
@@ -122,7 +122,8 @@ class CountingPricing:
 def _run(served: str, usage: dict[str, Any], tmp_path: Any) -> tuple[Any, CountingPricing]:
     host = PluginHost()
     assert host.register(_Plugin(), name="priced").status == "loaded"
-    agent = Agent(AgentConfig(model="pv/big", root=tmp_path, transport=_responses(served, usage), tools=[]),
+    agent = Agent(AgentConfig(model="pv/big", root=tmp_path,
+                              connection=Connection(transport=_responses(served, usage)), tools=[]),
                   host=host)
     counting = CountingPricing(agent.runtime.pricing)
     agent.runtime.pricing = counting

@@ -17,7 +17,7 @@ from agentkit_provider_faux import Script
 from host_helpers import make_host
 from test_rpc_server import Lines, line, say, start_and_prompt
 
-from agentkit.host import Agent, AgentConfig, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Trust, allow_all
 from agentkit.host.rpc import RpcServer
 from agentkit.host.sessions import JsonlSessionStore, LoadedLog, Session
 from agentkit.plugin_api import Tool, UserMessage
@@ -64,7 +64,8 @@ def test_a_session_loading_leaves_the_other_sessions_running_to_their_end(tmp_pa
 
     def make(session: Session | None, model: str | None) -> Agent:
         return Agent(AgentConfig(model="faux/scripted", tools=["gate"], extra_tools=[Tool.from_function(gate)],
-                                 before_tool_call=allow_all, transport=Script(list(turns))),
+                                 trust=Trust(before_tool_call=allow_all),
+                                 connection=Connection(transport=Script(list(turns)))),
                      host=host, session=session)
 
     async def main() -> None:

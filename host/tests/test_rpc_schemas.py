@@ -9,7 +9,7 @@ from agentkit_provider_faux import Turn, text, thinking, tool_call
 from host_helpers import make_agent
 from rpc_helpers import EVENTS, SCHEMAS
 
-from agentkit.host import allow_all
+from agentkit.host import Connection, Trust, allow_all
 from agentkit.host.rpc import schemas
 from agentkit.plugin_api import Tool, event_to_dict
 
@@ -33,7 +33,8 @@ def test_every_event_of_a_run_with_thinking_tools_and_a_failed_call_fits_the_eve
         [Turn([thinking("Which word?"), text("Shouting."), tool_call("shout", {"word": "hi"}),
                tool_call("missing_tool", {}), tool_call("shout", {"word": 3})]),
          Turn([text("HI")])],
-        root=tmp_path, tools=["shout"], extra_tools=[Tool.from_function(shout)], before_tool_call=allow_all,
+        root=tmp_path, tools=["shout"], extra_tools=[Tool.from_function(shout)],
+        trust=Trust(before_tool_call=allow_all),
     )
     seen: list[dict] = []
     agent.subscribe(lambda event: seen.append(json.loads(json.dumps(event_to_dict(event)))))
@@ -55,12 +56,13 @@ def test_a_subagents_events_fit_the_schema_nested_in_their_parents() -> None:
 
     from agentkit.host import Agent, AgentConfig, Subagent
 
-    child = AgentConfig(model="faux/scripted", before_tool_call=allow_all, transport=Script([Turn([text("found")])]))
+    child = AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                        connection=Connection(transport=Script([Turn([text("found")])])))
     research = Subagent("research", "Finds.", child).as_tool()
     parent = Agent(AgentConfig(model="faux/scripted", tools=["research"], extra_tools=[research],
-                               before_tool_call=allow_all,
-                               transport=Script([Turn([tool_call("research", {"task": "Find."})]),
-                                                 Turn([text("ok")])])))
+                               trust=Trust(before_tool_call=allow_all),
+                               connection=Connection(transport=Script([Turn([tool_call("research", {"task": "Find."})]),
+                                                 Turn([text("ok")])]))))
     seen: list[dict] = []
     parent.subscribe(lambda event: seen.append(json.loads(json.dumps(event_to_dict(event)))))
     parent.run_sync("Go.")

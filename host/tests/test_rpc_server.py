@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rpc_helpers import EVENTS, RESPONSES
 
-from agentkit.host import Agent, AgentConfig, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Trust, allow_all
 from agentkit.host.rpc import METHODS, Oversized, RpcServer, read_lines
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Tool
@@ -33,7 +33,8 @@ def factory(*turns: dict[str, Any]) -> Any:
     host = make_host()
 
     def make(session: Session | None, model: str | None) -> Agent:
-        return Agent(AgentConfig(model=model or "faux/scripted", tools=[], transport=Script(list(turns))),
+        return Agent(AgentConfig(model=model or "faux/scripted", tools=[],
+                                 connection=Connection(transport=Script(list(turns)))),
                      host=host, session=session)
 
     return make
@@ -158,7 +159,8 @@ def test_a_steer_sent_mid_run_reaches_the_model_in_the_next_request(tmp_path: Pa
 
         def make(session: Session | None, model: str | None) -> Agent:
             return Agent(AgentConfig(model="faux/scripted", tools=["wait"], extra_tools=[Tool.from_function(wait)],
-                                     before_tool_call=allow_all, transport=script), host=host, session=session)
+                                     trust=Trust(before_tool_call=allow_all),
+                                     connection=Connection(transport=script)), host=host, session=session)
 
         out.on_event = lambda event: event["type"] == "tool_call_start" and calling.set()
         server = RpcServer(make, out.write, store=JsonlSessionStore(tmp_path), cwd=tmp_path)

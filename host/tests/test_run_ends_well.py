@@ -29,7 +29,7 @@ from loop_faults import (
     tools,
 )
 
-from agentkit.host import Block
+from agentkit.host import Block, Timeouts, Trust
 from agentkit.plugin_api import ImageBlock, ToolResult, ToolResultMessage, hookimpl
 
 
@@ -186,7 +186,7 @@ def test_an_embedder_policy_raising_any_base_exception_blocks_the_call(kind):
 
     agent, recorder = recorded_agent(
         Script([Turn([tool_call("echo", {"value": "x"}), tool_call("echo", {"value": "y"})]), Turn([text("done")])]),
-        tools(echo()), before_tool_call=policy,
+        tools(echo()), trust=Trust(before_tool_call=policy),
     )
     agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
@@ -242,7 +242,8 @@ def test_a_sync_hook_that_blocks_never_freezes_the_other_agents_on_the_loop():
     """The hook waits for the other agent to finish: only possible if it runs off the event loop."""
     hooks = StuckHooks()
     slow, slow_recorder = recorded_agent(
-        Script([Turn([tool_call("echo")]), Turn([text("slow done")])]), tools(echo()), hooks, hook_timeout=10,
+        Script([Turn([tool_call("echo")]), Turn([text("slow done")])]), tools(echo()), hooks,
+        timeouts=Timeouts(hook=10),
     )
     fast, fast_recorder = recorded_agent(Script([Turn([text("fast done")])]))
     fast.subscribe(lambda event: hooks.release.set() if event.type == "agent_end" else None)
@@ -277,7 +278,7 @@ def test_an_exception_inside_a_listener_thread_does_not_matter_to_block_decision
         return Block("no")
 
     agent, recorder = recorded_agent(Script([Turn([tool_call("echo", {"value": "x"})]), Turn([text("done")])]),
-                                     tools(echo()), before_tool_call=policy)
+                                     tools(echo()), trust=Trust(before_tool_call=policy))
     agent.run_sync("go")
     assert_well_formed(agent, recorder, "completed")
     assert seen_threads == [False], "the sync policy ran off the event loop's thread"
@@ -332,7 +333,7 @@ def test_a_call_the_cancelled_run_never_reached_is_still_announced_and_answered(
 
     agent, recorder = recorded_agent(
         Script([Turn([tool_call("echo", {"value": "a"}), tool_call("echo", {"value": "b"})]), Turn([text("done")])]),
-        tools(echo()), before_tool_call=policy,
+        tools(echo()), trust=Trust(before_tool_call=policy),
     )
     seen = []
     agent.subscribe(lambda event: seen.append(event) if event.type in ("tool_call_start", "tool_call_end") else None)

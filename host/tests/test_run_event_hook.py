@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.plugin_api import Tool, hookimpl
 
 
@@ -72,7 +72,7 @@ def _agent(*plugins: object) -> tuple[Agent, Script]:
         host.register(plugin, name=f"observer{index}")
     script = Script([Turn([text("Shouting."), tool_call("shout", {"word": "hi"})]), Turn([text("HI")])])
     config = AgentConfig(model="faux/scripted", tools=["shout"], extra_tools=[Tool.from_function(shout)],
-                         before_tool_call=allow_all, transport=script)
+                         trust=Trust(before_tool_call=allow_all), connection=Connection(transport=script))
     return Agent(config, host=host), script
 
 

@@ -16,7 +16,7 @@ from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 from loop_faults import HostileProvider, recorded_agent
 
-from agentkit.host import Agent, AgentConfig, Budget
+from agentkit.host import Agent, AgentConfig, Budget, Connection, Limits, Timeouts, Trust
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.host.sessions._interrupted import INTERRUPTED_RESULT
 from agentkit.plugin_api import (
@@ -150,7 +150,7 @@ def test_each_run_has_its_own_audit_run_id_on_all_its_records() -> None:
 
 def test_a_budget_ends_the_run_once_it_is_spent() -> None:
     agent, script = make_agent([Turn([tool_call("act")], usage=Usage(input=20)), Turn([text("never sent")])],
-                               ToolsPlugin(ACT), budget=Budget(tokens=10))
+                               ToolsPlugin(ACT), limits=Limits(budget=Budget(tokens=10)))
     result = agent.run_sync("go")
     assert (result.outcome, result.stopped_by, result.turns) == (Outcome.STOP_POLICY, "budget", 1)
     assert script.request_count == 1
@@ -158,7 +158,8 @@ def test_a_budget_ends_the_run_once_it_is_spent() -> None:
 
 def test_a_session_records_the_model_and_the_thinking_level_the_run_used(tmp_path: Path) -> None:
     session = Session.new(JsonlSessionStore(tmp_path), cwd=tmp_path)
-    agent = Agent(AgentConfig(model="faux/scripted", reasoning="high", transport=Script([Turn([text("ok")])])),
+    agent = Agent(AgentConfig(model="faux/scripted", reasoning="high",
+                              connection=Connection(transport=Script([Turn([text("ok")])]))),
                   host=make_host(), session=session)
     agent.run_sync("go")
     reopened = Session.open(session.id, JsonlSessionStore(tmp_path))
@@ -168,7 +169,7 @@ def test_a_session_records_the_model_and_the_thinking_level_the_run_used(tmp_pat
 def test_a_tiny_hook_timeout_fails_nothing_in_a_run_without_hooks_or_stop_policies() -> None:
     """Nothing is called under ``hook_timeout`` when nothing was given to call (no thread is started per turn)."""
     agent, _ = make_agent([Turn([tool_call("act")]), Turn([tool_call("act")]), Turn([text("done")])],
-                          ToolsPlugin(ACT), hook_timeout=1e-9, max_turns=None)
+                          ToolsPlugin(ACT), limits=Limits(max_turns=None), timeouts=Timeouts(hook=1e-9))
     result = agent.run_sync("go")
     assert (result.outcome, result.turns, result.problems) == (Outcome.COMPLETED, 3, [])
 
@@ -187,7 +188,8 @@ def test_a_session_left_with_unanswered_calls_has_them_answered_first_in_the_log
     session = Session.new(JsonlSessionStore(tmp_path), cwd=tmp_path)
     for message in unanswered_turn():
         session.append_message(message)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=Script([Turn([text("ok")])])), host=make_host(),
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=Script([Turn([text("ok")])]))), host=make_host(),
                   session=session)
     result = agent.run_sync("again")
     answer, prompt, reply = result.messages
@@ -242,7 +244,8 @@ def never() -> Any:
 
 def test_a_tool_past_tool_timeout_is_answered_with_a_timeout_and_the_run_goes_on(never: Any) -> None:
     hangs = Tool("hang", "Hang.", {"type": "object"}, lambda arguments, context: never())
-    agent, _ = make_agent([Turn([tool_call("hang")]), Turn([text("went on")])], ToolsPlugin(hangs), tool_timeout=0.05)
+    agent, _ = make_agent([Turn([tool_call("hang")]), Turn([text("went on")])], ToolsPlugin(hangs),
+                          timeouts=Timeouts(tool=0.05))
     result = agent.run_sync("go")
     [answer] = [message for message in result.messages if isinstance(message, ToolResultMessage)]
     assert answer.is_error
@@ -255,7 +258,7 @@ def test_a_before_tool_call_past_hook_timeout_blocks_the_call_and_is_reported(ne
         never()
 
     agent, _ = make_agent([Turn([tool_call("act")]), Turn([text("went on")])], ToolsPlugin(ACT),
-                          before_tool_call=policy, hook_timeout=0.05)
+                          timeouts=Timeouts(hook=0.05), trust=Trust(before_tool_call=policy))
     result = agent.run_sync("go")
     [answer] = [message for message in result.messages if isinstance(message, ToolResultMessage)]
     assert answer.is_error and json.loads(answer.text)["error"] == "blocked"
@@ -318,7 +321,8 @@ def test_a_session_log_that_cannot_be_written_stops_the_run_and_says_why_in_its_
 
     session = Session.new(FullDisk(tmp_path), cwd=tmp_path)
     script = Script([Turn([text("never sent")])])
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script), host=make_host(), session=session)
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=script)), host=make_host(), session=session)
     result = agent.run_sync("go")
     assert result.outcome is Outcome.ERROR
     assert result.error.startswith(f"the session log {session.id} could not be written: OSError: ")
@@ -362,7 +366,7 @@ def test_the_runs_own_task_cancelled_while_the_end_hook_hangs_gives_the_hook_up(
         if event.type == "agent_start":
             hook.task, hook.loop = asyncio.current_task(), asyncio.get_running_loop()
 
-    agent, _ = make_agent([Turn([text("done")])], hook, hook_timeout=8.0)
+    agent, _ = make_agent([Turn([text("done")])], hook, timeouts=Timeouts(hook=8.0))
     agent.subscribe(remember_the_task)
     result = asyncio.run(agent.run("go"))
     assert (result.outcome, result.text) == (Outcome.COMPLETED, "done")

@@ -34,7 +34,7 @@ from agentkit_provider_faux import Script, Turn, text
 from session_kill_child import resume
 from test_repair import HOST, TARGETS, assert_valid, assert_wire_valid, encode
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection
 from agentkit.host._repair import repair, tool_call_id_rule
 from agentkit.host.sessions import (
     INTERRUPTED_RESULT,
@@ -166,7 +166,8 @@ def test_a_failed_response_needs_no_answers(stop: StopReason) -> None:
 
 
 def test_without_a_session_the_history_is_left_as_it_is(tmp_path: Path) -> None:
-    agent = Agent(AgentConfig(model="faux/scripted", tools=[], transport=Script([Turn([text("ok")])])), host=HOST)
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[],
+                              connection=Connection(transport=Script([Turn([text("ok")])]))), host=HOST)
     agent.history = [UserMessage.text("Begin"), AssistantMessage(CALLS, StopReason.TOOL_USE)]
     result = agent.run_sync("Go on")
     assert [message.role for message in result.messages] == ["user", "assistant"]  # the send-time repair covers it

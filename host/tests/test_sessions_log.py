@@ -13,7 +13,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_host
 
-from agentkit.host import Agent, AgentConfig, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Trust, allow_all
 from agentkit.host.sessions import Durability, JsonlSessionStore, Session
 from agentkit.plugin_api import Outcome, Tool
 
@@ -46,8 +46,9 @@ def entry_kinds(path: Path) -> list[str]:
 def agent_with(session: Session, *turns: Turn, transport: Any = None, **config: Any) -> tuple[Agent, Script]:
     script = Script(list(turns))
     host = make_host(ToolsPlugin(Tool.from_function(shout)))
-    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], before_tool_call=allow_all,
-                              transport=transport or script, **config), host=host, session=session)
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=transport or script),
+                              **config), host=host, session=session)
     return agent, script
 
 
@@ -139,7 +140,8 @@ def test_a_write_failure_ends_the_run_as_an_error_and_says_so(tmp_path: Path, go
     session = Session.new(FailingStore(tmp_path, good), cwd=tmp_path)
     script = Script(list(TWO_TURNS))
     host = make_host(ToolsPlugin(Tool.from_function(noted, name="shout")))
-    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], before_tool_call=allow_all, transport=script),
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=script)),
                   host=host, session=session)
     ends = []
     agent.subscribe(lambda event: ends.append(event) if event.type == "agent_end" else None)

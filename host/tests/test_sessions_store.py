@@ -13,7 +13,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text
 from host_helpers import make_host
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection
 from agentkit.host.errors import SessionConflict, SessionNotFound
 from agentkit.host.sessions import (
     Entry,
@@ -125,10 +125,10 @@ def test_an_agent_writes_to_any_store_that_implements_the_seam() -> None:
     store = MemoryStore()
     assert isinstance(store, SessionStore)
     script = Script([Turn([text("hello")]), Turn([text("again")])])
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script), host=make_host(),
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=script)), host=make_host(),
                   session=Session.new(store, cwd="/w"))
     agent.run_sync("hi")
-    resumed = Agent(AgentConfig(model="faux/scripted", transport=script), host=make_host(),
+    resumed = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=script)), host=make_host(),
                     session=Session.open(agent.session_id, store))
     assert [message.role for message in resumed.history] == ["user", "assistant"]
     assert resumed.run_sync("more").text == "again"

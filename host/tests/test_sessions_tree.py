@@ -7,7 +7,7 @@ from pathlib import Path
 from agentkit_provider_faux import Script, Turn, text
 from host_helpers import make_host
 
-from agentkit.host import Agent, AgentConfig
+from agentkit.host import Agent, AgentConfig, Connection
 from agentkit.host.sessions import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
@@ -104,7 +104,8 @@ def test_an_agent_goes_on_from_the_branch_it_is_given(tmp_path: Path) -> None:
     _, session, ids = conversation(tmp_path)
     session.branch(ids[1])
     script = Script([Turn([text("from b")])])
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script), host=make_host(), session=session)
+    agent = Agent(AgentConfig(model="faux/scripted",
+                              connection=Connection(transport=script)), host=make_host(), session=session)
     agent.run_sync("c again")
     assert [message.content[0].text for message in script.requests[0].messages] == ["a", "b", "c again"]
     assert said(session)[-2:] == ["c again", "from b"]

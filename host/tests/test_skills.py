@@ -11,7 +11,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import SkillsPlugin, ToolsPlugin, make_agent, noop_tool
 
-from agentkit.host import ConfigError, SkillConflictError
+from agentkit.host import ConfigError, SkillConflictError, Trust
 from agentkit.plugin_api import Skill
 
 
@@ -207,7 +207,7 @@ def test_project_skills_are_not_read_unless_the_project_is_trusted(home, workspa
 
 def test_project_skills_are_read_when_the_project_is_trusted(home, workspace):
     write_skill_md(workspace / ".agentkit/skills/local", "name: local\ndescription: Local.\n")
-    agent, request = run_once(root=workspace, trust_project=True)
+    agent, request = run_once(root=workspace, trust=Trust(project=True))
     assert agent.skills.entries["local"].tier == "project"
     assert "<name>local</name>" in request.system
 
@@ -234,7 +234,7 @@ def test_a_user_skill_shadows_a_project_and_a_plugin_skill_of_the_same_name(home
     write_skill_md(workspace / ".agentkit/skills/review", "name: review\ndescription: Project review.\n")
     write_skill_md(home / ".agentkit/skills/review", "name: review\ndescription: My review.\n")
     plugin = SkillsPlugin(Skill("review", "Plugin review.", "Steps."))
-    agent, request = run_once(plugin, root=workspace, trust_project=True)
+    agent, request = run_once(plugin, root=workspace, trust=Trust(project=True))
     assert agent.skills.entries["review"].tier == "user"
     assert "My review." in request.system and "Project review." not in request.system
     assert "Plugin review." not in request.system

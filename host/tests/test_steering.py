@@ -9,7 +9,15 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_host
 
-from agentkit.host import Agent, AgentBusy, AgentConfig, NothingToContinue, allow_all
+from agentkit.host import (
+    Agent,
+    AgentBusy,
+    AgentConfig,
+    Connection,
+    NothingToContinue,
+    Trust,
+    allow_all,
+)
 from agentkit.plugin_api import AgentEnd, AgentStart, Event, MessageEnd, Outcome, Tool, UserMessage
 
 AGENT: list[Agent] = []
@@ -24,7 +32,8 @@ def shout(word: str) -> str:
 
 def make_agent(*turns: Turn) -> tuple[Agent, Script]:
     script = Script(list(turns), keep_requests=None)
-    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], before_tool_call=allow_all, transport=script),
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["shout"], trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=script)),
                   host=make_host(ToolsPlugin(Tool.from_function(shout))))
     AGENT[:] = [agent]
     return agent, script

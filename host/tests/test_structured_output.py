@@ -16,7 +16,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent, make_host
 
-from agentkit.host import Agent, AgentConfig, ConfigError, Outcome
+from agentkit.host import Agent, AgentConfig, ConfigError, Connection, Outcome
 from agentkit.plugin_api import (
     AssistantMessage,
     OutputPartial,
@@ -217,7 +217,7 @@ def test_a_chosen_tool_choice_gives_way_to_the_forced_call_after_the_first_reque
 
 def _native(turns: list[Turn], *plugins: object, tools: tuple[str, ...] = ()) -> tuple[Agent, Script]:
     script = Script(turns)
-    agent = Agent(AgentConfig(model="faux/structured", transport=script, tools=list(tools)),
+    agent = Agent(AgentConfig(model="faux/structured", connection=Connection(transport=script), tools=list(tools)),
                   host=make_host(*plugins))
     return agent, script
 

@@ -16,7 +16,17 @@ from host_helpers import make_host
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, Budget, Subagent, allow_all
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    Budget,
+    Connection,
+    Limits,
+    Subagent,
+    Timeouts,
+    Trust,
+    allow_all,
+)
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import (
     AgentEnd,
@@ -53,12 +63,12 @@ WAIT = Tool("wait", "wait until aborted", {"type": "object"}, lambda arguments, 
 
 def child_config(transport: httpx.AsyncBaseTransport, **changes: Any) -> AgentConfig:
     return AgentConfig(model="faux/scripted", tools=["noop", "wait"], extra_tools=[NOOP, WAIT],
-                       before_tool_call=allow_all, transport=transport, **changes)
+                       trust=Trust(before_tool_call=allow_all), connection=Connection(transport=transport), **changes)
 
 
 def parent_agent(script: Script, *tools: Tool, session: Session | None = None, **changes: Any) -> Agent:
     config = AgentConfig(model="faux/scripted", tools=[tool.name for tool in tools], extra_tools=list(tools),
-                         before_tool_call=allow_all, transport=script, **changes)
+                         trust=Trust(before_tool_call=allow_all), connection=Connection(transport=script), **changes)
     return Agent(config, host=HOST, session=session)
 
 
@@ -147,7 +157,7 @@ def test_the_child_gets_its_slice_of_turns_never_more_than_the_parent_has_left()
     events.clear()
     greedy = Subagent("greedy", "Greedy.", child_config(endless_child()), Budget(turns=100)).as_tool()
     parent = parent_agent(Script([Turn([delegate("greedy", "go")]), Turn([text("ok")])]), greedy,
-                          budget=Budget(turns=4))
+                          limits=Limits(budget=Budget(turns=4)))
     parent.subscribe(events.append)
     result = parent.run_sync("Go.")
     # The parent's first turn spent one of its four; the child had the other three, and so the parent none.
@@ -159,7 +169,7 @@ def test_concurrent_slices_never_take_more_than_the_parent_had_left_and_their_sp
     events: list[Event] = []
     worker = Subagent("worker", "Works.", child_config(endless_child(tokens_per_turn=300)), Budget(tokens=800)).as_tool()
     parent = parent_agent(Script([Turn([delegate("worker", "a"), delegate("worker", "b")]), Turn([text("never")])]),
-                          worker, budget=Budget(tokens=1000))
+                          worker, limits=Limits(budget=Budget(tokens=1000)))
     parent.subscribe(events.append)
     result = parent.run_sync("Go.")
 
@@ -175,7 +185,7 @@ def test_cost_slices_are_taken_the_same_way() -> None:
     costly = Script([Turn([tool_call("noop")], usage=Usage(output=1, cost=0.25))] * 50)
     worker = Subagent("worker", "Works.", child_config(costly), Budget(cost=0.6)).as_tool()
     parent = parent_agent(Script([Turn([delegate("worker", "a"), delegate("worker", "b")]), Turn([text("never")])]),
-                          worker, budget=Budget(cost=1.0))
+                          worker, limits=Limits(budget=Budget(cost=1.0)))
     parent.subscribe(events.append)
     result = parent.run_sync("Go.")
     # Granted 0.60 and 0.40 of the parent's 1.00: three turns of 0.25 reach the first, two the second.
@@ -187,7 +197,7 @@ def test_cost_slices_are_taken_the_same_way() -> None:
 def test_no_delegation_once_the_parent_budget_is_spent() -> None:
     child = Script([Turn([text("never asked")])])
     parent = parent_agent(Script([Turn([delegate("worker", "a")], usage=Usage(output=50)), Turn([text("ok")])]),
-                          Subagent("worker", "Works.", child_config(child)).as_tool(), budget=Budget(tokens=50))
+                          Subagent("worker", "Works.", child_config(child)).as_tool(), limits=Limits(budget=Budget(tokens=50)))
     result = parent.run_sync("Go.")
     assert child.request_count == 0
     assert json.loads(parent.history[2].content[0].text)["error"] == "budget_exhausted"
@@ -265,9 +275,10 @@ class Observer:
 def test_run_observers_see_the_childs_events_without_its_streamed_pieces() -> None:
     observer = Observer()
     child = Script([Turn([text("a long answer, streamed in pieces " * 20)])])
-    config = AgentConfig(model="faux/scripted", tools=["research"], before_tool_call=allow_all,
-                         extra_tools=[Subagent("research", "Finds.", child_config(child)).as_tool()],
-                         transport=Script([Turn([delegate("research", "Find.")]), Turn([text("ok")])]))
+    config = AgentConfig(model="faux/scripted", tools=["research"], trust=Trust(before_tool_call=allow_all),
+                         connection=Connection(transport=Script([Turn([delegate("research", "Find.")]), Turn([text("ok")])])),
+
+                         extra_tools=[Subagent("research", "Finds.", child_config(child)).as_tool()])
     parent = Agent(config, host=make_host(observer))
     parent.run_sync("Go.")
     tagged = [event for event in observer.seen[parent.session_id] if isinstance(event, SubagentEvent)]
@@ -356,8 +367,8 @@ def assert_every_call_answered(messages: list[Any]) -> None:
 def test_a_child_stuck_past_the_parents_grace_still_ends_before_its_parent() -> None:
     events: list[Event] = []
     stuck = Subagent("worker", "Works.", AgentConfig(
-        model="faux/scripted", tools=["fault"], extra_tools=FAULT_TOOLS[:1], before_tool_call=allow_all,
-        transport=Script([Turn([fault_call("stuck")]), Turn([text("never")])]))).as_tool()
+        model="faux/scripted", tools=["fault"], extra_tools=FAULT_TOOLS[:1], trust=Trust(before_tool_call=allow_all),
+        connection=Connection(transport=Script([Turn([fault_call("stuck")]), Turn([text("never")])])))).as_tool()
     parent = parent_agent(Script([Turn([delegate("worker", "a")]), Turn([text("never")])]), stuck)
 
     def on_event(event: Event) -> None:
@@ -390,8 +401,10 @@ def test_aborting_the_parent_mid_delegation_ends_every_child_first_under_random_
         store = JsonlSessionStore(directory)
         session = Session.new(store, cwd=directory)
         worker = Subagent("worker", "Works.", AgentConfig(
-            model="faux/scripted", tools=["fault", "async_fault"], extra_tools=FAULT_TOOLS, before_tool_call=allow_all,
-            transport=PerChild(scripts), tool_timeout=0.2)).as_tool()
+            model="faux/scripted", tools=["fault", "async_fault"], extra_tools=FAULT_TOOLS,
+            timeouts=Timeouts(tool=0.2),
+            trust=Trust(before_tool_call=allow_all),
+            connection=Connection(transport=PerChild(scripts)))).as_tool()
         parent = parent_agent(Script([Turn([delegate("worker", name) for name in scripts]), Turn([text("all done")])]),
                               worker, session=session)
         events: list[Event] = []

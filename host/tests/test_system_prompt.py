@@ -15,6 +15,7 @@ from agentkit_provider_faux import Turn, text
 from host_helpers import make_agent
 from test_skills import SkillsPlugin, write_skill_md
 
+from agentkit.host import Trust
 from agentkit.plugin_api import Skill
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -57,7 +58,7 @@ def system_sent(tree: dict[str, Path], **config: object) -> str:
 
 def test_the_system_prompt_of_a_trusted_project(tree):
     check_golden("system_prompt_trusted.txt",
-                 system_sent(tree, system_prompt="You are a careful engineer.", trust_project=True))
+                 system_sent(tree, system_prompt="You are a careful engineer.", trust=Trust(project=True)))
 
 
 def test_the_system_prompt_of_an_untrusted_project(tree):

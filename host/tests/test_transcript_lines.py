@@ -18,7 +18,7 @@ from agentkit_provider_openai import OpenAICompletions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.host._budget import PromptEstimator
 from agentkit.host._repair import TranscriptRepair, repair
 from agentkit.plugin_api import (
@@ -59,7 +59,8 @@ class Server:
 def openai_agent(server: Server) -> Agent:
     host = PluginHost()
     host.register(_OpenAI(), name="openai")
-    return Agent(AgentConfig(model=f"openai/{MODEL}", transport=httpx.MockTransport(server)), host=host)
+    return Agent(AgentConfig(model=f"openai/{MODEL}",
+                             connection=Connection(transport=httpx.MockTransport(server))), host=host)
 
 
 @pytest.fixture(autouse=True)

@@ -27,7 +27,10 @@ from agentkit.host import (
     Budget,
     Compaction,
     ConfigError,
+    Connection,
     NothingToContinue,
+    Timeouts,
+    Trust,
 )
 from agentkit.host.sessions import Session, data_dir
 from agentkit.plugin_api import (
@@ -291,7 +294,7 @@ def test_an_image_url_a_tool_returns_is_fetched_with_the_agents_image_fetcher() 
     picture = Tool("picture", "Show a picture.", {"type": "object", "properties": {}},
                    lambda arguments, context: ToolResult(True, data="here", images=[ImageBlock.from_url(url)]))
     agent, _ = make_agent([Turn([tool_call("picture", {})]), Turn([text("A red square.")])], ToolsPlugin(picture),
-                          image_fetcher=fetch)
+                          connection=Connection(image_fetcher=fetch))
     assert agent.run_sync("Show me.").outcome is Outcome.COMPLETED
     (result,) = [message for message in agent.history if isinstance(message, ToolResultMessage)]
     (image,) = [block for block in result.content if isinstance(block, ImageBlock)]
@@ -328,7 +331,7 @@ def test_a_continued_message_stays_queued_when_another_run_takes_the_agent_first
 
 
 def test_ctrl_c_while_continue_sync_runs_aborts_the_run_then_raises_keyboard_interrupt() -> None:
-    agent, _ = make_agent([Turn([text("partial")], hang=True)], run_timeout=20)
+    agent, _ = make_agent([Turn([text("partial")], hang=True)], timeouts=Timeouts(run=20))
     agent.history = [UserMessage.text("Talk.")]  # a run cut short: continuing asks again
     # A listener runs on the loop's thread, the main one, where the press is handled.
     agent.subscribe(lambda event: signal.raise_signal(signal.SIGINT) if isinstance(event, BlockDelta) else None)
@@ -343,14 +346,17 @@ def test_ctrl_c_while_continue_sync_runs_aborts_the_run_then_raises_keyboard_int
 
 def test_a_resumed_session_whose_artifacts_cannot_be_listed_gets_no_read_artifact_tool(tmp_path: Path) -> None:
     session = Session.new(cwd=tmp_path)
-    first = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=Script([Turn([text("ok")])])),
+    script = Script([Turn([text("ok")])])
+    first = Agent(AgentConfig(model="faux/scripted", root=tmp_path,
+                              connection=Connection(transport=script)),
                   host=make_host(), session=session)
     assert first.run_sync("hello").outcome is Outcome.COMPLETED
     session.close()
     folder = data_dir() / "artifacts" / session.id
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.write_text("not a folder")  # listing it fails
-    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=None), host=make_host(),
+    resumed = Agent(AgentConfig(model="faux/scripted", root=tmp_path,
+                                connection=Connection(transport=None)), host=make_host(),
                     session=Session.open(session.id))
     assert "read_artifact" not in resumed.tools
 
@@ -386,12 +392,13 @@ def test_an_agent_as_a_tool_runs_its_definition_on_its_own_plugins_within_the_bu
         return "probed"
 
     child = Script([Turn([tool_call("probe", {})])] * 20)  # never answers: only its budget ends it
-    definition = Agent(AgentConfig(model="faux/scripted", tools=["probe"], transport=child),
+    definition = Agent(AgentConfig(model="faux/scripted", tools=["probe"], connection=Connection(transport=child)),
                        host=make_host(ToolsPlugin(Tool("probe", "Probe.", {"type": "object"}, probe))))
     helper = definition.as_tool("helper", "Helps.", budget=Budget(turns=2))
     assert (helper.name, helper.description) == ("helper", "Helps.")
+    script = Script([Turn([tool_call("helper", {"task": "Probe."})]), Turn([text("ok")])])
     parent = Agent(AgentConfig(model="faux/scripted", tools=["helper"], extra_tools=[helper],
-                               transport=Script([Turn([tool_call("helper", {"task": "Probe."})]), Turn([text("ok")])])),
+                               connection=Connection(transport=script)),
                    host=make_host())
     assert parent.run_sync("Go.").outcome is Outcome.COMPLETED
     answer = parent.history[2]
@@ -407,7 +414,7 @@ def test_reading_a_project_skill_by_its_path_in_the_workspace_activates_it(tmp_p
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text("---\nname: local\ndescription: Local.\n---\nDo the steps.\n", encoding="utf-8")
     agent, _ = make_agent([Turn([tool_call("read_file", {"path": ".agentkit/skills/local/SKILL.md"})]),
-                           Turn([text("done")])], agentkit_tools_files, root=workspace, trust_project=True)
+                           Turn([text("done")])], agentkit_tools_files, root=workspace, trust=Trust(project=True))
     result = agent.run_sync("Do the local thing.")
     assert (result.outcome, result.skills, agent.active_skills) == (Outcome.COMPLETED, ["local"], ["local"])
 
@@ -521,7 +528,7 @@ def release() -> Any:
 
 
 def test_a_session_start_hook_past_hook_timeout_is_abandoned_reported_and_the_run_goes_on(release: Any) -> None:
-    agent, _ = make_agent([Turn([text("Done.")])], _StuckStart(release), hook_timeout=0.2)
+    agent, _ = make_agent([Turn([text("Done.")])], _StuckStart(release), timeouts=Timeouts(hook=0.2))
     result = agent.run_sync("Go.")
     assert (result.outcome, result.text) == (Outcome.COMPLETED, "Done.")
     assert result.problems == ["agentkit_session_start did not return within 0.2s; it was abandoned"]
@@ -556,7 +563,8 @@ class _StuckEnd:
 @pytest.mark.parametrize("hook_timeout", [None, 0.3])
 def test_a_session_end_hook_after_a_stop_is_given_the_stops_budget_at_most(release: Any,
                                                                             hook_timeout: float | None) -> None:
-    agent, _ = make_agent([Turn([text("partial")], hang=True)], _StuckEnd(release), hook_timeout=hook_timeout)
+    agent, _ = make_agent([Turn([text("partial")], hang=True)], _StuckEnd(release),
+                          timeouts=Timeouts(hook=hook_timeout))
     agent.subscribe(lambda event: agent.abort() if isinstance(event, BlockDelta) else None)  # mid-response
     result = agent.run_sync("Go.")
     assert result.outcome is Outcome.ABORTED
@@ -608,7 +616,7 @@ def test_a_stop_during_the_summary_request_cuts_it_and_ends_the_run() -> None:
     holder: list[Agent] = []
     main = Script([Turn([text("never sent")])])
     transport = _StopsOnSummary(main, holder)
-    agent = Agent(AgentConfig(model="faux/scripted", transport=transport,
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=transport),
                               compaction=Compaction.summarize(200, prompt="Summarize.")), host=make_host())
     holder.append(agent)
     agent.history = [message for number in range(6) for message in (

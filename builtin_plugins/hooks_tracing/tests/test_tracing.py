@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.plugin_api import Credential, Tool, Usage, hookimpl
 
 KEY_ENV = "AGENTKIT_TRACING_TEST_KEY"
@@ -71,7 +71,7 @@ def _traced_run(monkeypatch, *, record_content: bool | None = None) -> tuple[lis
         Turn([text("It is 5.")], usage=Usage(input=20, output=4)),
     ])
     config = AgentConfig(model="faux/scripted", tools=["add"], extra_tools=[Tool.from_function(add)],
-                         before_tool_call=allow_all, transport=script)
+                         trust=Trust(before_tool_call=allow_all), connection=Connection(transport=script))
     result = Agent(config, host=host).run_sync("What is 2 + 3?")
     assert result.outcome == "completed", result.error
     return list(exporter.get_finished_spans()), script
@@ -173,7 +173,8 @@ def test_a_failing_tool_marks_its_span_an_error(monkeypatch):
     host.register(Provider(), name="keyed-faux")
     host.register(Tracing(tracer_provider=provider), name="tracing")
     script = Script([Turn([tool_call("missing_tool", {}, id="call_x")]), Turn([text("Sorry.")])])
-    result = Agent(AgentConfig(model="faux/scripted", before_tool_call=allow_all, transport=script),
+    result = Agent(AgentConfig(model="faux/scripted", trust=Trust(before_tool_call=allow_all),
+                               connection=Connection(transport=script)),
                    host=host).run_sync("Go")
     assert result.outcome == "completed", result.error
     [tool] = _by_operation(list(exporter.get_finished_spans()), "execute_tool")

@@ -13,7 +13,7 @@ import tomli_w
 from agentkit_mcp._config import user_config_file
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, AuditRecord, JsonlAuditSink, PluginHost
+from agentkit.host import Agent, AgentConfig, AuditRecord, Connection, JsonlAuditSink, PluginHost
 from agentkit.host.sessions import JsonlSessionStore, Session
 
 from .conftest import v2_stdio_entry
@@ -54,7 +54,8 @@ def test_an_mcp_call_reaches_the_embedders_sink_and_the_session_log_without_its_
         script = Script([Turn([tool_call("calc__echo", arguments, id="c1")]),
                          Turn([tool_call("calc__fail", {}, id="c2")]), Turn([text("Done.")])])
         agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__echo", "calc__fail"],
-                                  transport=script, audit=lambda record: (seen.append(record), jsonl.record(record))),
+                                  connection=Connection(transport=script),
+                                  audit=lambda record: (seen.append(record), jsonl.record(record))),
                       host=host, session=session)
         result = agent.run_sync("Say it, then fail.")
     finally:
@@ -89,8 +90,9 @@ def test_an_mcp_call_without_the_plugin_sink_is_audited_by_the_host_and_logged(
     configure(v2_stdio_entry("calc"))
     caplog.set_level(logging.INFO, logger="agentkit.mcp.audit")
     seen: list[AuditRecord] = []
+    script = Script([Turn([tool_call("calc__add", {"a": 1, "b": 2})]), Turn([text("3")])])
     agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=seen.append,
-                              transport=Script([Turn([tool_call("calc__add", {"a": 1, "b": 2})]), Turn([text("3")])])),
+                              connection=Connection(transport=script)),
                   host=PluginHost.discover())
     agent.run_sync("add")
 
@@ -102,8 +104,9 @@ def test_the_start_record_lists_only_the_servers_behind_the_agents_tools(config_
     configure(v2_stdio_entry("calc"))
     host = PluginHost.discover()
     seen: list[AuditRecord] = []
+    script = Script([Turn([text("nothing to call")])])
     agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["mcp_servers"], audit=seen.append,
-                              transport=Script([Turn([text("nothing to call")])])), host=host)
+                              connection=Connection(transport=script)), host=host)
     agent.run_sync("hello")
 
     assert seen[0].kind == "session_start" and seen[0].mcp_servers == ()
@@ -117,7 +120,7 @@ def test_a_sink_that_raises_on_mcp_records_never_changes_the_run(config_home: Pa
     def run(audit: Any) -> Any:
         script = Script([Turn([tool_call("calc__add", {"a": 20, "b": 22})]), Turn([text("It is 42.")])])
         agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=audit,
-                                  transport=script), host=host)
+                                  connection=Connection(transport=script)), host=host)
         return agent.run_sync("What is 20 + 22?")
 
     def broken(record: AuditRecord) -> None:
@@ -138,7 +141,7 @@ def test_parallel_calls_each_get_their_own_record_before_their_result(config_hom
     script = Script([Turn([tool_call("calc__add", arguments, id=call_id) for call_id, arguments in calls.items()]),
                      Turn([text("Done.")])])
     agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"], audit=seen.append,
-                              transport=script), host=PluginHost.discover())
+                              connection=Connection(transport=script)), host=PluginHost.discover())
     result = agent.run_sync("Add them all at once.")
 
     assert result.outcome == "completed"
@@ -208,7 +211,8 @@ def test_a_server_s_questions_reach_the_trail_as_hashes_never_their_content(
         script = Script([Turn([tool_call("calc__confirm", {}, id="c1")]),
                          Turn([tool_call("calc__summarize", {}, id="c2")]), Turn([text("Done.")])])
         agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__confirm", "calc__summarize"],
-                                  transport=script, audit=seen.append), host=PluginHost.discover(), session=session)
+                                  connection=Connection(transport=script),
+                                  audit=seen.append), host=PluginHost.discover(), session=session)
         result = agent.run_sync("Confirm, then summarize.")
     finally:
         agentkit_mcp.set_input_handler(None)
@@ -249,7 +253,8 @@ def test_questions_of_parallel_calls_are_each_recorded_with_the_call_that_asked(
         script = Script([Turn([tool_call(name, {}, id=call_id) for call_id, name in calls.items()]),
                          Turn([text("Done.")])])
         agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=sorted(set(calls.values())),
-                                  transport=script, audit=seen.append), host=PluginHost.discover())
+                                  connection=Connection(transport=script),
+                                  audit=seen.append), host=PluginHost.discover())
         assert agent.run_sync("All at once.").outcome == "completed"
     finally:
         agentkit_mcp.set_input_handler(None)

@@ -12,7 +12,7 @@ import tomli_w
 from agentkit_mcp._config import user_config_file
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust
 from agentkit.plugin_api import Tool, hookimpl
 
 from .conftest import v2_stdio_entry
@@ -36,7 +36,8 @@ def test_an_agent_calls_a_tool_of_a_configured_server(config_home: Path) -> None
 
     script = Script([Turn([tool_call("calc__add", {"a": 20, "b": 22})]), Turn([text("It is 42.")])])
     agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__add"],
-                              before_tool_call=before_tool_call, transport=script), host=host)
+                              trust=Trust(before_tool_call=before_tool_call),
+                              connection=Connection(transport=script)), host=host)
     result = agent.run_sync("What is 20 + 22?")
 
     answer = json.loads(result.messages[2].text)
@@ -56,7 +57,7 @@ def test_a_tool_a_server_adds_mid_session_is_declared_after_the_cached_prefix(co
     script = Script([Turn([tool_call("calc__grow", {})]), Turn([tool_call("calc__echo", {"text": "again"})]),
                      Turn([tool_call("calc__late", {})]), Turn([text("Done.")])])
     agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__grow", "calc__echo"],
-                              transport=script), host=host)
+                              connection=Connection(transport=script)), host=host)
     result = agent.run_sync("Grow, then use the new tool.")
 
     late = [message for message in result.messages if getattr(message, "tool_name", None) == "calc__late"]
@@ -75,7 +76,7 @@ def test_a_server_s_questions_reach_the_embedder_and_too_many_end_the_call_not_t
         script = Script([Turn([tool_call("calc__confirm", {}), tool_call("calc__four_questions", {})]),
                          Turn([text("Done.")])])
         agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__confirm", "calc__four_questions"],
-                                  transport=script), host=PluginHost.discover())
+                                  connection=Connection(transport=script)), host=PluginHost.discover())
         result = agent.run_sync("Confirm, then answer everything.")
     finally:
         agentkit_mcp.set_input_handler(None)

@@ -22,7 +22,7 @@ from agentkit_mcp.client._pool import ServerPool
 from agentkit_mcp.client._tools import agent_tools
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust
 from agentkit.plugin_api import hookimpl
 
 from .conftest import V2_SERVER
@@ -187,7 +187,8 @@ def test_an_agent_sees_a_silently_added_tool_as_deferred_and_a_removed_one_as_a_
         script = Script([Turn([tool_call("calc__swap", {})]), Turn([tool_call("calc__doomed", {})]),
                          Turn([tool_call("calc__quiet", {})]), Turn([text("Done.")])])
         agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__swap", "calc__doomed"],
-                                  before_tool_call=before_tool_call, transport=script), host=host)
+                                  trust=Trust(before_tool_call=before_tool_call),
+                                  connection=Connection(transport=script)), host=host)
         result = agent.run_sync("Swap, then use both tools.")
     finally:
         pool.close()

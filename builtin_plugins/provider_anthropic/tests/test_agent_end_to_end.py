@@ -13,7 +13,15 @@ import httpx
 import pytest
 
 from agentkit.conformance import codec
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    Connection,
+    ModelSettings,
+    PluginHost,
+    Trust,
+    allow_all,
+)
 
 
 def _sse(*events: dict) -> bytes:
@@ -95,9 +103,9 @@ def test_a_tool_batch_round_trips_through_the_loop(tmp_path, monkeypatch) -> Non
         model="anthropic/claude-sonnet-5-5",
         root=tmp_path,
         tools=["read_file"],
-        before_tool_call=allow_all,
-        transport=httpx.MockTransport(handler),
-        max_tokens=1024,
+        settings=ModelSettings(max_tokens=1024),
+        trust=Trust(before_tool_call=allow_all),
+        connection=Connection(transport=httpx.MockTransport(handler)),
         system_prompt="Be brief.",
     )
     result = Agent(config, host=host).run_sync("Read a.txt and b.txt")

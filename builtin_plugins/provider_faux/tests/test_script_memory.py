@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost
 from agentkit.plugin_api import Tool, hookimpl
 
 
@@ -35,7 +35,8 @@ def run(turns: int, **script_options) -> Script:
     )
     host = PluginHost()
     host.register(Plugin(), name="plugin")
-    agent = Agent(AgentConfig(model="faux/scripted", transport=script, max_turns=None), host=host)
+    agent = Agent(AgentConfig(model="faux/scripted", limits=Limits(max_turns=None),
+                              connection=Connection(transport=script)), host=host)
     result = agent.run_sync("go")
     assert result.outcome == "completed", result.error
     return script

@@ -15,7 +15,7 @@ import json
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 
 SIG = "CikBypeBEsobvcr6wjGzmiPcTaeG7/gUfE5yuYB3ha/uSLvR7Q=="
 
@@ -59,8 +59,8 @@ def test_a_stop_with_function_calls_then_a_text_turn(kit, tmp_path, monkeypatch)
         model="google/gemini-2.5-flash",
         root=tmp_path,
         tools=["read_file"],
-        before_tool_call=allow_all,
-        transport=httpx.MockTransport(handler),
+        trust=Trust(before_tool_call=allow_all),
+        connection=Connection(transport=httpx.MockTransport(handler)),
         system_prompt="Be brief.",
     )
     result = Agent(config, host=host).run_sync("Read a.txt and b.txt")

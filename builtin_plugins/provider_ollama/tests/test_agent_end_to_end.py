@@ -16,7 +16,15 @@ from typing import Any
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    Connection,
+    ModelSettings,
+    PluginHost,
+    Trust,
+    allow_all,
+)
 from agentkit.plugin_api import (
     AssistantMessage,
     StopReason,
@@ -73,9 +81,9 @@ def test_a_tool_batch_round_trips_through_the_loop(
         model="ollama/qwen3",
         root=tmp_path,
         tools=["read_file"],
-        before_tool_call=allow_all,
-        transport=httpx.MockTransport(handler),
-        max_tokens=1024,
+        settings=ModelSettings(max_tokens=1024),
+        trust=Trust(before_tool_call=allow_all),
+        connection=Connection(transport=httpx.MockTransport(handler)),
         system_prompt="Be brief.",
         reasoning="high",
     )
@@ -129,8 +137,9 @@ def test_a_model_missing_from_the_catalog_is_served_as_a_clone_of_the_default(
         return httpx.Response(200, headers={"content-type": "application/x-ndjson"}, content=body)
 
     config = AgentConfig(
-        model="ollama/llama3.2:1b", root=tmp_path, tools=[], transport=httpx.MockTransport(handler)
-    )
+        model="ollama/llama3.2:1b", root=tmp_path, tools=[],
+        connection=Connection(transport=httpx.MockTransport(handler)
+    ))
     result = Agent(config, host=PluginHost.discover()).run_sync("hello")
     assert result.outcome == "completed", result.error
     assert result.text == "hi"
@@ -150,8 +159,8 @@ def test_a_partial_batch_is_completed_before_it_goes_on_the_wire(kit: Any, tmp_p
         return httpx.Response(200, headers={"content-type": "application/x-ndjson"}, content=body)
 
     config = AgentConfig(
-        model="ollama/qwen3", root=tmp_path, tools=[], transport=httpx.MockTransport(handler)
-    )
+        model="ollama/qwen3", root=tmp_path, tools=[], connection=Connection(transport=httpx.MockTransport(handler)
+    ))
     agent = Agent(config, host=PluginHost.discover())
     calls = [
         ToolUseBlock("call_1", "read_file", '{"path":"a"}'),

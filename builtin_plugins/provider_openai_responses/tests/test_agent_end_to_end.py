@@ -14,7 +14,7 @@ import json
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 
 
 def test_a_tool_turn_then_a_text_turn_round_trip_through_the_loop(kit, tmp_path, monkeypatch):
@@ -48,8 +48,8 @@ def test_a_tool_turn_then_a_text_turn_round_trip_through_the_loop(kit, tmp_path,
         model="openai-responses/gpt-5",
         root=tmp_path,
         tools=["read_file"],
-        before_tool_call=allow_all,
-        transport=httpx.MockTransport(handler),
+        trust=Trust(before_tool_call=allow_all),
+        connection=Connection(transport=httpx.MockTransport(handler)),
         system_prompt="Be brief.",
         session_id="session-" + "9" * 70,
     )

@@ -9,7 +9,7 @@ import agentkit_tools_files
 import pytest
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import hookimpl
 
 
@@ -38,7 +38,8 @@ def test_the_model_is_shown_the_skill_and_can_read_its_instructions(tmp_path: Pa
         host.register(plugin, name=name)
     location = str(agentkit_skills_review.INSTRUCTIONS.resolve())
     script = Script([Turn([tool_call("read_file", {"path": location})]), Turn([text("Verdict: approve")])])
-    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, transport=script), host=host)
+    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path,
+                              connection=Connection(transport=script)), host=host)
     result = agent.run_sync("Review my change.")
     assert "<name>code-review</name>" in script.requests[0].system
     assert f"<location>{location}</location>" in script.requests[0].system

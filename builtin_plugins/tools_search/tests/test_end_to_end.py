@@ -18,7 +18,7 @@ pytest.importorskip("agentkit_provider_faux", reason="the scripted provider is n
 
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.plugin_api import ToolResultMessage
 
 OURS = {"read_file", "write_file", "edit_file", "list_files", "find_files", "search_files"}
@@ -127,8 +127,8 @@ def test_a_broken_project_is_searched_read_edited_and_fixed(plugin_host, tmp_pat
         AgentConfig(
             model="faux/scripted",
             root=tmp_path,
-            before_tool_call=allow_all,
-            transport=script,
+            trust=Trust(before_tool_call=allow_all),
+            connection=Connection(transport=script),
             tools=None,
         ),
         host=plugin_host,

@@ -20,7 +20,7 @@ faux = pytest.importorskip("agentkit_provider_faux", reason="the scripted provid
 from agentkit_provider_faux import Script, Turn, text, tool_call  # noqa: E402
 from agentkit_tools_shell import read_only_commands  # noqa: E402
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all  # noqa: E402
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all  # noqa: E402
 from agentkit.plugin_api import ToolResultMessage  # noqa: E402
 
 CHECK = "from calc import add\nassert add(2, 3) == 5, f'add(2, 3) returned {add(2, 3)}'\nprint('all good')\n"
@@ -62,8 +62,8 @@ def test_a_failing_test_is_read_fixed_and_passes(plugin_host, tmp_path):
         AgentConfig(
             model="faux/scripted",
             root=tmp_path,
-            before_tool_call=allow_all,
-            transport=script,
+            trust=Trust(before_tool_call=allow_all),
+            connection=Connection(transport=script),
             # The fix keeps calc.py's size and may land in the second its
             # bytecode was cached: Python would run the stale .pyc.
             tool_options={name: no_bytecode for name in ("execute", "run_command")},
@@ -90,7 +90,7 @@ def test_a_failing_test_is_read_fixed_and_passes(plugin_host, tmp_path):
 
 
 def test_an_agent_with_a_shell_tool_and_no_policy_is_refused(plugin_host, tmp_path):
-    config = AgentConfig(model="faux/scripted", root=tmp_path, transport=Script([]))
+    config = AgentConfig(model="faux/scripted", root=tmp_path, connection=Connection(transport=Script([])))
     with pytest.raises(host.ConfigError) as caught:
         Agent(config, host=plugin_host)
     message = str(caught.value)
@@ -116,8 +116,8 @@ def test_the_shipped_restrictive_policy_blocks_in_the_loop(plugin_host, tmp_path
         AgentConfig(
             model="faux/scripted",
             root=tmp_path,
-            before_tool_call=read_only_commands,
-            transport=script,
+            trust=Trust(before_tool_call=read_only_commands),
+            connection=Connection(transport=script),
         ),
         host=plugin_host,
     )

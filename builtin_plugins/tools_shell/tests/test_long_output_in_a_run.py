@@ -15,7 +15,7 @@ pytest.importorskip("agentkit_provider_faux", reason="the scripted provider is n
 
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
-from agentkit.host import Agent, AgentConfig, PluginHost, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
 from agentkit.host.sessions import ArtifactStore
 from agentkit.plugin_api import ArtifactCreated, ToolResultMessage
 
@@ -37,7 +37,8 @@ def test_a_long_output_is_an_artifact_the_model_pages_through(plugin_host, tmp_p
         Turn([text("placeholder: replaced once the artifact id is known")]),
         Turn([text("Read it.")]),
     ])
-    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, before_tool_call=allow_all, transport=script),
+    agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=script)),
                   host=plugin_host)
 
     def read_back(event):
@@ -63,7 +64,8 @@ def test_a_hostile_workspace_has_nothing_to_redirect(plugin_host, tmp_path):
     outside.mkdir()
     (root / ".agentkit").symlink_to(outside)
     script = Script([Turn([tool_call("execute", {"command": "seq 1 100000"}, id="run")]), Turn([text("done")])])
-    agent = Agent(AgentConfig(model="faux/scripted", root=root, before_tool_call=allow_all, transport=script),
+    agent = Agent(AgentConfig(model="faux/scripted", root=root, trust=Trust(before_tool_call=allow_all),
+                              connection=Connection(transport=script)),
                   host=plugin_host)
     result = agent.run_sync("count")
     assert result.outcome == "completed", result.error

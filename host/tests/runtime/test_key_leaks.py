@@ -21,7 +21,7 @@ import pytest
 from _loopback import LoopbackServer, response
 from _runtime_fakes import FakeProvider, model, request
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.host.runtime import CredentialMissing, ProviderRuntime, RetryPolicy
 from agentkit.host.runtime.credentials import CredentialResolver
 from agentkit.plugin_api import Credential, StopReason, event_to_dict, hookimpl
@@ -213,7 +213,8 @@ def test_an_agent_run_shows_the_key_nowhere(ending: str, monkeypatch, caplog) ->
     with LoopbackServer(echo_key) as server:
         host = PluginHost()
         host.register(FakeProviderPlugin(server.url), name="fake")
-        agent = Agent(AgentConfig(model="fakevendor/fake-1", retry=RetryPolicy(max_retries=1, initial_backoff=0)), host=host)
+        agent = Agent(AgentConfig(model="fakevendor/fake-1",
+                                  connection=Connection(retry=RetryPolicy(max_retries=1, initial_backoff=0))), host=host)
         seen: list[Any] = []
         agent.subscribe(seen.append)
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from _runtime_fakes import model, request, sse
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.host.runtime import ProviderRuntime, ResponseLimits
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -216,7 +216,7 @@ def test_an_agent_run_on_a_provider_yielding_none_ends_as_an_error_not_an_assert
     )
     host = PluginHost()
     host.register(_ScriptedPlugin(ScriptedProvider([[MessageStart()], [None]])), name="scripted")
-    agent = Agent(AgentConfig(model="fakevendor/fake-1", transport=transport), host=host)
+    agent = Agent(AgentConfig(model="fakevendor/fake-1", connection=Connection(transport=transport)), host=host)
     seen: list[Any] = []
     agent.subscribe(seen.append)
     result = agent.run_sync("go")

@@ -75,14 +75,16 @@ class Chat:
         return Agent(config, host=self.host, session=session)
 
     def _config(self, model: str, transport: Any) -> AgentConfig:
-        from agentkit.host import AgentConfig, allow_all
+        from agentkit.host import AgentConfig, Connection, Limits, ModelSettings, Trust, allow_all
 
         tools = sorted(name for name, tool in self.host.tools.items() if tool.default_enabled)
         return AgentConfig(
             model=model, root=self.options.root, system_prompt=self.options.system, tools=tools,
-            before_tool_call=allow_all if self.options.allow_all_tools else self.authorizer,
-            max_turns=self.options.max_turns, max_tokens=self.options.max_tokens, transport=transport,
-            trust_project=self.options.trust_project,
+            settings=ModelSettings(max_tokens=self.options.max_tokens),
+            limits=Limits(max_turns=self.options.max_turns),
+            trust=Trust(project=self.options.trust_project,
+                        before_tool_call=allow_all if self.options.allow_all_tools else self.authorizer),
+            connection=Connection(transport=transport),
         )
 
     def switch_session(self, session: Session) -> None:

@@ -181,7 +181,7 @@ def untrusted_servers(servers: list[ServerConfig]) -> list[ServerConfig]:
 def untrusted_note(server: ServerConfig) -> str:
     """The one line telling the user a project's server was not used, and how to use it."""
     return (f"note: MCP server {server.name!r} of {server.source} not started: the project is not trusted; "
-            "pass --trust-project (AgentConfig.trust_project) if you trust it")
+            "pass --trust-project (AgentConfig(trust=Trust(project=True))) if you trust it")
 
 
 def trusted_variables(document: Mapping[str, Any], path: Path, project: Path) -> dict[str, frozenset[str]]:

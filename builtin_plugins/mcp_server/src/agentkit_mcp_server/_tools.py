@@ -46,7 +46,7 @@ class ToolServer:
         Tools that run arbitrary commands (``requires_authorization``) are
         served only with a ``before_tool_call`` policy.
     :param before_tool_call: the embedder's decision, consulted first for every
-        ``tools/call``, as ``AgentConfig.before_tool_call`` is in an agent.
+        ``tools/call``, as ``Trust.before_tool_call`` is in an agent.
     :param root: the workspace root handlers see; the current directory by default.
     :param tool_options: per-tool options handed to handlers, as in ``AgentConfig``.
     :param tool_timeout: seconds one call may run (a tool's own ``timeout`` wins).

@@ -1,7 +1,7 @@
 """A script of assistant turns, played as an HTTP server behind ``httpx``.
 
 :class:`Script` is an ``httpx`` transport: give it to the agent
-(``AgentConfig(transport=script)``) and every request the loop sends is
+(``AgentConfig(connection=Connection(transport=script))``) and every request the loop sends is
 answered with the next turn, through the host's real HTTP, framing and
 decoding path. When the script runs out it answers with an empty turn that
 stops. ``script.requests`` holds what the loop sent, decoded: the most recent

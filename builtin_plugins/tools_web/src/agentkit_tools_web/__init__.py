@@ -4,7 +4,7 @@ Every connection goes through a guard that resolves the host itself, checks
 every address in the answer (unwrapping IPv4 inside IPv6), and connects only
 to an address it checked. The tool is not enabled by default: an embedder
 asks for ``fetch_url`` by name. :func:`image_fetcher` downloads URL images for
-the host (``AgentConfig.image_fetcher``) through the same guard.
+the host (``Connection.image_fetcher``) through the same guard.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Downloading a URL image for the host, behind the same SSRF guard as ``fetch_url``.
 
 The host never fetches an image on its own: an embedder that wants URL images
-sent to a wire that takes no URLs passes ``AgentConfig(image_fetcher=image_fetcher())``.
+sent to a wire that takes no URLs passes ``AgentConfig(connection=Connection(image_fetcher=image_fetcher()))``.
 Every connection, redirects included, goes through :class:`~._guard.GuardedTransport`,
 so a URL (from the user or from a tool's result) cannot reach a private,
 loopback or cloud-metadata address. ``httpx`` loads with the first fetch.
@@ -38,7 +38,7 @@ def image_fetcher(
     ssl_context: ssl.SSLContext | None = None,
     allow_http: bool = False,
 ) -> Callable[[str], bytes]:
-    """A ``url -> bytes`` function for ``AgentConfig.image_fetcher``, SSRF-guarded.
+    """A ``url -> bytes`` function for ``Connection.image_fetcher``, SSRF-guarded.
 
     It GETs ``https`` URLs only (and ``http`` with ``allow_http``), as
     ``fetch_url`` does, follows at most :data:`MAX_REDIRECTS`

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentkit.host import Agent, AgentConfig, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust
 from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl, provider_member
 
 from ._report import Check, failed, passed, skipped
@@ -94,7 +94,8 @@ def _run(host: PluginHost, probe: _Probe, value: str, before_tool_call: Callable
     ])
     with tempfile.TemporaryDirectory(prefix="agentkit-conformance-") as root:
         agent = Agent(AgentConfig(model="faux/scripted", root=root, tools=[PROBE],
-                                  before_tool_call=before_tool_call, transport=script), host=host)
+                                  trust=Trust(before_tool_call=before_tool_call),
+                                  connection=Connection(transport=script)), host=host)
         return agent.run_sync("conformance check")
 
 

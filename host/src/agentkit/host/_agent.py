@@ -61,7 +61,7 @@ from ._batch import ToolBatch
 from ._budget import PromptEstimator
 from ._budget_account import Budget, RunAccount
 from ._compaction import Compactor, compact_now
-from ._config import AgentConfig, OutputT, RunResult
+from ._config import AgentConfig, OutputT, RunResult, check_config
 from ._context_files import load_context_files, render_context_file
 from ._ending import (
     POLICY_FAILED,
@@ -69,7 +69,6 @@ from ._ending import (
     RunState,
     aborted_message,
     answer_pending,
-    check_limits,
 )
 from ._guard import STOP_BUDGET, Abandoned, RunStop, TimedOut, guarded_call, wait_out
 from ._hooks import HookRunner, streamed_piece
@@ -131,7 +130,7 @@ class Agent:
 
     def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
                  session: Session | None = None) -> None:
-        check_limits(config)
+        check_config(config)
         if config.audit is not None:
             check_sink(config.audit)
         self.config = config

@@ -303,7 +303,7 @@ async def _summarize(agent: Agent, messages: Sequence[Message], previous: str | 
         system=config.summary_prompt,
         max_tokens=min(config.summary_max_tokens, model.max_output),
         session_id=f"{agent.session_id}-compaction",  # its own cache line: never the conversation's prefix
-        options=agent.config.provider_options,
+        options=agent.config.connection.provider_options,
     )
     message: AssistantMessage | None = None
     try:

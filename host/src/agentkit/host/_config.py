@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Unpack
 
-import httpx
-
-from agentkit.plugin_api import AssistantMessage, Block, Message, Outcome, Tool, ToolUseBlock, Usage
+from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUseBlock, Usage
 
 from ._audit import AuditRecord, AuditSink
-from ._budget_account import Budget
 from ._compaction import NO_COMPACTION, Compaction
-from ._stop import StopContext, StopPolicy
-from .runtime.credentials import CredentialStore
-from .runtime.limits import (
-    DEFAULT_CONNECT_TIMEOUT,
-    DEFAULT_READ_TIMEOUT,
-    DEFAULT_REQUEST_TIMEOUT,
-    ResponseLimits,
+from ._config_flat import FlatFields, FlatReads, apply_flat
+from ._config_groups import (
+    DEFAULT_HOOK_TIMEOUT,
+    DEFAULT_MAX_TOOL_RESULT_CHARS,
+    DEFAULT_TOOL_TIMEOUT,
+    BeforeToolCall,
+    Connection,
+    Decision,
+    Limits,
+    Timeouts,
+    Trust,
 )
-from .runtime.retry import RetryPolicy
+from ._settings import ModelSettings, check_settings
+from ._stop import StopContext, StopPolicy
+from .errors import ConfigError
 
 if TYPE_CHECKING:
     # A default for the type parameter (PEP 696; ``typing`` has it from Python 3.13) is read by type
@@ -38,32 +41,46 @@ else:
 
     OutputT = TypeVar("OutputT")
 
-#: Seconds one tool call may run (``AgentConfig.tool_timeout``).
-DEFAULT_TOOL_TIMEOUT = 600.0
-#: Seconds a hook, the embedder's ``before_tool_call`` or a stop policy may take.
-DEFAULT_HOOK_TIMEOUT = 30.0
-#: Characters of one tool result's text the model is shown.
-DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000
-
-
-Decision: TypeAlias = Block | None
-#: The embedder's authorization boundary: ``None`` allows, :class:`Block` refuses,
-#: ``Block(reason, terminate=True)`` refuses and ends the run. May be sync or async.
-BeforeToolCall: TypeAlias = Callable[[ToolUseBlock, dict[str, Any]], "Decision | Awaitable[Decision]"]
+__all__ = [
+    "DEFAULT_HOOK_TIMEOUT",
+    "DEFAULT_MAX_TOOL_RESULT_CHARS",
+    "DEFAULT_TOOL_TIMEOUT",
+    "AgentConfig",
+    "BeforeToolCall",
+    "Connection",
+    "Decision",
+    "Limits",
+    "OutputT",
+    "RunResult",
+    "Timeouts",
+    "Trust",
+    "allow_all",
+    "check_config",
+]
 
 
 def allow_all(call: ToolUseBlock, arguments: dict[str, Any]) -> None:
     """An explicit policy that allows every tool call.
 
-    Pass it as ``before_tool_call`` to say, on purpose, that the model may run
-    any tool the agent has, shell tools included.
+    Pass it as ``Trust(before_tool_call=allow_all)`` to say, on purpose, that
+    the model may run any tool the agent has, shell tools included.
     """
     return None
 
 
-@dataclass
-class AgentConfig:
+# Frozen groups are shared safely by every config that keeps a default.
+_LIMITS, _TIMEOUTS, _TRUST, _CONNECTION = Limits(), Timeouts(), Trust(), Connection()
+
+
+@dataclass(init=False)
+class AgentConfig(FlatReads):
     """Everything an :class:`~agentkit.host.Agent` needs besides its plugins.
+
+    What the agent is comes first; the rest is in named groups, each with its
+    defaults, changed one group at a time::
+
+        AgentConfig(model="anthropic/claude-sonnet-4-5", limits=Limits(max_turns=10),
+                    timeouts=Timeouts(tool=60), trust=Trust(before_tool_call=allow_all))
 
     :param model: ``vendor/model`` from an installed provider's catalog.
     :param root: the workspace root tools must stay inside.
@@ -73,58 +90,25 @@ class AgentConfig:
     :param extra_tools: :class:`~agentkit.plugin_api.Tool` values defined by the
         embedder, added to the plugins'.
     :param tool_options: per-tool options, handed to the tool's handler.
-    :param before_tool_call: the authorization boundary, consulted before any
-        plugin hook; see :data:`BeforeToolCall`.
-    :param max_turns: stop after this many turns (``None``: no limit).
+    :param settings: the model settings, a :class:`~agentkit.host.ModelSettings`
+        (``max_tokens``, ``temperature``, ``top_p``, ``top_k``,
+        ``stop_sequences``, ``seed``, ``tool_choice``). Values are clamped to the
+        range the wire accepts; one the wire cannot carry or the model refuses
+        ends the run with an error naming it (``docs/providers.md``).
+        ``Agent.run(..., settings=...)`` overrides any of them for one run. A
+        forcing ``tool_choice`` (``required`` or a name) applies to each run's
+        first request only, later ones use ``auto``.
+    :param reasoning: the thinking level (``off``, ``low``, ``medium``,
+        ``high``...), clamped to what the model supports; a session records it.
+    :param limits: how far a run may go: turns, budget, tool result and
+        response sizes (:class:`~agentkit.host.Limits`).
+    :param timeouts: seconds each part of a run may take: request, connect,
+        read, tool, hook, run (:class:`~agentkit.host.Timeouts`).
+    :param trust: what the agent may act on: the project's own files and the
+        authorization boundary ``before_tool_call`` (:class:`~agentkit.host.Trust`).
+    :param connection: how the agent reaches its provider: transport, retry,
+        credentials, wire options, image downloads (:class:`~agentkit.host.Connection`).
     :param stop_policy: a predicate consulted after each turn.
-    :param max_tokens: output token limit per response (clamped to the model's).
-    :param temperature: sampling temperature, clamped to the range the wire
-        accepts; ``top_p``, ``top_k``, ``stop_sequences`` and ``seed`` are the
-        other sampling settings. A setting the wire cannot carry or the model
-        refuses ends the run with an error naming it (``docs/providers.md``).
-        ``Agent.run(..., settings=...)`` overrides any of them for one run.
-    :param tool_choice: ``"auto"``, ``"none"``, ``"required"`` or a tool's
-        name; ``None`` leaves it to the wire. A forcing choice (``required``
-        or a name) applies to each run's first request only, later ones use ``auto``.
-    :param transport: an ``httpx.AsyncBaseTransport`` for provider traffic (tests
-        use ``httpx.MockTransport``; the scripted provider is one); ``None``
-        uses httpx's own.
-    :param provider_options: wire-specific options passed on each request
-        (``{"headers": {...}}`` adds or, with ``None``, removes headers).
-    :param retry: transport retries, a :class:`agentkit.host.runtime.RetryPolicy`;
-        ``None`` retries nothing.
-    :param credential_store: the application's credential store, any object
-        with the methods of the :class:`agentkit.host.runtime.CredentialStore`
-        protocol, consulted before the environment; OAuth tokens it holds are refreshed once per vendor.
-    :param request_timeout: seconds one model request may take in total, from
-        sending it to the end of its response, retries included (keep-alive
-        traffic does not extend it); past it the turn ends as an error.
-        Default 900; ``None`` removes the deadline.
-    :param connect_timeout: seconds to open a connection to the provider (default 10).
-    :param read_timeout: seconds the provider may stay silent in the middle of
-        a response (default 300: some models think silently for minutes).
-    :param response_limits: the most text, thinking and tool-call argument
-        bytes one response may hold (``agentkit.host.runtime.ResponseLimits``);
-        ``None`` uses the model's defaults, derived from its catalog
-        ``max_output``. Past a limit the turn ends as an error.
-    :param tool_timeout: seconds one tool call may run before it is answered
-        with a ``timeout`` error (its thread abandoned, its task cancelled);
-        a tool's own ``Tool.timeout`` overrides it. Default 600; ``None``:
-        no deadline.
-    :param hook_timeout: seconds a plugin hook, the embedder's
-        ``before_tool_call`` or a stop policy may take. Past it a
-        ``before_tool_call`` decision is a block, an observing hook is
-        reported in the run's ``problems``, a stop policy ends the run as
-        ``error``. Default 30; ``None``: no deadline.
-    :param run_timeout: seconds the whole run may take; past it the run ends
-        with outcome ``timeout``. Default ``None``: no deadline.
-    :param max_tool_result_chars: the longest tool result text the model is
-        shown; a longer one is cut, with a note saying how much was cut.
-        Default 100,000; ``None``: no cap.
-    :param trust_project: read what the project itself supplies to the prompt:
-        skills under ``<root>/.agentkit/skills/`` and the ``AGENTS.md`` context
-        files. Default false: a project you did not write cannot instruct the
-        model until you say you trust it.
     :param compaction: what of a long history each request carries, a
         :class:`~agentkit.host.Compaction` (turn window, token window,
         summarization); default: all of it. See ``docs/sessions.md``.
@@ -134,52 +118,97 @@ class AgentConfig:
         :class:`~agentkit.host.AuditRecord`. With a session, the records are
         also written into its log. A sink that raises is reported in
         ``RunResult.problems`` and the run goes on. See ``docs/sessions.md``.
-    :param budget: what one run may spend, a :class:`~agentkit.host.Budget`
-        (turns, tokens, cost), its subagents' spending included; checked after
-        each turn (outcome ``stop_policy``, ``stopped_by="budget"``). Subagents
-        take their slices from what is left. Default: no limit but ``max_turns``.
-    :param image_fetcher: downloads a URL image for a wire that takes no URLs
-        (``url -> bytes``). Default ``None``: URL images are never fetched,
-        and one sent to such a wire fails with an error saying so. Pass the
-        SSRF-guarded ``agentkit_tools_web.image_fetcher()``. See
-        ``docs/providers.md``, "Images".
+    :param session_id: the id of a new session's log (default: a fresh one).
+
+    The flat keywords of 0.1 (``max_turns=``, ``tool_timeout=``,
+    ``temperature=``...) still work, with a :class:`DeprecationWarning` naming
+    their group, until 0.3; reading ``config.max_turns`` answers from the group.
     """
 
     model: str
-    root: Path | str = "."
-    system_prompt: str | None = None
-    tools: Sequence[str] | None = None
-    extra_tools: Sequence[Tool] = ()
-    tool_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    before_tool_call: BeforeToolCall | None = None
-    max_turns: int | None = 50
-    stop_policy: StopPolicy | Callable[[StopContext], bool] | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    tool_choice: str | None = None
-    top_p: float | None = None
-    top_k: int | None = None
-    stop_sequences: Sequence[str] = ()
-    seed: int | None = None
-    reasoning: str | None = None
-    transport: httpx.AsyncBaseTransport | None = None
-    provider_options: Mapping[str, Any] = field(default_factory=dict)
-    session_id: str | None = None
-    retry: RetryPolicy | None = None
-    credential_store: CredentialStore | None = None
-    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
-    read_timeout: float = DEFAULT_READ_TIMEOUT
-    response_limits: ResponseLimits | None = None
-    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
-    hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT
-    run_timeout: float | None = None
-    max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
-    trust_project: bool = False
-    compaction: Compaction = NO_COMPACTION
-    audit: AuditSink | Callable[[AuditRecord], object] | None = None
-    budget: Budget | None = None
-    image_fetcher: Callable[[str], bytes] | None = None
+    root: Path | str
+    system_prompt: str | None
+    tools: Sequence[str] | None
+    extra_tools: Sequence[Tool]
+    tool_options: Mapping[str, Mapping[str, Any]]
+    settings: ModelSettings
+    reasoning: str | None
+    limits: Limits
+    timeouts: Timeouts
+    trust: Trust
+    connection: Connection
+    stop_policy: StopPolicy | Callable[[StopContext], bool] | None
+    compaction: Compaction
+    audit: AuditSink | Callable[[AuditRecord], object] | None
+    session_id: str | None
+
+    def __init__(
+        self,
+        model: str,
+        root: Path | str = ".",
+        system_prompt: str | None = None,
+        tools: Sequence[str] | None = None,
+        extra_tools: Sequence[Tool] = (),
+        tool_options: Mapping[str, Mapping[str, Any]] | None = None,
+        *,
+        settings: ModelSettings | None = None,
+        reasoning: str | None = None,
+        limits: Limits = _LIMITS,
+        timeouts: Timeouts = _TIMEOUTS,
+        trust: Trust = _TRUST,
+        connection: Connection = _CONNECTION,
+        stop_policy: StopPolicy | Callable[[StopContext], bool] | None = None,
+        compaction: Compaction = NO_COMPACTION,
+        audit: AuditSink | Callable[[AuditRecord], object] | None = None,
+        session_id: str | None = None,
+        **flat: Unpack[FlatFields],
+    ) -> None:
+        self.model = model
+        self.root = root
+        self.system_prompt = system_prompt
+        self.tools = tools
+        self.extra_tools = extra_tools
+        self.tool_options = {} if tool_options is None else tool_options
+        self.settings = ModelSettings() if settings is None else settings
+        self.reasoning = reasoning
+        self.limits = limits
+        self.timeouts = timeouts
+        self.trust = trust
+        self.connection = connection
+        self.stop_policy = stop_policy
+        self.compaction = compaction
+        self.audit = audit
+        self.session_id = session_id
+        if flat:
+            apply_flat(self, flat, stacklevel=3)
+
+
+#: Each group attribute and the class it must hold.
+_GROUPS = (("limits", Limits), ("timeouts", Timeouts), ("trust", Trust), ("connection", Connection))
+
+
+def check_config(config: AgentConfig) -> None:
+    """Refuse what cannot work before anything uses it, naming the field and the fix.
+
+    The groups check their own values when built; this holds that each group
+    is one (a dict passed as ``limits`` would fail later, as an
+    ``AttributeError`` in the middle of a run), the model settings' names,
+    and the embedder's tools.
+
+    :raises ConfigError: the first value that cannot work.
+    """
+    for name, group in _GROUPS:
+        value = getattr(config, name)
+        if not isinstance(value, group):
+            raise ConfigError(f"AgentConfig.{name} must be a {group.__name__}, got {type(value).__name__}: "
+                              f"write AgentConfig({name}={group.__name__}(...))")
+    check_settings(config.settings)
+    for index, tool in enumerate(config.extra_tools):
+        if not isinstance(tool, Tool):
+            raise ConfigError(
+                f"AgentConfig.extra_tools[{index}] must be a Tool, got {type(tool).__name__}: "
+                "wrap a function with Tool.from_function"
+            )
 
 
 @dataclass

@@ -8,7 +8,7 @@ history holds only what the model's wire takes:
   error: an image is never dropped quietly;
 * a ``path`` is read (from a tool, only inside the workspace);
 * a URL goes to a wire that takes URLs as it is; any other wire gets the
-  bytes, fetched through ``AgentConfig.image_fetcher`` only when the embedder
+  bytes, fetched through ``Connection.image_fetcher`` only when the embedder
   set one;
 * the bytes are decoded by Pillow, whatever the declared media type says:
   Pillow's decompression-bomb limit holds, a truncated or non-image file is
@@ -127,7 +127,7 @@ def _admit_image(block: ImageBlock, model: ModelInfo, limits: ImageLimits, root:
             return [ImageBlock("", "", url=block.url)]  # the wire downloads it itself
         if fetcher is None:
             raise ImageError(f"{model.api} takes no image URLs, and fetching {block.url} is not allowed; "
-                             "set AgentConfig.image_fetcher (agentkit_tools_web.image_fetcher() is "
+                             "set Connection.image_fetcher (agentkit_tools_web.image_fetcher() is "
                              "SSRF-guarded) or pass the image's bytes")
         name = block.url
         raw = _fetch(block.url, fetcher)

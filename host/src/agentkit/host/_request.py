@@ -49,7 +49,7 @@ def build_request(agent: Agent, history: Sequence[Message], *, overrides: Mappin
         tool_choice=settings["tool_choice"],
         reasoning=clamp_reasoning(agent.config.reasoning, model),
         session_id=agent.session_id,
-        options=agent.config.provider_options,
+        options=agent.config.connection.provider_options,
     )
     # A structured run adds its final-answer tool (see ._structured).
     return request if agent.structured is None else agent.structured.shape(request)

@@ -1,6 +1,6 @@
 """The model settings of a run: the agent's, overridden per run, and the tool-choice rule.
 
-``AgentConfig`` holds the agent's settings; ``Agent.run(..., settings=...)``
+``AgentConfig.settings`` holds the agent's settings; ``Agent.run(..., settings=...)``
 overrides any of them for one run. A forcing tool choice (``"required"`` or
 a tool's name) applies to the run's first request only; every later request
 of the run goes out with ``"auto"``, so that the model, having made the
@@ -11,7 +11,6 @@ only end at ``max_turns``.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -24,7 +23,7 @@ __all__ = ["ModelSettings", "check_settings", "request_settings"]
 
 
 class ModelSettings(TypedDict, total=False):
-    """Model settings for one run, each overriding the ``AgentConfig`` field of the same name.
+    """Model settings: the agent's (``AgentConfig(settings=...)``) or one run's, overriding the agent's.
 
     :param max_tokens: output token limit per response (clamped to the model's).
     :param temperature: sampling temperature, clamped to the wire's range.
@@ -46,7 +45,8 @@ class ModelSettings(TypedDict, total=False):
 
 
 _NAMES = tuple(ModelSettings.__annotations__)
-_READ = operator.attrgetter(*_NAMES)  # every setting of a config at once, in _NAMES order
+#: What a setting neither the config nor the run sets is.
+_UNSET: dict[str, Any] = dict.fromkeys(_NAMES)
 _FORCING_IS_NOT = ("auto", "none", None)
 
 
@@ -71,8 +71,7 @@ def request_settings(config: AgentConfig, overrides: Mapping[str, Any], *, first
 
     :param first: whether this is the run's first request.
     """
-    chosen = dict(zip(_NAMES, _READ(config), strict=True))  # once per request: one C call, not a getattr each
-    chosen.update(overrides)
+    chosen = {**_UNSET, **config.settings, **overrides}
     if not first and chosen["tool_choice"] not in _FORCING_IS_NOT:
         chosen["tool_choice"] = "auto"
     chosen["stop_sequences"] = chosen["stop_sequences"] or ()

@@ -67,7 +67,7 @@ def _require_policy(skill: str, tool: Tool, before_tool_call: Any) -> None:
     if tool.requires_authorization and before_tool_call is None:
         raise ConfigError(
             f"skill {skill!r} brings the tool {tool.name!r}, which runs arbitrary commands, and "
-            "AgentConfig.before_tool_call is not set: set a policy (or agentkit.host.allow_all), or remove the skill"
+            "Trust.before_tool_call is not set: set a policy (or agentkit.host.allow_all), or remove the skill"
         )
 
 

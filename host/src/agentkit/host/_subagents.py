@@ -149,8 +149,9 @@ class Subagent:
             if grant.empty:
                 left = parent.account.remaining() if parent is not None else grant
                 return ToolResult.failure("budget_exhausted", f"no budget is left to delegate to {self.name} ({left})")
-            config = dataclasses.replace(self.config, session_id=None, budget=grant,
-                                         max_turns=_least(self.config.max_turns, grant.turns))
+            limits = dataclasses.replace(self.config.limits, budget=grant,
+                                         max_turns=_least(self.config.limits.max_turns, grant.turns))
+            config = dataclasses.replace(self.config, session_id=None, limits=limits)
             host = self.host or (parent.agent.host if parent is not None else None)
             child = Agent(config, host=host, session=_child_session(parent))
             if parent is not None and parent.log is not None and child.session is not None:

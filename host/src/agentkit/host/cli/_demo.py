@@ -79,7 +79,7 @@ def _show(result: ToolResultMessage) -> str:
 def run(args: argparse.Namespace) -> int:
     # The loop's machinery, imported only when the demo runs: 'agentkit --help' stays light.
     from .._agent import Agent
-    from .._config import AgentConfig, allow_all
+    from .._config import AgentConfig, Connection, Trust, allow_all
     from .._plugins import PluginHost
 
     host = PluginHost.discover()
@@ -96,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     workspace = tempfile.mkdtemp(prefix="agentkit-demo-")
 
     def agent_for(turns: list[dict[str, Any]], **config: Any) -> Agent:
-        config.setdefault("before_tool_call", allow_all)
+        config.setdefault("trust", Trust(before_tool_call=allow_all))
         return Agent(
-            AgentConfig(model="faux/scripted", root=workspace, transport=script(turns),
+            AgentConfig(model="faux/scripted", root=workspace, connection=Connection(transport=script(turns)),
                         tools=["demo_weather", "demo_delete"], **config),
             host=host,
         )
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
     agent = agent_for(
         [{"content": [_call("demo_weather", city=city) for city in ("Rome", "Baku", "Quito")]}],
-        before_tool_call=abort_on_second_call,
+        trust=Trust(before_tool_call=abort_on_second_call),
     )
     holder.append(agent)
     result = agent.run_sync("Weather everywhere")

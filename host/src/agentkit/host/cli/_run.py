@@ -111,8 +111,9 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
     :raises UsageError: an unknown model, a missing credential, a bad script.
     """
     from .._agent import Agent
-    from .._config import AgentConfig, allow_all
+    from .._config import AgentConfig, Connection, Limits, Trust, allow_all
     from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
+    from .._settings import ModelSettings
 
     model = host.resolve_model(model_name)  # ModelNotFound is a usage error: exit 2
     provider = host.providers[model.api]  # the catalog lists a model only while its plugin serves the wire
@@ -126,9 +127,10 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
         transport = ReplayTransport.from_file(replay, os.environ.get(REPLAY_LOG_ENV))
     config = AgentConfig(
         model=model_name, root=Path(args.root).expanduser(), system_prompt=args.system,
-        tools=_tools(host, args.allow_all_tools)[0], before_tool_call=allow_all if args.allow_all_tools else None,
-        max_turns=args.max_turns, max_tokens=args.max_tokens, transport=transport,
-        trust_project=args.trust_project,
+        tools=_tools(host, args.allow_all_tools)[0], settings=ModelSettings(max_tokens=args.max_tokens),
+        limits=Limits(max_turns=args.max_turns),
+        trust=Trust(before_tool_call=allow_all if args.allow_all_tools else None, project=args.trust_project),
+        connection=Connection(transport=transport),
     )
     if session is not None:
         config = session.config_for(config)

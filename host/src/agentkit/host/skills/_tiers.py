@@ -4,7 +4,7 @@ Precedence, highest first: user, project, plugin. A skill of a higher tier
 shadows one of the same name below it, and the shadowing is reported. Two
 skills of the same name within one folder tier are both refused (as two
 plugins claiming one name are). The project tier is read only when the
-embedder trusts the project (``AgentConfig.trust_project``), and a project
+embedder trusts the project (``Trust.project``), and a project
 skill whose folder or files are symbolic links leading out of the repository
 is refused as ``read_file`` refuses such a path. When HOME cannot be resolved
 to an absolute folder, the user tier is skipped, never looked for relative to
@@ -104,7 +104,7 @@ def load_skills(host: PluginHost | None, root: Path, *, trust_project: bool) -> 
         tiers["project"] = _read_tier(project, "project", found.problems, within=Project(root).folders()[0])
     elif project.is_dir():
         found.problems.append(f"{project}: project skills not loaded: the project is not trusted "
-                              "(AgentConfig.trust_project, 'agentkit run --trust-project')")
+                              "(AgentConfig(trust=Trust(project=True)), 'agentkit run --trust-project')")
     home = user_home()
     if home is None:
         found.problems.append("HOME cannot be resolved: user skills skipped")
