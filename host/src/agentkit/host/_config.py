@@ -13,9 +13,9 @@ import httpx
 from agentkit.plugin_api import AssistantMessage, Block, Message, Outcome, Tool, ToolUseBlock, Usage
 
 from ._audit import AuditRecord, AuditSink
-from ._budget_account import Budget
+from ._budget import Budget
 from ._compaction import NO_COMPACTION, Compaction
-from ._stop import StopContext, StopPolicy
+from ._stopping.policies import StopContext, StopPolicy
 from .runtime.credentials import CredentialStore
 from .runtime.limits import (
     DEFAULT_CONNECT_TIMEOUT,

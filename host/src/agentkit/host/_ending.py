@@ -1,84 +1,19 @@
-"""How a run ends: its running state, the answers to calls left pending, its outcome's messages.
+"""Checks of an agent's configuration made before anything uses it: deadlines, limits, collaborators.
 
-Whatever ended the run, :func:`answer_pending` gives every tool call of a
-usable response exactly one result (the one the batch had settled, or an
-error saying why there is none) before anything else of the run's end runs.
+(How a run ends is in :mod:`._stopping.ending`.)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from agentkit.plugin_api import (
-    AssistantMessage,
-    Message,
-    ModelInfo,
-    Outcome,
-    StopReason,
-    Tool,
-    ToolCallStart,
-    ToolResult,
-    ToolResultMessage,
-    Usage,
-)
+from agentkit.plugin_api import Tool
 
-from ._batch import ToolBatch
 from ._config import AgentConfig
 from .errors import ConfigError
 from .runtime import CredentialStore, ResponseLimits, RetryPolicy
-
-
-@dataclass
-class RunState:
-    """What a run has done so far, and how it ends."""
-
-    added: list[Message] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    turn: int = 0
-    outcome: Outcome = Outcome.COMPLETED
-    error: str | None = None
-    stopped_by: str | None = None
-    skills: list[str] = field(default_factory=list)
-    output: Any = None  # the validated value of a run with an output_type
-
-
-#: Seconds the session-end hooks get even when the run's stop budget is spent.
-SESSION_END_FLOOR = 0.2
-
-#: A stop policy that raised or hung: the run ends as an error.
-POLICY_FAILED = object()
-
-#: How a call left unanswered is answered, by the run's outcome.
-_PENDING_DETAIL = {
-    Outcome.CANCELLED: "The run was cancelled before this call finished.",
-    Outcome.TIMEOUT: "The run's deadline passed before this call finished.",
-    Outcome.ERROR: "The run failed before this call finished.",
-}
-
-
-def answer_pending(state: RunState, batch: ToolBatch | None, append: Any, emit: Any) -> None:
-    """Give every tool call of the run one result: the one the batch had, or an error saying why not."""
-    if batch is None:
-        return
-    answered = {message.tool_use_id for message in state.added if isinstance(message, ToolResultMessage)}
-    for message in list(state.added):
-        if not isinstance(message, AssistantMessage) or message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
-            continue  # a failed response's calls are never run nor sent again
-        for call in message.tool_calls:
-            if call.id in answered:
-                continue
-            answered.add(call.id)
-            settled = batch.settled.get(call.id)
-            if settled is None:
-                if call.id not in batch.started:
-                    emit(ToolCallStart(call))
-                reason = state.outcome if state.outcome in _PENDING_DETAIL else Outcome.ABORTED
-                detail = _PENDING_DETAIL.get(reason, "Operation aborted")
-                settled = batch.answer(call, ToolResult.failure(reason.value, detail))
-            append(settled)
 
 
 def check_limits(config: AgentConfig) -> None:
@@ -115,10 +50,3 @@ _COLLABORATORS: tuple[tuple[str, type, str], ...] = (
 
 def _positive(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0  # NaN is not > 0
-
-
-def aborted_message(model: ModelInfo) -> AssistantMessage:
-    return AssistantMessage(
-        [], StopReason.ABORTED, provider=model.vendor, api=model.api, model=model.id,
-        error_message="aborted by the caller",
-    )
