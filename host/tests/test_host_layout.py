@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def find_cycle(graph: dict[str, dict[str, int]]) -> list[str] | None:
 
 
 def describe(cycle: list[str], graph: dict[str, dict[str, int]]) -> str:
-    return "\n".join(f"  {a} -> {b} (l.{graph[a][b]})" for a, b in zip(cycle, cycle[1:], strict=False))
+    return "\n".join(f"  {a} -> {b} (l.{graph[a][b]})" for a, b in itertools.pairwise(cycle))
 
 
 def test_the_host_import_graph_has_no_cycle() -> None:

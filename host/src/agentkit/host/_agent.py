@@ -49,6 +49,7 @@ from ._queues import MessageQueues
 from ._repair import TranscriptRepair
 from ._run import Run, Subscribers
 from ._run_slot import RunSlot
+from ._run_state import RunState
 from ._settings import ModelSettings, check_settings
 from ._skill_wiring import check_skill_tools
 from ._stats import AgentStats
@@ -180,6 +181,10 @@ class Agent:
     def tools(self) -> dict[str, Tool]:
         """The enabled tools by name (the toolset's; add with :meth:`add_tools`)."""
         return self.toolset.tools
+
+    @tools.setter
+    def tools(self, tools: dict[str, Tool]) -> None:
+        self.toolset.tools = tools
 
     @property
     def active_skills(self) -> list[str]:
@@ -451,32 +456,31 @@ class Agent:
             self.structured = structured
             yield stop
 
-    def open_run(self, stop: RunStop, put: Callable[[Event | None], None] | None = None) -> Run:
+    def _open_run(self, stop: RunStop, put: Callable[[Event | None], None] | None = None) -> Run:
         """A :class:`~._run.Run` of this agent with ``stop``, lending it the agent's parts (see :mod:`._run`).
 
         ``put`` receives every event when someone streams the run. The run
         takes the settings and output of the claim it is made in (see :meth:`_claim`).
         """
         hooks = HookRunner(self.host.hook_callers)
-        run = Run(
+        state = RunState()
+        return Run(
             config=self.config, model=self.model, provider=self.provider, runtime=self.runtime, host=self.host,
             toolset=self.toolset, history=self.history, session=self.session, session_id=self.session_id,
             root=self.root, context_text=self._context_text, compactor=self.compactor,
             summary_model=self._summary_model, artifacts=self.artifacts, transcript_repair=self.transcript_repair,
             prompt_estimator=self.prompt_estimator, queues=self._queues, stats=self.stats,
             subscribers=self._subscribers, policy=self._policy, spawn=Agent, finished=self._record, stop=stop,
-            hooks=hooks, account=None,  # type: ignore[arg-type]  # set below: it counts the run's own state
+            hooks=hooks, state=state, account=RunAccount(state, self.config.budget),
             audit=RunAudit(self.config.audit, self.session_id, uuid.uuid4().hex, self.model.key, hooks.report),
             overrides=self._overrides, structured=self.structured, put=put,
         )
-        run.account = RunAccount(run.state, self.config.budget)
-        return run
 
     def _record(self, result: RunResult) -> None:
         self._last_result = result
 
     async def _run(self, new: list[Message], put: Callable[[Event | None], None] | None, stop: RunStop) -> None:
-        await drive(self.open_run(stop, put), new)
+        await drive(self._open_run(stop, put), new)
 
 
 def _runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:

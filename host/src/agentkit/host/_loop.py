@@ -223,7 +223,8 @@ def _appender(run: Run) -> Callable[[Message], None]:
 
 async def run_turns(run: Run) -> None:
     """The turns of one run; the outcome is left in ``run.state``."""
-    state, stop, queues, append, emit = run.state, run.stop, run.queues, run.append, run.emit
+    state, stop, queues, append, emit, batch = run.state, run.stop, run.queues, run.append, run.emit, run.batch
+    assert batch is not None  # made by drive before the first turn
     while True:
         steering = None if stop.requested else queues.take_steering()
         if steering is not None:  # at the head of a turn: after the results, before the request
@@ -241,7 +242,7 @@ async def run_turns(run: Run) -> None:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             _end_failed(run, message)
             return
-        settled = run.structured.settle(message, run.batch) if run.structured is not None else None  # type: ignore[arg-type]  # drive made the batch
+        settled = run.structured.settle(message, batch) if run.structured is not None else None
         if settled is not None:  # a structured run's final answer, or output to retry
             if _settle_output(run, message, settled):
                 return
@@ -251,7 +252,7 @@ async def run_turns(run: Run) -> None:
             if _answered(run, message):
                 return
             continue
-        if await _ran_tools(run, message, calls):
+        if await _ran_tools(run, batch, message, calls):
             return
 
 
@@ -289,10 +290,9 @@ def _answered(run: Run, message: AssistantMessage) -> bool:
     return False
 
 
-async def _ran_tools(run: Run, message: AssistantMessage, calls: list[ToolUseBlock]) -> bool:
+async def _ran_tools(run: Run, batch: ToolBatch, message: AssistantMessage, calls: list[ToolUseBlock]) -> bool:
     """Run a response's tool calls and consult the stop policies; whether the run ends here."""
-    state, stop, batch = run.state, run.stop, run.batch
-    assert batch is not None  # made by drive before the first turn
+    state, stop = run.state, run.stop
     if message.stop_reason is StopReason.LENGTH:
         results, terminate = batch.not_executed(calls), False
     else:
