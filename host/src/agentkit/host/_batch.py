@@ -73,6 +73,7 @@ from ._guard import (
 from ._hooks import HookRunner
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
+    LENGTH_NOT_EXECUTED,
     AdmitImages,
     Rendered,
     Rendering,
@@ -85,10 +86,6 @@ from ._tool_results import (
 #: The decision of an authorization the run's abort interrupted.
 ABORTED = Block("Operation aborted")
 
-LENGTH_NOT_EXECUTED = (
-    'Tool call "{name}" was not executed: the response hit the output token limit, '
-    "so its arguments may be truncated. Re-issue the tool call with complete arguments."
-)
 
 
 
@@ -177,10 +174,13 @@ class ToolBatch:
         self.started: set[str] = set()
         #: The authorization of the current batch's calls, by call id: ``(allowed|blocked, who blocked)``.
         self.decisions: dict[str, tuple[str, str | None]] = {}
+        self._implementing: dict[str, bool] = {}  # by hook name, for the current batch
+        self._asynchronous: dict[str, tuple[Any, bool]] = {}  # by tool name: (its handler, is_async)
 
     async def run(self, calls: Sequence[ToolUseBlock]) -> tuple[list[ToolResultMessage], bool]:
         """Results in call order, and whether every call voted to end the run."""
         self.settled, self.started, self.decisions = {}, set(), {}
+        self._implementing = {}
         prepared = []
         runnable: list[_Call] = []  # the calls still to run after preparing, in call order
         sequential = False
@@ -283,7 +283,13 @@ class ToolBatch:
             available = ", ".join(sorted(self.tools)) or "none"
             item.result = ToolResult.failure("unknown_tool", f"No tool named {call.name!r}. Available tools: {available}.")
             return item
-        item.asynchronous = asynchronous = tool.is_async
+        # ``tool.is_async``, asked once per handler for the batches of a run (test_loop_resources
+        # holds it): inspect is slow; bench_loop: -78 bytecodes/turn json sync, -142 json async.
+        handler = tool.handler
+        known = self._asynchronous.get(tool.name)
+        if known is None or known[0] is not handler:
+            known = self._asynchronous[tool.name] = (handler, tool.is_async)
+        item.asynchronous = asynchronous = known[1]
         item.inline = not asynchronous and tool.execution_mode is ExecutionMode.INLINE
         try:
             problem = self._parse_arguments(item)
@@ -341,8 +347,11 @@ class ToolBatch:
         return Block("Authorization returned an unknown decision")
 
     def _implemented(self, hook: str) -> bool:
-        """Whether a plugin implements ``hook`` (without ``hook_callers``, every hook may be)."""
-        return self.hook_callers is None or bool(self.hook_callers(hook))
+        """Whether a plugin implements ``hook``: asked once per batch, not per call (test_loop_resources)."""
+        known = self._implementing.get(hook)
+        if known is None:
+            known = self._implementing[hook] = self.hook_callers is None or bool(self.hook_callers(hook))
+        return known
 
     async def _ask_plugins(self, item: _Call) -> Block | None:
         return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None or a Block

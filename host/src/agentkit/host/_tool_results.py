@@ -19,7 +19,23 @@ from agentkit.plugin_api import ImageBlock, TextBlock, ToolResult
 from ._guard import Escaped
 from .errors import ImageError
 
-__all__ = ["AdmitImages", "Rendered", "Rendering", "as_result", "call_and_render", "call_inline", "render"]
+__all__ = [
+    "LENGTH_NOT_EXECUTED",
+    "AdmitImages",
+    "Rendered",
+    "Rendering",
+    "as_result",
+    "call_and_render",
+    "call_inline",
+    "render",
+]
+
+
+#: The answer to each call of a response cut by the output limit: none of them runs.
+LENGTH_NOT_EXECUTED = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, '
+    "so its arguments may be truncated. Re-issue the tool call with complete arguments."
+)
 
 
 #: What a result message is made of: the envelope's text, whether it is a success, its images.
