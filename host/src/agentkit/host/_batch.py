@@ -188,10 +188,9 @@ class ToolBatch:
         for call in calls:
             item = self._admit(call)
             if item.result is None:
-                # Asked only when someone may refuse: a call nobody checks awaits nothing. It buys
-                # (bench_loop, against always awaiting _authorize): -117 bytecodes/turn json sync,
-                # -181 json async, -159 sse (0.6-1.0%); kept, as the plain form would take the
-                # loop past its +3% per-turn ceiling after the run became one object.
+                # Asked only when someone may refuse: a call nobody checks awaits nothing. bench_loop:
+                # -117 bytecodes/turn json sync, -181 json async, -159 sse (0.6-1.0%); kept because
+                # the plain form would take the loop past its +3% per-turn ceiling (decision 0034).
                 if may_refuse:
                     await self._authorize(item)
                 else:
@@ -200,6 +199,21 @@ class ToolBatch:
                     runnable.append(item)
                     sequential = sequential or item.tool.execution_mode is ExecutionMode.SEQUENTIAL  # type: ignore[union-attr]  # admitted calls have their tool
             prepared.append(item)
+        await self._execute_all(runnable, sequential)
+        results = []
+        after = self._implemented("agentkit_after_tool_call")
+        for item in prepared:
+            # Settled when prepared, by the abort decision, or by its execution.
+            assert item.result is not None
+            message = self.answer(item.call, item.result, item.rendered)
+            if after:
+                await self._after_call(item, message)
+            results.append(message)
+        terminate = bool(prepared) and all(item.terminate for item in prepared)
+        return results, terminate
+
+    async def _execute_all(self, runnable: list[_Call], sequential: bool) -> None:
+        """Phase 2: settle every runnable call, by the batch's one abort decision or by running it."""
         inline = [item for item in runnable if item.inline]
         asynchronous = [item for item in runnable if not item.inline and item.asynchronous]
         threaded = [item for item in runnable if not item.inline and not item.asynchronous]
@@ -232,17 +246,6 @@ class ToolBatch:
                 item.result = self._conclude(item, launched)
             for item, task in zip(threaded, tasks, strict=True):
                 item.result = task.result()
-        results = []
-        after = self._implemented("agentkit_after_tool_call")
-        for item in prepared:
-            # Settled when prepared, by the abort decision, or by its execution.
-            assert item.result is not None
-            message = self.answer(item.call, item.result, item.rendered)
-            if after:
-                await self._after_call(item, message)
-            results.append(message)
-        terminate = bool(prepared) and all(item.terminate for item in prepared)
-        return results, terminate
 
     def not_executed(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultMessage]:
         """Answer calls of a response cut by the output limit without running them."""
