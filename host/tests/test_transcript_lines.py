@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentkit.host import Agent, AgentConfig, Connection, PluginHost
-from agentkit.host._budget import PromptEstimator
 from agentkit.host._repair import TranscriptRepair, repair
+from agentkit.host._token_limits import PromptEstimator
 from agentkit.plugin_api import (
     AssistantMessage,
     Message,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ._agent import Agent, AgentStats
     from ._audit import AuditRecord, AuditSink, JsonlAuditSink
-    from ._budget_account import Budget
+    from ._budget import Budget
     from ._compaction import Compaction
     from ._config import (
         DEFAULT_HOOK_TIMEOUT,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     )
     from ._plugins import PluginHost, PluginRecord
     from ._settings import ModelSettings
-    from ._stop import StopContext, StopPolicy, any_of, max_turns, stop_when
+    from ._stopping.policies import StopContext, StopPolicy, any_of, max_turns, stop_when
     from ._subagents import Subagent
     from ._tool_caller import PendingCall, ToolCaller
     from .errors import (
@@ -61,7 +61,7 @@ _EXPORTS = {
     "AuditRecord": "._audit",
     "AuditSink": "._audit",
     "JsonlAuditSink": "._audit",
-    "Budget": "._budget_account",
+    "Budget": "._budget",
     "Compaction": "._compaction",
     "AgentConfig": "._config",
     "BeforeToolCall": "._config",
@@ -78,11 +78,11 @@ _EXPORTS = {
     "PluginHost": "._plugins",
     "PluginRecord": "._plugins",
     "ModelSettings": "._settings",
-    "StopContext": "._stop",
-    "StopPolicy": "._stop",
-    "any_of": "._stop",
-    "max_turns": "._stop",
-    "stop_when": "._stop",
+    "StopContext": "._stopping.policies",
+    "StopPolicy": "._stopping.policies",
+    "any_of": "._stopping.policies",
+    "max_turns": "._stopping.policies",
+    "stop_when": "._stopping.policies",
     "Subagent": "._subagents",
     "PendingCall": "._tool_caller",
     "ToolCaller": "._tool_caller",

@@ -16,7 +16,11 @@ from typing import Any
 
 import jsonschema
 
-__all__ = ["ArgumentValidator", "quick_check"]
+from agentkit.plugin_api import Tool
+
+from .wire import json as strict_json
+
+__all__ = ["MAX_ARGUMENT_DEPTH", "ArgumentValidator", "parse_arguments", "quick_check"]
 
 # What a JSON value decoded by the strict decoder is, per JSON Schema type: each
 # test accepts a subset of what jsonschema accepts (1.0 is an integer there, not here).
@@ -106,3 +110,36 @@ class ArgumentValidator:
 
     def iter_errors(self, arguments: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
         return self._full.iter_errors(arguments)
+
+
+#: Nesting deeper than this in tool arguments is refused (no schema needs more).
+MAX_ARGUMENT_DEPTH = 64
+
+
+def parse_arguments(raw: Any, tool: Tool,
+                    validators: dict[str, tuple[Tool, ArgumentValidator]]) -> tuple[dict[str, Any], str | None]:
+    """A call's arguments parsed (strict JSON, bounded depth) and checked against ``tool``'s schema.
+
+    :param validators: each tool's compiled validator by tool name, kept by the caller for all its batches.
+    :returns: the arguments and ``None``; or ``{}`` and the problem, in words the model can act on.
+    """
+    if not isinstance(raw, str):
+        return {}, (f"The arguments arrived as {type(raw).__name__}, not as JSON text "
+                    "(a provider defect). Send the call again.")
+    try:
+        arguments = strict_json.loads(raw, max_depth=MAX_ARGUMENT_DEPTH) if raw.strip() else {}
+    except Exception as exc:  # WireDecodeError, and whatever a decoder defect raises
+        return {}, f"The arguments are not valid JSON ({exc}). Send a JSON object matching the tool's schema."
+    if not isinstance(arguments, dict):
+        return {}, f"The arguments must be a JSON object, got {type(arguments).__name__}."
+    known = validators.get(tool.name)
+    if known is None or known[0] is not tool:
+        known = validators[tool.name] = (tool, ArgumentValidator(tool.input_schema))
+    validator = known[1]
+    if validator.is_valid(arguments):  # the common case, without collecting errors
+        return arguments, None
+    # Not valid, so there is at least one error to name.
+    errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.absolute_path))
+    lines = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:5]]
+    return {}, ("The arguments do not match the tool's schema: " + "; ".join(lines)
+                + f". Arguments received: {raw[:2000]}")

@@ -18,6 +18,7 @@ from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError
 
+from .errors import SessionNotFound
 from .sessions._artifacts import ArtifactNotFound, ArtifactStore
 
 #: The name of the host's tool that reads artifacts.
@@ -134,3 +135,11 @@ class ArtifactKeeper:
         else:
             page["more"] = f"Characters {offset} to {end} of {len(text)}: the end of the artifact."
         return page
+
+
+def has_artifacts(store: ArtifactStore, owner: str) -> bool:
+    """Whether the session ``owner`` has stored artifacts (``False`` when they cannot be listed)."""
+    try:
+        return bool(store.list(owner))
+    except (OSError, SessionNotFound):  # an unreadable data directory, an id that names no folder
+        return False

@@ -32,17 +32,22 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agentkit.plugin_api import AssistantMessage, Message, ToolResultMessage, ToolUseBlock
 
 from .errors import ConfigError
 from .sessions._entries import encode_line, now
 
-if TYPE_CHECKING:
-    from .sessions._recorder import RunLog
-
 _log = logging.getLogger("agentkit.host")
+
+
+class SessionTrail(Protocol):
+    """Where a run's audit records go in its session (the run's ``RunLog``): named by what it does, not imported."""
+
+    def audit(self, record: dict[str, Any]) -> None: ...
+
+    def sync(self) -> None: ...
 
 #: The ``custom_type`` of the session entries that carry audit records.
 AUDIT_ENTRY = "audit"
@@ -190,7 +195,7 @@ class RunAudit:
         self._session_id, self._run_id, self._model = session_id, run_id, model
         self._report = report
         self._calls: dict[str, ToolUseBlock] = {}
-        self.log: RunLog | None = None
+        self.log: SessionTrail | None = None
         self.started = False
         self.ended = False
 

@@ -33,14 +33,16 @@ The estimate is the one the output limit uses (characters / 4, see
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentkit.plugin_api import (
     AssistantMessage,
     Message,
     MessageEnd,
+    ModelInfo,
+    Provider,
     ProviderRequest,
     StopReason,
     TextBlock,
@@ -51,13 +53,16 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
-from ._budget import CHARS_PER_TOKEN, message_chars
+from ._token_limits import CHARS_PER_TOKEN, message_chars
 from .errors import ConfigError
 
 if TYPE_CHECKING:
     import asyncio
 
-    from ._agent import Agent
+    from .runtime import ProviderRuntime
+
+#: What every request carries besides its messages: the system prompt and the tool specs (asked only when needed).
+PromptParts = Callable[[], tuple[str | None, Sequence[ToolSpec]]]
 
 __all__ = ["NO_COMPACTION", "SUMMARY_PREFIX", "SUMMARY_PROMPT", "SUMMARY_SUFFIX", "WINDOW_NOTE", "Compaction", "Compactor"]
 
@@ -153,6 +158,25 @@ class Checkpoint:
     usage: Usage = field(default_factory=Usage)
 
 
+@dataclass(frozen=True)
+class SummaryModel:
+    """The model a summary is asked of and the way to reach it: the agent's own, on a cache line of its own."""
+
+    model: ModelInfo
+    provider: Provider
+    runtime: ProviderRuntime
+    session_id: str
+    options: Mapping[str, Any]
+
+
+class CompactionLog(Protocol):
+    """Where a cut made on demand is recorded: the agent's session (named by what it does, not imported)."""
+
+    def path(self) -> Sequence[Any]: ...
+
+    def append_compaction(self, summary: str, first_kept_entry_id: str) -> Any: ...
+
+
 class Compactor:
     """One agent's compaction state: the checkpoint applied to its history before each request."""
 
@@ -171,22 +195,26 @@ class Compactor:
                 self._adopt(history, index, summary)
                 return
 
-    async def view(self, agent: Agent, abort: asyncio.Event) -> tuple[list[Message], Checkpoint | None]:
-        """The messages the next request carries, and the new checkpoint if one was made for it."""
-        history = agent.history
+    async def view(self, history: list[Message], prompt: PromptParts, model: SummaryModel,
+                   abort: asyncio.Event) -> tuple[list[Message], Checkpoint | None]:
+        """The messages the next request carries, and the new checkpoint if one was made for it.
+
+        :param prompt: the request's system prompt and tool specs, which count against a token window.
+        :param model: the model that writes a summary (the agent's own).
+        """
         if self.config.strategy == "none":
             # None is made here; one made on demand (Agent.compact) or resumed from the session still holds.
             held = history is self._history and self._start <= len(history)
             return (self._view(history) if held else history), None
         if history is not self._history or self._start > len(history):
             self._adopt(history, 0, None)  # a history assigned by hand starts afresh
-        overhead = _overhead(agent.system_prompt(), agent.tool_specs())
+        overhead = _overhead(*prompt())
         cut = self._cut(history, overhead)
         if cut is None:
             return self._view(history), None
         summary, usage = self._summary, Usage()
         if self.config.strategy == "summarize":
-            summary, usage = await _summarize(agent, history[self._start:cut], self._summary, self.config, abort)
+            summary, usage = await _summarize(model, history[self._start:cut], self._summary, self.config, abort)
             if summary is None:  # the summary failed: the turn window instead, the previous summary kept
                 summary = self._summary
                 cut = max(cut, _turn_window_cut(history, self._start, self.config.max_turns))
@@ -219,23 +247,24 @@ class Compactor:
         return cut if cut > self._start else None
 
 
-async def compact_now(agent: Agent) -> str | None:
-    """Cut ``agent``'s history now: what :meth:`Agent.compact <agentkit.host.Agent.compact>` does."""
+async def compact_now(history: list[Message], compactor: Compactor, session: CompactionLog | None,
+                      prompt: PromptParts, model: SummaryModel) -> str | None:
+    """Cut ``history`` now: what :meth:`Agent.compact <agentkit.host.Agent.compact>` does."""
     import asyncio
 
-    if sum(isinstance(message, UserMessage) for message in agent.history) < 2:
+    if sum(isinstance(message, UserMessage) for message in history) < 2:
         return None  # a single prompt and its answer: nothing before them to summarize
     # The whole history is summarized afresh (an earlier summary's ground included): one cut, from the start.
     forced = Compactor(Compaction.summarize(1, keep_tokens=1, max_turns=1))
-    _, checkpoint = await forced.view(agent, asyncio.Event())
+    _, checkpoint = await forced.view(history, prompt, model, asyncio.Event())
     if checkpoint is None:
         return None
-    if agent.session is not None:
-        for entry in reversed(agent.session.path()):
+    if session is not None:
+        for entry in reversed(session.path()):
             if entry.message is checkpoint.first_kept:
-                agent.session.append_compaction(checkpoint.summary or "", entry.id)
+                session.append_compaction(checkpoint.summary or "", entry.id)
                 break
-    agent.compactor.restore(agent.history, checkpoint.first_kept, checkpoint.summary)
+    compactor.restore(history, checkpoint.first_kept, checkpoint.summary)
     return checkpoint.summary or ""
 
 
@@ -288,7 +317,7 @@ def _token_window_cut(history: Sequence[Message], start: int, keep_tokens: int, 
     return best
 
 
-async def _summarize(agent: Agent, messages: Sequence[Message], previous: str | None, config: Compaction,
+async def _summarize(source: SummaryModel, messages: Sequence[Message], previous: str | None, config: Compaction,
                      abort: asyncio.Event) -> tuple[str | None, Usage]:
     """A summary of ``messages`` extending ``previous``, from the agent's model (``None`` if it failed), and its usage.
 
@@ -296,18 +325,18 @@ async def _summarize(agent: Agent, messages: Sequence[Message], previous: str | 
     """
     parts = [f"<previous-summary>\n{previous}\n</previous-summary>"] if previous else []
     parts.append(f"<conversation>\n{_transcript(messages)}\n</conversation>")
-    model = agent.model
+    model = source.model
     request = ProviderRequest(
         model=model,
         messages=[UserMessage.text("\n\n".join(parts))],
         system=config.summary_prompt,
         max_tokens=min(config.summary_max_tokens, model.max_output),
-        session_id=f"{agent.session_id}-compaction",  # its own cache line: never the conversation's prefix
-        options=agent.config.connection.provider_options,
+        session_id=f"{source.session_id}-compaction",  # its own cache line: never the conversation's prefix
+        options=source.options,
     )
     message: AssistantMessage | None = None
     try:
-        async for event in agent.runtime.stream(agent.provider, request, abort=abort):
+        async for event in source.runtime.stream(source.provider, request, abort=abort):
             if isinstance(event, MessageEnd):
                 message = event.message
     except Exception:  # a provider defect: the turn window instead

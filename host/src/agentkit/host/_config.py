@@ -25,7 +25,7 @@ from ._config_groups import (
     Trust,
 )
 from ._settings import ModelSettings, check_settings
-from ._stop import StopContext, StopPolicy
+from ._stopping.policies import StopContext, StopPolicy
 from .errors import ConfigError
 
 if TYPE_CHECKING:

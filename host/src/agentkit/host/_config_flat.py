@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 if TYPE_CHECKING:
     import httpx
 
-    from ._budget_account import Budget
+    from ._budget import Budget
     from ._config_groups import BeforeToolCall, Connection, Limits, Timeouts, Trust
     from ._settings import ModelSettings
     from .runtime.credentials import CredentialStore

@@ -18,7 +18,7 @@ import httpx
 
 from agentkit.plugin_api import Block, ToolUseBlock
 
-from ._budget_account import Budget
+from ._budget import Budget
 from .errors import ConfigError
 from .runtime.credentials import CredentialStore
 from .runtime.limits import (

@@ -34,6 +34,7 @@ from ._entry_points import Entries, plugin_entry_points, switched_on
 from ._hookimpls import check_markers, hashable
 from ._models import resolve_model
 from ._registry import RegistrationError, Registry
+from .errors import ConfigError
 
 log = logging.getLogger("agentkit.host")
 
@@ -327,3 +328,18 @@ def _describe(exc: BaseException) -> str:
     frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not frame.filename.startswith("<")]
     where = f" ({frames[-1].filename}:{frames[-1].lineno})" if frames else ""
     return f"{type(exc).__name__}: {exc}{where}"
+
+
+def check_host_trust(host: PluginHost, project: Project) -> None:
+    """Refuse a host whose tools were registered for a project this agent does not trust.
+
+    Tool plugins built their tools for ``host.project`` (the MCP client, from a
+    trusted project's ``agentkit.toml``); an agent that does not trust that
+    project must not be handed them.
+    """
+    if host.project.trusted and (not project.trusted or host.project.root != project.root):
+        raise ConfigError(
+            f"the PluginHost trusts the project {host.project.root}, but this agent does not trust it "
+            f"(root {project.root}, trust_project={project.trusted}): build the host for the agent's project, "
+            "PluginHost.discover(project=Project.open(root, trust=...))"
+        )

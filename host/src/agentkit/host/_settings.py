@@ -12,12 +12,9 @@ only end at ``max_turns``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
 from .errors import ConfigError
-
-if TYPE_CHECKING:
-    from ._config import AgentConfig
 
 __all__ = ["ModelSettings", "check_settings", "request_settings"]
 
@@ -66,12 +63,12 @@ def check_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(settings)
 
 
-def request_settings(config: AgentConfig, overrides: Mapping[str, Any], *, first: bool) -> dict[str, Any]:
-    """The settings of one request: the config's, the run's overrides, and the tool-choice rule.
+def request_settings(settings: ModelSettings, overrides: Mapping[str, Any], *, first: bool) -> dict[str, Any]:
+    """The settings of one request: the agent's, the run's overrides, and the tool-choice rule.
 
     :param first: whether this is the run's first request.
     """
-    chosen = {**_UNSET, **config.settings, **overrides}
+    chosen = {**_UNSET, **settings, **overrides}
     if not first and chosen["tool_choice"] not in _FORCING_IS_NOT:
         chosen["tool_choice"] = "auto"
     chosen["stop_sequences"] = chosen["stop_sequences"] or ()

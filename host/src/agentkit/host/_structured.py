@@ -62,7 +62,7 @@ from .errors import ConfigError
 
 if TYPE_CHECKING:
     from ._batch import ToolBatch
-    from ._ending import RunState
+    from ._run_state import RunState
 
 __all__ = ["FINAL_RESULT", "RETRIES", "Settled", "StructuredOutput"]
 

@@ -28,9 +28,9 @@ from ._config import (
     DEFAULT_TOOL_TIMEOUT,
     BeforeToolCall,
 )
-from ._guard import RunStop
 from ._hooks import HookRunner
 from ._plugins import PluginHost
+from ._stopping.run_stop import RunStop
 from .errors import ConfigError
 
 __all__ = ["PendingCall", "ToolCaller"]

@@ -188,8 +188,9 @@ def _dry_run(agent: Agent, task: str) -> int:
     import asyncio
 
     from .._request import build_request
+    from .._stopping.run_stop import RunStop
 
-    request = build_request(agent, [*agent.history, UserMessage.text(task)])
+    request = build_request(agent._open_run(RunStop()), [*agent.history, UserMessage.text(task)])
     prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
     try:
         body: Any = json.loads(prepared.body_bytes) if prepared.body_bytes else None

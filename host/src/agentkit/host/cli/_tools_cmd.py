@@ -97,10 +97,10 @@ def run_tool(args: argparse.Namespace) -> int:
     import asyncio
 
     from .._batch import ToolBatch
-    from .._guard import RunStop
     from .._hooks import HookRunner
-    from .._interrupt import run_interruptibly
     from .._plugins import PluginHost
+    from .._stopping.interrupt import run_interruptibly
+    from .._stopping.run_stop import RunStop
     from ..wire import json as strict_json
     from ..wire.errors import WireDecodeError
 

@@ -154,7 +154,9 @@ def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], N
         one task): after a press, further presses are ignored.
     :raises RuntimeError: called from a running event loop (await the coroutine there instead).
     """
-    from .._interrupt import run_interruptibly as run  # the event loop, imported when one runs
+    from .._stopping.interrupt import (
+        run_interruptibly as run,  # the event loop, imported when one runs
+    )
 
     return run(main, on_interrupt, exiting=exiting)
 

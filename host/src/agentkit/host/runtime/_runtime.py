@@ -38,6 +38,7 @@ from agentkit.plugin_api import (
 from agentkit.plugin_api.errors import ProviderError
 
 from ._abort import Aborted, AbortWatch, DeadlineClock, Expired
+from ._client import Borrowed, SkimmedCookies, close_response, framing_of, host_of
 from ._http_request import RequestFactory
 from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
@@ -82,74 +83,6 @@ DRAIN_TIMEOUT = 1.0
 
 #: The most of an error response's body that is read, to find its message.
 DEFAULT_MAX_ERROR_BODY = 64 * 1024
-
-def _framing_of(framing: str, response: httpx.Response) -> str:
-    """The framing to read ``response`` with.
-
-    A server (often a gateway) may answer a streaming request with one JSON
-    document, typically an error with a 200 status; read as SSE it would be a
-    truncated stream, and the error message would be lost.
-    """
-    if framing != "sse":  # only a stream can turn out to be one document: no header to read
-        return framing
-    content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-    return "json" if content_type == "application/json" else framing
-
-
-class _Cookies(httpx.Cookies):
-    """A client's cookie jar that looks at a response only when it sets a cookie.
-
-    httpx hands every response to the standard library's cookie jar, which
-    first wraps the response and its request in ``urllib`` shims (parsing the
-    URL again): most of a turn's HTTP cost when, as with model APIs, almost no
-    response sets a cookie. Without a ``Set-Cookie`` or ``Set-Cookie2`` header
-    the jar would do nothing, so skipping it changes nothing.
-    """
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        # One pass over the raw names, compared as HTTP compares them (``in headers`` scans once per name).
-        if not _SETS_COOKIES.isdisjoint(name.lower() for name, _ in response.headers.raw):
-            super().extract_cookies(response)
-
-
-#: The response headers that set cookies, lowercase.
-_SETS_COOKIES = frozenset({b"set-cookie", b"set-cookie2"})
-
-
-def _host(url: str) -> str:
-    """The host of ``url``, for messages: parsed only when one is written."""
-    return httpx.URL(url).host
-
-
-async def _close(response: httpx.Response) -> None:
-    """Close ``response`` and free it (and the request body it holds) without a garbage collection.
-
-    httpx's client binds a response's stream to the response, a reference
-    cycle that keeps the request and its body alive until the collector runs;
-    a closed response is never read again, so its stream can go.
-    """
-    try:
-        await response.aclose()
-    finally:
-        response.stream = _RELEASED
-
-
-#: What a closed response's stream is replaced with.
-_RELEASED = httpx.ByteStream(b"")
-
-
-class _Borrowed(httpx.AsyncBaseTransport):
-    """A transport the caller owns, lent to a client the runtime closes: closing it is the caller's."""
-
-    def __init__(self, transport: httpx.AsyncBaseTransport) -> None:
-        self.transport = transport
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self.transport.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        pass
-
 
 class ProviderRuntime:
     """Runs provider codecs over HTTP.
@@ -272,9 +205,9 @@ class ProviderRuntime:
 
     def _new_client(self) -> httpx.AsyncClient:
         # An injected transport belongs to the caller: the client closes only its wrapper.
-        transport = None if self._transport is None else _Borrowed(self._transport)
+        transport = None if self._transport is None else Borrowed(self._transport)
         client = httpx.AsyncClient(transport=transport, timeout=self._timeout)
-        client._cookies = _Cookies()  # the setter would wrap it in a plain httpx.Cookies
+        client._cookies = SkimmedCookies()  # the setter would wrap it in a plain httpx.Cookies
         return client
 
     async def _read_error_body(self, response: httpx.Response) -> bytes:
@@ -302,7 +235,7 @@ class ProviderRuntime:
                 )
             except httpx.HTTPError as exc:
                 failure: ProviderError = ProviderConnectionError(
-                    f"could not reach {_host(built.url)} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
+                    f"could not reach {host_of(built.url)} for {api!r}: {type(exc).__name__}: {exc or 'no detail'}"
                 )
             else:
                 if 200 <= response.status_code < 300:
@@ -313,9 +246,9 @@ class ProviderRuntime:
                 except httpx.HTTPError:
                     body = b""
                 finally:
-                    await _close(response)
+                    await close_response(response)
                 failure = ProviderHTTPError(
-                    f"HTTP {status} {response.reason_phrase} from {_host(built.url)} ({api!r}): "
+                    f"HTTP {status} {response.reason_phrase} from {host_of(built.url)} ({api!r}): "
                     f"{error_detail(body, built.secrets) or 'no error message in the body'}",
                     status=status,
                 )
@@ -421,7 +354,7 @@ class ProviderRuntime:
             pending: list[ProviderEvent] = []
             try:
                 response = await self._send(client, built, abort_watch, api)
-                framer = make_framer(_framing_of(built.framing, response))
+                framer = make_framer(framing_of(built.framing, response))
                 chunks = response.aiter_bytes().__aiter__()
                 exhausted = False
                 while not framer.done:
@@ -456,7 +389,7 @@ class ProviderRuntime:
             except httpx.HTTPError as exc:
                 failed = [*pending, *out.fail(
                     StopReason.ERROR,
-                    f"the connection to {_host(built.url)} broke during the response ({api!r}): "
+                    f"the connection to {host_of(built.url)} broke during the response ({api!r}): "
                     f"{type(exc).__name__}: {exc or 'no detail'}",
                 )]
             except (ProviderError, DecoderBroke) as exc:
@@ -475,7 +408,7 @@ class ProviderRuntime:
                 )]
             finally:
                 if response is not None:
-                    await _close(response)
+                    await close_response(response)
                 if owned:
                     await client.aclose()
             if failed:
@@ -506,7 +439,7 @@ class ProviderRuntime:
 
     def _expired(self, url: str) -> str:
         return (
-            f"no complete response from {_host(url)} within the request deadline of "
+            f"no complete response from {host_of(url)} within the request deadline of "
             f"{self.request_timeout:g} s (request_timeout in AgentConfig); what arrived is kept"
         )
 

@@ -16,7 +16,7 @@ from agentkit.plugin_api import Message, Outcome
 from ._session import Session
 
 if TYPE_CHECKING:
-    from .._guard import RunStop
+    from .._stopping.run_stop import RunStop
 
 
 class RunLog:

@@ -1,4 +1,4 @@
-"""How a run ends: its running state, the answers to calls left pending, its outcome's messages.
+"""How a run ends: the answers to calls left pending, the message of a stopped response, the end's time floors.
 
 Whatever ended the run, :func:`answer_pending` gives every tool call of a
 usable response exactly one result (the one the batch had settled, or an
@@ -7,11 +7,12 @@ error saying why there is none) before anything else of the run's end runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    Event,
     Message,
     ModelInfo,
     Outcome,
@@ -19,25 +20,13 @@ from agentkit.plugin_api import (
     ToolCallStart,
     ToolResult,
     ToolResultMessage,
-    Usage,
 )
 
-from ._batch import ToolBatch
+if TYPE_CHECKING:
+    from .._batch import ToolBatch
+    from .._run_state import RunState
 
-
-@dataclass
-class RunState:
-    """What a run has done so far, and how it ends."""
-
-    added: list[Message] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    turn: int = 0
-    outcome: Outcome = Outcome.COMPLETED
-    error: str | None = None
-    stopped_by: str | None = None
-    skills: list[str] = field(default_factory=list)
-    output: Any = None  # the validated value of a run with an output_type
-
+__all__ = ["POLICY_FAILED", "SESSION_END_FLOOR", "aborted_message", "answer_pending"]
 
 #: Seconds the session-end hooks get even when the run's stop budget is spent.
 SESSION_END_FLOOR = 0.2
@@ -53,7 +42,8 @@ _PENDING_DETAIL = {
 }
 
 
-def answer_pending(state: RunState, batch: ToolBatch | None, append: Any, emit: Any) -> None:
+def answer_pending(state: RunState, batch: ToolBatch | None, append: Callable[[Message], None],
+                   emit: Callable[[Event], None]) -> None:
     """Give every tool call of the run one result: the one the batch had, or an error saying why not."""
     if batch is None:
         return

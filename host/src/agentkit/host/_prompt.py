@@ -1,0 +1,51 @@
+"""What a caller may give a run as its prompt, and how it becomes the run's first messages."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from agentkit.plugin_api import (
+    AssistantMessage,
+    ImageBlock,
+    Message,
+    ModelInfo,
+    TextBlock,
+    ToolResultMessage,
+    UserMessage,
+)
+
+from ._images import ImageFetcher, admit_messages, has_images
+
+__all__ = ["Prompt", "admitted", "admitted_async", "as_messages"]
+
+Prompt = str | Message | Sequence[TextBlock | ImageBlock]
+
+
+def as_messages(prompt: Prompt | None) -> list[Message]:
+    if prompt is None:
+        return []
+    if isinstance(prompt, str):
+        return [UserMessage.text(prompt)]
+    if isinstance(prompt, UserMessage | AssistantMessage | ToolResultMessage):
+        return [prompt]
+    return [UserMessage(list(prompt))]
+
+
+def admitted(messages: list[Message], model: ModelInfo, root: Path, fetcher: ImageFetcher | None) -> list[Message]:
+    """The embedder's messages with their images normalized for the model (see :mod:`._images`).
+
+    :raises ImageError: the model takes no images, or one cannot be read or fetched.
+    """
+    if not has_images(messages):
+        return messages
+    return admit_messages(messages, model, root=root, fetcher=fetcher)
+
+
+async def admitted_async(messages: list[Message], model: ModelInfo, root: Path,
+                         fetcher: ImageFetcher | None) -> list[Message]:
+    """:func:`admitted` off the event loop when there is an image to decode or fetch."""
+    if not has_images(messages):
+        return messages
+    return await asyncio.to_thread(admitted, messages, model, root, fetcher)

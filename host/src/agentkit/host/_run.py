@@ -1,0 +1,188 @@
+"""One run of an agent as one typed object: what it has done (its state) and what it works with.
+
+The :class:`Run` is made by :class:`~agentkit.host.Agent` when a run starts
+and handed to every step of the loop (:mod:`._loop`): the turns, the request
+(:mod:`._request`), compaction, the tool batch, structured output, the
+answers to pending calls. None of them is given the agent: what they need of
+it (its model, runtime, tools, history, queues) the run lends them, as
+pydantic-ai's ``GraphAgentState`` and ``GraphAgentDeps`` are handed to each
+node of its graph.
+
+* **state** (:class:`~._run_state.RunState`): the messages added, the usage,
+  the turn, the outcome; what a durable run would checkpoint;
+* **the run's own collaborators**: its stop (:mod:`._stopping`), its event
+  sink (``emit``), its session log, its hooks, its budget account, its tool
+  batch, its structured output, its audit trail;
+* **the agent's parts it uses** (lent, never copied): configuration, model,
+  provider and runtime, toolset, history, compactor, queues, counters.
+
+The run whose task (or tool call) is running is found with :func:`current_run`:
+the loop sets it in the run's task, whose tool calls inherit it, so that a
+delegation (:mod:`._delegation`) finds the account and stop of its parent run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentkit.plugin_api import Event, Message, ModelInfo, SubagentEvent, ToolSpec
+
+from ._run_state import RunState
+from ._stopping.ending import SESSION_END_FLOOR
+from ._stopping.run_stop import STOP_BUDGET
+from ._system_prompt import assemble_system_prompt
+
+if TYPE_CHECKING:
+    from agentkit.plugin_api import Provider
+
+    from ._artifact_results import ArtifactKeeper
+    from ._audit import RunAudit
+    from ._batch import ToolBatch
+    from ._budget import RunAccount
+    from ._compaction import Compactor, SummaryModel
+    from ._config import AgentConfig, RunResult
+    from ._hooks import HookRunner
+    from ._plugins import PluginHost
+    from ._queues import MessageQueues
+    from ._repair import TranscriptRepair
+    from ._stats import AgentStats
+    from ._stopping.policies import StopPolicy
+    from ._stopping.run_stop import RunStop
+    from ._structured import StructuredOutput
+    from ._token_limits import PromptEstimator
+    from ._toolset import Toolset
+    from .runtime import ProviderRuntime
+    from .sessions._recorder import RunLog
+    from .sessions._session import Session
+
+__all__ = ["CHILD_END_BUDGET", "Run", "RunState", "Subscribers", "current_run", "enter_run"]
+
+#: Seconds an aborted child's run may take to end: its stop budget, its end hooks' floor, and room.
+CHILD_END_BUDGET = STOP_BUDGET + SESSION_END_FLOOR + 2.0
+
+
+class Subscribers:
+    """An agent's event listeners, shared with its runs.
+
+    A tuple, replaced on (un)subscribe: a listener that subscribes or unsubscribes
+    while an event is being delivered changes the next event's listeners, not this one's.
+    """
+
+    __slots__ = ("all",)
+
+    def __init__(self) -> None:
+        self.all: tuple[Callable[[Event], object], ...] = ()
+
+    def add(self, listener: Callable[[Event], object]) -> Callable[[], None]:
+        """Add ``listener``; returns the function that removes it (see :meth:`Agent.subscribe`)."""
+        if inspect.iscoroutinefunction(listener) or inspect.iscoroutinefunction(type(listener).__call__):
+            raise TypeError(
+                f"{listener!r} is an async function, which subscribe would call without awaiting; "
+                "subscribe a plain function, or iterate agent.stream(...) to consume events asynchronously"
+            )
+        self.all = (*self.all, listener)
+        return functools.partial(self._remove, listener)
+
+    def _remove(self, listener: Callable[[Event], object]) -> None:
+        listeners = list(self.all)
+        listeners.remove(listener)
+        self.all = tuple(listeners)
+
+
+@dataclass(eq=False)
+class Run:
+    """One run's state and what it works with; see the module docstring."""
+
+    # -- the agent's parts the run works with -------------------------------------
+    config: AgentConfig
+    model: ModelInfo
+    provider: Provider
+    runtime: ProviderRuntime
+    host: PluginHost
+    toolset: Toolset
+    #: The agent's history: the run appends to it as it goes.
+    history: list[Message]
+    session: Session | None
+    session_id: str
+    root: Path
+    #: The context files' text, fixed for the session (the system prompt carries it).
+    context_text: list[str]
+    compactor: Compactor
+    #: The model a compaction summary is asked of (the agent's own).
+    summary_model: SummaryModel
+    #: Keeps the tool results too long to inline (the session's artifacts).
+    artifacts: ArtifactKeeper
+    transcript_repair: TranscriptRepair
+    prompt_estimator: PromptEstimator
+    queues: MessageQueues
+    stats: AgentStats
+    subscribers: Subscribers
+    #: The stop policy of ``max_turns`` and ``stop_policy``, if any.
+    policy: StopPolicy | None
+    #: Builds a child agent for a delegation (the agent's class).
+    spawn: Callable[..., Any]
+    #: Told the run's result once it is known, before ``agent_end`` is emitted.
+    finished: Callable[[RunResult], None]
+    # -- the run's own -------------------------------------------------------------
+    stop: RunStop
+    hooks: HookRunner
+    account: RunAccount
+    audit: RunAudit
+    state: RunState = field(default_factory=RunState)
+    #: This run's model settings (``Agent.run``'s ``settings``) and structured output.
+    overrides: dict[str, Any] = field(default_factory=dict)
+    structured: StructuredOutput | None = None
+    #: Where the events go when someone streams the run; ``None``: only to subscribers and observers.
+    put: Callable[[Event | None], None] | None = None
+    #: Every event of the run goes through ``emit``; every message through ``append`` (see :mod:`._loop`).
+    emit: Callable[[Event], None] = field(default=lambda event: None)
+    append: Callable[[Message], None] = field(default=lambda message: None)
+    log: RunLog | None = None
+    batch: ToolBatch | None = None
+    #: The plugins that asked to observe this run.
+    observers: list[tuple[str, Callable[[Event], object]]] = field(default_factory=list)
+    #: The delegations running now: each child, and a future done when its run has returned.
+    children: dict[Any, asyncio.Future[None]] = field(default_factory=dict)
+    #: Set once the run reports its end: nothing of a child is passed on after the parent's ``agent_end``.
+    ended: bool = False
+
+    def system_prompt(self) -> str | None:
+        """The system prompt of the run's requests (see :mod:`._system_prompt`)."""
+        return assemble_system_prompt(self.config.system_prompt, self.context_text, self.toolset.skills_block(),
+                                      self.toolset.guidelines())
+
+    def prompt_parts(self) -> tuple[str | None, list[ToolSpec]]:
+        """What every request carries besides its messages: the system prompt and the tool specs."""
+        return self.system_prompt(), self.toolset.specs()
+
+    def forward(self, name: str, call_id: str, session_id: str, event: Event) -> None:
+        """Pass a child's event on to the run's stream, subscribers and observers, tagged."""
+        if not self.ended:
+            self.emit(SubagentEvent(name, call_id, session_id, event))
+
+    async def end_children(self) -> None:
+        """Abort the children still running and wait for their runs to end (each within its stop budget)."""
+        if not self.children:
+            return
+        for child in list(self.children):
+            child.abort()
+        await asyncio.wait(list(self.children.values()), timeout=CHILD_END_BUDGET)
+
+
+_RUN: contextvars.ContextVar[Run | None] = contextvars.ContextVar("agentkit_run", default=None)
+
+
+def current_run() -> Run | None:
+    """The run whose task (or tool call) this is, if any."""
+    return _RUN.get()
+
+
+def enter_run(run: Run) -> contextvars.Token[Run | None]:
+    return _RUN.set(run)

@@ -1,0 +1,24 @@
+"""What a run has done so far, and how it ends: the part of a run that changes as it goes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentkit.plugin_api import Message, Outcome, Usage
+
+__all__ = ["RunState"]
+
+
+@dataclass
+class RunState:
+    """What a run has done so far, and how it ends."""
+
+    added: list[Message] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    turn: int = 0
+    outcome: Outcome = Outcome.COMPLETED
+    error: str | None = None
+    stopped_by: str | None = None
+    skills: list[str] = field(default_factory=list)
+    output: Any = None  # the validated value of a run with an output_type
