@@ -1,0 +1,129 @@
+"""A scripted turn from plain data (a ``--script`` file's entries), checked key by key.
+
+Every problem names the key it is about (``content[0].type``,
+``usage.input``), so that ``agentkit run --script`` can say in one line which
+turn and which key to fix. The format is documented in ``docs/testing.md``
+and as a JSON Schema in ``docs/schemas/v1/agentkit.script.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentkit.plugin_api import ContentBlock, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+
+TURN_KEYS = ("content", "stop_reason", "raw_stop_reason", "usage", "error", "status", "delay", "hang")
+BLOCK_KEYS = {
+    "text": ("type", "text"),
+    "thinking": ("type", "thinking", "signature", "redacted"),
+    "tool_use": ("type", "name", "arguments", "id"),
+}
+USAGE_KEYS = tuple(Usage.__dataclass_fields__)
+STOP_REASONS = tuple(reason.value for reason in StopReason)
+
+
+class ScriptFormatError(ValueError):
+    """A turn's plain data is malformed; ``key`` is where (empty: the turn itself)."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}" if key else problem)
+        self.key = key
+        self.problem = problem
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _kind(value: object) -> str:
+    if value is None or isinstance(value, bool | int | float | str):
+        return json.dumps(value)[:40]
+    return {"dict": "an object", "list": "a list"}.get(type(value).__name__, type(value).__name__)
+
+
+def _no_other_keys(data: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in data:
+        if key not in allowed:
+            raise ScriptFormatError(f"{where}{key}", f"unknown key; use {_listed(allowed)}")
+
+
+def _string(data: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise ScriptFormatError(f"{where}{key}", "missing; give a string")
+        return None
+    if not isinstance(value, str):
+        raise ScriptFormatError(f"{where}{key}", f"expected a string, not {_kind(value)}")
+    return value
+
+
+def _block(data: object, where: str) -> ContentBlock:
+    if not isinstance(data, dict):
+        raise ScriptFormatError(where.rstrip("."), f"expected a block object, not {_kind(data)}")
+    kind = data.get("type")
+    if kind not in BLOCK_KEYS:
+        raise ScriptFormatError(f"{where}type", f"unknown block type {_kind(kind)}; use text, thinking or tool_use")
+    _no_other_keys(data, BLOCK_KEYS[kind], where)
+    if kind == "text":
+        return TextBlock(_string(data, "text", where, required=True) or "")
+    if kind == "thinking":
+        redacted = data.get("redacted", False)
+        if not isinstance(redacted, bool):
+            raise ScriptFormatError(f"{where}redacted", f"expected true or false, not {_kind(redacted)}")
+        signature = _string(data, "signature", where) if "signature" in data else "sig"
+        return ThinkingBlock(_string(data, "thinking", where, required=True) or "", signature, redacted)
+    name = _string(data, "name", where, required=True) or ""
+    arguments = data.get("arguments")
+    if not (arguments is None or isinstance(arguments, dict | str)):
+        raise ScriptFormatError(f"{where}arguments", f"expected an object or a string, not {_kind(arguments)}")
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, separators=(",", ":"))
+    return ToolUseBlock(_string(data, "id", where) or "", name, raw)
+
+
+def _usage(data: object) -> Usage:
+    if not isinstance(data, dict):
+        raise ScriptFormatError("usage", f"expected an object of token counts, not {_kind(data)}")
+    _no_other_keys(data, USAGE_KEYS, "usage.")
+    for key, value in data.items():
+        number = isinstance(value, int | float) if key == "cost" else isinstance(value, int)
+        if isinstance(value, bool) or not number or value < 0:
+            raise ScriptFormatError(f"usage.{key}", f"expected a count of 0 or more, not {_kind(value)}")
+    return Usage.from_dict(data)
+
+
+def turn_fields(data: object) -> tuple[Any, ...]:
+    """The fields of a ``Turn`` (in order) that ``data`` describes.
+
+    :raises ScriptFormatError: naming the key that is wrong.
+    """
+    if not isinstance(data, dict):
+        raise ScriptFormatError("", f"expected an object with \"content\" (a list of blocks), not {_kind(data)}")
+    _no_other_keys(data, TURN_KEYS, "")
+    content = data.get("content", [])
+    if not isinstance(content, list):
+        raise ScriptFormatError("content", f"expected a list of blocks, not {_kind(content)}")
+    blocks = [_block(block, f"content[{index}].") for index, block in enumerate(content)]
+    stop_reason = data.get("stop_reason")
+    if stop_reason is not None and stop_reason not in STOP_REASONS:
+        raise ScriptFormatError("stop_reason", f"{_kind(stop_reason)} is no stop reason; use {_listed(STOP_REASONS)}")
+    status = data.get("status")
+    if status is not None and (isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599):
+        raise ScriptFormatError("status", f"expected an HTTP error status from 400 to 599, not {_kind(status)}")
+    delay = data.get("delay", 0.0)
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay < float("inf"):
+        raise ScriptFormatError("delay", f"expected seconds (a number of 0 or more), not {_kind(delay)}")
+    hang = data.get("hang", False)
+    if not isinstance(hang, bool):
+        raise ScriptFormatError("hang", f"expected true or false, not {_kind(hang)}")
+    return (
+        blocks,
+        stop_reason,
+        _string(data, "raw_stop_reason", ""),
+        _usage(data.get("usage", {})),
+        _string(data, "error", ""),
+        status,
+        float(delay),
+        hang,
+    )
