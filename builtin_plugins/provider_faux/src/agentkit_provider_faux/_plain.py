@@ -11,7 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentkit.plugin_api import ContentBlock, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from agentkit.plugin_api import (
+    ContentBlock,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolUseBlock,
+    Usage,
+)
 
 TURN_KEYS = ("content", "stop_reason", "raw_stop_reason", "usage", "error", "status", "delay", "hang")
 BLOCK_KEYS = {
@@ -127,3 +134,50 @@ def turn_fields(data: object) -> tuple[Any, ...]:
         float(delay),
         hang,
     )
+
+
+def script_schema() -> dict[str, Any]:
+    """The JSON Schema of a ``--script`` file, from the same key lists the reader checks against.
+
+    Published as ``docs/schemas/v1/agentkit.script.schema.json``; a test holds the file to this.
+    """
+    string = {"type": "string"}
+    nullable_string = {"type": ["string", "null"]}
+
+    def block(kind: str, required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "required": ["type", *required], "additionalProperties": False,
+                "properties": {"type": {"const": kind}, **properties}}
+
+    blocks = [
+        block("text", ["text"], {"text": string}),
+        block("thinking", ["thinking"], {"thinking": string, "signature": nullable_string,
+                                         "redacted": {"type": "boolean"}}),
+        block("tool_use", ["name"], {"name": string, "arguments": {"type": ["object", "string", "null"]},
+                                     "id": nullable_string}),
+    ]
+    count = {"type": "integer", "minimum": 0}
+    usage = {name: ({"type": "number", "minimum": 0} if name == "cost" else count) for name in USAGE_KEYS}
+    properties: dict[str, Any] = {
+        "content": {"type": "array", "items": {"oneOf": blocks},
+                    "description": "the blocks of the response, in order"},
+        "stop_reason": {"enum": [*STOP_REASONS, None],
+                        "description": "default: tool_use when there are tool calls, else stop"},
+        "raw_stop_reason": {**nullable_string, "description": "what the wire said; default: stop_reason"},
+        "usage": {"type": "object", "additionalProperties": False, "properties": usage},
+        "error": {**nullable_string, "description": "after the content, end the response with this error"},
+        "status": {"type": ["integer", "null"], "minimum": 400, "maximum": 599,
+                   "description": "answer with this HTTP error status instead (body: error)"},
+        "delay": {"type": "number", "minimum": 0, "description": "seconds to wait before each event"},
+        "hang": {"type": "boolean",
+                 "description": "after the content, keep the response open until the client leaves"},
+    }
+    if tuple(properties) != TURN_KEYS:  # the reader's list and this one are one list
+        raise AssertionError(f"the schema's turn keys {tuple(properties)} are not the reader's {TURN_KEYS}")
+    turn = {"type": "object", "additionalProperties": False, "properties": properties}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "agentkit.script/v1",
+        "title": "A script for the scripted model (agentkit run --script FILE): a JSON list of turns",
+        "type": "array",
+        "items": turn,
+    }
