@@ -181,3 +181,42 @@ def script_schema() -> dict[str, Any]:
         "type": "array",
         "items": turn,
     }
+
+
+def turn_to_dict(fields: dict[str, Any]) -> dict[str, Any]:
+    """A turn's fields (``dataclasses.asdict``-like, blocks as values) as a ``--script`` file holds it.
+
+    Only what differs from the defaults is written, so a file reads as a test wrote it.
+    """
+    data: dict[str, Any] = {"content": [_block_to_dict(block) for block in fields["content"]]}
+    usage: Usage = fields["usage"]
+    if usage != Usage():
+        data["usage"] = {key: value for key, value in usage.to_dict().items() if value}
+    for key in ("stop_reason", "raw_stop_reason", "error", "status"):
+        if fields[key] is not None:
+            data[key] = str(fields[key]) if key == "stop_reason" else fields[key]
+    if fields["delay"]:
+        data["delay"] = fields["delay"]
+    if fields["hang"]:
+        data["hang"] = True
+    return data
+
+
+def _block_to_dict(block: ContentBlock) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ThinkingBlock):
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature,
+                "redacted": block.redacted}
+    if isinstance(block, ToolUseBlock):
+        try:  # an object where the arguments are one, so the file reads as written; else the text verbatim
+            value = json.loads(block.arguments)
+            arguments: Any = value if isinstance(value, dict) and _compact(value) == block.arguments else block.arguments
+        except ValueError:
+            arguments = block.arguments
+        return {"type": "tool_use", "name": block.name, "arguments": arguments, **({"id": block.id} if block.id else {})}
+    raise ValueError(f"a script plays text, thinking and tool_use blocks, not {type(block).__name__}")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -90,6 +90,12 @@ class Turn:
 
         return cls(*turn_fields(data))
 
+    def to_dict(self) -> dict[str, Any]:
+        """This turn as plain data, as :meth:`from_dict` reads it and a ``--script`` file holds it."""
+        from ._plain import turn_to_dict
+
+        return turn_to_dict({name: getattr(self, name) for name in self.__dataclass_fields__})
+
 
 class ScriptedRequest:
     """What the loop sent for one turn, decoded back into canonical values on first access.

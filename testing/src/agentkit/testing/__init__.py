@@ -24,6 +24,7 @@ from agentkit_provider_faux import (
 
 from agentkit.plugin_api import Usage
 
+from ._files import write_script
 from ._transcript import ANY, ExpectedMessage, assert_transcript, assistant, tool_result, user
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "tool_call",
     "tool_result",
     "user",
+    "write_script",
 ]
