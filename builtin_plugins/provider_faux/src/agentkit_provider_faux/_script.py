@@ -151,6 +151,7 @@ class _ScriptedServer(httpx.AsyncBaseTransport):
         self.request_count = 0
 
     def _answer(self, request: ScriptedRequest, number: int) -> Turn:
+        """The turn that answers ``request``, the ``number``-th (from 0)."""
         raise NotImplementedError
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -187,15 +188,12 @@ class Script(_ScriptedServer):
     ) -> None:
         super().__init__(keep_requests)
         self.turns = [_turn(turn, number) for number, turn in enumerate(turns, 1)]
-        self._next = 0
 
     @property
     def remaining(self) -> int:
-        return len(self.turns) - self._next
+        return len(self.turns) - self.request_count
 
     def _answer(self, request: ScriptedRequest, number: int) -> Turn:
-        number = self._next
-        self._next += 1
         if number < len(self.turns):
             return self.turns[number]
         played = len(self.turns)
