@@ -3,6 +3,7 @@ and transcript assertions that fail with a diff."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import agentkit_provider_faux
@@ -20,9 +21,11 @@ from agentkit.testing import (
     assert_transcript,
     assistant,
     text,
+    thinking,
     tool_call,
     tool_result,
     user,
+    write_script,
 )
 
 
@@ -110,3 +113,20 @@ def test_a_script_that_runs_out_ends_the_run_with_an_error(tmp_path: Path) -> No
 def test_plain_turns_that_are_malformed_name_the_turn_and_the_key(turns: list, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
         Script(turns)
+
+
+def test_a_written_script_plays_the_turns_it_was_given(tmp_path: Path) -> None:
+    turns = [
+        Turn([thinking("which?", None), tool_call("shout", {"words": "a"}, id="call_x"), tool_call("shout", "{bad")],
+             stop_reason="length", raw_stop_reason="max_tokens", usage=Usage(input=3, cost=0.5), delay=0.01),
+        Turn([], status=529, error="overloaded"),
+        Turn([text("partial")], error="broke", hang=True),
+    ]
+    file = write_script(tmp_path / "turns.json", [*turns, "done"])
+    assert Script(json.loads(file.read_text(encoding="utf-8"))).turns == [*turns, Turn([text("done")])]
+
+
+def test_a_malformed_turn_is_refused_before_the_file_is_written(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="content"):
+        write_script(tmp_path / "turns.json", [{"content": "hello"}])
+    assert not (tmp_path / "turns.json").exists()
