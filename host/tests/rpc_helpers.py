@@ -13,6 +13,13 @@ from jsonschema import Draft202012Validator
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = REPO / "docs" / "schemas"
+#: Published beside rpc's contracts by the scripted provider, and held to its code by tests/test_script_schema.py.
+SCRIPT_SCHEMA = SCHEMAS / "v1" / "agentkit.script.schema.json"
+
+
+def rpc_schema_files() -> list[Path]:
+    """The published schemas of agentkit rpc's contracts (the events and its requests and responses)."""
+    return [path for path in sorted(SCHEMAS.rglob("*.json")) if path != SCRIPT_SCHEMA]
 #: Generous: a loaded 2-core box may be slow, and a test that waits longer has hung, not lost a race.
 PATIENCE = 120.0
 

@@ -7,10 +7,11 @@ through the real ``agentkit`` command.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+
+from agentkit.testing import write_script
 
 ASK = '''
 import argparse
@@ -60,21 +61,15 @@ def ask(site_dir):
     return site_dir.site
 
 
-def script(tmp_path: Path, answer: str) -> str:
-    file = tmp_path / f"{answer}.json"
-    file.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]}]), encoding="utf-8")
-    return str(file)
-
-
 def test_a_contributed_command_starts_a_session_and_resumes_it(agentkit, ask, tmp_path: Path) -> None:
     store = tmp_path / "sessions"
-    first = agentkit("ask", "hi", "--model", "faux/scripted", "--script", script(tmp_path, "one"),
+    first = agentkit("ask", "hi", "--model", "faux/scripted", "--script", str(write_script(tmp_path / "one.json", ["one"])),
                      "--session", "new", "--store", str(store), "--root", str(tmp_path), site=ask)
     assert first.returncode == 0, first.stderr
     answer, messages, session_id = first.stdout.split()
     assert (answer, messages) == ("one", "2")
 
-    again = agentkit("ask", "more", "--script", script(tmp_path, "two"), "--resume", "--store", str(store),
+    again = agentkit("ask", "more", "--script", str(write_script(tmp_path / "two.json", ["two"])), "--resume", "--store", str(store),
                      "--root", str(tmp_path), site=ask)
     assert again.returncode == 0, again.stderr
     assert again.stdout.split() == ["two", "4", session_id]  # the same session, its model, its history

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from agentkit.testing import Turn, tool_call, write_script
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 
 GENEROUS = 20.0  # seconds for the process to end: a hang blows through it, a slow machine does not
@@ -121,11 +123,7 @@ def press_ctrl_c(process: subprocess.Popen, presses: int) -> tuple[int, str, str
 
 
 def script_file(tmp_path: Path) -> Path:
-    turns = [{"content": [{"type": "tool_use", "name": "stuck", "arguments": {}}]},
-             {"content": [{"type": "text", "text": "never"}]}]
-    path = tmp_path / "turns.json"
-    path.write_text(json.dumps(turns), encoding="utf-8")
-    return path
+    return write_script(tmp_path / "turns.json", [Turn([tool_call("stuck", {})]), "never"])
 
 
 @pytest.mark.parametrize("presses", [1, 2])

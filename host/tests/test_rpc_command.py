@@ -15,6 +15,7 @@ import pytest
 from rpc_helpers import PATIENCE, RpcProcess, request
 
 from agentkit.host.sessions import parse_log
+from agentkit.testing import Turn, text, tool_call, write_script
 
 MIB = 1024 * 1024
 
@@ -30,11 +31,6 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def data(tmp_path: Path) -> dict[str, str]:
     return {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
-
-
-def script(path: Path, *turns: dict[str, Any]) -> str:
-    path.write_text(json.dumps(list(turns)))
-    return str(path)
 
 
 def say(text: str, **extra: Any) -> dict[str, Any]:
@@ -65,10 +61,10 @@ def run_to_end(rpc: RpcProcess, data: dict[str, str], session_id: str) -> list[d
 
 def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
-    turns = script(tmp_path / "first.json",
-                   {"content": [{"type": "text", "text": "Reading."},
-                                {"type": "tool_use", "name": "read_file", "arguments": {"path": "notes.txt"}}]},
-                   say("They say hello."), say("Second answer."))
+    turns = str(write_script(tmp_path / "first.json", [
+        Turn([text("Reading."), tool_call("read_file", {"path": "notes.txt"})]),
+        say("They say hello."), say("Second answer."),
+    ]))
     rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", turns, "--root", str(workspace),
                      env=data, cwd=tmp_path)
     try:
@@ -114,7 +110,7 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
     assert shown.stdout.splitlines()[-1] == f"{len(first) + len(second)} published events on this branch (see --json)"
 
     # Another server continues the stored session: its events go on from the last seq the log holds.
-    later = RpcProcess(agentkit, "--script", script(tmp_path / "later.json", say("Third answer.")),
+    later = RpcProcess(agentkit, "--script", str(write_script(tmp_path / "later.json", [say("Third answer.")])),
                        "--root", str(workspace), env=data, cwd=tmp_path)
     try:
         continued = later.call(1, "session.continue", session_id=session_id[:8])["result"]
@@ -132,7 +128,7 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
 
 def test_bad_lines_get_an_error_naming_the_problem_and_the_server_keeps_serving(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
-    rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", script(tmp_path / "t.json", say("hi")),
+    rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", str(write_script(tmp_path / "t.json", [say("hi")])),
                      "--root", str(workspace), env=data, cwd=tmp_path)
     bad: list[tuple[bytes, Any, str, str]] = [
         (b"x" * (MIB + 1) + b"\n", None, "line_too_long", f"{MIB + 1} bytes"),
@@ -169,7 +165,7 @@ def test_bad_lines_get_an_error_naming_the_problem_and_the_server_keeps_serving(
 
 def test_eof_with_a_turn_in_flight_aborts_it_publishes_its_end_and_exits_0(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
-    turns = script(tmp_path / "hang.json", say("Thinking it over", hang=True))
+    turns = str(write_script(tmp_path / "hang.json", [say("Thinking it over", hang=True)]))
     rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", turns, "--root", str(workspace),
                      env=data, cwd=tmp_path)
     try:
@@ -185,14 +181,14 @@ def test_eof_with_a_turn_in_flight_aborts_it_publishes_its_end_and_exits_0(
     assert log_seqs(data, session_id) == [event["seq"] for event in rpc.events]
     # The log is well formed: another process (this one) continues the session where it stopped.
     again = agentkit.inline("run", "Go on", "--session", session_id, "--root", str(workspace),
-                     "--script", script(tmp_path / "again.json", say("Done.")), env=data)
+                     "--script", str(write_script(tmp_path / "again.json", [say("Done.")])), env=data)
     assert again.returncode == 0, again.stderr
     assert again.stdout == "Done.\n"
 
 
 def test_ctrl_c_with_a_turn_in_flight_ends_it_like_eof_and_exits_130(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
-    turns = script(tmp_path / "hang.json", say("Still going", hang=True))
+    turns = str(write_script(tmp_path / "hang.json", [say("Still going", hang=True)]))
     rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", turns, "--root", str(workspace),
                      env=data, cwd=tmp_path)
     try:
@@ -210,7 +206,7 @@ def test_ctrl_c_with_a_turn_in_flight_ends_it_like_eof_and_exits_130(
 
 def test_a_client_that_closes_stdout_ends_the_server_without_a_traceback(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
-    turns = script(tmp_path / "hang.json", say("Pondering", hang=True))
+    turns = str(write_script(tmp_path / "hang.json", [say("Pondering", hang=True)]))
     process = subprocess.Popen([agentkit.path(), "rpc", "--model", "faux/scripted", "--script", turns, "--root",
                                 str(workspace)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, cwd=tmp_path, env=agentkit.environment(data))
@@ -241,7 +237,7 @@ def test_a_client_that_closes_stdout_ends_the_server_without_a_traceback(
 
 def test_abort_ends_the_running_turn_and_the_session_takes_the_next_prompt(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
-    turns = script(tmp_path / "t.json", say("Working on it", hang=True), say("Fresh start."))
+    turns = str(write_script(tmp_path / "t.json", [say("Working on it", hang=True), say("Fresh start.")]))
     rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", turns, "--root", str(workspace),
                      env=data, cwd=tmp_path)
     try:
@@ -271,7 +267,7 @@ def test_schemas_option_writes_the_published_schemas(agentkit: Any, tmp_path: Pa
 def test_the_store_option_keeps_the_sessions_where_it_says(
         agentkit: Any, tmp_path: Path, workspace: Path, data: dict[str, str]) -> None:
     elsewhere = tmp_path / "elsewhere"
-    rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", script(tmp_path / "t.json", say("Hi.")),
+    rpc = RpcProcess(agentkit, "--model", "faux/scripted", "--script", str(write_script(tmp_path / "t.json", [say("Hi.")])),
                      "--root", str(workspace), "--store", str(elsewhere), env=data, cwd=tmp_path)
     try:
         session_id = rpc.call(1, "session.start")["result"]["session_id"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentkit_provider_faux import Turn, text, thinking, tool_call
 from host_helpers import make_agent
-from rpc_helpers import EVENTS, SCHEMAS
+from rpc_helpers import EVENTS, SCHEMAS, rpc_schema_files
 
 from agentkit.host import Connection, Trust, allow_all
 from agentkit.host.rpc import schemas
@@ -18,7 +18,7 @@ def test_the_published_schemas_are_what_the_code_generates() -> None:
     generated = {str(path): json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
                  for path, schema in schemas().items()}
     published = {str(path.relative_to(SCHEMAS)): path.read_text(encoding="utf-8")
-                 for path in sorted(SCHEMAS.rglob("*.json"))}
+                 for path in rpc_schema_files()}
     assert published.keys() == generated.keys(), "regenerate them: agentkit rpc --schemas docs/schemas"
     for name, content in generated.items():
         assert published[name] == content, f"{name} is stale; regenerate: agentkit rpc --schemas docs/schemas"
@@ -47,7 +47,7 @@ def test_every_event_of_a_run_with_thinking_tools_and_a_failed_call_fits_the_eve
 
 
 def test_the_schemas_are_stamped_with_the_contracts_they_describe() -> None:
-    assert {json.loads(path.read_text())["$id"] for path in SCHEMAS.rglob("*.json")} == {
+    assert {json.loads(path.read_text())["$id"] for path in rpc_schema_files()} == {
         "agentkit.rpc.request/v1", "agentkit.rpc.response/v1", "agentkit.event/v2"}
 
 

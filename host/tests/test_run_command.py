@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from agentkit.plugin_api import EVENT_SCHEMA
+from agentkit.testing import write_script
 
 # libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -165,18 +166,12 @@ def test_shell_tools_need_allow_all_tools(agentkit, tmp_path: Path) -> None:
     assert shell & names_with and "read_file" in names_without
 
 
-def _script(tmp_path: Path, turns: list[dict[str, Any]]) -> str:
-    file = tmp_path / "turns.json"
-    file.write_text(json.dumps(turns), encoding="utf-8")
-    return str(file)
-
-
 def test_the_scripted_model_plays_a_script_file(agentkit, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\n")
-    script = _script(tmp_path, [
+    script = str(write_script(tmp_path / "turns.json", [
         {"content": [{"type": "tool_use", "name": "read_file", "arguments": {"path": "a.txt"}}]},
         {"content": [{"type": "text", "text": "The file says alpha."}]},
-    ])
+    ]))
     result = agentkit.inline("run", "read a.txt", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The file says alpha.\n"
@@ -191,7 +186,7 @@ def test_the_scripted_model_plays_a_script_file(agentkit, tmp_path: Path) -> Non
     ],
 )
 def test_a_run_that_does_not_complete_exits_1_and_says_why(agentkit, tmp_path: Path, turns: list[Any], reason: str) -> None:
-    script = _script(tmp_path, turns)
+    script = str(write_script(tmp_path / "turns.json", turns))
     result = agentkit.inline("run", "go", "--model", "faux/scripted", "--script", script, "--max-turns", "2",
                       "--root", str(tmp_path))
     assert result.returncode == 1
@@ -218,7 +213,7 @@ def test_text_reaches_stdout_while_the_response_is_still_streaming(agentkit, tmp
     """The scripted response sends its text, then stays open: the text must already be on stdout."""
     import threading
 
-    script = _script(tmp_path, [{"content": [{"type": "text", "text": "streaming works"}], "hang": True}])
+    script = str(write_script(tmp_path / "turns.json", [{"content": [{"type": "text", "text": "streaming works"}], "hang": True}]))
     process = agentkit.start("run", "go", "--model", "faux/scripted", "--script", script, "--root", str(tmp_path))
     seen = bytearray()
     found = threading.Event()
@@ -264,7 +259,7 @@ def _schema_file(tmp_path: Path, schema: Any = WEATHER_SCHEMA) -> str:
     ("faux/structured", {"type": "text", "text": '{"city": "Oslo", "celsius": -2}'}),
 ], ids=["final-answer-tool", "native"])
 def test_output_schema_prints_the_validated_value_as_json(agentkit, tmp_path: Path, model: str, answer: dict) -> None:
-    script = _script(tmp_path, [{"content": [answer]}])
+    script = str(write_script(tmp_path / "turns.json", [{"content": [answer]}]))
     result = agentkit.inline("run", "weather?", "--model", model, "--script", script, "--root", str(tmp_path),
                       "--output-schema", _schema_file(tmp_path))
     assert result.returncode == 0, result.stderr
@@ -273,7 +268,7 @@ def test_output_schema_prints_the_validated_value_as_json(agentkit, tmp_path: Pa
 
 
 def test_output_schema_that_is_never_met_exits_1_naming_the_problem(agentkit, tmp_path: Path) -> None:
-    script = _script(tmp_path, [{"content": [{"type": "text", "text": "cold"}]}] * 2)
+    script = str(write_script(tmp_path / "turns.json", [{"content": [{"type": "text", "text": "cold"}]}] * 2))
     result = agentkit.inline("run", "weather?", "--model", "faux/structured", "--script", script, "--root", str(tmp_path),
                       "--output-schema", _schema_file(tmp_path))
     assert result.returncode == 1
@@ -284,14 +279,14 @@ def test_output_schema_that_is_never_met_exits_1_naming_the_problem(agentkit, tm
 def test_an_unreadable_output_schema_is_a_usage_error(agentkit, tmp_path: Path, content: str) -> None:
     file = tmp_path / "schema.json"
     file.write_text(content, encoding="utf-8")
-    script = _script(tmp_path, [])
+    script = str(write_script(tmp_path / "turns.json", []))
     result = agentkit.inline("run", "x", "--model", "faux/scripted", "--script", script, "--output-schema", str(file))
     assert result.returncode == 2 and "schema" in result.stderr.lower()
     assert "Traceback" not in result.stderr
 
 
 def test_dry_run_shows_the_final_answer_tool_of_an_output_schema(agentkit, tmp_path: Path) -> None:
-    script = _script(tmp_path, [])
+    script = str(write_script(tmp_path / "turns.json", []))
     result = agentkit.inline("run", "x", "--model", "faux/scripted", "--script", script, "--dry-run",
                       "--output-schema", _schema_file(tmp_path))
     body = json.loads(result.stdout)["body"]

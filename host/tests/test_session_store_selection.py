@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from agentkit.testing import write_script
+
 # A store a third party ships: the JSONL store, in the folder the URL names.
 FOLDER_STORE = '''
 from agentkit.host.sessions import JsonlSessionStore
@@ -17,12 +19,6 @@ def from_url(url):
 '''
 
 
-def script(tmp_path: Path, answer: str) -> str:
-    path = tmp_path / f"{answer}.json"
-    path.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]}]))
-    return str(path)
-
-
 @pytest.fixture
 def data(tmp_path: Path) -> dict[str, str]:
     return {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
@@ -30,7 +26,7 @@ def data(tmp_path: Path) -> dict[str, str]:
 
 def run(agentkit: Any, tmp_path: Path, *args: str, env: dict[str, str], answer: str = "ok", **kwargs: Any) -> Any:
     return agentkit.inline("run", "Say it", "--model", "faux/scripted", "--root", str(tmp_path),
-                    "--script", script(tmp_path, answer), *args, env=env, **kwargs)
+                    "--script", str(write_script(tmp_path / f"{answer}.json", [answer])), *args, env=env, **kwargs)
 
 
 def test_a_url_scheme_reaches_the_store_a_distribution_declares(agentkit: Any, site_dir: Any, tmp_path: Path,
@@ -113,7 +109,7 @@ def test_a_malformed_store_url_never_prints_its_password(agentkit: Any, site_dir
              files={"leakystore.py": ECHOING_STORE})
     args, env = (["--store", url], data) if chosen_by == "--store" else ([], {**data, "AGENTKIT_SESSION_STORE": url})
     for command in (["sessions", "list", *args], ["run", "hi", "--model", "faux/scripted", "--root", str(tmp_path),
-                                                  "--script", script(tmp_path, "ok"), "--session", "new", *args]):
+                                                  "--script", str(write_script(tmp_path / "ok.json", ["ok"])), "--session", "new", *args]):
         result = agentkit.inline(*command, env=env, site=site_dir.site)
         assert result.returncode == 2, result.stderr
         assert result.stderr.startswith("agentkit: error: ") and result.stderr.count("\n") == 1, result.stderr

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from agentkit.testing import write_script
+
 
 @pytest.fixture
 def data(tmp_path: Path) -> dict[str, str]:
@@ -16,14 +18,8 @@ def data(tmp_path: Path) -> dict[str, str]:
     return {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}
 
 
-def script(tmp_path: Path, *answers: str, name: str = "turns.json") -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]} for answer in answers]))
-    return str(path)
-
-
 def run(agentkit: Any, tmp_path: Path, env: dict[str, str], task: str, *args: str, answer: str = "ok") -> Any:
-    return agentkit.inline("run", task, "--root", str(tmp_path), "--script", script(tmp_path, answer), *args, env=env)
+    return agentkit.inline("run", task, "--root", str(tmp_path), "--script", str(write_script(tmp_path / "turns.json", [answer])), *args, env=env)
 
 
 def session_id(stderr: str) -> str:

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from agentkit.testing import write_script
+
 #: A window retitle (OSC ... BEL), a screen clear, and a right-to-left override.
 HOSTILE = "\x1b]0;pwned\x07 \x1b[2J \u202eevil"
 SHOWN = "␛]0;pwned␇ ␛[2J <U+202E>evil"
@@ -74,8 +76,7 @@ def test_plugins_check_shows_a_plugin_name_with_its_controls_visible(agentkit, s
 
 def scripted_run(agentkit: Any, tmp_path: Path, turns: list[dict[str, Any]], *args: str,
                  root: Path | None = None, env: dict[str, str] | None = None) -> Any:
-    script = tmp_path / "turns.json"
-    script.write_text(json.dumps(turns))
+    script = write_script(tmp_path / "turns.json", turns)
     return agentkit.inline("run", "go", "--model", "faux/scripted", "--script", str(script),
                            "--root", str(root or tmp_path), *args, env=env)
 

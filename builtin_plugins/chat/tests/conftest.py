@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +9,8 @@ from typing import Any
 
 import pexpect
 import pytest
+
+from agentkit.testing import write_script
 
 #: Generous: the suite runs on a loaded 2-core machine; a match normally takes well under a second.
 TIMEOUT = 60
@@ -88,9 +89,7 @@ class ChatLauncher:
     def script(self, turns: list[dict[str, Any]]) -> str:
         """A script file for ``--script`` (the scripted provider plays one turn per request)."""
         self._scripts += 1
-        path = self.root.parent / f"script{self._scripts}.json"
-        path.write_text(json.dumps(turns), encoding="utf-8")
-        return str(path)
+        return str(write_script(self.root.parent / f"script{self._scripts}.json", turns))
 
     def environment(self, **extra: str) -> dict[str, str]:
         env = self.agentkit.environment({

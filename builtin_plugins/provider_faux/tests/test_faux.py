@@ -50,10 +50,12 @@ def test_the_event_order_is_message_start_blocks_message_end():
     assert final.content == ends
 
 
-def test_an_exhausted_script_answers_an_empty_stop_turn():
+def test_an_exhausted_script_answers_an_error_naming_its_turns():
     events = play(Script([]))
     assert [event.type for event in events] == ["message_start", "message_end"]
-    assert events[-1].message.stop_reason is StopReason.STOP and events[-1].message.content == []
+    final = events[-1].message
+    assert final.stop_reason is StopReason.ERROR and final.content == []
+    assert final.error_message.startswith("the script ran out: all 0 turns were played and the model was asked for turn 1")
 
 
 def test_errors_end_the_message_with_what_arrived():

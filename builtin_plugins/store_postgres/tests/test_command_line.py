@@ -9,12 +9,7 @@ from typing import Any
 from agentkit_store_postgres import PostgresSessionStore
 
 from agentkit.host.sessions import Session
-
-
-def script(tmp_path: Path, answer: str) -> str:
-    path = tmp_path / f"{answer}.json"
-    path.write_text(json.dumps([{"content": [{"type": "text", "text": answer}]}]))
-    return str(path)
+from agentkit.testing import write_script
 
 
 def session_id(stderr: str) -> str:
@@ -24,12 +19,12 @@ def session_id(stderr: str) -> str:
 def test_run_and_sessions_use_the_store_a_postgresql_url_names(agentkit: Any, dsn: str, tmp_path: Path) -> None:
     data = {"AGENTKIT_DATA_DIR": str(tmp_path / "data")}  # the file store, which must stay empty
     first = agentkit("run", "Say one", "--model", "faux/scripted", "--session", "new", "--store", dsn,
-                     "--root", str(tmp_path), "--script", script(tmp_path, "one"), env=data)
+                     "--root", str(tmp_path), "--script", str(write_script(tmp_path / "one.json", ["one"])), env=data)
     assert first.returncode == 0, first.stderr
     sid = session_id(first.stderr)
 
     chosen = {**data, "AGENTKIT_SESSION_STORE": dsn}  # the environment chooses it as well as --store
-    second = agentkit("run", "Say two", "--resume", "--root", str(tmp_path), "--script", script(tmp_path, "two"),
+    second = agentkit("run", "Say two", "--resume", "--root", str(tmp_path), "--script", str(write_script(tmp_path / "two.json", ["two"])),
                       env=chosen)
     assert second.returncode == 0, second.stderr
     assert session_id(second.stderr) == sid

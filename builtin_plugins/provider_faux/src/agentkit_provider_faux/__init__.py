@@ -10,6 +10,8 @@ block; message end.
 
 The script's names (an ``httpx`` transport) are imported on first use, so
 that loading the plugin to list or register it does not load ``httpx``.
+Tests import them from the testing kit, ``agentkit.testing`` (the
+``agentkit-testing`` distribution), with its transcript assertions.
 """
 
 from collections.abc import Callable
@@ -19,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Provider, hookimpl
 
 from ._codec import API, CATALOG, FauxDecoder, FauxProvider
+from ._plain import script_schema
 
 if TYPE_CHECKING:
-    from ._script import Script, ScriptedRequest, Turn, text, thinking, tool_call
+    from ._script import FunctionModel, Script, ScriptedRequest, Turn, text, thinking, tool_call
 
-_SCRIPT_NAMES = ("Script", "ScriptedRequest", "Turn", "text", "thinking", "tool_call")
+_SCRIPT_NAMES = ("FunctionModel", "Script", "ScriptedRequest", "Turn", "text", "thinking", "tool_call")
 
 
 @hookimpl
@@ -44,10 +47,12 @@ __all__ = [
     "CATALOG",
     "FauxDecoder",
     "FauxProvider",
+    "FunctionModel",
     "Script",
     "ScriptedRequest",
     "Turn",
     "agentkit_register_providers",
+    "script_schema",
     "text",
     "thinking",
     "tool_call",

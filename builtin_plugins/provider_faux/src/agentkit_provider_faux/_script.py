@@ -3,18 +3,22 @@
 :class:`Script` is an ``httpx`` transport: give it to the agent
 (``AgentConfig(connection=Connection(transport=script))``) and every request the loop sends is
 answered with the next turn, through the host's real HTTP, framing and
-decoding path. When the script runs out it answers with an empty turn that
-stops. ``script.requests`` holds what the loop sent, decoded: the most recent
+decoding path. When the script runs out, the response is an error naming
+how many turns it had, so that a test that did not script enough turns fails
+rather than passing on an empty answer. ``script.requests`` holds what the loop sent, decoded: the most recent
 ``keep_requests`` requests (each carries the whole transcript, so keeping all
 of a long run's would grow with the square of its length), and
 ``script.request_count`` counts them all.
+
+:class:`FunctionModel` answers each request with what a Python function of
+the request returns, for a test whose model must react to what it was sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -76,29 +80,21 @@ class Turn:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Turn:
-        """A turn from plain data: ``{"content": [{"type": "text", "text": ...},
-        {"type": "tool_use", "name": ..., "arguments": {...}}], "stop_reason": ...}``."""
-        blocks: list[ContentBlock] = []
-        for block in data.get("content", []):
-            kind = block.get("type")
-            if kind == "text":
-                blocks.append(text(block["text"]))
-            elif kind == "thinking":
-                blocks.append(thinking(block["thinking"], block.get("signature", "sig")))
-            elif kind == "tool_use":
-                blocks.append(tool_call(block["name"], block.get("arguments"), block.get("id")))
-            else:
-                raise ValueError(f"scripted turn: unknown block type {kind!r}; use text, thinking or tool_use")
-        return cls(
-            blocks,
-            data.get("stop_reason"),
-            data.get("raw_stop_reason"),
-            Usage.from_dict(data.get("usage", {})),
-            data.get("error"),
-            data.get("status"),
-            float(data.get("delay", 0.0)),
-            bool(data.get("hang", False)),
-        )
+        """A turn from plain data, as a ``--script`` file holds it: ``{"content": [{"type": "text",
+        "text": ...}, {"type": "tool_use", "name": ..., "arguments": {...}}], "stop_reason": ...}``
+        (every key: ``docs/testing.md``).
+
+        :raises ValueError: the data is malformed; the message names the key, e.g. ``content[0].type: ...``.
+        """
+        from ._plain import turn_fields
+
+        return cls(*turn_fields(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        """This turn as plain data, as :meth:`from_dict` reads it and a ``--script`` file holds it."""
+        from ._plain import turn_to_dict
+
+        return turn_to_dict({name: getattr(self, name) for name in self.__dataclass_fields__})
 
 
 class ScriptedRequest:
@@ -140,41 +136,32 @@ class ScriptedRequest:
         return [tool["name"] for tool in self.tools]
 
 
-class Script(httpx.AsyncBaseTransport):
-    """Plays scripted turns in order; see the module docstring.
-
-    :param keep_requests: how many of the most recent requests
-        ``script.requests`` keeps; ``None`` keeps every one (a short test that
-        wants them all).
-    """
+class _ScriptedServer(httpx.AsyncBaseTransport):
+    """Records what the loop sent and answers it with a turn, in the faux wire's events."""
 
     #: The default of ``keep_requests``.
     KEEP_REQUESTS = 16
 
-    def __init__(
-        self, turns: Iterable[Turn | dict[str, Any]], *, keep_requests: int | None = KEEP_REQUESTS
-    ) -> None:
+    def __init__(self, keep_requests: int | None) -> None:
         if keep_requests is not None and keep_requests < 1:
             raise ValueError(f"keep_requests must be 1 or more, or None to keep all, not {keep_requests!r}")
-        self.turns = [turn if isinstance(turn, Turn) else Turn.from_dict(turn) for turn in turns]
         self.requests: list[ScriptedRequest] = []
         self.keep_requests = keep_requests
         #: Every request received, including those no longer kept.
         self.request_count = 0
-        self._next = 0
 
-    @property
-    def remaining(self) -> int:
-        return len(self.turns) - self._next
+    def _answer(self, request: ScriptedRequest, number: int) -> Turn:
+        """The turn that answers ``request``, the ``number``-th (from 0)."""
+        raise NotImplementedError
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(ScriptedRequest(await request.aread()))
+        received = ScriptedRequest(await request.aread())
+        self.requests.append(received)
+        number = self.request_count
         self.request_count += 1
         if self.keep_requests is not None and len(self.requests) > self.keep_requests:
             del self.requests[: -self.keep_requests]
-        number = self._next
-        turn = self.turns[number] if number < len(self.turns) else Turn()
-        self._next += 1
+        turn = self._answer(received, number)
         if turn.status is not None:
             error = {"error": {"type": "scripted", "message": turn.error or f"HTTP {turn.status}"}}
             return httpx.Response(turn.status, json=error)
@@ -183,6 +170,68 @@ class Script(httpx.AsyncBaseTransport):
             headers={"content-type": "text/event-stream"},
             stream=_TurnStream(list(_frames(turn, number, request.headers.get("x-faux-model", ""))), turn.delay, turn.hang),
         )
+
+
+class Script(_ScriptedServer):
+    """Plays scripted turns in order; see the module docstring.
+
+    :param turns: :class:`Turn` values, or plain data as a ``--script`` file holds it.
+    :param keep_requests: how many of the most recent requests
+        ``script.requests`` keeps; ``None`` keeps every one (a short test that
+        wants them all).
+    :raises ValueError: a turn of plain data is malformed; the message names
+        the turn (counted from 1) and the key.
+    """
+
+    def __init__(
+        self, turns: Iterable[Turn | dict[str, Any]], *, keep_requests: int | None = _ScriptedServer.KEEP_REQUESTS
+    ) -> None:
+        super().__init__(keep_requests)
+        self.turns = [_turn(turn, number) for number, turn in enumerate(turns, 1)]
+
+    @property
+    def remaining(self) -> int:
+        return len(self.turns) - self.request_count
+
+    def _answer(self, request: ScriptedRequest, number: int) -> Turn:
+        if number < len(self.turns):
+            return self.turns[number]
+        played = len(self.turns)
+        turns = "its 1 turn was" if played == 1 else f"all {played} turns were"
+        return Turn(error=f"the script ran out: {turns} played and the model was asked for turn {number + 1}; "
+                          "add the turns the run needs")
+
+
+#: What a :class:`FunctionModel`'s function may answer: a turn, or the text of one.
+Answer = Turn | str
+
+
+class FunctionModel(_ScriptedServer):
+    """A model that is a Python function of the request: ``function(request)`` answers each one.
+
+    :param function: called with the :class:`ScriptedRequest` the loop sent;
+        returns a :class:`Turn`, or a string as the text of one.
+    :param keep_requests: as :class:`Script`'s; by default every request is kept.
+    """
+
+    def __init__(self, function: Callable[[ScriptedRequest], Answer], *, keep_requests: int | None = None) -> None:
+        super().__init__(keep_requests)
+        self.function = function
+
+    def _answer(self, request: ScriptedRequest, number: int) -> Turn:
+        answer = self.function(request)
+        return Turn([text(answer)]) if isinstance(answer, str) else answer
+
+
+def _turn(turn: Turn | dict[str, Any], number: int) -> Turn:
+    if isinstance(turn, Turn):
+        return turn
+    from ._plain import ScriptFormatError
+
+    try:
+        return Turn.from_dict(turn)
+    except ScriptFormatError as exc:
+        raise ValueError(f"turn {number}{', ' + exc.key if exc.key else ''}: {exc.problem}") from None
 
 
 class _TurnStream(httpx.AsyncByteStream):
