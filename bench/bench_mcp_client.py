@@ -1,7 +1,7 @@
 """The MCP client's cost: ``tools/call`` round trips over stdio through agentkit against the SDK's own client.
 
 One server process (the SDK 2.x test server, from its own environment when it
-can be built, see ``builtin_plugins/mcp/tests/peers.py``) is called with
+can be built, see ``plugins/tools_mcp/tests/peers.py``) is called with
 ``echo`` in turns by:
 
 * sdk: ``mcp.Client`` itself, on its own event loop;
@@ -29,7 +29,7 @@ from pathlib import Path
 from agentkit.plugin_api import ToolContext
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "builtin_plugins" / "mcp" / "tests"))
+sys.path.insert(0, str(REPO / "plugins" / "tools_mcp" / "tests"))
 
 from peers import LEGACY_SDK, MODERN_SDK, PeerUnavailable, peer_python, server_script  # noqa: E402
 
