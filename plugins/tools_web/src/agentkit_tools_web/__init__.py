@@ -17,8 +17,9 @@ from agentkit.plugin_api import Tool, hookimpl
 
 from ._addresses import CLOUD_METADATA_ADDRESSES, address_refusal, embedded_ipv4, literal_address
 from ._image_fetcher import MAX_IMAGE_BYTES, ImageFetchError, image_fetcher
+from ._limits import MAX_BODY_BYTES, MAX_REDIRECTS
 from ._resolver import Resolver, system_resolver
-from ._tool import MAX_BODY_BYTES, MAX_REDIRECTS, make_fetch_url_tool
+from ._tool import make_fetch_url_tool
 
 if TYPE_CHECKING:
     from ._guard import BlockedAddress, GuardedTransport

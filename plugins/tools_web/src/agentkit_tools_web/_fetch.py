@@ -13,7 +13,7 @@ from agentkit.plugin_api import ToolContext, ToolError, ToolResult
 
 from ._guard import BlockedAddress, GuardedTransport
 from ._html import html_to_text
-from ._tool import _METHODS, DEFAULT_TIMEOUT_S, MAX_BODY_BYTES, MAX_REDIRECTS, USER_AGENT
+from ._limits import DEFAULT_TIMEOUT_S, MAX_BODY_BYTES, MAX_REDIRECTS, METHODS, USER_AGENT
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Framing and routing belong to the client: a caller-chosen Host would send a
@@ -40,8 +40,8 @@ class _Request:
 
         self.url = self.validated_url(arguments.get("url"), hop=0)
         method = arguments.get("method", "GET")
-        if not isinstance(method, str) or method.upper() not in _METHODS:
-            raise ToolError("invalid_arguments", f"method must be one of {', '.join(_METHODS)}")
+        if not isinstance(method, str) or method.upper() not in METHODS:
+            raise ToolError("invalid_arguments", f"method must be one of {', '.join(METHODS)}")
         self.method = method.upper()
         self.headers = _caller_headers(arguments.get("headers"))
         body = arguments.get("body")

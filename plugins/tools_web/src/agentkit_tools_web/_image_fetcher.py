@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ._limits import DEFAULT_TIMEOUT_S, MAX_REDIRECTS, USER_AGENT
 from ._resolver import Resolver, system_resolver
-from ._tool import DEFAULT_TIMEOUT_S, MAX_REDIRECTS, USER_AGENT
 
 if TYPE_CHECKING:
     import ssl

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolResult
 
+from ._limits import DEFAULT_TIMEOUT_S, METHODS
 from ._resolver import Resolver, system_resolver
 
 if TYPE_CHECKING:
@@ -18,17 +19,12 @@ if TYPE_CHECKING:
 
     import httpcore
 
-MAX_REDIRECTS = 5
-MAX_BODY_BYTES = 512 * 1024
-DEFAULT_TIMEOUT_S = 30.0
-USER_AGENT = "agentkit-fetch_url/0.1"
-_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "url": {"type": "string", "description": "An https:// URL (http:// only if the embedder allows it)."},
-        "method": {"type": "string", "enum": list(_METHODS), "default": "GET"},
+        "method": {"type": "string", "enum": list(METHODS), "default": "GET"},
         "headers": {
             "type": "object",
             "additionalProperties": {"type": "string"},
