@@ -9,34 +9,21 @@ and the chat returns to the prompt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentkit.host.cli.support import require_credential, run_interruptibly, visible
 
 from ._authorize import Authorizer
+from ._commands import dispatch
 from ._compact import chat_compaction
 from ._input import Reader
+from ._options import ChatOptions
 from ._screen import Screen
 from ._view import TurnView, session_usage
 
 if TYPE_CHECKING:
     from agentkit.host import Agent, AgentConfig, PluginHost
     from agentkit.host.sessions import Session
-
-
-@dataclass
-class ChatOptions:
-    """What the command line chose, kept for the agents the chat builds (a ``/model`` switch, a ``/clear``)."""
-
-    root: Path
-    allow_all_tools: bool
-    system: str | None
-    max_turns: int | None
-    max_tokens: int | None
-    trust_project: bool
-    transport: Any  # the scripted model's script, kept across agents so that it plays on
 
 
 class Chat:
@@ -95,8 +82,6 @@ class Chat:
 
     def run(self) -> int:
         """Read prompts until the person leaves; the exit code (0)."""
-        from ._commands import dispatch
-
         try:
             while True:
                 try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agentkit.host.cli.support import visible, visible_line
 from agentkit.plugin_api.errors import UsageError
@@ -12,9 +12,35 @@ from agentkit.plugin_api.errors import UsageError
 from ._view import session_usage, shorten, usage_line
 
 if TYPE_CHECKING:
-    from ._app import Chat
+    from agentkit.host import Agent
+    from agentkit.host.sessions import Session
 
-Handler = Callable[["Chat", str], "str | None"]
+    from ._authorize import Authorizer
+    from ._options import ChatOptions
+    from ._screen import Screen
+
+
+class Chat(Protocol):
+    """What a slash command reads and changes of the chat (:class:`._app.Chat` is the one there is).
+
+    A protocol rather than the class, so that the chat's module can import the commands and the
+    commands need nothing of it.
+    """
+
+    agent: Agent
+    session: Session
+    options: ChatOptions
+    screen: Screen
+    authorizer: Authorizer
+
+    def build_agent(self, model: str, session: Session) -> Agent: ...
+
+    def switch_session(self, session: Session) -> None: ...
+
+    def note(self, text: str) -> None: ...
+
+
+Handler = Callable[[Chat, str], "str | None"]
 
 
 def _help(chat: Chat, argument: str) -> None:
