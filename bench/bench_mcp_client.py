@@ -63,9 +63,9 @@ async def agentkit_round(handler: object, context: ToolContext) -> float:
 
 
 async def round_trips(python: Path) -> tuple[float, float]:
-    from agentkit_mcp._config import ServerConfig
-    from agentkit_mcp.client._pool import ServerPool
-    from agentkit_mcp.client._tools import agent_tools
+    from agentkit_tools_mcp._config import ServerConfig
+    from agentkit_tools_mcp.client._pool import ServerPool
+    from agentkit_tools_mcp.client._tools import agent_tools
     from mcp import Client, StdioServerParameters
 
     script = str(server_script(MODERN_SDK))
@@ -88,8 +88,8 @@ async def round_trips(python: Path) -> tuple[float, float]:
 
 
 async def connect_seconds(python: Path, version: str, era: str) -> float:
-    from agentkit_mcp._config import ServerConfig
-    from agentkit_mcp.client._connection import ServerConnection
+    from agentkit_tools_mcp._config import ServerConfig
+    from agentkit_tools_mcp.client._connection import ServerConnection
 
     times = []
     for _ in range(CONNECTS):

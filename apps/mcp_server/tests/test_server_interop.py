@@ -50,7 +50,7 @@ def served(site_dir):
     """The environment under which the command serves only the test's ``echo`` plugin."""
     site_dir("served-echo", entry_points={"agentkit.tools": {"served_echo": "served_echo"}},
              files={"served_echo.py": PLUGIN})
-    return {"AGENTKIT_LOAD_PLUGINS": "served_echo,agentkit-mcp"}, site_dir.site
+    return {"AGENTKIT_LOAD_PLUGINS": "served_echo,agentkit-tools-mcp"}, site_dir.site
 
 
 def stdio_server(agentkit, env, site) -> StdioServerParameters:

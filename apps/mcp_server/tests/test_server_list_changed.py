@@ -130,7 +130,7 @@ def agentkit_register_tools(register):
 def test_a_plugin_installed_while_the_command_serves_is_announced(agentkit, site_dir, mode):
     site_dir("first-tools", entry_points={"agentkit.tools": {"first_tools": "first_tools"}},
              files={"first_tools.py": PLUGIN.format(name="first")})
-    env = {"AGENTKIT_LOAD_PLUGINS": "first_tools,later_tools,agentkit-mcp"}  # later_tools: once installed
+    env = {"AGENTKIT_LOAD_PLUGINS": "first_tools,later_tools,agentkit-tools-mcp"}  # later_tools: once installed
     params = StdioServerParameters(command=agentkit.path(), args=["mcp", "serve", "--watch", "0.2"],
                                    env=agentkit.environment(env, site_dir.site))
     received: list[object] = []

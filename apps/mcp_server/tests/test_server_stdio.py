@@ -50,7 +50,7 @@ class Served:
     """The command serving stdio, with its stdout read line by line in the background."""
 
     def __init__(self, agentkit, site: Path, *args: str) -> None:
-        env = {"AGENTKIT_LOAD_PLUGINS": "stdio_tools,agentkit-mcp"}
+        env = {"AGENTKIT_LOAD_PLUGINS": "stdio_tools,agentkit-tools-mcp"}
         self.process = subprocess.Popen([agentkit.path(), "mcp", "serve", "--watch", "0", *args],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         env=agentkit.environment(env, site))
@@ -192,7 +192,7 @@ def test_the_end_of_input_cancels_the_calls_still_running_and_the_server_exits(a
 def test_a_client_that_stops_reading_ends_the_connection_without_a_traceback(agentkit, site):
     read_end, write_end = os.pipe()
     os.close(read_end)  # nobody reads the server's output: its first write breaks
-    env = {"AGENTKIT_LOAD_PLUGINS": "stdio_tools,agentkit-mcp"}
+    env = {"AGENTKIT_LOAD_PLUGINS": "stdio_tools,agentkit-tools-mcp"}
     process = subprocess.Popen([agentkit.path(), "mcp", "serve", "--watch", "0"], stdin=subprocess.PIPE,
                                stdout=write_end, stderr=subprocess.PIPE, env=agentkit.environment(env, site))
     os.close(write_end)

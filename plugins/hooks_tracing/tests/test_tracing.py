@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
 from typing import Any, ClassVar
 
-import agentkit_tracing
+import agentkit_hooks_tracing
 import httpx
 import pytest
+from agentkit_hooks_tracing import Tracing
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
-from agentkit_tracing import Tracing
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -119,7 +120,7 @@ CONTENT_ATTRIBUTES = {"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai
 
 
 def test_content_is_absent_by_default(monkeypatch):
-    monkeypatch.delenv(agentkit_tracing.CONTENT_ENV, raising=False)
+    monkeypatch.delenv(agentkit_hooks_tracing.CONTENT_ENV, raising=False)
     spans, _ = _traced_run(monkeypatch)
     for span in spans:
         assert not CONTENT_ATTRIBUTES & set(span.attributes or {})
@@ -129,10 +130,10 @@ def test_content_is_absent_by_default(monkeypatch):
 @pytest.mark.parametrize("opt_in", ["environment", "argument"])
 def test_content_is_recorded_when_the_user_opts_in(monkeypatch, opt_in):
     if opt_in == "environment":
-        monkeypatch.setenv(agentkit_tracing.CONTENT_ENV, "1")
+        monkeypatch.setenv(agentkit_hooks_tracing.CONTENT_ENV, "1")
         spans, _ = _traced_run(monkeypatch)
     else:
-        monkeypatch.delenv(agentkit_tracing.CONTENT_ENV, raising=False)
+        monkeypatch.delenv(agentkit_hooks_tracing.CONTENT_ENV, raising=False)
         spans, _ = _traced_run(monkeypatch, record_content=True)
     [run] = _by_operation(spans, "invoke_agent")
     [tool] = _by_operation(spans, "execute_tool")
@@ -148,7 +149,7 @@ def test_content_is_recorded_when_the_user_opts_in(monkeypatch, opt_in):
 
 
 def test_the_environment_opts_out_when_the_argument_does_not_decide(monkeypatch):
-    monkeypatch.setenv(agentkit_tracing.CONTENT_ENV, "1")
+    monkeypatch.setenv(agentkit_hooks_tracing.CONTENT_ENV, "1")
     spans, _ = _traced_run(monkeypatch, record_content=False)
     assert not any(CONTENT_ATTRIBUTES & set(span.attributes or {}) for span in spans)
 
@@ -218,3 +219,11 @@ def test_validate_plugins_passes_it(agentkit):
     result = agentkit("validate-plugins", "tracing")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Plugins: 1 passed, 0 failed." in result.stdout
+
+
+def test_the_old_import_name_still_works_and_says_the_new_one():
+    sys.modules.pop("agentkit_tracing", None)
+    with pytest.warns(DeprecationWarning, match="import agentkit_hooks_tracing instead"):
+        old = importlib.import_module("agentkit_tracing")
+    assert old.Tracing is agentkit_hooks_tracing.Tracing and old.plugin is agentkit_hooks_tracing.plugin
+    assert old.CONTENT_ENV == agentkit_hooks_tracing.CONTENT_ENV

@@ -28,7 +28,7 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _close_pools() -> Iterator[None]:
     """Every test ends the servers it started, so none outlives it."""
     yield
-    from agentkit_mcp.client import close_all
+    from agentkit_tools_mcp.client import close_all
 
     close_all()
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import tomli_w
-from agentkit_mcp._config import user_config_file
 from agentkit_provider_faux import Script, Turn, text, tool_call
+from agentkit_tools_mcp._config import user_config_file
 
 from agentkit.host import Agent, AgentConfig, AuditRecord, JsonlAuditSink, PluginHost
 from agentkit.host.sessions import JsonlSessionStore, Session
@@ -39,12 +39,12 @@ def audit_entries(session: Session) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(("era", "version"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
 def test_an_mcp_call_reaches_the_embedders_sink_and_the_session_log_without_its_arguments(
         config_home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, era: str, version: str) -> None:
-    import agentkit_mcp
+    import agentkit_tools_mcp
 
     configure(v2_stdio_entry("calc", era=era))
     caplog.set_level(logging.INFO, logger="agentkit.mcp.audit")
     plugin_records: list[Any] = []
-    agentkit_mcp.set_audit_sink(plugin_records.append)  # still served, beside the host's trail
+    agentkit_tools_mcp.set_audit_sink(plugin_records.append)  # still served, beside the host's trail
     try:
         host = PluginHost.discover()
         session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=Path.cwd())
@@ -58,7 +58,7 @@ def test_an_mcp_call_reaches_the_embedders_sink_and_the_session_log_without_its_
                       host=host, session=session)
         result = agent.run_sync("Say it, then fail.")
     finally:
-        agentkit_mcp.set_audit_sink(None)
+        agentkit_tools_mcp.set_audit_sink(None)
 
     assert result.outcome == "completed" and result.problems == []
     assert [record.kind for record in seen] == ["session_start", "mcp.call", "tool_call", "mcp.call", "tool_call",
@@ -156,8 +156,8 @@ def test_a_call_the_agent_gives_up_on_is_still_recorded_as_made() -> None:
     import asyncio
     import sys
 
-    from agentkit_mcp._config import ServerConfig
-    from agentkit_mcp.client._connection import ServerConnection
+    from agentkit_tools_mcp._config import ServerConfig
+    from agentkit_tools_mcp.client._connection import ServerConnection
 
     from .conftest import V2_SERVER
 
@@ -186,7 +186,7 @@ def test_a_call_the_agent_gives_up_on_is_still_recorded_as_made() -> None:
 def test_a_server_s_questions_reach_the_trail_as_hashes_never_their_content(
         config_home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, era: str, version: str) -> None:
     """The question (planted in the server's elicitation) and the answer (the sampled text) are in no record."""
-    import agentkit_mcp
+    import agentkit_tools_mcp
 
     question, answer = f"Really? {SECRET}", f"hi there, {SECRET[::-1]}"
     configure(v2_stdio_entry("calc", era=era, allow_sampling=True, env={"AGENTKIT_TEST_QUESTION": question}))
@@ -199,9 +199,9 @@ def test_a_server_s_questions_reach_the_trail_as_hashes_never_their_content(
             return {"action": "accept", "content": {"ok": True}}
         return {"role": "assistant", "model": "test-model", "content": {"type": "text", "text": answer}}
 
-    agentkit_mcp.set_input_handler(handler)
+    agentkit_tools_mcp.set_input_handler(handler)
     plugin_records: list[Any] = []
-    agentkit_mcp.set_audit_sink(plugin_records.append)
+    agentkit_tools_mcp.set_audit_sink(plugin_records.append)
     try:
         session = Session.new(JsonlSessionStore(tmp_path / "sessions"), cwd=Path.cwd())
         seen: list[AuditRecord] = []
@@ -211,8 +211,8 @@ def test_a_server_s_questions_reach_the_trail_as_hashes_never_their_content(
                                   transport=script, audit=seen.append), host=PluginHost.discover(), session=session)
         result = agent.run_sync("Confirm, then summarize.")
     finally:
-        agentkit_mcp.set_input_handler(None)
-        agentkit_mcp.set_audit_sink(None)
+        agentkit_tools_mcp.set_input_handler(None)
+        agentkit_tools_mcp.set_audit_sink(None)
 
     assert result.outcome == "completed" and result.problems == []
     assert [(record.kind, record.tool_call_id) for record in seen] == [
@@ -237,10 +237,10 @@ def test_a_server_s_questions_reach_the_trail_as_hashes_never_their_content(
 
 def test_questions_of_parallel_calls_are_each_recorded_with_the_call_that_asked(config_home: Path) -> None:
     """On the modern era each question comes back inside its own call: parallel calls never swap records."""
-    import agentkit_mcp
+    import agentkit_tools_mcp
 
     configure(v2_stdio_entry("calc", allow_sampling=True))
-    agentkit_mcp.set_input_handler(lambda request: (
+    agentkit_tools_mcp.set_input_handler(lambda request: (
         {"action": "accept", "content": {"ok": True}} if request.method == "elicitation/create"
         else {"role": "assistant", "model": "m", "content": {"type": "text", "text": "hi"}}))
     try:
@@ -252,7 +252,7 @@ def test_questions_of_parallel_calls_are_each_recorded_with_the_call_that_asked(
                                   transport=script, audit=seen.append), host=PluginHost.discover())
         assert agent.run_sync("All at once.").outcome == "completed"
     finally:
-        agentkit_mcp.set_input_handler(None)
+        agentkit_tools_mcp.set_input_handler(None)
 
     questions = [record for record in seen if record.kind in ("mcp.input", "mcp.sampling")]
     assert len(questions) == 9  # one elicitation per confirm; an input and a sampling record per summarize

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentkit_mcp.cli import main
+from agentkit_tools_mcp.cli import main
 
 from .conftest import V2_SERVER
 

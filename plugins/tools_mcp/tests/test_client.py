@@ -14,10 +14,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from agentkit_mcp._config import McpConfigError, ServerConfig
-from agentkit_mcp.client import McpAuditRecord, set_audit_sink, set_input_handler
-from agentkit_mcp.client._connection import ServerConnection, ServerUnavailable
-from agentkit_mcp.client._results import to_tool_result
+from agentkit_tools_mcp._config import McpConfigError, ServerConfig
+from agentkit_tools_mcp.client import McpAuditRecord, set_audit_sink, set_input_handler
+from agentkit_tools_mcp.client._connection import ServerConnection, ServerUnavailable
+from agentkit_tools_mcp.client._results import to_tool_result
 from mcp import InputRequiredRoundsExceededError, MCPError
 
 from .conftest import V2_SERVER

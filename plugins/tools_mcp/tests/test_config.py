@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-from agentkit_mcp._config import (
+from agentkit_tools_mcp._config import (
     McpConfigError,
     ServerConfig,
     load_servers,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import tomli_w
-from agentkit_mcp._config import user_config_file
 from agentkit_provider_faux import Script, Turn, text, tool_call
+from agentkit_tools_mcp._config import user_config_file
 
 from agentkit.host import Agent, AgentConfig, PluginHost
 from agentkit.plugin_api import Tool, hookimpl
@@ -67,10 +67,10 @@ def test_a_tool_a_server_adds_mid_session_is_declared_after_the_cached_prefix(co
 
 
 def test_a_server_s_questions_reach_the_embedder_and_too_many_end_the_call_not_the_run(config_home: Path) -> None:
-    import agentkit_mcp
+    import agentkit_tools_mcp
 
     configure(v2_stdio_entry("calc"))
-    agentkit_mcp.set_input_handler(lambda request: {"action": "accept", "content": {"ok": True}})
+    agentkit_tools_mcp.set_input_handler(lambda request: {"action": "accept", "content": {"ok": True}})
     try:
         script = Script([Turn([tool_call("calc__confirm", {}), tool_call("calc__four_questions", {})]),
                          Turn([text("Done.")])])
@@ -78,7 +78,7 @@ def test_a_server_s_questions_reach_the_embedder_and_too_many_end_the_call_not_t
                                   transport=script), host=PluginHost.discover())
         result = agent.run_sync("Confirm, then answer everything.")
     finally:
-        agentkit_mcp.set_input_handler(None)
+        agentkit_tools_mcp.set_input_handler(None)
     confirmed, endless = (json.loads(message.text) for message in result.messages[2:4])
     assert confirmed["data"]["text"] == "confirmed=True"
     assert endless["error"] == "mcp_too_many_questions" and result.text == "Done."

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentkit_mcp._config import McpConfigError, parse_server
-from agentkit_mcp.client._results import RESULT_CHARACTER_CAP, to_tool_result
+from agentkit_tools_mcp._config import McpConfigError, parse_server
+from agentkit_tools_mcp.client._results import RESULT_CHARACTER_CAP, to_tool_result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentkit_mcp._config import ServerConfig
-from agentkit_mcp.client._connection import ServerConnection
+from agentkit_tools_mcp._config import ServerConfig
+from agentkit_tools_mcp.client._connection import ServerConnection
 from mcp import MCPError
 
 from .peers import LEGACY_SDK, MODERN_SDK, PeerUnavailable, http_server, peer_python, server_script

@@ -84,7 +84,7 @@ def untrusted_notes(stderr: str) -> list[str]:
 
 
 def assert_nothing_acted(repo: Path, recorder: Recorder, stderr: str) -> None:
-    from agentkit_mcp.client import close_all
+    from agentkit_tools_mcp.client import close_all
 
     close_all()
     assert not (repo / "MARKER").exists(), "the project's stdio server was started"
@@ -132,7 +132,7 @@ def test_mcp_list_shows_the_tier_and_trust_of_every_server(agentkit: Any, cloned
 
 def test_a_trusted_project_s_server_runs_but_cannot_read_the_user_s_environment(
         agentkit: Any, cloned: Path, recorder: Recorder) -> None:
-    from agentkit_mcp.client import close_all
+    from agentkit_tools_mcp.client import close_all
 
     result = agentkit.inline(*COMMANDS["run"], "--trust-project", cwd=cloned, env=environment(cloned))
     close_all()
@@ -144,7 +144,7 @@ def test_a_trusted_project_s_server_runs_but_cannot_read_the_user_s_environment(
 
 def test_a_variable_the_user_allows_for_a_project_server_reaches_it(
         agentkit: Any, cloned: Path, recorder: Recorder) -> None:
-    from agentkit_mcp.client import close_all
+    from agentkit_tools_mcp.client import close_all
 
     allow = {"mcp": {"trusted_env": [{"server": "leak", "variables": ["SOMEKEY"]}]}}
     (cloned.parent / "user-config" / "agentkit.toml").write_text(tomli_w.dumps(allow))

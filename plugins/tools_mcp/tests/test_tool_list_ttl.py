@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentkit_mcp._config import ServerConfig
-from agentkit_mcp.client._connection import ServerConnection, ServerUnavailable
-from agentkit_mcp.client._listing import MIN_RELIST_INTERVAL_S
-from agentkit_mcp.client._pool import ServerPool
-from agentkit_mcp.client._tools import agent_tools
 from agentkit_provider_faux import Script, Turn, text, tool_call
+from agentkit_tools_mcp._config import ServerConfig
+from agentkit_tools_mcp.client._connection import ServerConnection, ServerUnavailable
+from agentkit_tools_mcp.client._listing import MIN_RELIST_INTERVAL_S
+from agentkit_tools_mcp.client._pool import ServerPool
+from agentkit_tools_mcp.client._tools import agent_tools
 
 from agentkit.host import Agent, AgentConfig, PluginHost
 from agentkit.plugin_api import hookimpl

@@ -332,6 +332,6 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("agentkit-mcp")
+        return version("agentkit-tools-mcp")
     except PackageNotFoundError:  # pragma: no cover - a source tree
         return "0+unknown"

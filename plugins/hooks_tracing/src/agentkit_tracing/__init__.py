@@ -1,18 +1,17 @@
-"""OpenTelemetry spans for agentkit runs, in the GenAI semantic conventions.
+"""Deprecated: the tracing plugin is imported as ``agentkit_hooks_tracing`` (its distribution is
+``agentkit-hooks-tracing``, after the naming rule of docs/decisions/0038-layout-by-kind.md).
 
-Installed, this plugin gives every run an ``invoke_agent`` span, and inside it
-a ``chat`` span per model request and an ``execute_tool`` span per tool call,
-sent to the tracer provider the application configured
-(``opentelemetry.trace.set_tracer_provider``). Without one it does nothing.
-Message content (prompts, responses, tool arguments and results) is recorded
-only when ``AGENTKIT_TRACE_CONTENT=1`` is set, or ``Tracing(record_content=True)``.
+This module keeps ``import agentkit_tracing`` working, with a ``DeprecationWarning``, until the
+next minor release of 0.x.
 """
 
 from __future__ import annotations
 
-from ._plugin import CONTENT_ENV, Tracing
+import warnings
 
-#: The instance the ``agentkit.hooks`` entry point loads: the global tracer provider, content per the environment.
-plugin = Tracing()
+from agentkit_hooks_tracing import CONTENT_ENV, Tracing, plugin
+
+warnings.warn("agentkit_tracing is deprecated: import agentkit_hooks_tracing instead (the same names)",
+              DeprecationWarning, stacklevel=2)
 
 __all__ = ["CONTENT_ENV", "Tracing", "plugin"]

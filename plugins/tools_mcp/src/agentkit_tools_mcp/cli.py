@@ -203,7 +203,7 @@ def _target_text(server: ServerConfig) -> str:
 
 
 def _serve(argv: list[str]) -> int:
-    try:  # the server embeds the host, so it is a distribution of its own (agentkit-mcp installs it)
+    try:  # the server embeds the host, so it is a distribution of its own (agentkit-tools-mcp installs it)
         from agentkit_mcp_server import cli as server_cli
     except ImportError as exc:
         print(f"{PROG} serve: error: the MCP server is not installed ({exc}); "

@@ -13,6 +13,9 @@ from ._run import RunSpans
 
 #: Set to ``1`` to record message content in span attributes (off by default: content may be private).
 CONTENT_ENV = "AGENTKIT_TRACE_CONTENT"
+#: The instrumentation scope of every span: the name the package had when spans were first exported,
+#: kept so that what a tracing backend filters on does not change with the package's name.
+SCOPE = "agentkit_tracing"
 
 
 def _configured(provider: trace.TracerProvider) -> bool:
@@ -41,7 +44,7 @@ class Tracing:
         provider = self._provider or trace.get_tracer_provider()
         if not _configured(provider):
             return None
-        return RunSpans(provider.get_tracer("agentkit_tracing"), session, content=self._content()).on
+        return RunSpans(provider.get_tracer(SCOPE), session, content=self._content()).on
 
     def _content(self) -> bool:
         if self._record_content is not None:
