@@ -18,8 +18,8 @@ SYNCED = .venv/.synced-with-uv-lock
 # compiles them once (only what changed since), or each process the suite starts would compile
 # the host, the lint and the conformance suite again where PYTHONDONTWRITEBYTECODE is set.
 # A source that does not compile is left to the suite to report (hence the recipe's `-`).
-WORKSPACE_SOURCES = $(wildcard */src builtin_plugins/*/src examples/*/src)
-WORKSPACE_FILES = uv.lock pyproject.toml $(wildcard */pyproject.toml builtin_plugins/*/pyproject.toml examples/*/pyproject.toml)
+WORKSPACE_SOURCES = $(wildcard */src plugins/*/src extensions/*/src apps/*/src examples/*/src)
+WORKSPACE_FILES = uv.lock pyproject.toml $(wildcard */pyproject.toml plugins/*/pyproject.toml extensions/*/pyproject.toml apps/*/pyproject.toml examples/*/pyproject.toml)
 
 .PHONY: bootstrap demo test bench lint mutation conformance-mcp clean
 
@@ -57,10 +57,11 @@ test: bootstrap
 bench: bootstrap
 	$(RUN) python bench/run.py
 
-# ruff for style, then mypy (configured in pyproject.toml: strict on plugin_api and host).
+# ruff for style, then mypy over every workspace member (scripts/typecheck.py; its flags are in
+# pyproject.toml: strict on plugin_api and host).
 lint: bootstrap
 	$(RUN) ruff check .
-	$(RUN) mypy
+	$(RUN) python scripts/typecheck.py
 
 # Not part of `make test`: mutmut over the loop, the batch, the repair, hook calling
 # and the wire decoders, then the kill ratio per module (see docs/mutation.md).
@@ -76,7 +77,7 @@ conformance-mcp: bootstrap
 	@echo "agentkit: installing Node 22 and @modelcontextprotocol/conformance into $(CONFORMANCE_MCP)"
 	@npm install --prefix $(CONFORMANCE_MCP) --no-audit --no-fund --loglevel=error \
 		node@22 @modelcontextprotocol/conformance@0.2.0-alpha.12
-	$(RUN) python builtin_plugins/mcp_server/conformance/run.py $(CONFORMANCE_MCP)
+	$(RUN) python apps/mcp_server/conformance/run.py $(CONFORMANCE_MCP)
 
 clean:
 	rm -rf .venv .pytest_cache .hypothesis .mutation .mcp-conformance

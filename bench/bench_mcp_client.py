@@ -1,7 +1,7 @@
 """The MCP client's cost: ``tools/call`` round trips over stdio through agentkit against the SDK's own client.
 
 One server process (the SDK 2.x test server, from its own environment when it
-can be built, see ``builtin_plugins/mcp/tests/peers.py``) is called with
+can be built, see ``plugins/tools_mcp/tests/peers.py``) is called with
 ``echo`` in turns by:
 
 * sdk: ``mcp.Client`` itself, on its own event loop;
@@ -29,7 +29,7 @@ from pathlib import Path
 from agentkit.plugin_api import ToolContext
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "builtin_plugins" / "mcp" / "tests"))
+sys.path.insert(0, str(REPO / "plugins" / "tools_mcp" / "tests"))
 
 from peers import LEGACY_SDK, MODERN_SDK, PeerUnavailable, peer_python, server_script  # noqa: E402
 
@@ -63,9 +63,9 @@ async def agentkit_round(handler: object, context: ToolContext) -> float:
 
 
 async def round_trips(python: Path) -> tuple[float, float]:
-    from agentkit_mcp._config import ServerConfig
-    from agentkit_mcp.client._pool import ServerPool
-    from agentkit_mcp.client._tools import agent_tools
+    from agentkit_tools_mcp._config import ServerConfig
+    from agentkit_tools_mcp.client._pool import ServerPool
+    from agentkit_tools_mcp.client._tools import agent_tools
     from mcp import Client, StdioServerParameters
 
     script = str(server_script(MODERN_SDK))
@@ -88,8 +88,8 @@ async def round_trips(python: Path) -> tuple[float, float]:
 
 
 async def connect_seconds(python: Path, version: str, era: str) -> float:
-    from agentkit_mcp._config import ServerConfig
-    from agentkit_mcp.client._connection import ServerConnection
+    from agentkit_tools_mcp._config import ServerConfig
+    from agentkit_tools_mcp.client._connection import ServerConnection
 
     times = []
     for _ in range(CONNECTS):

@@ -62,7 +62,7 @@ def servers(site: Path) -> dict[str, StdioServerParameters]:
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bench-echo\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[agentkit.tools]\nbench_echo = bench_echo\n")
-    env = {**os.environ, "PYTHONPATH": str(site), "AGENTKIT_LOAD_PLUGINS": "bench_echo,agentkit-mcp"}
+    env = {**os.environ, "PYTHONPATH": str(site), "AGENTKIT_LOAD_PLUGINS": "bench_echo,agentkit-tools-mcp"}
     (site / "sdk_server.py").write_text(SDK_SERVER)
     return {
         "agentkit mcp serve": StdioServerParameters(command=AGENTKIT, args=["mcp", "serve", "--watch", "0"], env=env),

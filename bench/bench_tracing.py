@@ -1,4 +1,4 @@
-"""Tracing's cost: the same run with and without ``agentkit-tracing``, measured in the same process run.
+"""Tracing's cost: the same run with and without ``agentkit-hooks-tracing``, measured in the same process run.
 
 One scripted conversation (``TURNS`` turns of one tool call each, then a final
 answer) is played by the scripted provider three ways, taking turns so that a
@@ -22,8 +22,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from agentkit_hooks_tracing import Tracing
 from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
-from agentkit_tracing import Tracing
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter

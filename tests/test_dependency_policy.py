@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 POLICY = tomllib.loads((REPO / "dependency-policy.toml").read_text())
 MEMBERS = {
     tomllib.loads(path.read_text())["project"]["name"]: path.parent
-    for pattern in ("*/pyproject.toml", "builtin_plugins/*/pyproject.toml", "examples/*/pyproject.toml")
+    for pattern in ("*/pyproject.toml", "plugins/*/pyproject.toml", "extensions/*/pyproject.toml", "apps/*/pyproject.toml", "examples/*/pyproject.toml")
     for path in REPO.glob(pattern)
 }
 

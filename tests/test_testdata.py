@@ -19,7 +19,7 @@ SOURCES = {
     "testdata/pydantic-ai": "test_openai/test_valid_response.yaml",
     "testdata/anthropic-sdk-python": "basic_response.txt",
     "host/tests/wire/data/jsontestsuite": "test_parsing/y_object.json",
-    "builtin_plugins/tools_files/tests/data/node-ignore": "node-ignore-cases.json",
+    "plugins/tools_files/tests/data/node-ignore": "node-ignore-cases.json",
 }
 
 

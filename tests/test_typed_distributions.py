@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECTS = [
     path
-    for pattern in ("*/pyproject.toml", "builtin_plugins/*/pyproject.toml", "examples/*/pyproject.toml")
+    for pattern in ("*/pyproject.toml", "plugins/*/pyproject.toml", "extensions/*/pyproject.toml", "apps/*/pyproject.toml", "examples/*/pyproject.toml")
     for path in REPO.glob(pattern)
 ]
 

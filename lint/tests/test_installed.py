@@ -37,7 +37,7 @@ def test_an_editable_workspace_install_is_read_through_its_pth_file():
     report = lint_distribution("agentkit_tools_files")  # any spelling of the name
 
     assert report.plugin == "agentkit-tools-files"
-    assert report.source.endswith("builtin_plugins/tools_files/src")
+    assert report.source.endswith("plugins/tools_files/src")
     assert report.files >= 1
     assert report.could_not_lint == []
 

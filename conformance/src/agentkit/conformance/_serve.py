@@ -44,7 +44,7 @@ def _warm() -> None:
     """Import everything a check imports and index the installed distributions, once for every child."""
     from agentkit.lint._distributions import installed_index
 
-    from . import _checks, _hooks, _providers, _skills, _tools, run  # noqa: F401  (imported for the children)
+    from . import _checks, _hooks, _job, _providers, _skills, _tools  # noqa: F401  (imported for the children)
 
     installed_index()
 
@@ -121,7 +121,7 @@ def _fork(job: dict[str, Any], wake: tuple[int, int]) -> int:
 
 def _run_child(job: dict[str, Any]) -> None:
     """Run one job in this forked child, then end it with the job's exit code."""
-    from .run import perform
+    from ._job import perform
 
     code = 1
     try:

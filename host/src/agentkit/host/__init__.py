@@ -15,46 +15,58 @@ from importlib import import_module
 # typing itself costs more than this module: the flag is spelled out, as type checkers honour it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    # `import X as X` marks each name as re-exported (PEP 484), for type checkers; isort would
+    # split each such name into a statement of its own.
+    # isort: off
     from typing import Any
 
-    from agentkit.plugin_api import Block, Outcome
+    from agentkit.plugin_api import Block as Block, Outcome as Outcome
 
-    from ._agent import Agent, AgentStats
-    from ._audit import AuditRecord, AuditSink, JsonlAuditSink
-    from ._budget import Budget
-    from ._compaction import Compaction
+    from ._agent import Agent as Agent, AgentStats as AgentStats
+    from ._audit import AuditRecord as AuditRecord, AuditSink as AuditSink, JsonlAuditSink as JsonlAuditSink
+    from ._budget import Budget as Budget
+    from ._compaction import Compaction as Compaction
     from ._config import (
-        DEFAULT_HOOK_TIMEOUT,
-        DEFAULT_MAX_TOOL_RESULT_CHARS,
-        DEFAULT_TOOL_TIMEOUT,
-        AgentConfig,
-        BeforeToolCall,
-        Connection,
-        Decision,
-        Limits,
-        RunResult,
-        Timeouts,
-        Trust,
-        allow_all,
+        DEFAULT_HOOK_TIMEOUT as DEFAULT_HOOK_TIMEOUT,
+        DEFAULT_MAX_TOOL_RESULT_CHARS as DEFAULT_MAX_TOOL_RESULT_CHARS,
+        DEFAULT_TOOL_TIMEOUT as DEFAULT_TOOL_TIMEOUT,
+        AgentConfig as AgentConfig,
+        BeforeToolCall as BeforeToolCall,
+        Connection as Connection,
+        Decision as Decision,
+        Limits as Limits,
+        RunResult as RunResult,
+        Timeouts as Timeouts,
+        Trust as Trust,
+        allow_all as allow_all,
     )
-    from ._plugins import PluginHost, PluginRecord
-    from ._settings import ModelSettings
-    from ._stopping.policies import StopContext, StopPolicy, any_of, max_turns, stop_when
-    from ._subagents import Subagent
-    from ._tool_caller import PendingCall, ToolCaller
+    from ._plugins import PluginHost as PluginHost, PluginRecord as PluginRecord
+    from ._settings import ModelSettings as ModelSettings
+    from ._stopping.policies import (
+        StopContext as StopContext,
+        StopPolicy as StopPolicy,
+        any_of as any_of,
+        max_turns as max_turns,
+        stop_when as stop_when,
+    )
+    from ._subagents import Subagent as Subagent
+    from ._tool_caller import PendingCall as PendingCall, ToolCaller as ToolCaller
     from .errors import (
-        AgentBusy,
-        ConfigError,
-        ImageError,
-        ModelNotFound,
-        NothingToContinue,
-        SkillConflictError,
-        UnsafeDataDirError,
+        AgentBusy as AgentBusy,
+        ConfigError as ConfigError,
+        ImageError as ImageError,
+        ModelNotFound as ModelNotFound,
+        NothingToContinue as NothingToContinue,
+        SkillConflictError as SkillConflictError,
+        UnsafeDataDirError as UnsafeDataDirError,
     )
+    # isort: on
 
     __version__: str
 
-# Where each public name is defined, relative to this package.
+# The public names, each with the module that defines it (relative to this package): the one list
+# of them, which __all__ is made from. The imports above say the same to type checkers, which do
+# not run __getattr__.
 _EXPORTS = {
     "Agent": "._agent",
     "AgentStats": "._agent",
@@ -97,48 +109,7 @@ _EXPORTS = {
     "Outcome": "agentkit.plugin_api",
 }
 
-__all__ = [
-    "DEFAULT_HOOK_TIMEOUT",
-    "DEFAULT_MAX_TOOL_RESULT_CHARS",
-    "DEFAULT_TOOL_TIMEOUT",
-    "Agent",
-    "AgentBusy",
-    "AgentConfig",
-    "AgentStats",
-    "AuditRecord",
-    "AuditSink",
-    "BeforeToolCall",
-    "Block",
-    "Budget",
-    "Compaction",
-    "ConfigError",
-    "Connection",
-    "Decision",
-    "ImageError",
-    "JsonlAuditSink",
-    "Limits",
-    "ModelNotFound",
-    "ModelSettings",
-    "NothingToContinue",
-    "Outcome",
-    "PendingCall",
-    "PluginHost",
-    "PluginRecord",
-    "RunResult",
-    "SkillConflictError",
-    "StopContext",
-    "StopPolicy",
-    "Subagent",
-    "Timeouts",
-    "ToolCaller",
-    "Trust",
-    "UnsafeDataDirError",
-    "__version__",
-    "allow_all",
-    "any_of",
-    "max_turns",
-    "stop_when",
-]
+__all__ = [*_EXPORTS, "__version__"]
 
 
 def _version() -> str:

@@ -17,71 +17,89 @@ from importlib import import_module
 # typing itself costs more than this module: the flag is spelled out, as type checkers honour it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    # `import X as X` marks each name as re-exported (PEP 484), for type checkers; isort would
+    # split each such name into a statement of its own.
+    # isort: off
     from typing import Any
 
-    from ._assembler import MessageAssembler
+    from ._assembler import MessageAssembler as MessageAssembler
     from ._events import (
-        EVENT_SCHEMA,
-        AgentEnd,
-        AgentStart,
-        ArtifactCreated,
-        BlockDelta,
-        BlockEnd,
-        BlockStart,
-        Event,
-        MessageEnd,
-        MessageStart,
-        OutputPartial,
-        ProviderEvent,
-        SubagentEvent,
-        ToolCallEnd,
-        ToolCallStart,
-        TurnEnd,
-        TurnStart,
-        event_from_dict,
-        event_to_dict,
+        EVENT_SCHEMA as EVENT_SCHEMA,
+        AgentEnd as AgentEnd,
+        AgentStart as AgentStart,
+        ArtifactCreated as ArtifactCreated,
+        BlockDelta as BlockDelta,
+        BlockEnd as BlockEnd,
+        BlockStart as BlockStart,
+        Event as Event,
+        MessageEnd as MessageEnd,
+        MessageStart as MessageStart,
+        OutputPartial as OutputPartial,
+        ProviderEvent as ProviderEvent,
+        SubagentEvent as SubagentEvent,
+        ToolCallEnd as ToolCallEnd,
+        ToolCallStart as ToolCallStart,
+        TurnEnd as TurnEnd,
+        TurnStart as TurnStart,
+        event_from_dict as event_from_dict,
+        event_to_dict as event_to_dict,
     )
-    from ._hooks import Block, SessionInfo
-    from ._markers import PROJECT_NAME, hookimpl
+    from ._hooks import Block as Block, SessionInfo as SessionInfo
+    from ._markers import PROJECT_NAME as PROJECT_NAME, hookimpl as hookimpl
     from ._messages import (
-        AssistantMessage,
-        ContentBlock,
-        ImageBlock,
-        Message,
-        StopReason,
-        TextBlock,
-        ThinkingBlock,
-        ToolResultMessage,
-        ToolUseBlock,
-        Usage,
-        UserMessage,
-        block_from_dict,
-        message_from_dict,
+        AssistantMessage as AssistantMessage,
+        ContentBlock as ContentBlock,
+        ImageBlock as ImageBlock,
+        Message as Message,
+        StopReason as StopReason,
+        TextBlock as TextBlock,
+        ThinkingBlock as ThinkingBlock,
+        ToolResultMessage as ToolResultMessage,
+        ToolUseBlock as ToolUseBlock,
+        Usage as Usage,
+        UserMessage as UserMessage,
+        block_from_dict as block_from_dict,
+        message_from_dict as message_from_dict,
     )
-    from ._outcome import Outcome
-    from ._project import Project
+    from ._outcome import Outcome as Outcome
+    from ._project import Project as Project
     from ._providers import (
-        DEFAULT_TOOL_CALL_ID_RULE,
-        ConformanceResponder,
-        Credential,
-        CredentialKind,
-        ModelInfo,
-        Provider,
-        ProviderRequest,
-        StreamDecoder,
-        ToolSpec,
-        WireEvent,
-        WireRequest,
-        provider_member,
+        DEFAULT_TOOL_CALL_ID_RULE as DEFAULT_TOOL_CALL_ID_RULE,
+        ConformanceResponder as ConformanceResponder,
+        Credential as Credential,
+        CredentialKind as CredentialKind,
+        ModelInfo as ModelInfo,
+        Provider as Provider,
+        ProviderRequest as ProviderRequest,
+        StreamDecoder as StreamDecoder,
+        ToolSpec as ToolSpec,
+        WireEvent as WireEvent,
+        WireRequest as WireRequest,
+        provider_member as provider_member,
     )
-    from ._schema import SchemaError, schema_from_function
-    from ._skills import Skill
-    from ._tools import CancelToken, ExecutionMode, Tool, ToolContext, ToolError, ToolResult
-    from .errors import AgentkitError, PluginError, ProviderError, UsageError
+    from ._schema import SchemaError as SchemaError, schema_from_function as schema_from_function
+    from ._skills import Skill as Skill
+    from ._tools import (
+        CancelToken as CancelToken,
+        ExecutionMode as ExecutionMode,
+        Tool as Tool,
+        ToolContext as ToolContext,
+        ToolError as ToolError,
+        ToolResult as ToolResult,
+    )
+    from .errors import (
+        AgentkitError as AgentkitError,
+        PluginError as PluginError,
+        ProviderError as ProviderError,
+        UsageError as UsageError,
+    )
+    # isort: on
 
     __version__: str
 
-# Where each public name is defined, relative to this package.
+# The public names, each with the module that defines it (relative to this package): the one list
+# of them, which __all__ is made from. The imports above say the same to type checkers, which do
+# not run __getattr__.
 _EXPORTS = {
     "MessageAssembler": "._assembler",
     "EVENT_SCHEMA": "._events",
@@ -149,73 +167,7 @@ _EXPORTS = {
     "UsageError": ".errors",
 }
 
-__all__ = [
-    "DEFAULT_TOOL_CALL_ID_RULE",
-    "EVENT_SCHEMA",
-    "PROJECT_NAME",
-    "AgentEnd",
-    "AgentStart",
-    "AgentkitError",
-    "ArtifactCreated",
-    "AssistantMessage",
-    "Block",
-    "BlockDelta",
-    "BlockEnd",
-    "BlockStart",
-    "CancelToken",
-    "ConformanceResponder",
-    "ContentBlock",
-    "Credential",
-    "CredentialKind",
-    "Event",
-    "ExecutionMode",
-    "ImageBlock",
-    "Message",
-    "MessageAssembler",
-    "MessageEnd",
-    "MessageStart",
-    "ModelInfo",
-    "Outcome",
-    "OutputPartial",
-    "PluginError",
-    "Project",
-    "Provider",
-    "ProviderError",
-    "ProviderEvent",
-    "ProviderRequest",
-    "SchemaError",
-    "SessionInfo",
-    "Skill",
-    "StopReason",
-    "StreamDecoder",
-    "SubagentEvent",
-    "TextBlock",
-    "ThinkingBlock",
-    "Tool",
-    "ToolCallEnd",
-    "ToolCallStart",
-    "ToolContext",
-    "ToolError",
-    "ToolResult",
-    "ToolResultMessage",
-    "ToolSpec",
-    "ToolUseBlock",
-    "TurnEnd",
-    "TurnStart",
-    "Usage",
-    "UsageError",
-    "UserMessage",
-    "WireEvent",
-    "WireRequest",
-    "__version__",
-    "block_from_dict",
-    "event_from_dict",
-    "event_to_dict",
-    "hookimpl",
-    "message_from_dict",
-    "provider_member",
-    "schema_from_function",
-]
+__all__ = [*_EXPORTS, "__version__"]
 
 
 def _version() -> str:
