@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-CORE = {"plugin_api", "host", "lint", "conformance"}
+CORE = {"plugin_api", "host", "lint", "conformance", "testing"}
 #: A plugin's folder starts with its category, the entry-point group it registers in.
 CATEGORIES = {"provider": "agentkit.providers", "tools": "agentkit.tools", "skills": "agentkit.skills",
               "hooks": "agentkit.hooks"}
