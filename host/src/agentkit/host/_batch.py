@@ -51,15 +51,10 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
-from ._arguments import ArgumentValidator, parse_arguments
-from ._artifact_results import READ_ARTIFACT, ArtifactKeeper
-from ._config import (
-    DEFAULT_HOOK_TIMEOUT,
-    DEFAULT_MAX_TOOL_RESULT_CHARS,
-    DEFAULT_TOOL_TIMEOUT,
-    BeforeToolCall,
-    allow_all,
-)
+from ._arguments import parse_arguments
+from ._artifact_results import READ_ARTIFACT
+from ._batch_inputs import BatchServices, CallPolicy
+from ._config import allow_all
 from ._guard import (
     Abandoned,
     Escaped,
@@ -70,11 +65,9 @@ from ._guard import (
     launch,
     settle_all,
 )
-from ._hooks import HookRunner
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
-    AdmitImages,
     Rendered,
     Rendering,
     as_result,
@@ -85,6 +78,7 @@ from ._tool_results import (
 
 #: The decision of an authorization the run's abort interrupted.
 ABORTED = Block("Operation aborted")
+_HOST_DEFAULTS = CallPolicy()  # frozen: one shared instance is safe
 
 
 
@@ -106,67 +100,48 @@ class _Call:
 class ToolBatch:
     """Runs the tool calls of one assistant message; see the module docstring.
 
+    :param tools: the callable tools by name.
+    :param session: the session handlers and hooks see.
     :param cancel: the token handlers see; with a ``stop``, the stop's own token.
+    :param emit: where the call events go.
     :param stop: the run's stop (abort, cancellation, run deadline); without
         one, the ``cancel`` token alone decides, and running calls are never
         given up on except at their deadline.
-    :param tool_timeout: seconds a call may run, unless its tool sets
-        ``Tool.timeout``; ``None``: no deadline.
-    :param hook_timeout: seconds a hook or the embedder's ``before_tool_call``
-        may take; past it, the call is blocked (or, after the call, the hook is
-        reported).
-    :param max_result_chars: the longest result text; longer ones are
-        stored as artifacts by ``artifacts`` (the model gets a preview), or,
-        without it or when it cannot write, cut with a note saying how much was cut.
-    :param artifacts: keeps the results over ``max_result_chars``.
-    :param hook_callers: the host's ``hook_callers(name)``; when given, a hook no
-        plugin implements is not called at all (no thread is started for it).
-    :param validators: the argument validators by tool name, kept by the
-        caller so that each tool's schema is compiled once for all its batches.
-    :param admit_images: normalizes a successful result's images for the model;
-        an image it refuses turns the result into an ``invalid_image`` error.
-    :param audit_for: ``audit_for(tool name, call id)`` is the call's
-        ``ToolContext.audit``; without it, handlers get ``None``.
+    :param policy: what every call is held to: authorization, deadlines,
+        result size, options (:class:`~._batch_inputs.CallPolicy`).
+    :param services: the collaborators the batch calls on: hooks, validators,
+        images, artifacts, audit (:class:`~._batch_inputs.BatchServices`).
     """
 
     def __init__(
         self,
         *,
         tools: dict[str, Tool],
-        hooks: HookRunner,
         session: SessionInfo,
-        before_tool_call: BeforeToolCall | None,
-        tool_options: dict[str, Any],
         cancel: CancelToken,
         emit: Callable[[Any], None],
+        services: BatchServices,
         stop: RunStop | None = None,
-        tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-        hook_timeout: float | None = DEFAULT_HOOK_TIMEOUT,
-        max_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS,
-        hook_callers: Callable[[str], Sequence[Any]] | None = None,
-        validators: dict[str, tuple[Tool, ArgumentValidator]] | None = None,
-        admit_images: AdmitImages | None = None,
-        add_tools: Callable[..., None] | None = None,
-        artifacts: ArtifactKeeper | None = None,
-        audit_for: Callable[[str, str], Callable[..., None]] | None = None,
+        policy: CallPolicy = _HOST_DEFAULTS,
     ) -> None:
         self.tools = tools
-        self.add_tools = add_tools
-        self.audit_for = audit_for
-        self.hooks = hooks
         self.session = session
-        self.before_tool_call = before_tool_call
-        self.tool_options = tool_options
         self.cancel = cancel
         self.stop = stop
         self.emit = emit
-        self.tool_timeout = tool_timeout
-        self.hook_timeout = hook_timeout
-        self.max_result_chars = max_result_chars
-        self.hook_callers = hook_callers
-        self.validators = validators if validators is not None else {}
-        self.admit_images = admit_images
-        self.artifacts = artifacts
+        # Kept flat, once per batch: every call reads them, and the batch lives as long as its run.
+        self.before_tool_call = policy.before_tool_call
+        self.tool_options = policy.tool_options
+        self.tool_timeout = policy.tool_timeout
+        self.hook_timeout = policy.hook_timeout
+        self.max_result_chars = policy.max_result_chars
+        self.hooks = services.hooks
+        self.hook_callers = services.hook_callers
+        self.validators = services.validators
+        self.admit_images = services.admit_images
+        self.add_tools = services.add_tools
+        self.artifacts = services.artifacts
+        self.audit_for = services.audit_for
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}

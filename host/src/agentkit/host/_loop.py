@@ -45,6 +45,7 @@ from agentkit.plugin_api import (
 
 from ._audit import server_descriptions
 from ._batch import ToolBatch
+from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
 from ._guard import Abandoned, TimedOut, guarded_call, wait_out
 from ._hooks import streamed_piece
@@ -120,22 +121,26 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
     config, toolset, audit, stop = run.config, run.toolset, run.audit, run.stop
     return ToolBatch(
         tools=toolset.tools,
-        hooks=run.hooks,
         session=session,
-        before_tool_call=config.trust.before_tool_call,
-        tool_options=toolset.options(config.tool_options),
         cancel=stop.cancel,
         emit=run.emit,
         stop=stop,
-        tool_timeout=config.timeouts.tool,
-        hook_timeout=config.timeouts.hook,
-        max_result_chars=config.limits.max_tool_result_chars,
-        hook_callers=run.host.hook_callers,
-        validators=toolset.validators,
-        admit_images=functools.partial(_admit_tool_images, run),
-        add_tools=toolset.add,
-        artifacts=run.artifacts,
-        audit_for=lambda name, call_id: audit.for_call(toolset.plugin_of(name), name, call_id),
+        policy=CallPolicy(
+            before_tool_call=config.trust.before_tool_call,
+            tool_options=toolset.options(config.tool_options),
+            tool_timeout=config.timeouts.tool,
+            hook_timeout=config.timeouts.hook,
+            max_result_chars=config.limits.max_tool_result_chars,
+        ),
+        services=BatchServices(
+            hooks=run.hooks,
+            hook_callers=run.host.hook_callers,
+            validators=toolset.validators,
+            admit_images=functools.partial(_admit_tool_images, run),
+            add_tools=toolset.add,
+            artifacts=run.artifacts,
+            audit_for=lambda name, call_id: audit.for_call(toolset.plugin_of(name), name, call_id),
+        ),
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from agentkit.plugin_api import Outcome, SessionInfo, Tool, ToolResultMessage, ToolUseBlock
 
 from ._batch import ToolBatch
+from ._batch_inputs import BatchServices, CallPolicy
 from ._config import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
@@ -148,13 +149,14 @@ class ToolCaller:
         stop = RunStop()
         stop.bind(loop)
         pending = PendingCall(call, stop, loop)
-        batch = ToolBatch(
-            tools=self._tools, hooks=HookRunner(self.host.hook_callers), session=self.session,
-            before_tool_call=self.before_tool_call, tool_options=self.tool_options, cancel=stop.cancel,
-            emit=_ignore, stop=stop, tool_timeout=self.tool_timeout, hook_timeout=self.hook_timeout,
-            max_result_chars=self.max_result_chars, hook_callers=self.host.hook_callers,
-            validators=self._validators,
+        policy = CallPolicy(  # read at each call: the caller's settings may change between calls
+            before_tool_call=self.before_tool_call, tool_options=self.tool_options, tool_timeout=self.tool_timeout,
+            hook_timeout=self.hook_timeout, max_result_chars=self.max_result_chars,
         )
+        services = BatchServices(hooks=HookRunner(self.host.hook_callers), hook_callers=self.host.hook_callers,
+                                 validators=self._validators)
+        batch = ToolBatch(tools=self._tools, session=self.session, cancel=stop.cancel, emit=_ignore, stop=stop,
+                          policy=policy, services=services)
         self._in_flight.add(pending)
         pending._task = asyncio.ensure_future(self._answer(batch, pending))  # held: the loop keeps only weak refs
         return pending

@@ -97,6 +97,7 @@ def run_tool(args: argparse.Namespace) -> int:
     import asyncio
 
     from .._batch import ToolBatch
+    from .._batch_inputs import BatchServices, CallPolicy
     from .._hooks import HookRunner
     from .._plugins import PluginHost
     from .._stopping.interrupt import run_interruptibly
@@ -118,13 +119,14 @@ def run_tool(args: argparse.Namespace) -> int:
     stop = RunStop()  # Ctrl-C stops the call through the batch's own abort path: exit 130, no traceback
     batch = ToolBatch(
         tools=host.tools,
-        hooks=hooks,
         session=SessionInfo("cli", "none", root.resolve()),
-        before_tool_call=None,  # the person at the terminal is the embedder, and asked for this call
-        tool_options={},
         cancel=stop.cancel,
         emit=lambda event: None,
         stop=stop,
+        # The host's defaults, with no before_tool_call: the person at the terminal is the embedder,
+        # and asked for this call.
+        policy=CallPolicy(before_tool_call=None),
+        services=BatchServices(hooks=hooks),
     )
     call = ToolUseBlock("cli-1", args.name, args.args)  # checked like the model's: schema, depth, NaN
 
