@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, Generic, overload
 
@@ -85,7 +85,8 @@ class Agent(Generic[AgentOutputT]):
     output_type=Invoice)`` is an ``Agent[Invoice]``, ``Agent(config)`` an ``Agent[None]``.
     """
 
-    # ``Agent(config)`` is an ``Agent[None]``; ``Agent(config, output_type=Invoice)`` an ``Agent[Invoice]``.
+    # ``Agent(config)`` is an ``Agent[None]``, ``Agent(config, output_type=Invoice)`` an ``Agent[Invoice]``; no
+    # catch-all: it would also take ``Agent[int] = Agent(config, output_type=Invoice)``.
     @overload
     def __init__(self: Agent[None], config: AgentConfig, host: PluginHost | None = None, *,
                  session: Session | None = None, output_type: None = None) -> None: ...
@@ -94,7 +95,7 @@ class Agent(Generic[AgentOutputT]):
                  session: Session | None = None, output_type: type[AgentOutputT]) -> None: ...
     @overload
     def __init__(self: Agent[Any], config: AgentConfig, host: PluginHost | None = None, *,
-                 session: Session | None = None, output_type: OutputTypeArg = None) -> None: ...
+                 session: Session | None = None, output_type: Mapping[str, Any]) -> None: ...
     def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
                  session: Session | None = None, output_type: OutputTypeArg = None) -> None:
         check_config(config)
