@@ -66,8 +66,12 @@ def wants_invoices(agent: Agent[Invoice]) -> None:
 def an_agent_of_another_output_type(config: AgentConfig) -> None:
     wants_invoices(Agent(config))  # E: arg-type
     plain: Agent = Agent(config, output_type=Invoice)  # E: arg-type
-    invoices = Agent(config, output_type=Invoice)
-    plain = invoices  # E: assignment
+    plain.run_sync("Hello")
+    wants_a_plain_agent(Agent(config, output_type=Invoice))  # E: arg-type
+
+
+def wants_a_plain_agent(agent: Agent) -> None:
+    """A bare ``Agent`` is an ``Agent[None]``: an agent of another output type is not one."""
 
 
 def agent_output_type_that_is_no_type(config: AgentConfig) -> None:
