@@ -303,3 +303,49 @@ def test_a_native_run_may_forbid_tool_calls():
     agent, script = _native([Turn([text('{"city": "Oslo", "celsius": 3}')])])
     result = agent.run_sync("Weather?", output_type=Weather, settings={"tool_choice": "none"})
     assert result.output == {"city": "Oslo", "celsius": 3} and script.requests[0].tool_choice == "none"
+
+
+# -- an agent's own output type: Agent(config, output_type=T) --------------------------------------
+
+
+def _agent_with_output_type(turns: list[Turn], output_type: object) -> tuple[Agent, Script]:
+    script = Script(turns)
+    agent = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=script), tools=[]),
+                  host=make_host(), output_type=output_type)
+    return agent, script
+
+
+def test_an_agents_output_type_structures_every_run_not_given_its_own():
+    agent, script = _agent_with_output_type(
+        [_final(ADA), _final({"city": "Oslo", "celsius": 2}), Turn([text("Hello.")])], Person)
+    assert agent.output_type is Person
+    assert agent.run_sync("Who?").output == Person("Ada", 36, [Address("London")], "admin")
+    assert agent.run_sync("Weather?", output_type=WEATHER_SCHEMA).output == {"city": "Oslo", "celsius": 2}
+    assert script.requests[0].tools[0]["input_schema"]["required"] == ["name", "age", "addresses"]
+    assert script.requests[1].tools[0]["input_schema"] == WEATHER_SCHEMA  # the call's own won
+    plain = Agent(AgentConfig(model="faux/scripted", connection=Connection(transport=script), tools=[]),
+                  host=make_host())
+    assert plain.output_type is None and plain.run_sync("Hi").output is None  # no output type: as before
+    assert script.requests[2].tool_names == []
+
+
+def test_an_agents_output_type_reaches_streamed_and_continued_runs():
+    agent, script = _agent_with_output_type(
+        [Turn([text("")], stop_reason="error"), _final({"city": "Oslo", "celsius": 3}),
+         _final({"city": "Bergen", "celsius": 9})], Weather)
+    first = agent.run_sync("Weather?")
+    assert first.outcome is Outcome.ERROR
+    assert agent.continue_sync().output == {"city": "Oslo", "celsius": 3}
+
+    async def stream() -> list[object]:
+        return [event async for event in agent.stream("And Bergen?")]
+
+    asyncio.run(stream())
+    assert agent.last_result is not None and agent.last_result.output == {"city": "Bergen", "celsius": 9}
+    assert [request.tool_names for request in script.requests] == [["final_result"]] * 3
+
+
+@pytest.mark.parametrize("bad", [int, "a string", {"type": "no-such-type"}])
+def test_an_agents_output_type_that_is_no_schema_is_refused_when_the_agent_is_made(bad):
+    with pytest.raises(ConfigError, match="output_type"):
+        _agent_with_output_type([], bad)

@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any, TypedDict, assert_type
 
-from agentkit.host import Agent, RunResult
+from agentkit.host import Agent, AgentConfig, RunResult
 from agentkit.plugin_api import Event
 
 
@@ -84,3 +84,37 @@ async def annotated_without_a_parameter(agent: Agent) -> RunResult:
     result: RunResult = await agent.run("Read the invoice.", output_type=Invoice)
     assert_type(result.output, Any | None)
     return result
+
+
+async def an_agent_with_an_output_type(config: AgentConfig) -> None:
+    agent = Agent(config, output_type=Invoice)
+    assert_type(agent, Agent[Invoice])
+    assert_type(await agent.run("Read the invoice."), RunResult[Invoice])
+    assert_type(agent.run_sync("Read the invoice.").output, Invoice | None)
+    # A call's own output type wins over the agent's.
+    assert_type(await agent.run("Count.", output_type=Count), RunResult[Count])
+    assert_type(agent.run_sync("Count.", output_type=SCHEMA), RunResult[Any])
+    # continue_ runs with the agent's output type.
+    assert_type(await agent.continue_(), RunResult[Invoice])
+    assert_type(agent.continue_sync(), RunResult[Invoice])
+    assert_type(agent.last_result, RunResult[Any] | None)
+
+
+def an_agent_without_an_output_type(config: AgentConfig) -> None:
+    assert_type(Agent(config), Agent[None])
+    assert_type(Agent(config, None, session=None), Agent[None])
+    assert_type(Agent(config).run_sync("Hello"), RunResult[None])
+
+
+def an_agent_with_a_json_schema_or_a_type_chosen_at_run_time(config: AgentConfig,
+                                                             kind: type[Invoice] | None) -> None:
+    assert_type(Agent(config, output_type=SCHEMA), Agent[Any])
+    assert_type(Agent(config, output_type=SCHEMA).run_sync("Count."), RunResult[Any])
+    # Either overload could apply: the agent is one or the other.
+    assert_type(Agent(config, output_type=kind), Agent[Invoice] | Agent[None])
+
+
+def agents_annotated(invoices: Agent[Invoice], plain: Agent) -> None:
+    # A bare ``Agent`` is ``Agent[None]``, what ``Agent(config)`` makes (as before it was generic).
+    assert_type(plain, Agent[None])
+    assert_type(invoices.run_sync("Read the invoice."), RunResult[Invoice])

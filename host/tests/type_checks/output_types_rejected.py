@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from agentkit.host import Agent
+from agentkit.host import Agent, AgentConfig
 
 
 @dataclasses.dataclass
@@ -48,3 +48,31 @@ async def output_of_a_run_without_output_type(agent: Agent) -> None:
 def output_type_that_is_no_type(agent: Agent) -> None:
     agent.run_sync("Hello", output_type=42)  # E: call-overload
     agent.stream("Hello", output_type="an invoice")  # E: arg-type
+
+
+def output_of_an_agent_with_an_output_type_used_wrongly(config: AgentConfig) -> None:
+    agent = Agent(config, output_type=Invoice)
+    result = agent.run_sync("Read the invoice.")
+    if result.output is not None:
+        count_words(result.output)  # E: arg-type
+    pay(result.output)  # E: arg-type
+    pay(agent.run_sync("Count.", output_type=dict).output)  # E: arg-type
+
+
+def wants_invoices(agent: Agent[Invoice]) -> None:
+    """Something that runs an agent for its invoices."""
+
+
+def an_agent_of_another_output_type(config: AgentConfig) -> None:
+    wants_invoices(Agent(config))  # E: arg-type
+    plain: Agent = Agent(config, output_type=Invoice)  # E: arg-type
+    plain.run_sync("Hello")
+    wants_a_plain_agent(Agent(config, output_type=Invoice))  # E: arg-type
+
+
+def wants_a_plain_agent(agent: Agent) -> None:
+    """A bare ``Agent`` is an ``Agent[None]``: an agent of another output type is not one."""
+
+
+def agent_output_type_that_is_no_type(config: AgentConfig) -> None:
+    Agent(config, output_type=42)  # E: call-overload

@@ -16,7 +16,7 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Generic, overload
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -30,11 +30,12 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
+from ._agent_parts import provider_runtime, stop_policy
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._audit import RunAudit, check_sink
 from ._budget import Budget, RunAccount
 from ._compaction import Compactor, SummaryModel, compact_now
-from ._config import AgentConfig, OutputT, RunResult, check_config
+from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config
 from ._context_files import load_context_files, render_context_file
 from ._delegation import Delegation, delegation_tool
 from ._guard import wait_out
@@ -50,14 +51,12 @@ from ._run_state import RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
 from ._stopping.interrupt import run_interruptibly
-from ._stopping.policies import StopPolicy, any_of, as_policy, max_turns
 from ._stopping.run_stop import RunStop
 from ._structured import StructuredOutput
 from ._system_prompt import assemble_system_prompt
 from ._token_limits import PromptEstimator
 from ._toolset import agent_toolset
 from .errors import AgentBusy, NothingToContinue
-from .runtime import Pricing, ProviderRuntime, http_timeouts
 from .sessions._artifacts import ArtifactStore
 from .sessions._session import Session
 from .skills import SkillSet
@@ -65,7 +64,7 @@ from .skills import SkillSet
 __all__ = ["Agent", "AgentStats", "Prompt"]
 
 
-class Agent:
+class Agent(Generic[AgentOutputT]):
     """An agent: a model, tools from plugins, and a history that grows with each run.
 
     ``run`` and ``stream`` are async; ``run_sync`` wraps ``run`` for scripts.
@@ -81,12 +80,29 @@ class Agent:
     With a ``session`` (:class:`~agentkit.host.sessions.Session`), the
     history starts as the session's current branch and every run is written
     to it as it happens (see ``docs/sessions.md``); ``session_id`` is the
-    session's id.
+    session's id. With an ``output_type``, every run ends with a validated value of
+    that type unless the call gives its own (see :meth:`run`); ``Agent(config,
+    output_type=Invoice)`` is an ``Agent[Invoice]``, ``Agent(config)`` an ``Agent[None]``.
     """
 
+    # ``Agent(config)`` is an ``Agent[None]``, ``Agent(config, output_type=Invoice)`` an ``Agent[Invoice]``; no
+    # catch-all: it would also take ``Agent[int] = Agent(config, output_type=Invoice)``.
+    @overload
+    def __init__(self: Agent[None], config: AgentConfig, host: PluginHost | None = None, *,
+                 session: Session | None = None, output_type: None = None) -> None: ...
+    @overload
+    def __init__(self: Agent[AgentOutputT], config: AgentConfig, host: PluginHost | None = None, *,
+                 session: Session | None = None, output_type: type[AgentOutputT]) -> None: ...
+    @overload
+    def __init__(self: Agent[Any], config: AgentConfig, host: PluginHost | None = None, *,
+                 session: Session | None = None, output_type: Mapping[str, Any]) -> None: ...
     def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
-                 session: Session | None = None) -> None:
+                 session: Session | None = None, output_type: OutputTypeArg = None) -> None:
         check_config(config)
+        if output_type is not None:  # a type no run can end with fails here, not at the first run
+            StructuredOutput(output_type)
+        #: The output type of every run not given its own (``run(..., output_type=...)``), or ``None``.
+        self.output_type = output_type
         if config.audit is not None:
             check_sink(config.audit)
         self.config = config
@@ -122,7 +138,7 @@ class Agent:
             weakref.finalize(self, self.artifacts.store.delete, self.session_id)
         elif has_artifacts(self.artifacts.store, self.session_id):  # the resumed history names them
             self._enable_read_artifact()
-        self.runtime = _runtime(config, self.host)
+        self.runtime = provider_runtime(config, self.host)
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
@@ -132,7 +148,7 @@ class Agent:
             self.compactor.restore(self.history, resume.first_kept, resume.summary)
         self._summary_model = SummaryModel(self.model, self.provider, self.runtime, self.session_id,
                                            config.connection.provider_options)
-        self._policy = self._stop_policy()
+        self._policy = stop_policy(config)
         self._slot = RunSlot()
         self._busy = self._slot.busy  # the slot's lock: taken by a run, and by compact() between runs
         self._queues = MessageQueues()
@@ -192,14 +208,6 @@ class Agent:
     def tool_options(self) -> dict[str, dict[str, Any]]:
         """Per-tool options handed to handlers: the embedder's, plus the skill folders ``read_file`` may read."""
         return self.toolset.options(self.config.tool_options)
-
-    def _stop_policy(self) -> StopPolicy | None:
-        policies = []
-        if self.config.limits.max_turns is not None:
-            policies.append(max_turns(self.config.limits.max_turns))
-        if self.config.stop_policy is not None:
-            policies.append(as_policy(self.config.stop_policy))
-        return any_of(*policies) if policies else None
 
     def tool_specs(self) -> list[ToolSpec]:
         """The wire projection of the enabled tools, built once per tool.
@@ -308,27 +316,25 @@ class Agent:
 
     # -- running ---------------------------------------------------------------------
 
-    # A class is the type of ``output``; a JSON Schema (a dict), or a type known only at run time, could hold anything.
+    # No output_type: the agent's. A class is the type of ``output``; a JSON Schema (a dict), or a type
+    # known only at run time, could hold anything.
     @overload
     async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                  output_type: None = None) -> RunResult[None]: ...
+                  output_type: None = None) -> RunResult[AgentOutputT]: ...
     @overload
     async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
                   output_type: type[OutputT]) -> RunResult[OutputT]: ...
     @overload
     async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                  output_type: Mapping[str, Any]) -> RunResult[Any]: ...
-    @overload
+                  output_type: OutputTypeArg = None) -> RunResult[Any]: ...
     async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                  output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]: ...
-    async def run(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                  output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]:
+                  output_type: OutputTypeArg = None) -> RunResult[Any]:
         """Run until the model answers without tool calls, a stop policy fires, or the run fails.
 
         ``settings`` overrides the config's model settings for this run only.
         ``output_type`` (a JSON Schema dict, a dataclass, a ``TypedDict`` or a
-        pydantic model) makes the run end with a validated value of that type
-        in ``RunResult.output`` (see :mod:`._structured`).
+        pydantic model; by default the agent's :attr:`output_type`) makes the run
+        end with a validated value of that type in ``RunResult.output`` (see :mod:`._structured`).
 
         Failures inside the run end it with a result (``error``, ``aborted``,
         ``timeout``...), never an exception. Cancelling the task that awaits
@@ -351,18 +357,15 @@ class Agent:
 
     @overload
     def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                 output_type: None = None) -> RunResult[None]: ...
+                 output_type: None = None) -> RunResult[AgentOutputT]: ...
     @overload
     def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
                  output_type: type[OutputT]) -> RunResult[OutputT]: ...
     @overload
     def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                 output_type: Mapping[str, Any]) -> RunResult[Any]: ...
-    @overload
+                 output_type: OutputTypeArg = None) -> RunResult[Any]: ...
     def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                 output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]: ...
-    def run_sync(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                 output_type: type[Any] | Mapping[str, Any] | None = None) -> RunResult[Any]:
+                 output_type: OutputTypeArg = None) -> RunResult[Any]:
         """``run`` for code that is not async.
 
         Ctrl-C aborts the run (a second press too): it ends within a second
@@ -375,8 +378,8 @@ class Agent:
             raise KeyboardInterrupt
         return result
 
-    async def continue_(self) -> RunResult[None]:
-        """Run again without a new user message, from where the history ends.
+    async def continue_(self) -> RunResult[AgentOutputT]:
+        """Run again without a new user message, from where the history ends, with the agent's :attr:`output_type`.
 
         A history ending with the user's message or tool results (a run cut
         short, a resumed session), or with an answer that failed or was
@@ -406,7 +409,7 @@ class Agent:
             queue.appendleft(queued)
             raise
 
-    def continue_sync(self) -> RunResult[None]:
+    def continue_sync(self) -> RunResult[AgentOutputT]:
         """``continue_`` for code that is not async; Ctrl-C as in :meth:`run_sync`."""
         result, interrupted = run_interruptibly(self.continue_(), self.abort)
         if interrupted:
@@ -414,7 +417,7 @@ class Agent:
         return result
 
     async def stream(self, prompt: Prompt | None = None, *, settings: ModelSettings | None = None,
-                     output_type: type[Any] | Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
+                     output_type: OutputTypeArg = None) -> AsyncIterator[Event]:
         """Run and yield every event as it happens; the last one is ``agent_end``.
 
         A consumer that stops reading (``break``, ``aclose()``) ends the run as
@@ -446,7 +449,9 @@ class Agent:
                     raise asyncio.CancelledError
 
     def _structured(self, output_type: Any, overrides: dict[str, Any]) -> StructuredOutput | None:
-        """The run's structured output, checked against its settings and tools before the run starts."""
+        """The run's structured output (its own ``output_type``, else the agent's), checked before it starts."""
+        if output_type is None:
+            output_type = self.output_type
         if output_type is None:
             return None
         structured = StructuredOutput(output_type)
@@ -488,11 +493,3 @@ class Agent:
     async def _run(self, new: list[Message], put: Callable[[Event | None], None] | None, stop: RunStop) -> None:
         await drive(self._open_run(stop, put), new)
 
-
-def _runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
-    return ProviderRuntime(
-        transport=config.connection.transport, retry=config.connection.retry, credential_store=config.connection.credential_store,
-        request_timeout=config.timeouts.request, response_limits=config.limits.response,
-        timeout=http_timeouts(connect=config.timeouts.connect, read=config.timeouts.read),
-        pricing=Pricing(host.models),  # at the model that served: a fallback may be dearer or cheaper
-    )

@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Unpack
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Unpack
 
 from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUseBlock, Usage
 
@@ -36,21 +36,29 @@ if TYPE_CHECKING:
 
     #: The type of a run's ``output``; a bare ``RunResult`` is ``RunResult[Any]``, as before it was generic.
     OutputT = TypeVar("OutputT", default=Any)
+    #: The output type of an agent's runs: a bare ``Agent`` is ``Agent[None]``, as ``Agent(config)`` is.
+    AgentOutputT = TypeVar("AgentOutputT", default=None)
 else:
     from typing import TypeVar
 
     OutputT = TypeVar("OutputT")
+    AgentOutputT = TypeVar("AgentOutputT")
+
+#: What ``output_type`` takes (``Agent(...)``, ``run``, ``stream``): a class, a JSON Schema, or ``None``.
+OutputTypeArg: TypeAlias = type[Any] | Mapping[str, Any] | None
 
 __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
     "DEFAULT_MAX_TOOL_RESULT_CHARS",
     "DEFAULT_TOOL_TIMEOUT",
     "AgentConfig",
+    "AgentOutputT",
     "BeforeToolCall",
     "Connection",
     "Decision",
     "Limits",
     "OutputT",
+    "OutputTypeArg",
     "RunResult",
     "Timeouts",
     "Trust",
