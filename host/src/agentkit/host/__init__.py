@@ -12,7 +12,9 @@ from __future__ import annotations
 import warnings
 from importlib import import_module
 
-# typing itself costs more than this module: the flag is spelled out, as type checkers honour it.
+# typing costs more than this package: `python -X importtime` puts `import typing` after
+# agentkit.host at 6.4-7.2 ms, the package itself at 2.1-2.5 ms. The flag is spelled out, as
+# type checkers honour it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     # `import X as X` marks each name as re-exported (PEP 484), for type checkers; isort would

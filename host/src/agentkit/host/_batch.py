@@ -389,9 +389,8 @@ class ToolBatch:
             arguments: tuple[Any, ...] = (item.arguments, context)
             if item.inline:
                 value = call_inline(call_and_render, tool.handler, self._render, *arguments)
-                if isinstance(value, Rendered):  # the common case, settled here (_success, written out)
-                    item.rendered = value.rendered
-                    return value.result
+                if isinstance(value, Rendered):
+                    return self._success(item, value)
                 # A sync function handing back a coroutine: awaited in a task, guarded like any handler.
                 handler, arguments = awaiting(value), ()
             elif item.asynchronous:

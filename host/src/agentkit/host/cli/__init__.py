@@ -16,7 +16,9 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-# typing itself costs more than this module: the flag is spelled out, as type checkers honour it.
+# typing is kept out of `agentkit --help` and `agentkit plugins`: `python -X importtime` puts
+# `import typing` after agentkit.host.cli (9 ms) at 2.2-2.4 ms more. The flag is spelled out, as
+# type checkers honour it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, NoReturn

@@ -113,11 +113,8 @@ class StreamPolice:
         delta = event.delta
         if not isinstance(delta, str):
             raise self.defect(f"sent a delta of {_describe(delta)} for block {index}")
-        if count:  # _count, written out: this runs for every delta
-            used = self.used[bucket] + (len(delta) if delta.isascii() else _size(delta)) + DELTA_BYTES
-            if used > self.limits[bucket]:
-                raise self._too_large(bucket)
-            self.used[bucket] = used
+        if count:
+            self._count(bucket, _size(delta) + DELTA_BYTES)
 
     def _start(self, event: BlockStart, count: bool) -> None:
         index = event.index

@@ -293,7 +293,8 @@ def loads(
     _state.duplicate = None  # whatever an interrupted parse of this thread left
     try:
         try:
-            # JSONDecoder.decode with its two Python frames written out: every SSE event passes here.
+            # JSONDecoder.decode with its two Python frames written out: bench_sse's events, loads
+            # -26 bytecodes each (16%); bench_loop sse sync -242 bytecodes/turn (1.0%), json sync -104 (0.6%).
             try:
                 value, end = _SCAN(text, _WHITESPACE(text).end())
             except StopIteration as exc:

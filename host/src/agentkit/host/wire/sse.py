@@ -168,13 +168,15 @@ class SSEDecoder:
             partial.clear()
         tail = lines.pop()
         max_line = self.max_line_bytes
-        # The per-line work is inlined: this loop is the decoder's hot path.
+        # The per-line work is inlined, against a _line method: bench_sse's corpus in per-event chunks
+        # -30 bytecodes/event (10% of the decoder's), bench_loop sse sync -200 bytecodes/turn (0.8%).
         for line in lines:
             if not line:
                 if self._pending:
                     if self._data:
                         out.append((self._event, "\n".join(self._data), self._last_id, self._retry))
-                    # _reset_event, written out: this runs once per event
+                    # _reset_event, written out: bench_sse's corpus in per-event chunks -7 bytecodes/event
+                    # (2.6% of the decoder's), bench_loop sse sync -70 bytecodes/turn (0.3%).
                     self._data = []
                     self._data_bytes = 0
                     self._event = None
