@@ -175,13 +175,7 @@ class SSEDecoder:
                 if self._pending:
                     if self._data:
                         out.append((self._event, "\n".join(self._data), self._last_id, self._retry))
-                    # _reset_event, written out: bench_sse's corpus in per-event chunks -7 bytecodes/event
-                    # (2.6% of the decoder's), bench_loop sse sync -70 bytecodes/turn (0.3%).
-                    self._data = []
-                    self._data_bytes = 0
-                    self._event = None
-                    self._retry = None
-                    self._pending = False
+                    self._reset_event()
                 continue
             if len(line) > max_line:
                 self._fail(f"an SSE line of {len(line)} bytes is longer than {max_line}")
