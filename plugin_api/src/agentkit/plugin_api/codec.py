@@ -375,11 +375,6 @@ def array(items: Iterable[bytes], *, open: bytes = b"[", close: bytes = b"]") ->
     The pieces are for the caller to join with the rest of the body.
     ``open=b"", close=b""`` gives the items with the commas only.
     """
-    # This runs every turn over the whole transcript. A join pays per piece
-    # (a buffer acquired and released) far more than per byte, so the items
-    # are joined here with their separators, once: a deep transcript's body
-    # then joins three pieces, not two per message, and copying its bytes a
-    # second time costs less than the pieces it saves.
     return [open, b",".join(items), close]
 
 
