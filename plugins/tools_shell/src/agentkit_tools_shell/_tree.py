@@ -43,7 +43,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -299,8 +299,9 @@ def _kill_descendants_of(root: int) -> None:
         time.sleep(_POLL_S)
 
 
-def _live_descendants(root: int) -> list[int]:
-    children: dict[int, list[tuple[int, bytes]]] = {}
+def _processes() -> Iterator[tuple[int, list[bytes]]]:
+    """Each process's pid and the fields of its ``/proc/<pid>/stat`` after the command name
+    (state, parent, process group, ...); one that ends meanwhile is left out."""
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -309,8 +310,13 @@ def _live_descendants(root: int) -> list[int]:
         except OSError:
             continue  # gone meanwhile
         # The command name is in parentheses and may itself hold spaces or ")".
-        state, parent = data[data.rindex(b")") + 2 :].split()[:2]
-        children.setdefault(int(parent), []).append((int(name), state))
+        yield int(name), data[data.rindex(b")") + 2 :].split()
+
+
+def _live_descendants(root: int) -> list[int]:
+    children: dict[int, list[tuple[int, bytes]]] = {}
+    for pid, fields in _processes():
+        children.setdefault(int(fields[1]), []).append((pid, fields[0]))
     live, pending = [], [root]
     while pending:
         for pid, state in children.get(pending.pop(), ()):
@@ -354,18 +360,7 @@ def _new_group_arguments() -> dict[str, Any]:
 def _group_members(group: int) -> list[int]:
     """Pids in process group ``group``, from /proc where there is one, else ``ps``."""
     if Path("/proc/self/stat").exists():
-        members = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                data = Path("/proc", name, "stat").read_bytes()
-            except OSError:
-                continue
-            state, _, pgrp = data[data.rindex(b")") + 2 :].split()[:3]
-            if int(pgrp) == group and state != b"Z":
-                members.append(int(name))
-        return sorted(members)
+        return sorted(pid for pid, fields in _processes() if int(fields[2]) == group and fields[0] != b"Z")
     try:
         listing = subprocess.run(
             ["ps", "-A", "-o", "pid=,pgid=,stat="],
