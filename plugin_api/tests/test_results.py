@@ -67,3 +67,18 @@ def test_enveloped_handlers_answer_with_a_result_whatever_they_raise(tmp_path):
     for exception, code in cases:
         result = make(exception)({}, context)
         assert not result.ok and result.error == code
+
+
+def test_size_option_reads_a_positive_count_of_bytes_and_refuses_anything_else():
+    from agentkit.plugin_api import ToolError
+    from agentkit.plugin_api.results import size_option
+
+    assert size_option({}, "max_file_bytes", 10) == 10
+    assert size_option({"max_file_bytes": 3}, "max_file_bytes", 10) == 3
+    for bad in (0, -1, True, 2.5, "3", None):
+        try:
+            size_option({"max_file_bytes": bad}, "max_file_bytes", 10)
+        except ToolError as exc:
+            assert exc.error == "invalid_option" and "max_file_bytes" in str(exc)
+        else:
+            raise AssertionError(f"{bad!r} was taken")

@@ -15,21 +15,22 @@ see (file contents, listings, search matches, command output): it keeps the
 first pieces up to the caps (the head) and, when asked, a rolling window of the
 last pieces (the tail), so memory stays near twice the cap however much flows
 through. What was dropped is counted, so a truncation notice can say exactly
-how to see the rest. :class:`Limits` names one tool's caps.
+how to see the rest. :class:`Limits` names one tool's caps, and :func:`size_option`
+reads a cap the embedder sets in a tool option.
 """
 
 from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._tools import ToolContext, ToolError, ToolResult
 from .workspace import descriptors_available
 
-__all__ = ["Accumulator", "Handler", "Limits", "clip_line", "enveloped"]
+__all__ = ["Accumulator", "Handler", "Limits", "clip_line", "enveloped", "size_option"]
 
 #: A tool handler, as :class:`~agentkit.plugin_api.Tool` calls it.
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]
@@ -152,3 +153,19 @@ def clip_line(text: str, max_chars: int) -> tuple[str, bool]:
     if max_chars and len(text) > max_chars:
         return text[:max_chars], True
     return text, False
+
+
+def size_option(options: Mapping[str, Any], name: str, default: int) -> int:
+    """The tool option ``name``, a positive number of bytes (``default`` when it is not set).
+
+    :raises ToolError: ``invalid_option`` for a value that is not a positive integer,
+        naming the option and where the embedder sets it.
+    """
+    value = options.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ToolError(
+            "invalid_option",
+            f"The tool option {name} is {value!r}; set it to a positive number of bytes "
+            "(in AgentConfig.tool_options).",
+        )
+    return value

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentkit.plugin_api import ToolError
-from agentkit.plugin_api.results import Limits
+from agentkit.plugin_api.results import Limits, size_option
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -38,15 +37,5 @@ DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
 def max_file_bytes(options: Mapping[str, Any], default: int = DEFAULT_MAX_FILE_BYTES) -> int:
-    """The ``max_file_bytes`` tool option, checked: a positive integer, else ``default``.
-
-    :raises ToolError: ``invalid_option`` for a value that is not a positive integer.
-    """
-    value = options.get("max_file_bytes", default)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ToolError(
-            "invalid_option",
-            f"The tool option max_file_bytes is {value!r}; set it to a positive number of bytes "
-            "(in AgentConfig.tool_options).",
-        )
-    return value
+    """The ``max_file_bytes`` tool option, checked (see :func:`~agentkit.plugin_api.results.size_option`)."""
+    return size_option(options, "max_file_bytes", default)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import stat
-from collections.abc import Mapping
 from typing import Any
 
 from agentkit.plugin_api import Tool, ToolContext, ToolError, ToolResult
-from agentkit.plugin_api.results import Accumulator, Limits, clip_line, enveloped
+from agentkit.plugin_api.results import Accumulator, Limits, clip_line, enveloped, size_option
 from agentkit.plugin_api.workspace import IgnoreEngine, compile_glob, locate
 
 from .dialect import PatternError, UntranslatablePattern, translate
@@ -53,17 +52,6 @@ def _render(match: Match) -> dict[str, Any]:
 
 #: How many files left out for their size a notice names (the rest are counted).
 NAMED_OVERSIZE = 5
-
-
-def _max_file_bytes(options: Mapping[str, Any]) -> int:
-    value = options.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ToolError(
-            "invalid_option",
-            f"The tool option max_file_bytes is {value!r}; set it to a positive number of bytes "
-            "(in AgentConfig.tool_options).",
-        )
-    return value
 
 
 def _oversize_notice(oversize: list[tuple[str, int]], limit: int) -> str:
@@ -115,7 +103,7 @@ def search_files(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     except UntranslatablePattern:
         pass  # ripgrep matches it; the native backend refuses it if it is the one chosen
     options = context.options or {}
-    limit = _max_file_bytes(options)
+    limit = size_option(options, "max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     glob = compile_glob(arguments["file_glob"]) if arguments.get("file_glob") else None
     engine = IgnoreEngine(context.root)
     with locate(context.root, arguments.get("path", ".")) as target:
