@@ -11,7 +11,15 @@ from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.host import Agent, RunSteps, ToolStep, Trust
-from agentkit.plugin_api import AssistantMessage, Block, Outcome, Tool, ToolContext, ToolResult, ToolUseBlock
+from agentkit.plugin_api import (
+    AssistantMessage,
+    Block,
+    Outcome,
+    Tool,
+    ToolContext,
+    ToolResult,
+    ToolUseBlock,
+)
 
 
 class Recorder(RunSteps):

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentkit_durable import DurableAgent, RunSpec, launch, shutdown
 
 from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import Tool, ToolContext
 from agentkit.testing import Script, Turn, text, tool_call
-from agentkit_durable import DurableAgent, RunSpec, launch, shutdown
 
 from .conftest import PLUGIN_SITE, DurableWorld
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import httpx
-
 from agentkit_provider_faux import Script, Turn, text
 
 
