@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from agentkit.testing import Turn, text, tool_call
+from agentkit.testing import Turn, text, tool_call, write_script
 
 from .conftest import TIMEOUT, DurableWorld, wait_for
 
@@ -172,3 +172,29 @@ def test_in_a_sequential_batch_only_the_call_that_was_running_is_answered_interr
     finally:
         session.close()
     assert results == {"call_1_1": False, "call_1_2": True, "call_1_3": False}
+
+
+def test_a_run_whose_process_still_runs_is_taken_over_by_no_other_command(world: DurableWorld) -> None:
+    world.script([Turn([tool_call("write_note", {"name": "slow-a"})]), Turn([text("a done")])])
+    first = world.start(*world.run_args())
+    try:
+        run_id = first.run_id()
+        wait_for(lambda: world.ledger_lines(), "the first run's call")
+
+        left_alone = world.run("runs", "resume")
+        assert left_alone.returncode == 0
+        assert f"run {run_id} was not resumed: its process is still running" in left_alone.stderr
+        # Another run on the same database, started and finished meanwhile, does not take it over either.
+        other_script = write_script(world.folder / "other.json", [Turn([text("b done")])])
+        other = world.run("run", "--durable", "--model", "faux/scripted", "--script", str(other_script),
+                          "--root", str(world.folder), "another task")
+        assert other.returncode == 0 and other.stdout.strip() == "b done"
+        first.kill()
+    finally:
+        first.end()
+
+    resumed = world.run("runs", "resume")  # its process is gone now
+
+    assert resumed.returncode == 0 and f"run {run_id}: completed" in resumed.stderr
+    assert "a done" in resumed.stdout
+    assert [line["name"] for line in world.ledger_lines()] == ["slow-a"]

@@ -30,7 +30,7 @@ def run_durable(args: argparse.Namespace) -> int:
 
     from ._agent import start_run
     from ._database import DatabaseUnavailable
-    from ._launch import launch, shutdown
+    from ._launch import launch, process_executor, shutdown
     from ._spec import RunSpec
     from ._workflow import abort
 
@@ -40,7 +40,7 @@ def run_durable(args: argparse.Namespace) -> int:
         agent.session.close()
     on_event = _json_lines if args.json else None
     try:
-        launch(args.db, environ=os.environ)
+        launch(args.db, environ=os.environ, executor_id=process_executor())  # it recovers no other process's run
     except DatabaseUnavailable as exc:
         print(f"agentkit: error: {exc}", file=sys.stderr)
         return 1
