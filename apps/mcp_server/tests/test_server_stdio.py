@@ -115,6 +115,9 @@ MALFORMED = [
     (b"[" * 100_000 + b"]" * 100_000, -32600, None),
     (b'{"a":' * 5000 + b"1" + b"}" * 5000, -32600, None),
 ]
+#: Requests whose id JSON-RPC 2.0 and MCP do not allow (a string or an integer only): answered, never dropped.
+BAD_IDS = [b"null", b"{}", b'{"a": 1}', b"[1]", b"true", b"false", b"1.5", b"2.0"]
+MALFORMED += [(b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "tools/list"}', -32600, None) for bad in BAD_IDS]
 
 
 def test_malformed_frames_get_the_specified_error_and_the_server_goes_on(agentkit, site):

@@ -47,8 +47,8 @@ from ._call import (
     new_state_key,
     unbind,
 )
-from ._pages import DEFAULT_PAGE_SIZE, page
 from ._catalog import UnsafeValue
+from ._pages import DEFAULT_PAGE_SIZE, page
 from ._tools import ToolServer
 
 log = logging.getLogger("agentkit_mcp_server")
