@@ -182,7 +182,7 @@ async def _respond_empty(send: Any, status: int, headers: list[tuple[bytes, byte
     await send({"type": "http.response.body", "body": b""})
 
 
-def _has_bad_id(body: bytes) -> bool:
+def _has_bad_id(body: bytes | bytearray) -> bool:
     try:
         return has_bad_id(json.loads(body))
     except (ValueError, RecursionError):  # not JSON: the SDK answers that with its parse error
