@@ -21,9 +21,9 @@ from typing import Any, TypeVar
 from mcp.shared.exceptions import MCPError
 
 from ._call import INVALID_PARAMS
+from ._limits import DEFAULT_PAGE_SIZE
 
-#: Items per page unless the server is given another size: the Go SDK's server default (``DefaultPageSize``).
-DEFAULT_PAGE_SIZE = 1000
+__all__ = ["DEFAULT_PAGE_SIZE", "page"]
 
 T = TypeVar("T")
 
