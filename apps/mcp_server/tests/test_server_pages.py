@@ -145,6 +145,8 @@ def templated() -> ToolServer:
                                                  lambda v: f"section={v['section']}"))
     tools.add_resource_template(ResourceTemplate("memo://shelf/{shelf}/item/{id}", "item",
                                                  lambda v: f"item={v['shelf']}/{v['id']}"))
+    tools.add_resource_template(ResourceTemplate("logs://{service}{?level}", "logs",
+                                                 lambda v: f"logs={v['service']}/{v.get('level', '-')}"))
     return tools
 
 
@@ -157,6 +159,9 @@ def templated() -> ToolServer:
     ("doc://manual#a/b", "section=a/b"),
     ("memo://shelf/top/item/42", "item=top/42"),                 # level 1 as before
     ("memo://shelf/a%2Cb/item/1", "item=a,b/1"),
+    ("logs://api", "logs=api/-"),                                 # a query parameter may be left out
+    ("logs://api?level=error", "logs=api/error"),
+    ("logs://api?level=", "logs=api/"),                           # or left empty
 ])
 def test_level_two_templates_match_reserved_and_fragment_expansions(mode, uri, text):
     async def scenario(client: Client) -> Any:

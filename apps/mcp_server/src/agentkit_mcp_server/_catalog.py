@@ -44,8 +44,9 @@ class ResourceTemplate:
     list for an exploded one, ``{/segments*}``); ``complete``, when given,
     suggests values for a variable. As in the SDK's server, a value holding a
     ``..`` segment, an absolute path or a NUL byte is refused (the URI is an
-    unknown resource) unless its variable is in ``unchecked``; an empty value
-    does not match.
+    unknown resource) unless its variable is in ``unchecked``. An empty value
+    does not match, but for query parameters (``{?q,lang}``), which may also be
+    left out (and are then missing from ``variables``).
 
     :raises ValueError: a template the SDK cannot parse or match unambiguously
         (two variables with no literal between them, two multi-segment ones).
@@ -77,7 +78,8 @@ class ResourceTemplate:
         from mcp.shared.path_security import contains_path_traversal, is_absolute_path
 
         variables = self._parsed.match(uri)
-        if variables is None or any(value in ("", []) for value in variables.values()):
+        optional = self._parsed.query_variable_names  # a query parameter may be left out, or left empty
+        if variables is None or any(value in ("", []) for name, value in variables.items() if name not in optional):
             return None
         for name, value in variables.items():
             if name in self.unchecked:
