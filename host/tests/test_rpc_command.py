@@ -89,6 +89,10 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
         said = [block["text"] for message in end["messages"] if message["role"] == "user"
                 for block in message["content"]]
         assert said == ["What do the notes say?", "Be brief."]
+        # the steer shows where it joined the history: taken by the run's first turn, before its request
+        types = [event["type"] for event in first]
+        assert types[:3] == ["agent_start", "steering_message", "turn_start"]
+        assert first[1]["message"]["content"][0]["text"] == "Be brief."
 
         assert rpc.call(4, "prompt", session_id=session_id[:6], text="And now?")["result"] == {"session_id": session_id}
         second = run_to_end(rpc, data, session_id)
