@@ -47,8 +47,10 @@ from agentkit.plugin_api import (
     BlockStart,
     MessageEnd,
     Outcome,
+    TextBlock,
     ToolCallEnd,
     ToolCallStart,
+    ToolResultMessage,
     UserMessage,
     event_to_dict,
 )
@@ -207,6 +209,23 @@ def _dry_run(agent: Agent, task: str) -> int:
     return 0
 
 
+#: How much of a failed call's reason the progress line shows.
+_REASON_WIDTH = 300
+
+
+def _failure_reason(result: ToolResultMessage) -> str:
+    """Why a call failed, on one visible line: the envelope's error code and detail, else the result's text."""
+    text = "".join(block.text for block in result.content if isinstance(block, TextBlock))
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        envelope = None
+    if isinstance(envelope, dict) and envelope.get("ok") is False:
+        text = ": ".join(str(envelope[key]) for key in ("error", "detail") if envelope.get(key)) or text
+    line = visible_line(" ".join(text.split()))
+    return line if len(line) <= _REASON_WIDTH else line[: _REASON_WIDTH - 1] + "…"
+
+
 def _load_output_schema(path: str | None) -> dict[str, Any] | None:
     """The JSON Schema of ``--output-schema``, checked before anything is sent."""
     if path is None:
@@ -251,7 +270,8 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
         elif isinstance(event, ToolCallStart):
             print(f"[tool] {visible_line(event.call.name)} {visible_line(event.call.arguments)}", file=sys.stderr)
         elif isinstance(event, ToolCallEnd) and event.result.is_error:
-            print(f"[tool] {visible_line(event.result.tool_name)} failed", file=sys.stderr)
+            print(f"[tool] {visible_line(event.result.tool_name)} failed: {_failure_reason(event.result)}",
+                  file=sys.stderr)
         if isinstance(event, AgentEnd):
             end = event
     if interrupted is not None and interrupted.is_set():
