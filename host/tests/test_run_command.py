@@ -283,6 +283,7 @@ def test_an_unreadable_output_schema_is_a_usage_error(agentkit, tmp_path: Path, 
     result = agentkit.inline("run", "x", "--model", "faux/scripted", "--script", script, "--output-schema", str(file))
     assert result.returncode == 2 and "schema" in result.stderr.lower()
     assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and str(file) in result.stderr  # names the file to fix
 
 
 def test_dry_run_shows_the_final_answer_tool_of_an_output_schema(agentkit, tmp_path: Path) -> None:

@@ -150,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root!r} is not a directory")
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    schema = _load_output_schema(args.output_schema)  # a mistake in it is named before anything starts
     session = select_session(args.session, resume=args.resume, store=args.store, root=root,
                              create=not args.dry_run)  # a dry run writes nothing: it shows what a new one would send
     if session is not None and session.model is not None and args.model is None:
@@ -162,7 +163,6 @@ def run(args: argparse.Namespace) -> int:
     if left_out:
         print(f"note: left out {', '.join(left_out)} (they run commands); pass --allow-all-tools to enable them",
               file=sys.stderr)
-    schema = _load_output_schema(args.output_schema)
     for problem in agent.skills.problems:
         print(f"note: {visible_line(problem)}", file=sys.stderr)
 
@@ -237,8 +237,12 @@ def _load_output_schema(path: str | None) -> dict[str, Any] | None:
     if not isinstance(schema, dict):
         raise UsageError(f"--output-schema {path}: a JSON Schema is a JSON object")
     from .._structured import StructuredOutput
+    from ..errors import ConfigError
 
-    StructuredOutput(schema)  # a schema that is no JSON Schema: ConfigError, exit 2
+    try:
+        StructuredOutput(schema)
+    except ConfigError as exc:  # a schema that is no JSON Schema
+        raise UsageError(f"--output-schema {path}: {exc}") from None
     return schema
 
 
