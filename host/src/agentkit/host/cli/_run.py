@@ -182,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if session is not None:
             session.close()
-            print(f"session: {session.id} (continue it with --session {session.id})", file=sys.stderr)
+            if session.entries:  # a session the store never took is nothing to continue
+                print(f"session: {session.id} (continue it with --session {session.id})", file=sys.stderr)
     return code
 
 
