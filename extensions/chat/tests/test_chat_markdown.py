@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -97,3 +98,63 @@ def test_a_continued_conversation_shows_its_earlier_answers_rendered(chat) -> No
     again.process.send("\x04")
     assert again.exit_status() == 0
     assert "Some bold words." in again.lines(shown) and f"{BOLD}bold" in shown
+
+
+class _Terminal:
+    """A stream that says it is a terminal of ``columns`` x ``rows``, keeping what was written."""
+
+    def __init__(self, columns: int, rows: int) -> None:
+        self.written: list[str] = []
+        self.columns, self.rows = columns, rows
+
+    def write(self, text: str) -> int:
+        self.written.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _stream_answer(text: str, pieces: list[int], columns: int, rows: int, monkeypatch) -> list[str]:
+    import shutil
+
+    from agentkit_chat._answer import MarkdownAnswer
+    from agentkit_chat._screen import Screen
+
+    from .conftest import screen_lines
+
+    terminal = _Terminal(columns, rows)
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda *args: os.terminal_size((columns, rows)))
+    answer = MarkdownAnswer(Screen(terminal, "dark"))  # type: ignore[arg-type]
+    start = 0
+    for cut in [*sorted(pieces), len(text)]:
+        answer.feed(text[start:cut])
+        start = cut
+    answer.finish()
+    return screen_lines("".join(terminal.written), columns)
+
+
+def test_an_answer_streamed_in_any_pieces_ends_as_it_does_given_whole(monkeypatch) -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    whole = _stream_answer(ANSWER, [], 240, 50, monkeypatch)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.integers(min_value=0, max_value=len(ANSWER)), max_size=25))
+    def check(pieces: list[int]) -> None:
+        assert _stream_answer(ANSWER, pieces, 240, 50, monkeypatch) == whole
+
+    check()
+    assert "• first item" in whole and "def f():" in whole
+
+
+def test_an_open_block_taller_than_the_screen_is_written_once(monkeypatch) -> None:
+    paragraph = "\n".join(f"line {n} of a long paragraph" for n in range(40))
+    lines = _stream_answer(paragraph, list(range(0, len(paragraph), 7)), 20, 10, monkeypatch)
+    shown = [line for line in lines if line]
+    wrapped = [part for n in range(40) for text in [f"line {n} of a long paragraph"] for part in (text[:20], text[20:])]
+    assert shown == wrapped  # each line once, wrapped by the terminal: no half-erased draft left above
