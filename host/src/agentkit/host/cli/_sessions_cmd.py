@@ -23,7 +23,7 @@ from agentkit.plugin_api.errors import UsageError
 from .._audit import AUDIT_ENTRY, describe
 from .._terminal import visible, visible_line
 from ..errors import SessionConflict
-from ..sessions import ArtifactStore, LoadedLog, open_store
+from ..sessions import ArtifactStore, LoadedLog, find_session, open_store
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
 from .support import add_store_option, open_session
 
@@ -46,7 +46,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("id", help="the session's id, or a unique prefix of it")
     export.add_argument("--output", "-o", default=None, help="a file to write (default: stdout)")
     delete = actions.add_parser("delete", help="delete a session and its artifacts")
-    delete.add_argument("id", help="the session's full id (a prefix is not enough to delete)")
+    delete.add_argument("id", help="the session's id, or a unique prefix of it")
     delete.set_defaults(handler=delete_session)
     for action in (listing, show, fork, export, delete):
         add_store_option(action)
@@ -58,19 +58,26 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "say what to do: 'agentkit sessions list', 'show ID', 'fork ID', 'export ID' or 'delete ID'"))
 
 
+#: The columns of ``sessions list``, as ``docker ps`` and ``kubectl get`` head theirs.
+_COLUMNS = ("ID", "STARTED", "UPDATED", "CWD")
+
+
 def list_sessions(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     rows = sorted(store.list_sessions(), key=lambda item: (item.updated, item.started, item.id), reverse=True)
-    if args.json:
-        print(json.dumps([{"id": row.id, "started": row.started, "updated": _when(row.updated), "cwd": row.cwd,
-                           "location": row.location} for row in rows], indent=2, ensure_ascii=False))
+    if args.json:  # the field names of SessionListing, both times as the table shows them
+        print(json.dumps([{"id": row.id, "started": _started(row.started), "updated": _when(row.updated),
+                           "cwd": row.cwd, "location": row.location} for row in rows], indent=2, ensure_ascii=False))
         return 0
     if not rows:
         where = getattr(store, "directory", None) or getattr(store, "where", None) or "the store"
         print(f"no sessions in {where}; start one with 'agentkit run --session new ...'", file=sys.stderr)
         return 0
-    for row in rows:
-        print(f"{visible_line(row.id)}  {_when(row.updated)}  {visible_line(row.cwd)}")
+    table = [_COLUMNS, *((visible_line(row.id), _started(row.started), _when(row.updated), visible_line(row.cwd))
+                         for row in rows)]
+    widths = [max(len(line[column]) for line in table) for column in range(len(_COLUMNS) - 1)]
+    for line in table:
+        print("  ".join([*(cell.ljust(width) for cell, width in zip(line, widths, strict=False)), line[-1]]))
     return 0
 
 
@@ -114,12 +121,13 @@ def delete_session(args: argparse.Namespace) -> int:
     delete = getattr(store, "delete", None)
     if delete is None:
         raise UsageError(f"the session store {type(store).__name__} cannot delete sessions")
+    session_id = find_session(store, args.id).id  # a unique prefix is enough; SessionNotFound names the fix
     try:
-        delete(args.id)
+        delete(session_id)
     except SessionConflict as exc:
         raise UsageError(f"{exc}; it cannot be deleted while it is in use") from None
-    ArtifactStore().delete(args.id)
-    print(f"deleted session {args.id} and its artifacts")
+    ArtifactStore().delete(session_id)
+    print(f"deleted session {visible_line(session_id)} and its artifacts")
     return 0
 
 
@@ -202,6 +210,17 @@ def _cut(text: str) -> str:
 
 def _indent(text: str) -> str:
     return "    " + text.replace("\n", "\n    ")
+
+
+def _started(timestamp: str) -> str:
+    """A header's start time as :func:`_when` writes times; as stored when it is no ISO 8601 time."""
+    try:
+        moment = datetime.datetime.fromisoformat(timestamp)
+    except ValueError:
+        return visible_line(timestamp)
+    if moment.tzinfo is None:  # the header's times are UTC
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return _when(moment.timestamp())
 
 
 def _when(epoch: float) -> str:
