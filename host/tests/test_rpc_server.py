@@ -362,7 +362,9 @@ def test_sessions_list_names_each_session_as_the_host_lists_it(tmp_path: Path) -
     session_id = asyncio.run(main())
     [listed] = out.responses[-1]["result"]["sessions"]
     [stored] = store.list_sessions()
-    assert listed == {"id": session_id, "started": stored.started, "cwd": stored.cwd, "location": stored.location,
+    started = datetime.datetime.fromisoformat(stored.started).replace(tzinfo=datetime.UTC)
+    assert listed == {"id": session_id, "cwd": stored.cwd, "location": stored.location,
+                      "started": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
                       "updated": datetime.datetime.fromtimestamp(stored.updated, datetime.UTC).isoformat(
                           timespec="seconds").replace("+00:00", "Z"),
                       "open": True}

@@ -12,7 +12,6 @@ its artifacts. What loading repaired is printed to stderr, one line each.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import sys
@@ -25,6 +24,7 @@ from .._terminal import visible, visible_line
 from ..errors import SessionConflict
 from ..sessions import ArtifactStore, LoadedLog, find_session, open_store
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
+from ..sessions._store import iso_utc
 from .support import add_store_option, open_session
 
 #: How much of one message ``show`` prints before it cuts the rest.
@@ -66,15 +66,15 @@ def list_sessions(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     rows = sorted(store.list_sessions(), key=lambda item: (item.updated, item.started, item.id), reverse=True)
     if args.json:  # the field names of SessionListing, both times as the table shows them
-        print(json.dumps([{"id": row.id, "started": _started(row.started), "updated": _when(row.updated),
-                           "cwd": row.cwd, "location": row.location} for row in rows], indent=2, ensure_ascii=False))
+        print(json.dumps([row.record() for row in rows], indent=2, ensure_ascii=False))
         return 0
     if not rows:
         where = getattr(store, "directory", None) or getattr(store, "where", None) or "the store"
         print(f"no sessions in {where}; start one with 'agentkit run --session new ...'", file=sys.stderr)
         return 0
-    table = [_COLUMNS, *((visible_line(row.id), _started(row.started), _when(row.updated), visible_line(row.cwd))
-                         for row in rows)]
+    records = [row.record() for row in rows]
+    table = [_COLUMNS, *(tuple(visible_line(record[key]) for key in ("id", "started", "updated", "cwd"))
+                         for record in records)]
     widths = [max(len(line[column]) for line in table) for column in range(len(_COLUMNS) - 1)]
     for line in table:
         print("  ".join([*(cell.ljust(width) for cell, width in zip(line, widths, strict=False)), line[-1]]))
@@ -90,7 +90,7 @@ def show_session(args: argparse.Namespace) -> int:
             "leaf_id": session.leaf_id,
             "leaves": [leaf.id for leaf in session.leaves()],
             "entries": [entry.data for entry in session.entries],
-            "artifacts": [{"id": item.id, "size": item.size, "created": _when(item.created)}
+            "artifacts": [{"id": item.id, "size": item.size, "created": iso_utc(item.created)}
                           for item in ArtifactStore().list(session.id)],
         }, indent=2, ensure_ascii=False))
         return 0
@@ -112,7 +112,7 @@ def show_session(args: argparse.Namespace) -> int:
         print(f"other branches end at: {visible_line(', '.join(others))} "
               f"(see 'agentkit sessions fork {visible_line(header.id)} --entry ID')")
     for item in ArtifactStore().list(header.id):
-        print(f"artifact {visible_line(item.id)}  {item.size} bytes  {_when(item.created)}")
+        print(f"artifact {visible_line(item.id)}  {item.size} bytes  {iso_utc(item.created)}")
     return 0
 
 
@@ -212,16 +212,3 @@ def _indent(text: str) -> str:
     return "    " + text.replace("\n", "\n    ")
 
 
-def _started(timestamp: str) -> str:
-    """A header's start time as :func:`_when` writes times; as stored when it is no ISO 8601 time."""
-    try:
-        moment = datetime.datetime.fromisoformat(timestamp)
-    except ValueError:
-        return visible_line(timestamp)
-    if moment.tzinfo is None:  # the header's times are UTC
-        moment = moment.replace(tzinfo=datetime.UTC)
-    return _when(moment.timestamp())
-
-
-def _when(epoch: float) -> str:
-    return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -113,7 +113,7 @@ METHODS: dict[str, Method] = {method.name: method for method in (
            _object(),
            _object({"sessions": {"type": "array", "items": _object({
                "id": {"type": "string"},
-               "started": {"type": "string", "description": "when it was started: ISO 8601, UTC, as its log says"},
+               "started": {"type": "string", "description": "when it was started: ISO 8601, UTC, to the second"},
                "updated": {"type": "string", "description": "when it was last written: ISO 8601, UTC, to the second"},
                "cwd": {"type": "string"},
                "location": {"type": "string", "description": "where the store keeps it (the file store: its path)"},

@@ -10,7 +10,6 @@ follow, each appended to the session log (a ``custom`` entry of type
 from __future__ import annotations
 
 import asyncio
-import datetime
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -215,8 +214,7 @@ class RpcServer:
 
     async def _sessions_list(self, params: dict[str, Any]) -> dict[str, Any]:
         listings = sorted(await asyncio.to_thread(self.store.list_sessions), key=lambda item: (item.updated, item.id), reverse=True)
-        return {"sessions": [{"id": item.id, "started": item.started, "updated": _utc(item.updated), "cwd": item.cwd,
-                              "location": item.location, "open": item.id in self._open} for item in listings]}
+        return {"sessions": [{**item.record(), "open": item.id in self._open} for item in listings]}
 
     async def _tools_list(self, params: dict[str, Any]) -> dict[str, Any]:
         if "session_id" in params:
@@ -294,11 +292,6 @@ class RpcServer:
         if session_id is not None:
             error["session_id"] = session_id
         self._write({"schema": RESPONSE_SCHEMA, "id": request_id, "error": error})
-
-
-def _utc(epoch: float) -> str:
-    """A time as ``agentkit sessions list`` writes it: ISO 8601 in UTC, to the second, ``Z``."""
-    return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _read(line: bytes) -> tuple[str | int, dict[str, Any]]:
