@@ -1,0 +1,53 @@
+"""Agents calling the reference MCP servers of the npm registry, which nobody here wrote.
+
+``server-everything`` returns every kind of content (its tiny PNG has a bad
+checksum in a metadata chunk, which Pillow refuses); ``server-memory`` keeps
+a knowledge graph, with tools that say whether they only read it. Each is
+installed once under ``.cache/mcp-peers/`` (``peers.npm_server``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentkit_provider_faux import Script, Turn, text, tool_call
+
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost
+from agentkit.plugin_api import ImageBlock, ToolResultMessage
+
+from .conftest import configure
+from .peers import EVERYTHING, PeerUnavailable, npm_server
+
+
+def server_entry(name: str, package: tuple[str, str], **extra: Any) -> dict[str, Any]:
+    try:
+        command = npm_server(package)
+    except PeerUnavailable as exc:  # a real peer is the point of these tests: say what is missing, never skip
+        pytest.fail(str(exc), pytrace=False)
+    return {"name": name, "command": command[0], "args": command[1:], "connect_timeout_s": 60, **extra}
+
+
+def run_calls(host: PluginHost, *calls: Any, tools: list[str]) -> list[ToolResultMessage]:
+    """One turn making ``calls`` together, then a closing text; the tool result messages, in call order."""
+    script = Script([Turn(list(calls)), Turn([text("Done.")])])
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=tools,
+                              connection=Connection(transport=script)), host=host)
+    result = agent.run_sync("Go.")
+    return [message for message in result.messages if isinstance(message, ToolResultMessage)]
+
+
+def test_an_image_the_host_cannot_take_is_a_note_and_the_text_around_it_arrives(config_home: Path) -> None:
+    configure(server_entry("everything", EVERYTHING))
+    host = PluginHost.discover()
+    [message] = run_calls(host, tool_call("everything__get-tiny-image", {}), tools=["everything__get-tiny-image"])
+
+    assert not message.is_error, message.text
+    envelope = json.loads(message.content[0].text)
+    assert envelope["data"] == "Here's the image you requested:\nThe image above is the MCP logo."
+    notes = [block.text for block in message.content[1:] if not isinstance(block, ImageBlock)]
+    assert not any(isinstance(block, ImageBlock) for block in message.content)
+    [note] = notes
+    assert note.startswith("[image 1 not shown: ") and "\n" not in note
