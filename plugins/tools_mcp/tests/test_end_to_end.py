@@ -103,13 +103,14 @@ def test_a_qualified_name_that_collides_with_an_installed_tool_is_refused(config
 
 
 def test_an_unreachable_server_contributes_nothing_and_the_others_still_serve(
-        config_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+        config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     configure(v2_stdio_entry("calc"), {"name": "gone", "command": sys.executable,
                                        "args": ["-c", "import sys; sys.exit(1)"], "connect_timeout_s": 20})
     host = PluginHost.discover()
     assert host.records["mcp"].status == "loaded"
     assert "calc__add" in host.tools and not [name for name in host.tools if name.startswith("gone__")]
-    assert "MCP server 'gone' contributes no tools" in caplog.text
+    [line] = [line for line in capsys.readouterr().err.splitlines() if "'gone'" in line]
+    assert line.startswith("warning: MCP server 'gone' contributes no tools: could not be reached: ")
 
 
 def test_a_configuration_error_fails_the_plugin_with_its_message(config_home: Path) -> None:
