@@ -16,10 +16,10 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, Connection, PluginHost
-from agentkit.plugin_api import ImageBlock, ToolResultMessage
+from agentkit.plugin_api import ExecutionMode, ImageBlock, ToolResultMessage
 
 from .conftest import configure
-from .peers import EVERYTHING, PeerUnavailable, npm_server
+from .peers import EVERYTHING, MEMORY, PeerUnavailable, npm_server
 
 
 def server_entry(name: str, package: tuple[str, str], **extra: Any) -> dict[str, Any]:
@@ -51,3 +51,23 @@ def test_an_image_the_host_cannot_take_is_a_note_and_the_text_around_it_arrives(
     assert not any(isinstance(block, ImageBlock) for block in message.content)
     [note] = notes
     assert note.startswith("[image 1 not shown: ") and "\n" not in note
+
+
+def test_a_server_s_writes_run_in_call_order_and_its_reads_see_them(config_home: Path, tmp_path: Path) -> None:
+    configure(server_entry("memory", MEMORY, env={"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}))
+    host = PluginHost.discover()
+    modes = {name.removeprefix("memory__"): tool.execution_mode for name, tool in host.tools.items()
+             if name.startswith("memory__")}
+    assert modes["read_graph"] is modes["search_nodes"] is ExecutionMode.PARALLEL  # readOnlyHint: true
+    assert modes["create_entities"] is modes["delete_entities"] is ExecutionMode.SEQUENTIAL  # readOnlyHint: false
+
+    def create(name: str) -> Any:
+        return tool_call("memory__create_entities",
+                         {"entities": [{"name": name, "entityType": "person", "observations": []}]})
+
+    # Each read follows a write in the same response: it must see that write, and none after it.
+    messages = run_calls(host, create("Ada"), tool_call("memory__read_graph", {}), create("Grace"),
+                         tool_call("memory__read_graph", {}), tools=["memory__create_entities", "memory__read_graph"])
+    assert not any(message.is_error for message in messages), [message.text for message in messages]
+    graphs = [json.loads(message.content[0].text)["data"]["structured"] for message in messages[1::2]]
+    assert [[entity["name"] for entity in graph["entities"]] for graph in graphs] == [["Ada"], ["Ada", "Grace"]]

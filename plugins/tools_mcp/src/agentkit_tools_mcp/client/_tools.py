@@ -9,6 +9,13 @@ carry and a schema that is not JSON Schema each leave out only what they
 concern, and are told in one line (on stderr while the host is built, in the
 ``agentkit.mcp`` log when a running agent lists again).
 
+A tool the server marks read-only (``readOnlyHint: true``) runs beside the
+other calls of its response; any other is ``SEQUENTIAL``, so that a response's
+calls that may change what a server holds run one at a time, in call order,
+and a read the model asked for after a write sees it (the plugin API orders
+a whole batch, not one server's calls: a batch with such a call runs wholly
+in call order).
+
 Before each call, a tool list made stale by a list-changed notice or an
 expired ``ttlMs`` is read again (see ``_listing``), and again after a call
 that brought a notice. Tools new to the server are enabled on the running
@@ -26,7 +33,7 @@ from typing import Any
 
 from mcp import InputRequiredRoundsExceededError, MCPError
 
-from agentkit.plugin_api import Tool, ToolContext, ToolResult
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
 
 from ._connection import ProtocolFault
 from ._embedder import MAX_INPUT_ROUNDS, McpAuditRecord, Reporter
@@ -163,6 +170,13 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
         description=description,
         input_schema=dict(mcp_tool.input_schema or {"type": "object", "properties": {}}),
         handler=handler,
+        execution_mode=ExecutionMode.PARALLEL if _read_only(mcp_tool) else ExecutionMode.SEQUENTIAL,
         timeout=connection.config.timeout_s + _DEADLINE_MARGIN_S,
     )
+
+
+def _read_only(mcp_tool: Any) -> bool:
+    """Whether the server says the tool changes nothing (``readOnlyHint``; absent, it may change anything)."""
+    annotations = getattr(mcp_tool, "annotations", None)
+    return annotations is not None and annotations.read_only_hint is True
 
