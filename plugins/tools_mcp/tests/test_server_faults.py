@@ -52,7 +52,7 @@ def test_a_bad_schema_or_name_leaves_out_only_that_tool_each_with_one_line(
         assert why in line
 
 
-def test_agentkit_tools_plugins_check_and_run_show_the_problems(agentkit: Any, tmp_path: Path) -> None:
+def test_agentkit_tools_plugins_check_run_and_chat_show_the_problems(agentkit: Any, tmp_path: Path) -> None:
     home = tmp_path / "config"
     home.mkdir()
     (home / "agentkit.toml").write_text(
@@ -63,8 +63,9 @@ def test_agentkit_tools_plugins_check_and_run_show_the_problems(agentkit: Any, t
     env = {"AGENTKIT_CONFIG_DIR": str(home)}
 
     for args in (["tools"], ["plugins", "--check"],
-                 ["run", "--model", "faux/scripted", "--script", str(script), "hello"]):
-        result = agentkit.inline(*args, env=env, cwd=tmp_path)
+                 ["run", "--model", "faux/scripted", "--script", str(script), "hello"],
+                 ["chat", "--model", "faux/scripted", "--script", str(script)]):
+        result = agentkit.inline(*args, env=env, cwd=tmp_path, input="hello\n")
         assert result.returncode == 0, result.stderr
         assert len(warnings_in(result.stderr)) == 3, (args, result.stderr)
         assert "Traceback" not in result.stderr
