@@ -62,13 +62,14 @@ def test_agentkit_tools_plugins_check_run_and_chat_show_the_problems(agentkit: A
     script.write_text(json.dumps([{"content": [{"type": "text", "text": "done"}]}]))
     env = {"AGENTKIT_CONFIG_DIR": str(home)}
 
-    for args in (["tools"], ["plugins", "--check"],
-                 ["run", "--model", "faux/scripted", "--script", str(script), "hello"],
-                 ["chat", "--model", "faux/scripted", "--script", str(script)]):
+    for args in (["plugins", "--check"], ["run", "--model", "faux/scripted", "--script", str(script), "hello"],
+                 ["chat", "--model", "faux/scripted", "--script", str(script)], ["tools"]):
         result = agentkit.inline(*args, env=env, cwd=tmp_path, input="hello\n")
         assert result.returncode == 0, result.stderr
         assert len(warnings_in(result.stderr)) == 3, (args, result.stderr)
         assert "Traceback" not in result.stderr
+    # The last of four hosts built in this process: the server's good tool is still served.
+    assert "raw__fine  (mcp; sequential)" in result.stdout
 
 
 def test_a_server_that_never_answers_at_connect_is_one_line_without_tracebacks(agentkit: Any, tmp_path: Path) -> None:

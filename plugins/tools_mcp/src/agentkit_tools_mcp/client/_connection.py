@@ -217,8 +217,9 @@ class ServerConnection:
                     self._mark_tools_changed()
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, Exception):  # the transport's: a line that is not JSON-RPC
-            self._fail_calls_in_flight(f"the server sent a line that is not JSON-RPC ({one_line(str(message))})")
+        if isinstance(message, Exception):
+            if self.config.command is not None:  # stdio's transport hands on a line it could not parse
+                self._fail_calls_in_flight(f"the server sent a line that is not JSON-RPC ({one_line(str(message))})")
             return
         root = getattr(message, "root", message)
         if isinstance(root, types.ToolListChangedNotification):

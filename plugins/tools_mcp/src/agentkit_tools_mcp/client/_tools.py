@@ -68,7 +68,7 @@ def agent_tools(pool: ServerPool, listings: dict[str, list[Any] | Exception],
         if isinstance(listing, Exception):
             problems(f"MCP server {server!r} contributes no tools: {_reason(server, listing)}")
         else:
-            tools.extend(_new_tools(pool, server, listing, problems))
+            tools.extend(_new_tools(pool, server, listing, problems, already_made=True))
     return tools
 
 
@@ -78,8 +78,10 @@ def _reason(server: str, exc: Exception) -> str:
     return text.removeprefix(f"MCP server {server!r} ")
 
 
-def _new_tools(pool: ServerPool, server: str, listing: list[Any], problems: Problems) -> list[Tool]:
-    """Tools for the names of ``listing`` this process has not made yet (one object per name, ever)."""
+def _new_tools(pool: ServerPool, server: str, listing: list[Any], problems: Problems,
+               already_made: bool = False) -> list[Tool]:
+    """Tools for the names of ``listing`` this process has not made yet (one object per name, ever);
+    with ``already_made``, those it made before too (a second host of the process registers them all)."""
     connection = pool.connections[server]
     for tool_name, why in connection.screen.left_out:  # tools the listing lost on the way: unusable schemas
         problems(f"MCP tool {tool_name!r} of server {server!r} is left out: {why}" if tool_name is not None
@@ -90,6 +92,8 @@ def _new_tools(pool: ServerPool, server: str, listing: list[Any], problems: Prob
     for mcp_tool in listing:
         name = qualified_name(server, mcp_tool.name)
         if name in made:
+            if already_made:
+                tools.append(made[name])
             continue
         if not _TOOL_NAME.fullmatch(name):
             problems(f"MCP tool {mcp_tool.name!r} of server {server!r} is left out: {name!r} is not a tool name "
