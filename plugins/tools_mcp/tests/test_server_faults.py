@@ -87,6 +87,21 @@ def test_a_server_that_never_answers_at_connect_is_one_line_without_tracebacks(a
     assert "Traceback" not in result.stderr and "never retrieved" not in result.stderr, result.stderr
 
 
+def test_a_tool_a_server_adds_with_a_bad_schema_costs_only_itself(
+        config_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    configure(raw_entry("raw", "grow"))
+    script = Script([Turn([tool_call("raw__grow", {})]), Turn([tool_call("raw__late_fine", {})]), Turn([text("Done.")])])
+    agent = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["raw__grow"],
+                              connection=Connection(transport=script)), host=PluginHost.discover())
+    result = agent.run_sync("Grow, then use the new tool.")
+
+    envelopes = [json.loads(message.content[0].text) for message in result.messages
+                 if isinstance(message, ToolResultMessage)]
+    assert [envelope.get("data") for envelope in envelopes] == ["grown", "fine"], envelopes
+    assert "raw__late_bad" not in agent.tools
+    assert "MCP tool 'late_bad' of server 'raw' is left out" in caplog.text
+
+
 def run_one_turn(*calls: Any, tools: list[str]) -> list[dict[str, Any]]:
     """The envelopes of ``calls``, made together in one turn, within :data:`BOUND_S`."""
     script = Script([Turn(list(calls)), Turn([text("Done.")])])

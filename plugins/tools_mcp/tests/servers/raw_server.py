@@ -9,6 +9,8 @@ know, ``server/discover`` included, is ``-32601``), and misbehaves by MODE:
 - ``silent``: reads every line and answers none (a hang at connect).
 - ``garbage``: ``wait`` never answers; ``garble`` answers with a line that is
   not JSON; ``malformed`` answers a result whose ``content`` is not a list.
+- ``grow``: ``grow`` adds ``late_fine`` and ``late_bad`` (a schema that is not
+  JSON Schema) to the list, and says the list changed.
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ TOOLS = {
          "annotations": {"readOnlyHint": True}}
         for name in ("wait", "garble", "malformed")
     ],
+    "grow": [{"name": "grow", "description": "Adds two tools.", "inputSchema": GOOD}],
 }
+LATE = [{"name": "late_fine", "description": "Answers fine.", "inputSchema": GOOD},
+        {"name": "late_bad", "description": "A schema that is not JSON Schema.",
+         "inputSchema": {"type": "object", "properties": {"a": {"type": "strin"}}}}]
 
 
 def send(message: dict[str, object]) -> None:
@@ -45,13 +51,17 @@ def answer(mode: str, request: dict[str, object]) -> None:
         return  # a notification
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": ident, "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": f"raw-{mode}", "version": "1"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": TOOLS[mode]}})
     elif method == "tools/call":
         name = request["params"]["name"]  # type: ignore[index]
-        if name == "fine":
+        if name == "grow":
+            TOOLS["grow"] += LATE
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "grown"}]}})
+        elif name in ("fine", "late_fine"):
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "fine"}]}})
         elif name == "garble":
             sys.stdout.write("this line is not JSON-RPC\n")

@@ -104,8 +104,9 @@ def _new_tools(pool: ServerPool, server: str, listing: list[Any], problems: Prob
     return tools
 
 
-def register_each(register: Callable[[Tool], None], pool: ServerPool, tools: list[Tool], problems: Problems) -> None:
-    """``register`` each tool; one the host refuses (a schema that is not JSON Schema) is left out alone."""
+def register_each(register: Callable[..., None], pool: ServerPool, tools: list[Tool], problems: Problems) -> None:
+    """``register`` each tool (the registry's, or a running agent's ``add_tools``); one the host refuses
+    (a schema that is not JSON Schema) is left out alone."""
     for tool in tools:
         try:
             register(tool)
@@ -123,8 +124,7 @@ async def _relist_if_stale(pool: ServerPool, server: str, context: ToolContext |
     try:
         listing = await pool.run_async(connection.relist())
         added = [] if listing is None else _new_tools(pool, server, listing, log_problem)
-        if added:
-            context.add_tools(*added)
+        register_each(context.add_tools, pool, added, log_problem)
     except Exception as exc:  # the call goes on: a failed refresh only leaves the last list in force
         _log.warning("MCP server %r's tools could not be listed again (the last list stays in force): %s",
                      server, exc)
