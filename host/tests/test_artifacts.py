@@ -167,7 +167,7 @@ def test_an_unwritable_data_directory_cuts_the_result_and_says_why(tmp_path, mon
     workspace = tmp_path / "work"
     workspace.mkdir()
     agent, [envelope], events = artifact_run("u" * 3_000, [], root=workspace)
-    assert set(envelope) == {"ok", "data", "note"} and "were cut (max_tool_result_chars)" in envelope["note"]
+    assert set(envelope) == {"ok", "head", "tail", "note"} and "could not be kept" in envelope["note"]
     assert not any(isinstance(event, ArtifactCreated) for event in events)
     assert any("could not be stored as an artifact" in problem for problem in agent.last_result.problems)
 
