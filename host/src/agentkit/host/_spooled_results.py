@@ -35,7 +35,7 @@ def settle_spooled(result: SpooledResult, keeper: ArtifactKeeper | None, limit: 
             return _with_text(result, spool.read()), None, spool.chars
         # Both ends are read before the file moves into the artifact store.
         head, tail = spool.head(max(1, limit // 4)), spool.tail(max(1, limit // 8))
-        artifact_id, why = None, "no artifact store here"
+        artifact_id, why = None, "nothing keeps artifacts outside an agent's run"
         if keeper is not None:
             try:
                 artifact_id = keeper.store_spool(spool)
