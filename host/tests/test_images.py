@@ -286,7 +286,7 @@ def test_the_pixel_limit_holds_when_pillows_own_is_lifted(tmp_path: Path, monkey
         agent.run_sync([ImageBlock.from_bytes(_bomb())])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(junk=st.binary(max_size=256), keep=st.integers(min_value=0, max_value=200))
 def test_any_bytes_are_admitted_as_an_image_or_refused_as_image_error(tmp_path: Path, junk: bytes, keep: int) -> None:
     # Random bytes, and a real PNG cut anywhere then followed by them.

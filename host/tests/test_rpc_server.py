@@ -268,7 +268,7 @@ HOSTILE = st.lists(st.binary(max_size=40) | REQUESTISH.map(lambda data: json.dum
                    | JSON.map(lambda data: json.dumps(data).encode()), min_size=1, max_size=12)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(HOSTILE)
 def test_hostile_lines_each_get_one_response_carrying_their_id(tmp_path: Path, lines: list[bytes]) -> None:
     out = Lines()

@@ -50,6 +50,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolUseBlock,
 )
+from agentkit.plugin_api.results import SpooledResult
 
 from ._arguments import parse_arguments
 from ._artifact_results import READ_ARTIFACT
@@ -65,6 +66,7 @@ from ._guard import (
     launch,
     settle_all,
 )
+from ._spooled_results import settle_spooled
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
@@ -235,6 +237,12 @@ class ToolBatch:
 
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
+        if isinstance(result, SpooledResult) and result.spool is not None:  # a text kept whole, its ends shown
+            result, artifact_id, chars = settle_spooled(result, self.artifacts, self.max_result_chars,
+                                                        self.hooks.report)
+            rendered = None
+            if artifact_id is not None:
+                self.emit(ArtifactCreated(artifact_id, call.id, call.name, chars))
         text, ok, images = rendered if rendered is not None else self._render(result)
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
@@ -459,9 +467,12 @@ class ToolBatch:
             else:
                 self.emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
                 return keeper.preview(text, ok, artifact_id)
-        note = (f"The result was {len(text)} characters; only the first {limit} are shown, "
-                f"{len(text) - limit} were cut (max_tool_result_chars).")
-        envelope: dict[str, Any] = {"ok": ok, "data": text[:limit], "note": note}
+        # Its two ends, as an artifact's preview: a command's summary is at its end.
+        head, tail = max(1, limit // 2), max(1, limit // 4)
+        note = (f"The result was {len(text)} characters, over the inline limit of {limit} (max_tool_result_chars), "
+                f"and could not be kept: shown are its first {head} and last {tail} characters; the "
+                f"{len(text) - head - tail} between them were cut.")
+        envelope: dict[str, Any] = {"ok": ok, "head": text[:head], "tail": text[-tail:], "note": note}
         return json.dumps(envelope, ensure_ascii=False)
 
 
