@@ -47,7 +47,7 @@ $(SYNCED): $(WORKSPACE_FILES)
 demo: bootstrap
 	@$(RUN) agentkit demo
 
-# One worker per core (docs/decisions/0010-tests-run-in-parallel.md); `-p no:xdist` runs them in one process.
+# One worker more than the cores (conftest.py, docs/decisions/0010-tests-run-in-parallel.md); `-p no:xdist` runs them in one process.
 test: bootstrap
 	@command -v initdb >/dev/null 2>&1 || command -v pg_ctl >/dev/null 2>&1 || test -x "$$(pg_config --bindir 2>/dev/null)/initdb" \
 		|| { echo "The PostgreSQL store's tests start a real server: install PostgreSQL 14 or newer (Debian/Ubuntu: apt install postgresql; macOS: brew install postgresql; Fedora: dnf install postgresql-server) or put its bin directory on PATH"; exit 1; }

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent
 #: The console script pip installed beside this interpreter: what a user runs.
@@ -22,6 +23,30 @@ AGENTKIT = Path(sys.executable).parent / "agentkit"
 #: test sets itself when it wants them.
 WITHHELD = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY",
             "GEMINI_API_KEY", "GOOGLE_API_KEY", "OLLAMA_API_KEY", "AGENTKIT_REPLAY", "AGENTKIT_REPLAY_LOG")
+
+
+# No test may depend on how fast the machine runs it (decision 0047): hypothesis's per-example deadline
+# and its check that data generation is not too slow both failed tests that were right on a loaded
+# machine. Loaded here, when this file is imported and so before any test module is, for every test
+# directory; a test that sizes its data on purpose also suppresses data_too_large itself.
+settings.register_profile("agentkit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("agentkit")
+
+
+def speed_dependent(test: object) -> str | None:
+    """Why the hypothesis test ``test`` would depend on the machine's speed, or None.
+
+    A test's own ``suppress_health_check`` replaces the profile's list (hypothesis does not merge
+    them), so one that leaves ``too_slow`` out brings the check back; so does its own deadline.
+    """
+    chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+    if chosen is None or not getattr(test, "is_hypothesis_test", False):
+        return None
+    if chosen.deadline is not None:
+        return f"it sets deadline={chosen.deadline.total_seconds() * 1000:g} ms"
+    if HealthCheck.too_slow not in chosen.suppress_health_check:
+        return "its suppress_health_check leaves out HealthCheck.too_slow"
+    return None
 
 
 class AgentkitCommand:
@@ -165,12 +190,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On an xdist worker, the tests marked ``slow`` first (in their order), then the rest.
+    """Refuse a hypothesis test that depends on the machine's speed (see :func:`speed_dependent`); then,
+    on an xdist worker, the tests marked ``slow`` first (in their order), then the rest.
 
     ``--dist worksteal`` hands each worker a contiguous share of this list and lets an idle worker
     take the unstarted end of another's: a slow test started last would keep one worker busy
     while the other has nothing left to take. A plain ``pytest`` keeps the files' order.
     """
+    refused = [f"{item.nodeid} ({why})" for item in items if (why := speed_dependent(getattr(item, "obj", None)))]
+    if refused:
+        raise pytest.UsageError(
+            "these tests depend on the machine's speed: " + "; ".join(refused) + ". Drop the deadline, and "
+            "add HealthCheck.too_slow to a test's own suppress_health_check (it replaces the suite's profile)."
+        )
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 

@@ -77,7 +77,14 @@ QUERIES = [
     ("regex, glob", {"pattern": r"class \w+Error", "file_glob": "**/*.py"}),
     ("first page: common word", {"pattern": "return"}),
     ("first page: binary-heavy", {"pattern": "return value", "path": "assets"}),
+    # A page deep into a large result set, with the \\w that Python's re ran a look-ahead for on
+    # every character (34 s native against 0.27 s for bare rg, before ASCII texts had their own
+    # expression). The goal: native within 3x of the rg backend ("n<=3rg" at the end of the line).
+    ("deep page: offset 900, \\w", {"pattern": r"\w+ result$", "offset": 900}),
+    ("whole tree: \\w, no match", {"pattern": r"\w+_zz\w+"}),
 ]
+#: The queries held to the goal of the native backend within 3x of the rg backend.
+NATIVE_GOAL = {"deep page: offset 900, \\w"}
 
 
 def _rg() -> str | None:
@@ -220,6 +227,8 @@ def bench_search(root: Path, repeat: int) -> None:
             )
             # The target: the rg backend no slower than the native one, within 3x of bare rg.
             verdict = "  ok" if rg_s <= native_s and rg_s <= 3 * bare_s else "  MISSED"
+            if label in NATIVE_GOAL:
+                verdict += "  n<=3rg ok" if native_s <= 3 * rg_s else "  n<=3rg MISSED"
         else:
             native_s, native_result = _best(native, repeat)
             data = native_result.data

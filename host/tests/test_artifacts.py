@@ -167,7 +167,7 @@ def test_an_unwritable_data_directory_cuts_the_result_and_says_why(tmp_path, mon
     workspace = tmp_path / "work"
     workspace.mkdir()
     agent, [envelope], events = artifact_run("u" * 3_000, [], root=workspace)
-    assert set(envelope) == {"ok", "data", "note"} and "were cut (max_tool_result_chars)" in envelope["note"]
+    assert set(envelope) == {"ok", "head", "tail", "note"} and "could not be kept" in envelope["note"]
     assert not any(isinstance(event, ArtifactCreated) for event in events)
     assert any("could not be stored as an artifact" in problem for problem in agent.last_result.problems)
 
@@ -304,3 +304,27 @@ def test_an_embedders_tool_that_took_the_name_read_artifact_has_its_long_results
     [preview] = [json.loads(answer.text) for answer in results_of(result.messages)]
     assert (created.tool_name, created.tool_use_id) == ("read_artifact", "call_1_1")
     assert preview["artifact"] == created.artifact_id and preview["ok"] is True
+
+
+@pytest.mark.parametrize("other_file_system", [False, True])
+def test_a_spooled_file_is_moved_into_the_store_private_and_whole(tmp_path, monkeypatch, other_file_system):
+    from agentkit.host.sessions import _artifacts
+
+    spooled = tmp_path / "spool.txt"
+    spooled.write_text("first error\n" + "line\n" * 1000)
+    if other_file_system:  # a rename across file systems fails: the file is copied, then removed
+        real_replace = _artifacts.os.replace
+
+        def replace(source, target):
+            if Path(source) == spooled:
+                raise OSError(18, "Invalid cross-device link")
+            return real_replace(source, target)
+
+        monkeypatch.setattr(_artifacts.os, "replace", replace)
+    store = ArtifactStore(tmp_path / "store")
+    artifact_id = store.adopt("session-1", spooled)
+    assert store.read("session-1", artifact_id) == "first error\n" + "line\n" * 1000
+    assert not spooled.exists()
+    stored = tmp_path / "store" / "session-1" / f"{artifact_id}.txt"
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert [item.id for item in store.list("session-1")] == [artifact_id]

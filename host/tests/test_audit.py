@@ -265,7 +265,7 @@ def test_sessions_show_displays_the_trail(agentkit: Any, tmp_path: Path) -> None
     assert "[audit] session_end completed" in shown.stdout
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(schedule=st.lists(st.sampled_from([None, OSError, KeyboardInterrupt, SystemExit, ValueError]),
                          min_size=4, max_size=4))
 def test_any_schedule_of_sink_failures_leaves_the_run_as_it_would_have_been(schedule: list[Any]) -> None:

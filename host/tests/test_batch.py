@@ -399,9 +399,11 @@ def test_a_long_result_that_cannot_be_stored_is_cut_with_a_note_saying_how_much(
     (tmp_path / "a-file").write_text("")  # no artifact can be written under it
     [envelope], _ = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "x" * 100), limits=Limits(max_tool_result_chars=40))
     full = json.dumps({"ok": True, "data": "x" * 100})
-    assert envelope == {"ok": True, "data": full[:40], "note": (
-        f"The result was {len(full)} characters; only the first 40 are shown, "
-        f"{len(full) - 40} were cut (max_tool_result_chars).")}
+    # Its two ends, as an artifact's preview shows them: a command's summary is at its end.
+    assert envelope == {"ok": True, "head": full[:20], "tail": full[-10:], "note": (
+        f"The result was {len(full)} characters, over the inline limit of 40 (max_tool_result_chars), and "
+        f"could not be kept: shown are its first 20 and last 10 characters; the {len(full) - 30} between "
+        "them were cut.")}
 
 
 def test_a_cut_result_keeps_its_characters_as_they_are_and_why_it_was_cut_is_reported(tmp_path, monkeypatch):
@@ -409,7 +411,7 @@ def test_a_cut_result_keeps_its_characters_as_they_are_and_why_it_was_cut_is_rep
     (tmp_path / "a-file").write_text("")  # no artifact can be written under it
     _, result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "é" * 100), limits=Limits(max_tool_result_chars=40))
     [answer] = results_of(result.messages)
-    assert "é" * 10 in answer.text and "\\u00e9" not in answer.text
+    assert "é" * 5 in answer.text and "\\u00e9" not in answer.text
     [problem] = result.problems
     assert problem.startswith("the result of call call_1_1 could not be stored as an artifact (")
     assert problem.endswith("); it was cut to max_tool_result_chars")

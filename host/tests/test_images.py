@@ -286,7 +286,7 @@ def test_the_pixel_limit_holds_when_pillows_own_is_lifted(tmp_path: Path, monkey
         agent.run_sync([ImageBlock.from_bytes(_bomb())])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(junk=st.binary(max_size=256), keep=st.integers(min_value=0, max_value=200))
 def test_any_bytes_are_admitted_as_an_image_or_refused_as_image_error(tmp_path: Path, junk: bytes, keep: int) -> None:
     # Random bytes, and a real PNG cut anywhere then followed by them.
@@ -359,6 +359,31 @@ def test_a_tool_result_image_for_a_model_without_vision_is_an_error_result(tmp_p
     agent.run_sync("show me")
     (message,) = [m for m in agent.history if isinstance(m, ToolResultMessage)]
     assert message.is_error and "does not take images" in message.text
+
+
+def _with_bad_ancillary_checksum(png: bytes) -> bytes:
+    """``png`` with a ``tEXt`` chunk whose CRC is wrong (as the MCP reference server's logo has in ``iTXt``)."""
+    body = b"tEXt" + b"Comment\x00made by hand"
+    chunk = struct.pack(">I", len(body) - 4) + body + struct.pack(">I", (zlib.crc32(body) + 1) & 0xFFFFFFFF)
+    return png[:33] + chunk + png[33:]  # after the signature (8) and IHDR (25)
+
+
+def test_a_tool_result_image_the_host_cannot_decode_is_a_note_and_the_rest_arrives(tmp_path: Path) -> None:
+    damaged = _with_bad_ancillary_checksum(_png())
+    with pytest.raises(OSError):  # Pillow itself refuses it (UnidentifiedImageError)
+        Image.open(io.BytesIO(damaged)).load()
+    tool = Tool("picture", "Show pictures.", {"type": "object", "properties": {}},
+                lambda arguments, context: ToolResult(True, data="two pictures", images=[
+                    ImageBlock.from_bytes(damaged), ImageBlock.from_bytes(_png((4, 4)))]))
+    turns = [Turn([tool_call("picture", {})]), Turn([text("done")])]
+    agent, _ = _agent("small", tmp_path, tool, turns=turns)
+    assert agent.run_sync("show me").outcome.value == "completed"
+    (message,) = [m for m in agent.history if isinstance(m, ToolResultMessage)]
+
+    envelope, note, image = message.content
+    assert not message.is_error and json.loads(envelope.text) == {"ok": True, "data": "two pictures"}
+    assert isinstance(note, TextBlock) and note.text.startswith("[image 1 not shown: ") and "\n" not in note.text
+    assert isinstance(image, ImageBlock) and _decoded(image).size == (4, 4)
 
 
 # -- the block and the import --------------------------------------------------------------------------

@@ -89,6 +89,10 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
         said = [block["text"] for message in end["messages"] if message["role"] == "user"
                 for block in message["content"]]
         assert said == ["What do the notes say?", "Be brief."]
+        # the steer shows where it joined the history: taken by the run's first turn, before its request
+        types = [event["type"] for event in first]
+        assert types[:3] == ["agent_start", "steering_message", "turn_start"]
+        assert first[1]["message"]["content"][0]["text"] == "Be brief."
 
         assert rpc.call(4, "prompt", session_id=session_id[:6], text="And now?")["result"] == {"session_id": session_id}
         second = run_to_end(rpc, data, session_id)
@@ -97,7 +101,10 @@ def test_a_whole_session_prompts_steers_lists_and_continues_in_a_second_server(
         assert deltas == "Second answer."
 
         listed = rpc.call(5, "sessions.list")["result"]["sessions"]
-        assert [(item["session_id"], item["open"]) for item in listed] == [(session_id, True)]
+        assert [(item["id"], item["open"]) for item in listed] == [(session_id, True)]
+        # the fields agentkit sessions list --json has, named and written as it writes them
+        [cli] = json.loads(agentkit.inline("sessions", "list", "--json", env=data).stdout)
+        assert {key: listed[0][key] for key in cli} == cli
         assert rpc.call(6, "session.close", session_id=session_id)["result"] == {"session_id": session_id}
         assert rpc.call(7, "abort", session_id=session_id)["error"]["code"] == "session_not_found"
         assert rpc.finish() == 0
@@ -135,6 +142,8 @@ def test_bad_lines_get_an_error_naming_the_problem_and_the_server_keeps_serving(
         (b'{"schema": "agentkit.rpc.request/v1", "id": 1, "method": "sessions.list", "params": {"pad": "'
          + b"y" * (2 * MIB) + b'"}}\n', None, "line_too_long", "limit of 1048576"),
         (b"{not json\n", None, "malformed", "not JSON"),
+        (b"\n", None, "malformed", "empty"),
+        (b"  \r\n", None, "malformed", "empty"),
         (b"\xff\xfe\xfa\n", None, "malformed", "not JSON"),
         (b"[1, 2]\n", None, "malformed", "JSON object"),
         (b'{"schema": "agentkit.rpc.request/v1", "method": "sessions.list"}\n', None, "malformed", "'id'"),
@@ -274,7 +283,7 @@ def test_the_store_option_keeps_the_sessions_where_it_says(
         rpc.call(2, "prompt", session_id=session_id, text="Hello?")
         while rpc.next_event()["type"] != "agent_end":
             pass
-        assert [item["session_id"] for item in rpc.call(3, "sessions.list")["result"]["sessions"]] == [session_id]
+        assert [item["id"] for item in rpc.call(3, "sessions.list")["result"]["sessions"]] == [session_id]
         assert rpc.finish() == 0
     finally:
         rpc.kill()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import io
 import json
 import os
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rpc_helpers import EVENTS, RESPONSES
 
-from agentkit.host import Agent, AgentConfig, Connection, Trust, allow_all
+from agentkit.host import Agent, AgentConfig, Connection, Subagent, Trust, allow_all
 from agentkit.host.rpc import METHODS, Oversized, RpcServer, read_lines
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.plugin_api import Tool
@@ -173,6 +174,11 @@ def test_a_steer_sent_mid_run_reaches_the_model_in_the_next_request(tmp_path: Pa
 
     asyncio.run(main())
     assert out.responses[-1]["result"]["running"] is True
+    types = [event["type"] for event in out.events]
+    steered = [event for event in out.events if event["type"] == "steering_message"]
+    assert len(steered) == 1 and steered[0]["message"]["content"][0]["text"] == "Change of plan"
+    # in the stream where it joined the history: after the first turn's results, before the second request
+    assert types.index("turn_end") < types.index("steering_message") < len(types) - types[::-1].index("turn_start") - 1
     second = script.requests[1].messages
     assert [message.role for message in second] == ["user", "assistant", "tool_result", "user"]
     assert second[-1].content[0].text == "Change of plan"
@@ -262,7 +268,7 @@ HOSTILE = st.lists(st.binary(max_size=40) | REQUESTISH.map(lambda data: json.dum
                    | JSON.map(lambda data: json.dumps(data).encode()), min_size=1, max_size=12)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(HOSTILE)
 def test_hostile_lines_each_get_one_response_carrying_their_id(tmp_path: Path, lines: list[bytes]) -> None:
     out = Lines()
@@ -291,5 +297,74 @@ def test_hostile_lines_each_get_one_response_carrying_their_id(tmp_path: Path, l
 
 def test_read_lines_bounds_each_line_and_goes_on_after_a_long_one() -> None:
     stream = io.BytesIO(b"12345678\n123456789\n" + b"x" * 100 + b"\nok\r\n\n   \nlast")
-    assert list(read_lines(stream, limit=8)) == [b"12345678", Oversized(9, 8), Oversized(100, 8), b"ok", b"last"]
+    assert list(read_lines(stream, limit=8)) == [b"12345678", Oversized(9, 8), Oversized(100, 8), b"ok", b"", b"   ",
+                                                 b"last"]
+    assert list(read_lines(io.BytesIO(b"ok\n"))) == [b"ok"]  # the end of the stream after a newline is no line
     assert list(read_lines(io.BytesIO(b"x" * 20), limit=8)) == [Oversized(20, 8)]
+
+
+def test_a_subagents_event_keeps_the_child_session_beside_the_rpc_session(tmp_path: Path) -> None:
+    out = Lines()
+    store = JsonlSessionStore(tmp_path)
+    host = make_host()
+    child = AgentConfig(model="faux/scripted", tools=[], connection=Connection(transport=Script([say("found")])))
+    parent = Script([{"content": [{"type": "tool_use", "name": "research", "arguments": {"task": "Find it."}}]},
+                     say("Done.")])
+
+    def make(session: Session | None, model: str | None) -> Agent:
+        return Agent(AgentConfig(model="faux/scripted", tools=["research"],
+                                 extra_tools=[Subagent("research", "Finds.", child).as_tool()],
+                                 trust=Trust(before_tool_call=allow_all), connection=Connection(transport=parent)),
+                     host=host, session=session)
+
+    async def main() -> str:
+        server = RpcServer(make, out.write, store=store, cwd=tmp_path)
+        session_id = await start_and_prompt(server, out, "Go.")
+        await settle(server)
+        await server.shutdown()
+        return session_id
+
+    session_id = asyncio.run(main())
+    tagged = [event for event in out.events if event["type"] == "subagent"]
+    assert tagged and all(event["session_id"] == session_id for event in out.events)  # every line: the RPC's session
+    children = {event["subagent_session_id"] for event in tagged}
+    assert len(children) == 1 and session_id not in children
+    [child_id] = children
+    assert [message.role for message in Session.open(child_id, store).messages()] == ["user", "assistant"]
+    assert [event["event"]["type"] for event in tagged][::len(tagged) - 1] == ["agent_start", "agent_end"]
+
+
+def test_an_empty_line_is_answered_as_malformed(tmp_path: Path) -> None:
+    out = Lines()
+
+    async def main() -> None:
+        server = RpcServer(factory(say("ok")), out.write, store=JsonlSessionStore(tmp_path), cwd=tmp_path)
+        await server.serve(io.BytesIO(b"\n   \r\n" + line(1, "sessions.list") + b"\n\n"))
+
+    asyncio.run(main())
+    assert [(response["id"], response.get("error", {}).get("code")) for response in out.responses] == [
+        (None, "malformed"), (None, "malformed"), (1, None), (None, "malformed")]
+    assert "empty" in out.responses[0]["error"]["message"]
+
+
+def test_sessions_list_names_each_session_as_the_host_lists_it(tmp_path: Path) -> None:
+    out = Lines()
+    store = JsonlSessionStore(tmp_path)
+
+    async def main() -> str:
+        server = RpcServer(factory(say("ok")), out.write, store=store, cwd=tmp_path)
+        session_id = await start_and_prompt(server, out)
+        await settle(server)
+        await server.handle_line(line(3, "sessions.list"))
+        await server.shutdown()
+        return session_id
+
+    session_id = asyncio.run(main())
+    [listed] = out.responses[-1]["result"]["sessions"]
+    [stored] = store.list_sessions()
+    started = datetime.datetime.fromisoformat(stored.started).replace(tzinfo=datetime.UTC)
+    assert listed == {"id": session_id, "cwd": stored.cwd, "location": stored.location,
+                      "started": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+                      "updated": datetime.datetime.fromtimestamp(stored.updated, datetime.UTC).isoformat(
+                          timespec="seconds").replace("+00:00", "Z"),
+                      "open": True}

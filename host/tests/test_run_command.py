@@ -283,6 +283,7 @@ def test_an_unreadable_output_schema_is_a_usage_error(agentkit, tmp_path: Path, 
     result = agentkit.inline("run", "x", "--model", "faux/scripted", "--script", script, "--output-schema", str(file))
     assert result.returncode == 2 and "schema" in result.stderr.lower()
     assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and str(file) in result.stderr  # names the file to fix
 
 
 def test_dry_run_shows_the_final_answer_tool_of_an_output_schema(agentkit, tmp_path: Path) -> None:
@@ -291,3 +292,16 @@ def test_dry_run_shows_the_final_answer_tool_of_an_output_schema(agentkit, tmp_p
                       "--output-schema", _schema_file(tmp_path))
     body = json.loads(result.stdout)["body"]
     assert [tool["name"] for tool in body["tools"]][-1] == "final_result" and body["tool_choice"] == "required"
+
+
+def test_a_failed_tool_call_says_why(agentkit, tmp_path: Path) -> None:
+    script = str(write_script(tmp_path / "turns.json", [
+        {"content": [{"type": "tool_use", "name": "read_file", "arguments": {"path": "missing.txt"}}]},
+        {"content": [{"type": "text", "text": "No such file."}]},
+    ]))
+    result = agentkit.inline("run", "read missing.txt", "--model", "faux/scripted", "--script", script,
+                             "--root", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    failed = [line for line in result.stderr.splitlines() if line.startswith("[tool] read_file failed")]
+    assert len(failed) == 1 and "missing.txt" in failed[0], result.stderr
+    assert failed[0].startswith("[tool] read_file failed: ")

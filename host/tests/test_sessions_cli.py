@@ -59,7 +59,7 @@ def test_list_show_fork_and_export(agentkit: Any, tmp_path: Path, data: dict[str
 
     listed = agentkit.inline("sessions", "list", env=data)
     assert listed.returncode == 0, listed.stderr
-    assert [line.split()[0] for line in listed.stdout.splitlines()] == [newer, older]
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["ID", newer, older]
     assert [row["id"] for row in json.loads(agentkit.inline("sessions", "list", "--json", env=data).stdout)] == [newer, older]
 
     shown = agentkit.inline("sessions", "show", newer[:6], env=data)
@@ -126,3 +126,55 @@ def test_a_run_killed_mid_response_resumes_in_another_process_with_what_was_writ
     entries = json.loads(agentkit.inline("sessions", "show", logs[0].stem, "--json", env=data).stdout)["entries"]
     said = [entry["message"]["content"][0]["text"] for entry in entries if entry["type"] == "message"]
     assert said == ["First question", "Second question", "answered"]
+
+
+WHEN = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"  # ISO 8601, UTC, to the second
+
+
+def test_list_has_column_headers_and_shows_when_each_session_started(agentkit: Any, tmp_path: Path,
+                                                                     data: dict[str, str]) -> None:
+    import re
+
+    from agentkit.host.sessions import JsonlSessionStore, Session
+
+    sid = session_id(run(agentkit, tmp_path, data, "Task", "--model", "faux/scripted", "--session", "new").stderr)
+    started = Session.open(sid, JsonlSessionStore(tmp_path / "data" / "sessions")).header.timestamp
+    listed = agentkit.inline("sessions", "list", env=data)
+    assert listed.returncode == 0, listed.stderr
+    header, row = listed.stdout.splitlines()
+    assert header.split() == ["ID", "STARTED", "UPDATED", "CWD"]
+    assert re.fullmatch(rf"{sid}  {WHEN}  {WHEN}  {re.escape(str(tmp_path.resolve()))}", row), row
+    assert row.split()[1] == started[:19] + "Z"  # the header's start, to the second
+    # Each column starts under its name.
+    for name, value in zip(header.split(), row.split(), strict=True):
+        at = header.index(name)
+        assert row[at:].split()[0] == value and (at == 0 or row[at - 1] == " ")
+
+    [listing] = json.loads(agentkit.inline("sessions", "list", "--json", env=data).stdout)
+    assert sorted(listing) == ["cwd", "id", "location", "started", "updated"]
+    assert re.fullmatch(WHEN, listing["started"]) and re.fullmatch(WHEN, listing["updated"])
+    assert listing["started"] == row.split()[1]
+
+
+def test_delete_takes_a_unique_prefix_and_names_the_candidates_of_an_ambiguous_one(
+        agentkit: Any, tmp_path: Path, data: dict[str, str]) -> None:
+    from agentkit.host.sessions import JsonlSessionStore, Session
+    from agentkit.plugin_api import UserMessage
+
+    store = JsonlSessionStore(tmp_path / "data" / "sessions")
+    for sid in ("abc111", "abc222", "def333"):
+        with Session.new(store, cwd=tmp_path, id=sid) as session:
+            session.append_message(UserMessage.text("hello"))
+
+    ambiguous = agentkit.inline("sessions", "delete", "abc", env=data)
+    assert ambiguous.returncode == 2 and "Traceback" not in ambiguous.stderr
+    assert len(ambiguous.stderr.strip().splitlines()) == 1
+    assert "abc111" in ambiguous.stderr and "abc222" in ambiguous.stderr and "def333" not in ambiguous.stderr
+    missing = agentkit.inline("sessions", "delete", "zzz", env=data)
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1
+    assert "'zzz'" in missing.stderr and "agentkit sessions list" in missing.stderr
+
+    deleted = agentkit.inline("sessions", "delete", "def", env=data)
+    assert deleted.returncode == 0, deleted.stderr
+    assert "def333" in deleted.stdout
+    assert sorted(listing.id for listing in store.list_sessions()) == ["abc111", "abc222"]

@@ -148,7 +148,8 @@ def test_a_long_result_is_cut_to_the_limit_with_a_note():
     result = call_once(ToolCaller(make_host(), {"big": tool}, max_result_chars=500), use("big", {}))
 
     text = result.content[0].text
-    assert len(text) < 10_000 and "x" * 400 in text
+    assert len(text) < 10_000 and "x" * 200 in json.loads(text)["head"]
+    assert json.loads(text)["tail"].endswith('x"}') and "could not be kept" in json.loads(text)["note"]
 
 
 def test_a_tool_that_runs_commands_needs_a_policy():

@@ -13,7 +13,7 @@ PINNED = [
     "BlockDelta", "BlockEnd", "BlockStart", "CancelToken", "ConformanceResponder", "ContentBlock", "Credential", "CredentialKind",
     "Event", "ExecutionMode", "ImageBlock", "Message", "MessageAssembler", "MessageEnd", "MessageStart",
     "ModelInfo", "Outcome", "OutputPartial", "PluginError", "Project", "Provider", "ProviderError", "ProviderEvent", "ProviderRequest", "SchemaError",
-    "SessionInfo", "Skill", "StopReason", "StreamDecoder", "SubagentEvent", "TextBlock", "ThinkingBlock", "Tool",
+    "SessionInfo", "Skill", "SteeringMessage", "StopReason", "StreamDecoder", "SubagentEvent", "TextBlock", "ThinkingBlock", "Tool",
     "ToolCallEnd", "ToolCallStart", "ToolContext", "ToolError", "ToolResult", "ToolResultMessage", "ToolSpec",
     "ToolUseBlock", "TurnEnd", "TurnStart", "Usage", "UsageError", "UserMessage", "WireEvent", "WireRequest",
     "__version__", "block_from_dict", "event_from_dict", "event_to_dict", "hookimpl", "message_from_dict",

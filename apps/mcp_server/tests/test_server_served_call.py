@@ -243,7 +243,7 @@ def test_a_state_issued_for_another_request_is_refused():
     assert error.code == -32602 and "requestState" in error.message
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(position=st.integers(min_value=0), replacement=st.characters(codec="ascii", categories=["L", "N", "P"]))
 def test_a_tampered_state_is_refused_whatever_changed(position, replacement):
     """Any altered character of a state the server sealed is refused, never taken as an answer."""

@@ -115,6 +115,9 @@ MALFORMED = [
     (b"[" * 100_000 + b"]" * 100_000, -32600, None),
     (b'{"a":' * 5000 + b"1" + b"}" * 5000, -32600, None),
 ]
+#: Requests whose id JSON-RPC 2.0 and MCP do not allow (a string or an integer only): answered, never dropped.
+BAD_IDS = [b"null", b"{}", b'{"a": 1}', b"[1]", b"true", b"false", b"1.5", b"2.0"]
+MALFORMED += [(b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "tools/list"}', -32600, None) for bad in BAD_IDS]
 
 
 def test_malformed_frames_get_the_specified_error_and_the_server_goes_on(agentkit, site):
@@ -206,3 +209,28 @@ def test_a_client_that_stops_reading_ends_the_connection_without_a_traceback(age
 
     assert process.returncode == 0, stderr
     assert b"Traceback" not in stderr
+
+
+def test_the_page_size_option_pages_the_tool_list(agentkit, site):
+    served = Served(agentkit, site, "--page-size", "1")
+    try:
+        served.send(request(1, "tools/list"))
+        first, _ = served.answer_to(1)
+        served.send(request(2, "tools/list", cursor=first["result"]["nextCursor"]))
+        second, _ = served.answer_to(2)
+        served.send(request(3, "tools/list", cursor="not a cursor"))
+        refused, _ = served.answer_to(3)
+    finally:
+        stderr = served.close()
+
+    assert [tool["name"] for tool in first["result"]["tools"]] == ["echo"]
+    assert [tool["name"] for tool in second["result"]["tools"]] == ["wait"] and "nextCursor" not in second["result"]
+    assert refused["error"]["code"] == -32602
+    assert "Traceback" not in stderr
+
+
+def test_a_page_size_below_one_is_a_usage_error(agentkit):
+    result = agentkit("mcp", "serve", "--page-size", "0")
+
+    assert result.returncode == 2
+    assert "--page-size must be at least 1" in result.stderr and "Traceback" not in result.stderr

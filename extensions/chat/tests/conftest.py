@@ -22,6 +22,60 @@ TURN_END = re.compile(r"turn: [\d,]+ in")
 PROMPT_READY = "\x1b[?2004h"
 
 
+_SEQUENCE = re.compile(r"\x1b\[([0-9;?]*)([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[^\[\]()]")
+
+
+def screen_lines(output: str, columns: int = COLUMNS) -> list[str]:
+    """What ``output`` leaves on a terminal ``columns`` wide, line by line, without colours.
+
+    A small model of a terminal, enough for what the chat writes during a turn:
+    text (wrapped at ``columns``), carriage return, newline, cursor up and
+    down, and erasing a line or the rest of the screen. Other sequences change
+    nothing here. What was drawn and erased again (a status line, an answer
+    shown as written until it is rendered) is not on the screen: the test sees
+    what the person sees.
+    """
+    rows: list[list[str]] = [[]]
+    row = column = 0
+    position = 0
+    for match in [*_SEQUENCE.finditer(output), None]:
+        end = match.start() if match is not None else len(output)
+        for char in output[position:end]:
+            if char == "\r":
+                column = 0
+            elif char == "\n":
+                row += 1
+                column = 0
+            elif char >= " ":
+                if column >= columns:
+                    row, column = row + 1, 0
+                while len(rows) <= row:
+                    rows.append([])
+                line = rows[row]
+                line.extend(" " * (column + 1 - len(line)))
+                line[column] = char
+                column += 1
+        while len(rows) <= row:
+            rows.append([])
+        if match is None:
+            break
+        position = match.end()
+        final, parameter = match.group(2), match.group(1) or ""
+        count = int(parameter) if parameter.isdigit() else 1
+        if final == "A":
+            row = max(0, row - count)
+        elif final == "B":
+            row += count
+        elif final == "J" and parameter in ("", "0"):
+            del rows[row + 1:]
+            rows[row][column:] = []
+        elif final == "K" and parameter in ("", "0"):
+            rows[row][column:] = []
+        elif final == "K" and parameter == "2":
+            rows[row] = []
+    return ["".join(line).rstrip() for line in rows]
+
+
 class ChatTerminal:
     """One ``agentkit chat`` process on a pseudo-terminal, and the id of the session it writes."""
 
@@ -64,6 +118,11 @@ class ChatTerminal:
         """Type a prompt and wait for its turn to end; what the turn showed."""
         self.prompt(text)
         return self.expect(TURN_END)
+
+    @staticmethod
+    def lines(output: str) -> list[str]:
+        """What ``output`` (as :meth:`expect` returned it) left on the screen, line by line (:func:`screen_lines`)."""
+        return screen_lines(output)
 
     def exit_status(self) -> int:
         """Wait for the process to end; its exit code."""

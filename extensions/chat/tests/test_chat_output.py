@@ -112,7 +112,8 @@ def test_without_a_terminal_the_output_is_plain_text(agentkit, tmp_path) -> None
 
 @pytest.mark.parametrize("theme", sorted(THEMES))
 def test_every_theme_styles_only_known_roles(theme: str) -> None:
-    roles = {"prompt", "thinking", "tool", "ok", "error", "usage", "note", "user"}
+    roles = {"prompt", "thinking", "tool", "ok", "error", "usage", "note", "user", "status",
+             "heading1", "heading", "strong", "emphasis", "strike", "link", "code", "quote"}
     assert set(THEMES[theme]) <= roles
     assert (theme == "plain") == (not THEMES[theme])
 

@@ -78,3 +78,54 @@ def test_the_store_itself_never_quotes_the_password_it_was_given() -> None:
     with pytest.raises(ConfigError) as raised:
         PostgresSessionStore("postgresql://agent:S3CRET@[bad")
     assert "S3CRET" not in str(raised.value)
+
+
+def test_sessions_delete_takes_a_prefix_and_refuses_a_session_being_written(agentkit: Any, dsn: str,
+                                                                             tmp_path: Path) -> None:
+    data = {"AGENTKIT_DATA_DIR": str(tmp_path / "data"), "AGENTKIT_SESSION_STORE": dsn}
+    ran = agentkit("run", "Say one", "--model", "faux/scripted", "--session", "new", "--root", str(tmp_path),
+                   "--script", str(write_script(tmp_path / "one.json", ["one"])), env=data)
+    assert ran.returncode == 0, ran.stderr
+    sid = session_id(ran.stderr)
+    with PostgresSessionStore(dsn) as store:
+        kept = Session.new(store, cwd=tmp_path, id="kept-session")
+        kept.append_custom("note")
+        kept.close()
+
+        writing = Session.open(sid, store)
+        writing.append_custom("note")  # a writer holds the session until it closes it
+        busy = agentkit("sessions", "delete", sid[:8], env=data)
+        assert busy.returncode == 2 and "in use" in busy.stderr and "Traceback" not in busy.stderr
+        writing.close()
+
+        deleted = agentkit("sessions", "delete", sid[:8], env=data)
+        assert deleted.returncode == 0, deleted.stderr
+        assert sid in deleted.stdout
+        assert [listing.id for listing in store.list_sessions()] == ["kept-session"]
+    again = agentkit("sessions", "delete", sid, env=data)
+    assert again.returncode == 2 and "agentkit sessions list" in again.stderr
+
+
+def test_a_wrong_password_is_reported_before_the_run_starts(agentkit: Any, dsn: str, tmp_path: Path) -> None:
+    import psycopg
+
+    user = "agentkit_login_user"
+    with psycopg.connect(dsn, autocommit=True) as admin:  # a role that must give its password
+        admin.execute(f"DROP ROLE IF EXISTS {user}")
+        admin.execute(f"CREATE ROLE {user} LOGIN PASSWORD 'the-right-one'")
+        hba = Path(admin.execute("SHOW hba_file").fetchone()[0])
+        rule = f"host all {user} 127.0.0.1/32 scram-sha-256\n"
+        if rule not in hba.read_text():  # before the server's trust rules, for this role only
+            hba.write_text(rule + hba.read_text())
+        admin.execute("SELECT pg_reload_conf()")
+    where = dsn.split("@", 1)[1]
+    url = f"postgresql://{user}:hunter2-wrong-secret@{where}"
+
+    ran = agentkit("run", "Say one", "--model", "faux/scripted", "--session", "new", "--store", url,
+                   "--root", str(tmp_path), "--script", str(write_script(tmp_path / "one.json", ["one"])),
+                   env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")})
+    assert ran.returncode == 1
+    assert ran.stdout == ""  # the model was never asked
+    assert ran.stderr.startswith("agentkit: error: ") and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    assert "password authentication failed" in ran.stderr
+    assert "--session" not in ran.stderr and "hunter2-wrong-secret" not in ran.stderr

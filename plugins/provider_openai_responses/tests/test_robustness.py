@@ -73,7 +73,7 @@ wire = st.lists(
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 @given(stream=wire, abort=st.booleans())
 def test_any_event_sequence_ends_in_one_message(kit, stream, abort) -> None:
@@ -133,7 +133,7 @@ def _transcript_strategy():
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
 def test_a_warm_encoder_writes_what_a_cold_one_writes(kit, data) -> None:

@@ -33,6 +33,14 @@ def _close_pools() -> Iterator[None]:
     close_all()
 
 
+def configure(*entries: dict[str, object]) -> None:
+    """Write ``entries`` as the user's ``[[mcp.servers]]`` (a project's servers need trust)."""
+    import tomli_w
+    from agentkit_tools_mcp._config import user_config_file
+
+    user_config_file().write_text(tomli_w.dumps({"mcp": {"servers": list(entries)}}), encoding="utf-8")
+
+
 def v2_stdio_entry(name: str = "calc", **extra: object) -> dict[str, object]:
     """A ``[[mcp.servers]]`` entry for the 2.x test server over stdio, run by this interpreter."""
     return {"name": name, "command": sys.executable, "args": [str(V2_SERVER)], "connect_timeout_s": 60, **extra}

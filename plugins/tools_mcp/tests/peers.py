@@ -3,8 +3,11 @@
 ``peer_python("1.30.0")`` is the interpreter of an environment holding
 ``mcp==1.30.0`` and nothing of ours, built once with ``uv venv`` and ``uv pip
 install`` from the registry under ``.cache/mcp-peers/`` (git-ignored) and
-reused after. A peer that cannot be built (no ``uv``, no registry) is a
-failure that says why, never a hang: every step is bounded.
+reused after. The reference servers of the npm registry
+(``server-everything``, ``server-memory``) are installed the same way, once,
+with ``npm install`` (``npm_server``), and run by the machine's ``node``. A
+peer that cannot be built (no ``uv``, no ``npm``, no registry) is a failure
+that says why, never a hang: every step is bounded.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ CACHE = REPO / ".cache" / "mcp-peers"
 SERVERS = Path(__file__).resolve().parent / "servers"
 #: The peers the interoperability tests and the benchmark use: the current SDK and the last 1.x line.
 MODERN_SDK, LEGACY_SDK = "2.3.0", "1.30.0"
+#: The reference servers from npm, pinned: the everything server (every content type) and the memory server.
+EVERYTHING = ("@modelcontextprotocol/server-everything", "2026.8.31")
+MEMORY = ("@modelcontextprotocol/server-memory", "2026.8.31")
 _BUILD_TIMEOUT_S = 300
 
 
@@ -72,6 +78,32 @@ def _locked(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def npm_server(package: tuple[str, str]) -> list[str]:
+    """The command that runs the npm reference server ``(name, version)`` over stdio, installed on first use."""
+    name, version = package
+    home = CACHE / f"npm-{name.strip('@').replace('/', '-')}-{version}"
+    done = home / ".complete"
+    entry = home / "node_modules" / name / "dist" / "index.js"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        raise PeerUnavailable("node and npm are not on PATH; install Node.js (18 or newer) to run the MCP "
+                              "reference servers of the npm registry")
+    with _locked(CACHE / f"{home.name}.lock"):
+        if not done.exists():
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir(parents=True)
+            step = [npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", "--loglevel=error",
+                    f"{name}@{version}"]
+            try:
+                subprocess.run(step, check=True, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S)
+            except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+                detail = getattr(exc, "stderr", "") or str(exc)
+                raise PeerUnavailable(f"cannot install {name}@{version} from npm: {detail.strip()[-500:]}") from exc
+            done.write_text(version, encoding="utf-8")
+    return [node, str(entry)]
 
 
 def server_script(version: str) -> Path:

@@ -442,3 +442,26 @@ def test_an_image_blob_the_host_cannot_decode_is_named_not_shown_and_the_cap_hol
     capped = to_tool_result(_Result([_Text("a" * 30_000), _Blob("memo://long", "text/plain", text="b" * 30_000)]))
     assert capped.metadata["truncated"] is True and len(capped.data) < 50_000 + 300
     assert "[resource memo://long (text/plain)]" in capped.data and "[truncated" in capped.data
+
+
+def test_structured_content_that_the_text_repeats_reaches_the_model_and_the_cap_once() -> None:
+    rows = {"rows": [f"row {index:05d} " + "z" * 20 for index in range(1_000)]}  # 33,000 characters as JSON
+    # A server repeats its structured content as text (the spec's SHOULD), here pretty-printed as server-memory does.
+    repeated = to_tool_result(_Result([_Text(json.dumps(rows, indent=2))], rows))
+    assert repeated.metadata["truncated"] is False
+    assert repeated.data == {"structured": rows}
+    assert repeated.to_text().count("row 00999") == 1
+
+    # The SDK's server wraps a value that is not an object as {"result": value}; server-memory names its list.
+    assert to_tool_result(_Result([_Text("5")], {"result": 5})).data == {"structured": {"result": 5}}
+    assert to_tool_result(_Result([_Text("Sunny")], {"result": "Sunny"})).data == {"structured": {"result": "Sunny"}}
+    entities = [{"name": "Ada", "entityType": "person", "observations": []}]
+    assert to_tool_result(_Result([_Text(json.dumps(entities))], {"entities": entities})).data == {
+        "structured": {"entities": entities}}
+
+    # Text that says something else is kept beside it; so is the text of an error.
+    both = to_tool_result(_Result([_Text("Added."), _Text("5")], {"result": 5}))
+    assert both.data == {"text": "Added.", "structured": {"result": 5}}
+    assert to_tool_result(_Result([_Text("no")], {"a": 1})).data == {"text": "no", "structured": {"a": 1}}
+    failed = to_tool_result(_Result([_Text('{"a": 1}')], {"a": 1}, is_error=True))
+    assert failed.detail == '{"a": 1}'

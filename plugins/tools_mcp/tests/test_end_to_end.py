@@ -41,7 +41,7 @@ def test_an_agent_calls_a_tool_of_a_configured_server(config_home: Path) -> None
     result = agent.run_sync("What is 20 + 22?")
 
     answer = json.loads(result.messages[2].text)
-    assert answer["ok"] is True and answer["data"] == {"text": "42", "structured": {"result": 42}}
+    assert answer["ok"] is True and answer["data"] == {"structured": {"result": 42}}  # the text "42" repeated it
     assert seen == ["calc__add"]  # the embedder's policy sees the qualified name
     assert result.text == "It is 42."
     status = host.tools["mcp_servers"]
@@ -61,7 +61,7 @@ def test_a_tool_a_server_adds_mid_session_is_declared_after_the_cached_prefix(co
     result = agent.run_sync("Grow, then use the new tool.")
 
     late = [message for message in result.messages if getattr(message, "tool_name", None) == "calc__late"]
-    assert [json.loads(message.text)["data"]["text"] for message in late] == ["late tool"]
+    assert [json.loads(message.text)["data"]["structured"]["result"] for message in late] == ["late tool"]
     specs = {spec.name: spec for spec in agent.tool_specs()}
     assert specs["calc__late"].deferred is True and specs["calc__echo"].deferred is False
     assert "calc__add" not in agent.tools  # only tools new to the server are added, not the ones left out
@@ -81,7 +81,7 @@ def test_a_server_s_questions_reach_the_embedder_and_too_many_end_the_call_not_t
     finally:
         agentkit_tools_mcp.set_input_handler(None)
     confirmed, endless = (json.loads(message.text) for message in result.messages[2:4])
-    assert confirmed["data"]["text"] == "confirmed=True"
+    assert confirmed["data"]["structured"]["result"] == "confirmed=True"
     assert endless["error"] == "mcp_too_many_questions" and result.text == "Done."
 
 
@@ -103,13 +103,14 @@ def test_a_qualified_name_that_collides_with_an_installed_tool_is_refused(config
 
 
 def test_an_unreachable_server_contributes_nothing_and_the_others_still_serve(
-        config_home: Path, caplog: pytest.LogCaptureFixture) -> None:
+        config_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     configure(v2_stdio_entry("calc"), {"name": "gone", "command": sys.executable,
                                        "args": ["-c", "import sys; sys.exit(1)"], "connect_timeout_s": 20})
     host = PluginHost.discover()
     assert host.records["mcp"].status == "loaded"
     assert "calc__add" in host.tools and not [name for name in host.tools if name.startswith("gone__")]
-    assert "MCP server 'gone' contributes no tools" in caplog.text
+    [line] = [line for line in capsys.readouterr().err.splitlines() if "'gone'" in line]
+    assert line.startswith("warning: MCP server 'gone' contributes no tools: could not be reached: ")
 
 
 def test_a_configuration_error_fails_the_plugin_with_its_message(config_home: Path) -> None:

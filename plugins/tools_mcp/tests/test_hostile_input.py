@@ -50,7 +50,8 @@ def test_whatever_a_server_returns_the_model_reads_at_most_the_cap(content: list
     elif data is not None and not is_error:
         assert result.data["structured"] == data  # an untruncated result keeps its structured content whole
     assert len(result.images) == sum(1 for b in content if b.type == "image")
-    assert result.metadata["characters"] >= total
+    if data is None or is_error:  # otherwise a text that repeats the structured content is counted once
+        assert result.metadata["characters"] >= total
 
 
 toml_values = st.recursive(

@@ -197,7 +197,7 @@ def test_an_agent_sees_a_silently_added_tool_as_deferred_and_a_removed_one_as_a_
                if getattr(message, "tool_name", None)}
     assert results["calc__doomed"]["ok"] is False and results["calc__doomed"]["error"] == "mcp_tool_removed"
     assert "no longer lists the tool 'doomed'" in results["calc__doomed"]["detail"]
-    assert results["calc__quiet"]["data"]["text"] == "quiet tool"
+    assert results["calc__quiet"]["data"]["structured"]["result"] == "quiet tool"
     specs = {spec.name: spec for spec in agent.tool_specs()}
     assert specs["calc__quiet"].deferred is True and specs["calc__swap"].deferred is False
     assert pool.connections["calc"].calls == 2  # swap and quiet: the removed tool was never sent to the server

@@ -186,16 +186,21 @@ PIECES = [
 ]
 
 
-def _line(rng: random.Random, long_lines: bool = True) -> bytes:
-    line = b" ".join(rng.choice(PIECES) for _ in range(rng.randint(0, 5)))
+#: The pieces of a tree that is all ASCII: the native backend matches such files with the
+#: expression made for ASCII texts, which must find the same lines.
+ASCII_PIECES = [piece for piece in PIECES if piece.isascii()]
+
+
+def _line(rng: random.Random, long_lines: bool = True, pieces: list[bytes] = PIECES) -> bytes:
+    line = b" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
     if long_lines and rng.random() < 0.03:
         line += b" " + b"long" * 300
     return line
 
 
-def _content(rng: random.Random, long_lines: bool = True) -> bytes:
+def _content(rng: random.Random, long_lines: bool = True, pieces: list[bytes] = PIECES) -> bytes:
     ending = b"\r\n" if rng.random() < 0.15 else b"\n"
-    data = ending.join(_line(rng, long_lines) for _ in range(rng.randint(0, 25)))
+    data = ending.join(_line(rng, long_lines, pieces) for _ in range(rng.randint(0, 25)))
     data += ending if rng.random() < 0.8 else b""
     kind = rng.random()
     if kind < 0.06:
@@ -207,23 +212,25 @@ def _content(rng: random.Random, long_lines: bool = True) -> bytes:
     return data
 
 
-def _make_trees(factory, name: str, long_lines: bool) -> list:
+def _make_trees(factory, name: str, long_lines: bool, seeds: int = 2, ascii_only: bool = False) -> list:
     made = []
-    for seed in range(2):
+    for seed in range(seeds):
         rng = random.Random(seed)
         root = factory.mktemp(f"{name}{seed}")
         for n in range(14):
             directory = rng.choice(["", "d1/", "d2/", "d1/deep/", ".hidden/"])
             path = root / f"{directory}f{n}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(_content(rng, long_lines))
+            path.write_bytes(_content(rng, long_lines, ASCII_PIECES if ascii_only else PIECES))
         made.append(root)
     return made
 
 
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory) -> list:
-    return _make_trees(tmp_path_factory, "tree", long_lines=True)
+    """Two trees of every kind of text, and one all ASCII (see ``ASCII_PIECES``)."""
+    mixed = _make_trees(tmp_path_factory, "tree", long_lines=True)
+    return mixed + _make_trees(tmp_path_factory, "ascii", long_lines=True, seeds=1, ascii_only=True)
 
 
 @pytest.fixture(scope="module")

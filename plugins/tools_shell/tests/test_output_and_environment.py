@@ -1,4 +1,4 @@
-"""What the model reads back: the capped tail and the reduced environment."""
+"""What the model reads back: the output (spooled whole past the cap) and the reduced environment."""
 
 from __future__ import annotations
 
@@ -6,24 +6,35 @@ import os
 
 import pytest
 
+from agentkit.plugin_api.results import SpooledResult
+
 CAP = 50 * 1024
 
 
-def _body(output: str) -> str:
-    """The output with its truncation marker line removed."""
-    first, _, rest = output.partition("\n")
-    assert first.startswith("[Output truncated"), first
-    return rest
+def _spooled(result) -> str:
+    """The whole output a spooled result carries (its temporary file removed)."""
+    assert isinstance(result, SpooledResult) and result.spool is not None
+    try:
+        return result.spool.read()
+    finally:
+        result.spool.discard()
 
 
-def test_long_output_keeps_the_tail_and_says_how_much_was_not_kept(run):
+def _ends(output: str) -> tuple[str, str, str]:
+    """A spooled output as a caller without a host sees it: head, the line between, tail."""
+    head, _, tail = output.partition("\n[... ")
+    note, _, tail = tail.partition("]\n")
+    return head, "[... " + note + "]", tail
+
+
+def test_past_the_cap_the_output_is_spooled_whole_and_its_two_ends_shown(run):
     result = run("execute", {"command": "seq 1 100000"}, options={"output_cap": CAP})
     expected = "".join(f"{i}\n" for i in range(1, 100001))
     assert result.ok and result.data["truncated"]
-    body = _body(result.data["output"])
-    assert expected.endswith(body)
-    assert len(body.encode()) == CAP
+    head, _, tail = _ends(result.data["output"])
+    assert expected.startswith(head) and expected.endswith(tail) and head and tail
     assert result.metadata["total_bytes"] == len(expected)
+    assert _spooled(result) == expected
 
 
 def test_output_at_the_cap_is_not_truncated(run):
@@ -44,8 +55,9 @@ def test_a_cut_utf8_sequence_is_not_shown_as_garbage(run):
     # 3-byte characters: a byte cut lands inside one unless it is realigned.
     command = "for i in $(seq 1 20000); do printf '€'; done"
     result = run("execute", {"command": command}, options={"output_cap": CAP})
-    body = _body(result.data["output"])
-    assert set(body) == {"€"}
+    head, _, tail = _ends(result.data["output"])
+    assert set(head) == set(tail) == {"€"}
+    assert _spooled(result) == "€" * 20000
 
 
 # Secrets under names no suffix rule catches: each reached the child while
@@ -133,14 +145,15 @@ def test_bad_tool_options_name_the_option(run):
     assert "pass_env" in caught.value.detail
 
 
-def test_the_marker_counts_the_bytes_shown_and_omitted(run):
+def test_the_line_between_the_ends_counts_what_is_not_shown(run):
     result = run("execute", {"command": "seq 1 100000"}, options={"output_cap": CAP})
-    total = len("".join(f"{i}\n" for i in range(1, 100001)).encode())
-    marker = result.data["output"].partition("\n")[0]
+    total = len("".join(f"{i}\n" for i in range(1, 100001)))
+    head, marker, tail = _ends(result.data["output"])
     assert marker == (
-        f"[Output truncated: showing the last {CAP} of {total} bytes; {total - CAP} earlier bytes omitted, "
-        f"not kept (tool option output_cap={CAP}).]"
+        f"[... {total - len(head) - len(tail)} characters not shown of {total}: the whole output is in "
+        "the result's spool, which an agent keeps as an artifact.]"
     ), marker
+    _spooled(result)
 
 
 @pytest.mark.parametrize("cap", [0, -1, True, "big", 1.5])

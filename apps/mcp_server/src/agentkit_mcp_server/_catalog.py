@@ -8,7 +8,6 @@ input through :func:`~agentkit_mcp_server.served_call`, as a tool may.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,31 +29,65 @@ class Resource:
     mime_type: str | None = None
 
 
+class UnsafeValue(ValueError):
+    """A URI a template matches, with a value the template refuses (see :meth:`ResourceTemplate.match`)."""
+
+
 @dataclass(slots=True)
 class ResourceTemplate:
-    """Resources whose URIs match an RFC 6570 level-1 template, e.g. ``test://template/{id}/data``.
+    """Resources whose URIs match an RFC 6570 template, e.g. ``memo://shelf/{shelf}/item/{id}``.
 
-    ``read(variables)`` gets the values the URI gave each ``{name}``;
-    ``complete``, when given, suggests values for a variable.
+    Matching is the official SDK's (``mcp.shared.uri_template``): levels 1 to 3,
+    so ``{var}`` takes one path segment, ``{+path}`` takes the rest of a path
+    with its slashes, and ``{#section}`` takes the fragment; values are
+    percent-decoded. ``read(variables)`` gets the value of each variable (a
+    list for an exploded one, ``{/segments*}``); ``complete``, when given,
+    suggests values for a variable. As in the SDK's server, a value holding a
+    ``..`` segment, an absolute path or a NUL byte is refused (the URI is an
+    unknown resource) unless its variable is in ``unchecked``. An empty value
+    does not match, but for query parameters (``{?q,lang}``), which may also be
+    left out (and are then missing from ``variables``).
+
+    :raises ValueError: a template the SDK cannot parse or match unambiguously
+        (two variables with no literal between them, two multi-segment ones).
     """
 
     uri_template: str
     name: str
-    read: Callable[[dict[str, str]], ResourceBody | Awaitable[ResourceBody]]
+    read: Callable[[dict[str, Any]], ResourceBody | Awaitable[ResourceBody]]
     description: str = ""
     mime_type: str | None = None
     complete: Completer | None = None
-    _pattern: re.Pattern[str] = field(init=False, repr=False)
+    #: Variables whose values may hold ``..`` segments or absolute paths (a git range, say).
+    unchecked: frozenset[str] = frozenset()
+    _parsed: Any = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        parts = re.split(r"\{([A-Za-z0-9_]+)\}", self.uri_template)
-        pattern = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>[^/]+)" for i, part in enumerate(parts))
-        self._pattern = re.compile(pattern + r"\Z")
+        from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
-    def match(self, uri: str) -> dict[str, str] | None:
-        """The variables ``uri`` gives, or ``None`` when it is not one of this template's URIs."""
-        found = self._pattern.match(uri)
-        return None if found is None else found.groupdict()
+        try:
+            self._parsed = UriTemplate.parse(self.uri_template)
+        except InvalidUriTemplate as exc:
+            raise ValueError(f"resource template {self.uri_template!r}: {exc}") from None
+
+    def match(self, uri: str) -> dict[str, Any] | None:
+        """The variables ``uri`` gives, or ``None`` when it is not one of this template's URIs.
+
+        :raises UnsafeValue: it is, with a value this template refuses (see the class).
+        """
+        from mcp.shared.path_security import contains_path_traversal, is_absolute_path
+
+        variables = self._parsed.match(uri)
+        optional = self._parsed.query_variable_names  # a query parameter may be left out, or left empty
+        if variables is None or any(value in ("", []) for name, value in variables.items() if name not in optional):
+            return None
+        for name, value in variables.items():
+            if name in self.unchecked:
+                continue
+            for one in value if isinstance(value, list) else [value]:
+                if "\0" in one or contains_path_traversal(one) or is_absolute_path(one):
+                    raise UnsafeValue(f"the value of {name!r} in {uri!r} leaves its path")
+        return dict(variables)
 
 
 @dataclass(slots=True)

@@ -4,7 +4,9 @@ The checks run on the raw bytes, before any object is built: a frame over
 the size limit is dropped as it streams in (never held whole), and one nested
 deeper than the depth limit is refused by a scan that allocates nothing. A
 frame that is not JSON gets ``-32700``; JSON that is not a JSON-RPC message
-gets ``-32600`` (with the request's id when it has a usable one); never a
+gets ``-32600`` (with the request's id when it has a usable one), and so
+does a request whose id is not a string or an integer (answered with a null
+id; the SDK would take it for a notification and never answer); never a
 traceback.
 """
 
@@ -71,11 +73,18 @@ def parse_frame(frame: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> SessionM
         value = json.loads(frame)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         raise FrameError(PARSE_ERROR, "Parse error: the message is not valid JSON") from None
+    if has_bad_id(value):  # the SDK's adapter would take it for a notification, and nobody would answer it
+        raise FrameError(INVALID_REQUEST, "Invalid Request: an id is a string or an integer")
     try:
         message = types.jsonrpc_message_adapter.validate_python(value, by_name=False)
     except Exception:  # pydantic's ValidationError, or anything a hostile value makes it raise
         raise FrameError(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", _usable_id(value)) from None
     return SessionMessage(message)
+
+
+def has_bad_id(value: Any) -> bool:
+    """Whether ``value`` is a request whose ``id`` MCP does not allow: null, a float, a bool, an object, an array."""
+    return isinstance(value, dict) and "method" in value and "id" in value and _usable_id(value) is None
 
 
 def _usable_id(value: Any) -> Any:

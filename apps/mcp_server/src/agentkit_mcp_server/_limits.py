@@ -9,7 +9,9 @@ from dataclasses import dataclass
 DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024
 #: The deepest nesting of arrays and objects accepted in a frame.
 DEFAULT_MAX_DEPTH = 64
-#: The addresses ``--no-auth`` may serve, and whose origins are always allowed.
+#: Items per page of a list (tools, resources, resource templates, prompts): the Go SDK's server default.
+DEFAULT_PAGE_SIZE = 1000
+#: The addresses ``--no-auth`` may serve, and whose origins (with a port) are always allowed.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 #: Seconds a connection has to send a whole request's headers, from its opening or from the previous

@@ -47,6 +47,8 @@ from ._call import (
     new_state_key,
     unbind,
 )
+from ._catalog import UnsafeValue
+from ._pages import DEFAULT_PAGE_SIZE, page
 from ._tools import ToolServer
 
 log = logging.getLogger("agentkit_mcp_server")
@@ -70,10 +72,17 @@ class MCPToolServer:
     :param tools: what is served, and how calls are authorized.
     :param name: the ``serverInfo`` name clients see.
     :param version: the ``serverInfo`` version clients see.
+    :param page_size: the most items one page of ``tools/list``, ``resources/list``,
+        ``resources/templates/list`` or ``prompts/list`` holds; the rest follow by cursor.
+    :raises ValueError: ``page_size`` below 1.
     """
 
-    def __init__(self, tools: ToolServer, *, name: str = SERVER_NAME, version: str = "") -> None:
+    def __init__(self, tools: ToolServer, *, name: str = SERVER_NAME, version: str = "",
+                 page_size: int = DEFAULT_PAGE_SIZE) -> None:
+        if page_size < 1:
+            raise ValueError(f"page_size must be at least 1, not {page_size}")
         self.tools = tools
+        self.page_size = page_size
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)
         with warnings.catch_warnings():  # logging is deprecated by 2026-07-28, and still served to legacy clients
@@ -115,9 +124,10 @@ class MCPToolServer:
     # -- handlers ---------------------------------------------------------------------
 
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        listed, following = self._page("tools", self.tools.tools, params)
         served = [types.Tool(name=tool.name, description=tool.description, input_schema=tool.input_schema)
-                  for tool in self.tools.tools.values()]
-        return types.ListToolsResult(tools=served)
+                  for tool in listed]
+        return types.ListToolsResult(tools=served, next_cursor=following)
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
         call = self._served(ctx, "tools/call", params.name, params.arguments, params)
@@ -129,15 +139,17 @@ class MCPToolServer:
         return _finish(call) or to_call_result(message, call.content)
 
     async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[
+        listed, following = self._page("resources", self.tools.resources, params)
+        return types.ListResourcesResult(next_cursor=following, resources=[
             types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
-            for r in self.tools.resources.values()])
+            for r in listed])
 
     async def _list_resource_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(resource_templates=[
+        listed, following = self._page("resource_templates", self.tools.resource_templates, params)
+        return types.ListResourceTemplatesResult(next_cursor=following, resource_templates=[
             types.ResourceTemplate(uri_template=t.uri_template, name=t.name, description=t.description,
                                    mime_type=t.mime_type)
-            for t in self.tools.resource_templates.values()])
+            for t in listed])
 
     async def _read_resource(self, ctx: Any, params: types.ReadResourceRequestParams) -> Any:
         uri = str(params.uri)
@@ -145,23 +157,21 @@ class MCPToolServer:
         if resource is not None:
             read, mime_type = resource.read, resource.mime_type
         else:
-            for template in self.tools.resource_templates.values():
-                variables = template.match(uri)
-                if variables is not None:
-                    read, mime_type = functools.partial(template.read, variables), template.mime_type
-                    break
-            else:
+            template, variables = _template_for(self.tools.resource_templates.values(), uri)
+            if template is None:
                 raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
+            read, mime_type = functools.partial(template.read, variables), template.mime_type
         call = self._served(ctx, "resources/read", uri, None, params)
         body = await _run_in(call, read)
         return _finish(call) or types.ReadResourceResult(contents=_contents(uri, mime_type, body))
 
     async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[
+        listed, following = self._page("prompts", self.tools.prompts, params)
+        return types.ListPromptsResult(next_cursor=following, prompts=[
             types.Prompt(name=p.name, description=p.description, arguments=[
                 types.PromptArgument(name=a.name, description=a.description, required=a.required)
                 for a in p.arguments])
-            for p in self.tools.prompts.values()])
+            for p in listed])
 
     async def _get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> Any:
         prompt = self.tools.prompts.get(params.name)
@@ -199,6 +209,9 @@ class MCPToolServer:
         while len(self._log_levels) > MAX_LEGACY_SESSIONS:
             self._log_levels.popitem(last=False)
         return types.EmptyResult()
+
+    def _page(self, kind: str, items: Any, params: Any) -> tuple[list[Any], str | None]:
+        return page(kind, items, getattr(params, "cursor", None), self.page_size)
 
     def _served(self, ctx: Any, method: str, name: str, arguments: Any, params: Any) -> ServedCall:
         return ServedCall(ctx, method=method, name=name, arguments=arguments,
@@ -267,6 +280,22 @@ class _ListChangingServer(Server[Any]):
         options = notification_options or NotificationOptions(
             tools_changed=True, resources_changed=True, prompts_changed=True)
         return super().create_initialization_options(options, *args, **kwargs)
+
+
+def _template_for(templates: Any, uri: str) -> tuple[Any, dict[str, Any]]:
+    """The first template that serves ``uri`` and the values it gives; ``(None, {})`` when none does.
+
+    A URI a template matches but refuses (a value that climbs out of its path)
+    ends the search, as in the SDK's server: no later, looser template gets it.
+    """
+    for template in templates:
+        try:
+            variables = template.match(uri)
+        except UnsafeValue:
+            return None, {}
+        if variables is not None:
+            return template, variables
+    return None, {}
 
 
 def _finish(call: ServedCall) -> types.InputRequiredResult | None:

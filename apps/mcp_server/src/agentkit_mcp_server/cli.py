@@ -18,6 +18,7 @@ from ._limits import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_PAGE_SIZE,
     LOOPBACK_HOSTS,
     MIN_API_KEY_CHARS,
     HttpLimits,
@@ -62,6 +63,9 @@ def parser() -> argparse.ArgumentParser:
                    help="with --http: connections open at once, kept under the open-file limit; past it the one "
                         "waiting longest for its headers is closed, or 503 when all are served "
                         f"(default: {DEFAULT_MAX_CONNECTIONS})")
+    p.add_argument("--page-size", type=int, default=DEFAULT_PAGE_SIZE, metavar="N",
+                   help="the most tools (resources, prompts) one list answer holds; the rest follow by cursor "
+                        f"(default: {DEFAULT_PAGE_SIZE})")
     p.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_FRAME_BYTES, help=argparse.SUPPRESS)
     return p
 
@@ -143,6 +147,8 @@ def _build(args: argparse.Namespace, policy: Any) -> Any:
     from ._protocol import MCPToolServer
     from ._tools import ToolServer, ToolServerError
 
+    if args.page_size < 1:
+        raise UsageError(f"--page-size must be at least 1, not {args.page_size}")
     options: dict[str, Any] = {}
     if args.tool_timeout is not None:
         options["tool_timeout"] = args.tool_timeout
@@ -150,7 +156,7 @@ def _build(args: argparse.Namespace, policy: Any) -> Any:
         tools = ToolServer(tools=args.tools, before_tool_call=policy, root=args.root, **options)
     except ToolServerError as exc:
         raise UsageError(str(exc)) from None
-    return MCPToolServer(tools)
+    return MCPToolServer(tools, page_size=args.page_size)
 
 
 async def _serve(server: Any, args: argparse.Namespace, api_key: str | None, limits: HttpLimits) -> None:

@@ -9,6 +9,7 @@ and the chat returns to the prompt.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from agentkit.host.cli.support import require_credential, run_interruptibly, visible
@@ -19,6 +20,7 @@ from ._compact import chat_compaction
 from ._input import Reader
 from ._options import ChatOptions
 from ._screen import Screen
+from ._status import Status
 from ._view import TurnView, session_usage
 
 if TYPE_CHECKING:
@@ -37,7 +39,9 @@ class Chat:
         self.screen = screen
         self.reader = reader
         needs_asking = {name for name, tool in host.tools.items() if tool.requires_authorization}
-        self.authorizer = Authorizer(reader, screen, needs_asking, on_interrupt=lambda: self.agent.abort())
+        self.status = Status(screen)
+        self.authorizer = Authorizer(reader, screen, needs_asking, on_interrupt=lambda: self.agent.abort(),
+                                     status=self.status)
         self.agent: Agent = self.build_agent(model, session)
 
     # -- the agent -------------------------------------------------------------------
@@ -104,12 +108,18 @@ class Chat:
 
     def turn(self, text: str) -> None:
         """One run on ``text``, shown as it happens; Ctrl-C aborts it and the chat goes on."""
-        view = TurnView(self.screen)
+        view = TurnView(self.screen, self.status)
         agent = self.agent
 
         async def stream() -> None:
-            async for event in agent.stream(text):
-                view.show(event)
+            self.status.waiting()
+            animation = asyncio.ensure_future(self.status.animate())
+            try:
+                async for event in agent.stream(text):
+                    view.show(event)
+            finally:
+                animation.cancel()
+                self.status.stop()
 
         try:
             _, interrupted = run_interruptibly(stream(), agent.abort)

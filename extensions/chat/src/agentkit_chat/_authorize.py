@@ -20,6 +20,7 @@ from agentkit.plugin_api import Block, ToolUseBlock
 
 from ._input import Reader
 from ._screen import Screen
+from ._status import Status
 from ._view import whole_call
 
 QUESTION = "allow {name}? [y]es once, [a]lways (this session), [n]o: "
@@ -38,8 +39,9 @@ class Authorizer:
     """
 
     def __init__(self, reader: Reader, screen: Screen, needs_asking: set[str],
-                 on_interrupt: Callable[[], None]) -> None:
+                 on_interrupt: Callable[[], None], status: Status | None = None) -> None:
         self.reader = reader
+        self.status = status if status is not None else Status(screen)
         self.on_interrupt = on_interrupt
         self.screen = screen
         self.needs_asking = needs_asking
@@ -50,15 +52,19 @@ class Authorizer:
     async def __call__(self, call: ToolUseBlock, arguments: dict[str, Any]) -> Block | None:
         if call.name not in self.needs_asking:
             return None
-        async with self._asking():
-            if call.name in self.allowed_for_session:  # allowed while this call waited its turn
-                return None
-            self.screen.end_line()
-            try:
-                answer = await self._answer(call.name, arguments)
-            except KeyboardInterrupt:  # Ctrl-C at the question aborts the turn, as it does anywhere else in it
-                self.on_interrupt()
-                return Block("the user aborted the turn")
+        try:
+            with self.status.asking():
+                async with self._asking():
+                    if call.name in self.allowed_for_session:  # allowed while this call waited its turn
+                        return None
+                    self.screen.end_line()
+                    try:
+                        answer = await self._answer(call.name, arguments)
+                    except KeyboardInterrupt:  # Ctrl-C at the question aborts the turn, as anywhere else in it
+                        self.on_interrupt()
+                        return Block("the user aborted the turn")
+        finally:
+            self.status.asked(call.id)  # the time spent waiting for the person is not the tool's
         if answer in ("a", "always"):
             self.allowed_for_session.add(call.name)
             return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -28,7 +27,10 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
-from ._screen import Screen
+from ._answer import MarkdownAnswer
+from ._markdown import render
+from ._screen import THEMES, Screen
+from ._status import Status
 
 #: How much of a tool call's arguments, and of its result, a progress line shows (the authorization
 #: question shows the whole call: :func:`whole_call`).
@@ -111,48 +113,66 @@ def session_usage(history: Iterable[Message]) -> Usage:
 
 
 class TurnView:
-    """Shows one run as it happens: text streamed, thinking dimmed, each tool call at its start and end."""
+    """Shows one run as it happens: text streamed (as Markdown on a terminal), thinking dimmed, each tool call at
+    its start and end, and the status of what the run waits for."""
 
-    def __init__(self, screen: Screen) -> None:
+    def __init__(self, screen: Screen, status: Status | None = None) -> None:
         self.screen = screen
+        self.status = status if status is not None else Status(screen)
         self.usage = Usage()
         self.end: AgentEnd | None = None
         self._kinds: dict[int, str] = {}
-        self._started: dict[str, float] = {}
+        self._answer: MarkdownAnswer | None = None
+        # Markdown is rendered for a person at a terminal with colours; anywhere else the text is as written.
+        self._markdown = not screen.plain and screen.size() is not None
 
     def show(self, event: Event) -> None:
         screen = self.screen
         if isinstance(event, BlockStart):
+            self.status.responding()
             self._kinds[event.index] = event.kind
             if event.kind == "thinking":
                 screen.end_line()
                 screen.write(screen.marker("💭 ", "[thinking] "), "thinking")
+            elif event.kind == "text" and self._markdown:
+                screen.end_line()
+                self._answer = MarkdownAnswer(screen)
         elif isinstance(event, BlockDelta):
             kind = self._kinds.get(event.index)
-            if kind in ("text", "thinking"):
+            if kind == "text" and self._answer is not None:
+                self._answer.feed(event.delta)
+            elif kind in ("text", "thinking"):
                 screen.write(visible(event.delta), kind if kind == "thinking" else None)
         elif isinstance(event, BlockEnd):
             if self._kinds.get(event.index) == "thinking":
                 screen.end_line()
+            self._finish_answer()
         elif isinstance(event, MessageEnd):
+            self._finish_answer()  # a response cut short ends its open block with it
             self._kinds.clear()
             screen.end_line()
             self.usage = self.usage + event.message.usage
             if event.message.stop_reason is StopReason.ERROR and event.message.error_message:
                 screen.line(f"error: {visible(shorten(event.message.error_message, 300))}", "error")
         elif isinstance(event, ToolCallStart):
-            self._started[event.call.id] = time.monotonic()
             screen.line(f"{screen.marker('→', '[tool]')} {visible_line(event.call.name)} {short_arguments(event.call)}".rstrip(),
                         "tool")
+            self.status.tool_started(event.call.id, event.call.name)
         elif isinstance(event, ToolCallEnd):
             self._tool_end(event.result)
         elif isinstance(event, AgentEnd):
+            self.status.stop()
             self.end = event
+
+    def _finish_answer(self) -> None:
+        if self._answer is not None:
+            self._answer.finish()
+            self._answer = None
 
     def _tool_end(self, result: ToolResultMessage) -> None:
         screen = self.screen
-        started = self._started.pop(result.tool_use_id, None)
-        took = f" ({time.monotonic() - started:.1f}s)" if started is not None else ""
+        ran = self.status.tool_ended(result.tool_use_id)
+        took = f" ({ran:.1f}s)" if ran is not None else ""
         summary = result_summary(result)
         if result.is_error:
             screen.line(f"{screen.marker('✗', '[failed]')} {visible_line(result.tool_name)}{took}: {summary}", "error")
@@ -162,6 +182,8 @@ class TurnView:
     def finish(self, session_total: Usage, *, interrupted: bool = False) -> None:
         """The run's end: how it ended if not completed, and what the turn and the session cost."""
         screen = self.screen
+        self._finish_answer()
+        self.status.stop()
         screen.end_line()
         end = self.end
         if interrupted or (end is not None and end.outcome is Outcome.ABORTED):  # only the person aborts a turn
@@ -182,7 +204,10 @@ def show_history(screen: Screen, messages: Sequence[Message], last: int) -> None
             text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
             screen.line(f"> {visible(text)}", "user")
         elif isinstance(message, AssistantMessage):
-            if message.text:
+            if message.text and not screen.plain and screen.size() is not None:  # as the answer was shown
+                screen.end_line()
+                screen.write("\n".join(render(message.text, THEMES[screen.theme])) + "\n")
+            elif message.text:
                 screen.line(visible(message.text))
             for call in message.tool_calls:
                 screen.line(f"{screen.marker('→', '[tool]')} {visible_line(call.name)} {short_arguments(call)}".rstrip(),

@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     from agentkit.host import PluginHost
     from agentkit.host.cli.support import load_script, open_project, select_session
-    from agentkit.host.sessions import Session, data_dir, open_store
+    from agentkit.host.sessions import data_dir
 
     from ._app import Chat, ChatOptions
     from ._commands import COMMANDS
@@ -77,8 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.session == "new":
         args.session = None
     continued = args.session is not None or args.resume
-    session = (select_session(args.session, resume=args.resume, store=args.store, root=root) if continued
-               else None) or Session.new(open_store(args.store), cwd=root.resolve())
+    # A new session too: a store that cannot be reached is reported now, not at the first prompt.
+    session = select_session(args.session if continued else "new", resume=args.resume, store=args.store, root=root)
+    assert session is not None  # "new", an id or --resume: select_session returns one or raises
     model = args.model or session.model
     if model is None:
         session.close()

@@ -7,6 +7,12 @@ leaf at once are serialised by the row lock: the first commits, the second then
 reads the new last entry and gets :class:`SessionConflict` with nothing
 written. Lines are stored as the bytes they were written (``bytea``), so a log
 read back is the log written, byte for byte.
+
+A store that writes a session holds a shared advisory lock on it (taken at
+its first write, let go by :meth:`PostgresSessionStore.close` or when the
+connection ends, a killed process included), as the file store holds its file
+locked: writers never wait for each other, and :meth:`~PostgresSessionStore.delete`,
+which needs the lock alone, refuses a session that is being written.
 """
 
 from __future__ import annotations
@@ -80,11 +86,14 @@ class PostgresSessionStore:
                       f"/{params.get('dbname') or ''}")
         self._connection: psycopg.Connection[Any] | None = None
         self._lock = threading.Lock()
+        #: The sessions this store writes, whose shared advisory lock its connection holds.
+        self._writing: set[str] = set()
 
     # -- the SessionStore protocol ----------------------------------------------------
 
     def create(self, header: SessionHeader) -> None:
         with self._transaction() as cursor:
+            self._hold(cursor, header.id)
             cursor.execute("INSERT INTO agentkit_sessions (id, header, started, cwd) VALUES (%s, %s, %s, %s) "
                            "ON CONFLICT (id) DO NOTHING", (header.id, header.raw, header.timestamp, header.cwd))
             if cursor.rowcount != 1:
@@ -92,6 +101,7 @@ class PostgresSessionStore:
 
     def append(self, session_id: str, entries: Sequence[Entry], *, expected_last: str | None) -> None:
         with self._transaction() as cursor:
+            self._hold(cursor, session_id)
             cursor.execute("SELECT last_entry, entry_count FROM agentkit_sessions WHERE id = %s FOR UPDATE",
                            (session_id,))
             row = cursor.fetchone()
@@ -133,7 +143,30 @@ class PostgresSessionStore:
         return [SessionListing(id, started, cwd, updated, f"{self.where}#{id}") for id, started, cwd, updated in rows]
 
     def close(self, session_id: str) -> None:
-        """Nothing to let go: the store holds no lock or file per session."""
+        """Let go of the session's writer lock, so that it can be deleted."""
+        if session_id not in self._writing:
+            return
+        with self._transaction() as cursor:
+            if session_id in self._writing:  # not forgotten with a broken connection meanwhile
+                cursor.execute("SELECT pg_advisory_unlock_shared(hashtextextended(%s, 0))", (session_id,))
+                self._writing.discard(session_id)
+
+    # -- beyond the protocol ------------------------------------------------------------
+
+    def delete(self, session_id: str) -> None:
+        """Remove a session and its entries.
+
+        :raises SessionNotFound: no session has this id.
+        :raises SessionConflict: a store (this one, or another process's) is writing it.
+        """
+        with self._transaction() as cursor:
+            cursor.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", (session_id,))
+            row = cursor.fetchone()
+            if session_id in self._writing or not (row and row[0]):
+                raise SessionConflict(f"session {session_id} in {self.where} is being written")
+            cursor.execute("DELETE FROM agentkit_sessions WHERE id = %s", (session_id,))  # its entries cascade
+            if cursor.rowcount != 1:
+                raise SessionNotFound(f"no session {session_id} in {self.where}")
 
     # -- the connection ---------------------------------------------------------------
 
@@ -164,9 +197,17 @@ class PostgresSessionStore:
                 raise SessionError(f"the session store at {self.where} failed: {without_password(str(exc), self.conninfo)}"
                                    ) from exc
 
+    def _hold(self, cursor: psycopg.Cursor[Any], session_id: str) -> None:
+        """Take the session's shared writer lock, for as long as the connection lives or until :meth:`close`."""
+        if session_id not in self._writing:
+            # Session-level, so the transaction's end keeps it; shared, so other writers never wait.
+            cursor.execute("SELECT pg_advisory_lock_shared(hashtextextended(%s, 0))", (session_id,))
+            self._writing.add(session_id)
+
     def _connect(self) -> psycopg.Connection[Any]:
         if self._connection is not None and not self._connection.closed:
             return self._connection
+        self._writing.clear()  # a new connection holds none of the old one's locks
         connection = psycopg.connect(self.conninfo, autocommit=True,
                                      connect_timeout=max(1, round(self.connect_timeout)))
         try:

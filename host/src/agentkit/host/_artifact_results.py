@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError
+from agentkit.plugin_api.results import Spool
 
 from .errors import SessionNotFound
 from .sessions._artifacts import ArtifactNotFound, ArtifactStore
@@ -79,15 +80,32 @@ class ArtifactKeeper:
 
         :raises OSError: the data directory cannot be written.
         """
+        self._claim()
+        artifact_id = self.store.create(self.owner, text)
+        self._created()
+        return artifact_id
+
+    def store_spool(self, spool: Spool) -> str:
+        """Store a tool's spooled text as an artifact of the owner (moving its file); returns its id.
+
+        :raises OSError: the data directory cannot be written.
+        """
+        spool.close()
+        self._claim()
+        if spool.path is None:
+            artifact_id = self.store.create(self.owner, spool.read())
+        else:
+            artifact_id = self.store.adopt(self.owner, spool.path)
+        self._created()
+        return artifact_id
+
+    def _claim(self) -> None:
         if self._unclaimed:
             self.store.claim(self.owner)
             self._unclaimed = False
             # The one moment a run without a session writes here: the leftovers of killed runs go now.
             with contextlib.suppress(OSError):  # someone else's leftovers never fail this run
                 self.store.reap()
-        artifact_id = self.store.create(self.owner, text)
-        self._created()
-        return artifact_id
 
     def preview(self, text: str, ok: bool, artifact_id: str) -> str:
         """What the model sees of a stored result: its head and tail, its id, and how to read the rest."""

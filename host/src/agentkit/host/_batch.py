@@ -50,6 +50,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolUseBlock,
 )
+from agentkit.plugin_api.results import SpooledResult
 
 from ._arguments import parse_arguments
 from ._artifact_results import READ_ARTIFACT
@@ -65,7 +66,8 @@ from ._guard import (
     launch,
     settle_all,
 )
-from ._steps import RunSteps, ToolStep
+from ._spooled_results import settle_spooled
+from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
@@ -113,8 +115,7 @@ class ToolBatch:
     :param services: the collaborators the batch calls on: hooks, validators,
         images, artifacts, audit (:class:`~._batch_inputs.BatchServices`).
     :param run_id: the run's id, which every call's context carries.
-    :param steps: where the calls and their authorizations go when a durable
-        run checkpoints them (:mod:`._steps`); ``None``: run here.
+    :param steps: where calls and authorizations go (a durable run's, :mod:`._steps`); ``None``: run here.
     """
 
     def __init__(
@@ -131,8 +132,7 @@ class ToolBatch:
         steps: RunSteps | None = None,
     ) -> None:
         self.tools = tools
-        self.run_id = run_id
-        self.steps = steps
+        self.run_id, self.steps = run_id, steps
         self.session = session
         self.cancel = cancel
         self.stop = stop
@@ -204,10 +204,7 @@ class ToolBatch:
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
         elif self.steps is not None:
-            stepped = [ToolStep(item.call, item.tool, functools.partial(self._execute, item))  # type: ignore[arg-type]  # admitted calls have their tool
-                       for item in runnable]
-            for item, result in zip(runnable, await self.steps.tool_batch(stepped, sequential), strict=True):
-                item.result = result
+            await settle_by_steps(self.steps, runnable, self._execute, sequential)
         elif sequential:
             for item in runnable:
                 item.result = await self._execute(item)
@@ -248,6 +245,12 @@ class ToolBatch:
 
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
+        if isinstance(result, SpooledResult) and result.spool is not None:  # a text kept whole, its ends shown
+            result, artifact_id, chars = settle_spooled(result, self.artifacts, self.max_result_chars,
+                                                        self.hooks.report)
+            rendered = None
+            if artifact_id is not None:
+                self.emit(ArtifactCreated(artifact_id, call.id, call.name, chars))
         text, ok, images = rendered if rendered is not None else self._render(result)
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
@@ -302,10 +305,8 @@ class ToolBatch:
     async def _authorize(self, item: _Call) -> None:
         """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
         call = item.call
-        if self.steps is None:
-            decision, blocked_by = await self._decide_call(item)
-        else:
-            decision, blocked_by = await self.steps.authorize(call, functools.partial(self._decide_call, item))
+        decision, blocked_by = await (self._decide_call(item) if self.steps is None else
+                                      self.steps.authorize(call, functools.partial(self._decide_call, item)))
         # ABORTED: the run is stopping and nobody refused this call; the batch's
         # abort decision answers it.
         if decision is None:
@@ -481,9 +482,12 @@ class ToolBatch:
             else:
                 self.emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
                 return keeper.preview(text, ok, artifact_id)
-        note = (f"The result was {len(text)} characters; only the first {limit} are shown, "
-                f"{len(text) - limit} were cut (max_tool_result_chars).")
-        envelope: dict[str, Any] = {"ok": ok, "data": text[:limit], "note": note}
+        # Its two ends, as an artifact's preview: a command's summary is at its end.
+        head, tail = max(1, limit // 2), max(1, limit // 4)
+        note = (f"The result was {len(text)} characters, over the inline limit of {limit} (max_tool_result_chars), "
+                f"and could not be kept: shown are its first {head} and last {tail} characters; the "
+                f"{len(text) - head - tail} between them were cut.")
+        envelope: dict[str, Any] = {"ok": ok, "head": text[:head], "tail": text[-tail:], "note": note}
         return json.dumps(envelope, ensure_ascii=False)
 
 

@@ -70,7 +70,8 @@ class BatchServices:
     :param validators: the argument validators by tool name, kept by the
         caller so that each tool's schema is compiled once for all its batches.
     :param admit_images: normalizes a successful result's images for the model;
-        an image it refuses turns the result into an ``invalid_image`` error.
+        an image it cannot decode is a note in its place, any other it refuses
+        turns the result into an ``invalid_image`` error.
     :param add_tools: the ``ToolContext.add_tools`` handlers get; ``None``: they
         cannot add tools.
     :param artifacts: keeps the results over ``CallPolicy.max_result_chars``.

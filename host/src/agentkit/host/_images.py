@@ -12,7 +12,9 @@ history holds only what the model's wire takes:
   set one;
 * the bytes are decoded by Pillow, whatever the declared media type says:
   Pillow's decompression-bomb limit holds, a truncated or non-image file is
-  refused with an error, the EXIF orientation is applied, the image is scaled
+  refused with an error (in a tool result, a one-line note in the image's
+  place: the result's text and other images still arrive), the EXIF
+  orientation is applied, the image is scaled
   to the wire's largest edge, re-encoded when the wire does not take its
   format (WebP, the first frame of an animated GIF, HEIC where a Pillow plugin
   reads it), and re-encoded smaller, with a note to the model, above the
@@ -101,12 +103,32 @@ def admit(content: Sequence[TextBlock | ImageBlock], model: ModelInfo, *, root: 
                          "use a model with vision, or send the image as a description")
     limits = model.image_limits or DEFAULT_IMAGE_LIMITS
     admitted: Content = []
+    position = 0
     for block in content:
-        if isinstance(block, ImageBlock):
-            admitted.extend(_admit_image(block, model, limits, root, fetcher, from_tool))
-        else:
+        if not isinstance(block, ImageBlock):
             admitted.append(block)
+            continue
+        position += 1
+        try:
+            admitted.extend(_admit_image(block, model, limits, root, fetcher, from_tool))
+        except UnusableImage as exc:
+            if not from_tool:
+                raise
+            # One block a tool could not make usable never costs the rest of its result (an MCP
+            # server's picture with a bad checksum): the model reads why, in the picture's place.
+            admitted.append(TextBlock(f"[image {position} not shown: {exc}]"))
     return admitted
+
+
+class UnusableImage(ImageError):
+    """The image's own bytes cannot be taken: not base64, not a picture Pillow reads, damaged, too large.
+
+    In a prompt it is an error like any :class:`ImageError`; in a tool result,
+    a note in the image's place. Refusals of where an image comes from (a path
+    outside the workspace, a URL not to be fetched) or of the model (no
+    vision) stay errors of the whole result: the tool asked for something it
+    may not have.
+    """
 
 
 def _admit_image(block: ImageBlock, model: ModelInfo, limits: ImageLimits, root: Path,
@@ -136,8 +158,11 @@ def _admit_image(block: ImageBlock, model: ModelInfo, limits: ImageLimits, root:
         try:
             raw = base64.b64decode(block.data, validate=True)
         except ValueError:
-            raise ImageError(f"{name}'s data is not base64; build the block with ImageBlock.from_bytes") from None
-    data, mime_type, note = normalize(raw, limits, name=name)
+            raise UnusableImage(f"{name}'s data is not base64; build the block with ImageBlock.from_bytes") from None
+    try:
+        data, mime_type, note = normalize(raw, limits, name=name)
+    except ImageError as exc:
+        raise UnusableImage(str(exc)) from None
     image = ImageBlock(base64.b64encode(data).decode("ascii"), mime_type)
     return [image, TextBlock(note)] if note else [image]
 

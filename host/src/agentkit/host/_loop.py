@@ -37,6 +37,7 @@ from agentkit.plugin_api import (
     MessageEnd,
     Outcome,
     SessionInfo,
+    SteeringMessage,
     StopReason,
     ToolUseBlock,
     TurnEnd,
@@ -239,6 +240,7 @@ async def run_turns(run: Run) -> None:
         steering = None if stop.requested else queues.take_steering()
         if steering is not None:  # at the head of a turn: after the results, before the request
             append(steering)
+            emit(SteeringMessage(steering))
         if run.log is not None:
             run.log.before_request()
         if stop.requested:

@@ -193,16 +193,18 @@ class PluginHost:
         if problem:
             self.pm.unregister(plugin)
             return self._finish(record, "failed", problem)
+        refused: list[str] = []
         try:
-            self._collect(plugin, record)
+            self._collect(plugin, record, refused)
         except Exception as exc:
             self.pm.unregister(plugin)
             self.registry.withdraw(record.name)
-            record.withdrawn, record.contributions = record.contributions, []
+            record.withdrawn, record.contributions = [*record.contributions, *refused], []
             return self._finish(record, "failed", str(exc))
         return self._finish(record, "loaded", None)
 
-    def _collect(self, plugin: object, record: PluginRecord) -> None:
+    def _collect(self, plugin: object, record: PluginRecord, refused: list[str]) -> None:
+        """Call the plugin's contribution hooks; what the registry refuses goes to ``refused``, not provided."""
         for hook_name, method in _CONTRIBUTION_HOOKS.items():
             caller = self._caller_of(hook_name, plugin)
             if not caller.get_hookimpls():
@@ -218,8 +220,16 @@ class PluginHost:
                     raise RegistrationError(f"register was called after {hook} returned: register everything "
                                             "inside the hook")
                 # noted first, so that a refused contribution still names the plugin that failed on it
-                record.contributions.append(f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}")
-                add(record.name, obj)
+                label = f"{kind}:{getattr(obj, 'name', None) or getattr(obj, 'api', '?')}"
+                record.contributions.append(label)
+                try:
+                    add(record.name, obj)
+                except BaseException:
+                    # A plugin that goes on after the refusal (the MCP client leaves out one bad tool)
+                    # does not provide it; one that lets it end its hook fails, naming it as withdrawn.
+                    record.contributions.remove(label)
+                    refused.append(label)
+                    raise
 
             arguments: dict[str, Any] = {"register": register}
             if hook_name == "agentkit_register_tools":

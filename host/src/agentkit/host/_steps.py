@@ -28,13 +28,14 @@ per request and one per batch, and does the work itself.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agentkit.plugin_api import AssistantMessage, Block, Tool, ToolResult, ToolUseBlock
 
-__all__ = ["RunSteps", "ToolStep"]
+__all__ = ["RunSteps", "ToolStep", "settle_by_steps"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,3 +81,11 @@ class RunSteps(Protocol):
                         ) -> tuple[Block | None, str | None]:
         """Whether ``call`` may run: ``await decide()`` (``(None, None)``, or a block and who blocked), or its earlier answer."""
         ...
+
+
+async def settle_by_steps(steps: RunSteps, items: Sequence[Any], execute: Callable[[Any], Awaitable[ToolResult]],
+                          sequential: bool) -> None:
+    """Settle a batch's admitted calls through ``steps``: each item (``call``, ``tool``) gets its ``result``."""
+    stepped = [ToolStep(item.call, item.tool, functools.partial(execute, item)) for item in items]
+    for item, result in zip(items, await steps.tool_batch(stepped, sequential), strict=True):
+        item.result = result

@@ -3,8 +3,10 @@
 A sync handler's value is rendered in the handler's own thread
 (:func:`call_and_render`), so that data slow or impossible to serialize stays
 inside the call's guard (:mod:`._guard`); an async handler's, on the loop.
-Whatever cannot be written as JSON becomes an ``invalid_result`` error, an
-image the model cannot take an ``invalid_image`` one.
+Whatever cannot be written as JSON becomes an ``invalid_result`` error; an
+image the host cannot decode is a note in its place, and one it may not take
+(a path outside the workspace, a model without vision) an ``invalid_image``
+error.
 """
 
 from __future__ import annotations

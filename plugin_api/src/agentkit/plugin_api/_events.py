@@ -102,6 +102,17 @@ class AgentStart:
 
 
 @dataclass(slots=True)
+class SteeringMessage:
+    """A steering message (``Agent.steer``) joined the history, at the head of a turn, just before its request.
+
+    .. versionadded:: 0.1 (unreleased): before it, a steered message showed in no event but ``agent_end``'s.
+    """
+
+    message: Message
+    type: Literal["steering_message"] = field(default="steering_message", init=False)
+
+
+@dataclass(slots=True)
 class TurnStart:
     """Turn ``turn`` (counted from 1) is about to send a request."""
 
@@ -200,7 +211,7 @@ class SubagentEvent:
 
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
-    ProviderEvent | AgentStart | TurnStart | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
+    ProviderEvent | AgentStart | SteeringMessage | TurnStart | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
     | OutputPartial | SubagentEvent
 )
 
@@ -213,6 +224,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         BlockEnd,
         MessageEnd,
         AgentStart,
+        SteeringMessage,
         TurnStart,
         ToolCallStart,
         ArtifactCreated,

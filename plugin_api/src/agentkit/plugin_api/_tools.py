@@ -123,7 +123,9 @@ class ToolResult:
     facts); it is never shown to the model. ``images`` are attached to the
     tool-result message beside the envelope's JSON text, after the host
     normalized them for the model (``ImageBlock.from_path`` names a file inside
-    the workspace; an image the host refuses makes the result an
+    the workspace; an image whose bytes the host cannot decode becomes a
+    one-line note in its place, and the rest of the result still arrives; a
+    path outside the workspace, or a model without vision, makes the result an
     ``invalid_image`` error).
     """
 

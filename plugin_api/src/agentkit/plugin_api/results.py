@@ -17,6 +17,12 @@ last pieces (the tail), so memory stays near twice the cap however much flows
 through. What was dropped is counted, so a truncation notice can say exactly
 how to see the rest. :class:`Limits` names one tool's caps, and :func:`size_option`
 reads a cap the embedder sets in a tool option.
+
+:class:`Spool` is for a body too long to hold at all (a command's megabytes of
+output): written as it streams, in memory and then in a temporary file, and
+returned in a :class:`SpooledResult`, it is kept whole by the host as an
+artifact of the session, and the model gets its head and tail with the
+artifact's id (see ``docs/artifacts.md``).
 """
 
 from __future__ import annotations
@@ -27,10 +33,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._spool import DEFAULT_SPOOL_CAP, DEFAULT_SPOOL_MEMORY, Spool, SpooledResult
 from ._tools import ToolContext, ToolError, ToolResult
 from .workspace import descriptors_available
 
-__all__ = ["Accumulator", "Handler", "Limits", "clip_line", "enveloped", "size_option"]
+__all__ = [
+    "DEFAULT_SPOOL_CAP",
+    "DEFAULT_SPOOL_MEMORY",
+    "Accumulator",
+    "Handler",
+    "Limits",
+    "Spool",
+    "SpooledResult",
+    "clip_line",
+    "enveloped",
+    "size_option",
+]
 
 #: A tool handler, as :class:`~agentkit.plugin_api.Tool` calls it.
 Handler = Callable[[dict[str, Any], ToolContext], ToolResult]

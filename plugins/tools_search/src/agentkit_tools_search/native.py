@@ -4,6 +4,11 @@ The pattern is translated from ripgrep's dialect (:func:`.dialect.translate`)
 and matched on each file's bytes decoded with ``surrogateescape``: a byte that
 is not UTF-8 stays a byte that no character class matches, as in ripgrep. A
 line is shown as ripgrep shows it, with such bytes replaced by U+FFFD.
+
+A file whose text is all ASCII (most source code) is matched with the
+translation made for such texts (:attr:`.dialect.Translation.ascii_regex`),
+which Python's ``re`` runs many times faster; the others with the one exact
+for every character. Both give the same lines on an ASCII text.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class NativeScanner:
         self.query = query
         translation = translate(query.pattern, query.ignore_case)
         self.regex = translation.compile(query.ignore_case)
+        self.ascii_regex = translation.compile(query.ignore_case, ascii_text=True)
         # \A and \z mean something else for a whole file than for one line: no whole-file prefilter.
         self.prefilter = not translation.text_anchors
 
@@ -45,14 +51,12 @@ class NativeScanner:
         outcome.files_searched += 1
         if b"\x00" in data:
             return False
-        _scan(
-            relative,
-            data.decode("utf-8", errors="surrogateescape"),
-            self.query,
-            self.regex,
-            self.prefilter,
-            outcome,
-        )
+        text = data.decode("utf-8", errors="surrogateescape")
+        regex = self.ascii_regex
+        if not text.isascii():
+            regex = self.regex
+            outcome.unicode_files += 1
+        _scan(relative, text, self.query, regex, self.prefilter, outcome)
         return True
 
     def read_and_scan(self, files: WalkedFiles, relative: str, outcome: Outcome) -> tuple[bytes, bool] | None:

@@ -87,6 +87,9 @@ class Outcome:
     backend: str = ""
     #: Files left unread because they had grown past ``Query.max_file_bytes``: path and size.
     oversize: list[tuple[str, int]] = field(default_factory=list)
+    #: Text files the native backend matched with the expression exact for every character, for
+    #: they hold more than ASCII (the others take the faster one, see :mod:`.native`).
+    unicode_files: int = 0
 
 
 _ESCAPE = re.compile(r"\\.")

@@ -22,7 +22,7 @@ from typing import IO
 
 from agentkit.plugin_api import CancelToken
 
-from ._output import DEFAULT_OUTPUT_CAP, CapturedOutput, TailAccumulator
+from ._output import DEFAULT_OUTPUT_CAP, DEFAULT_OUTPUT_DISK_CAP, CapturedOutput, OutputCapture
 from ._tree import IS_WINDOWS, ProcessTree, kill_tree
 
 # After the command exits, a background descendant may still hold the pipe.
@@ -58,6 +58,7 @@ class RunLimits:
 
     timeout_s: float | None = None
     output_cap: int = DEFAULT_OUTPUT_CAP
+    output_disk_cap: int = DEFAULT_OUTPUT_DISK_CAP
     drain_idle_s: float = DEFAULT_DRAIN_IDLE_S
     drain_max_s: float = DEFAULT_DRAIN_MAX_S
     keep_background: bool = False
@@ -72,7 +73,7 @@ def run_process(
     limits: RunLimits,
 ) -> ProcessOutcome:
     """Run ``argv`` to completion, timeout or abort. Raises ``OSError`` if it cannot start."""
-    accumulator = TailAccumulator(limits.output_cap)
+    accumulator = OutputCapture(limits.output_cap, limits.output_disk_cap)
     tree = ProcessTree(argv, cwd=cwd, env=env, keep_background=limits.keep_background)
     assert tree.process.stdout is not None
     reader = _PipeReader(tree.process.stdout, accumulator)
@@ -96,6 +97,7 @@ def run_process(
         exit_code, left_running = tree.finish()
     except OSError:  # the supervised command could not start
         reader.stop()
+        accumulator.discard()
         raise
 
     drain_cut = _drain(reader, tree, cancel, limits)
@@ -131,7 +133,7 @@ def _drain(reader: _PipeReader, tree: ProcessTree, cancel: CancelToken, limits: 
 class _PipeReader(threading.Thread):
     """Copies the shared output pipe into the accumulator until EOF or stop()."""
 
-    def __init__(self, pipe: IO[bytes], accumulator: TailAccumulator) -> None:
+    def __init__(self, pipe: IO[bytes], accumulator: OutputCapture) -> None:
         super().__init__(name="agentkit-process-output", daemon=True)
         self._pipe = pipe
         self._accumulator = accumulator

@@ -8,9 +8,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolResult
+from agentkit.plugin_api.results import SpooledResult
 
 from ._env import reduced_environment
-from ._output import DEFAULT_OUTPUT_CAP
+from ._output import DEFAULT_OUTPUT_CAP, DEFAULT_OUTPUT_DISK_CAP
 from ._process import DEFAULT_DRAIN_IDLE_S, DEFAULT_DRAIN_MAX_S, RunLimits, run_process
 from ._shells import InterpreterNotFound, find_bash, find_powershell
 from ._tree import CALL_TOKEN
@@ -206,26 +207,30 @@ def _run(
             "command_not_executable", f"{argv[0]!r} cannot be run: {exc.strerror}"
         ) from None
 
-    output = outcome.output.text
+    notes = ""
     if outcome.drain_cut:
-        output += (
+        notes += (
             "\n[Output cut: a background process still held the output pipe after the command "
             "exited. Redirect a background job's output to a file: `cmd > log 2>&1 &`.]"
         )
     if outcome.supervisor_lost:
         done = "listed" if limits.keep_background else "killed"
-        output += (
+        notes += (
             "\n[The command killed its supervisor: the processes it left were found by the "
             f"{CALL_TOKEN} variable of their environment and {done}. One that also replaced its "
             "environment may still be running.]"
         )
-    data = {
+    spooled = outcome.output.spool is not None
+    data: dict[str, Any] = {
+        # A spooled output is replaced by the host (its head and tail): the notes go beside it.
         "exit_code": outcome.exit_code,
-        "output": output,
+        "output": outcome.output.text if spooled else outcome.output.text + notes,
         "timed_out": outcome.timed_out,
         "aborted": outcome.aborted,
         "truncated": outcome.output.truncated,
     }
+    if spooled and notes:
+        data["notice"] = notes.strip()
     if limits.keep_background:
         data["left_running"] = outcome.left_running
     metadata: dict[str, Any] = {
@@ -233,29 +238,24 @@ def _run(
         "total_bytes": outcome.output.total_bytes,
         "drain_cut": outcome.drain_cut,
     }
-    if outcome.output.truncated:
+    spool = outcome.output.spool
+    if spool is not None:
         metadata["truncated_by"] = "bytes"
+        metadata["dropped_bytes"] = spool.dropped
+    error, detail = None, None
     if outcome.aborted:
-        return ToolResult(
-            False,
-            data=data,
-            error="aborted",
-            detail="The run was aborted; the command and its process tree were killed.",
-            metadata=metadata,
+        error, detail = "aborted", "The run was aborted; the command and its process tree were killed."
+    elif outcome.timed_out:
+        error = "timeout"
+        detail = (
+            f"The command did not finish within timeout_s={limits.timeout_s:g}; its process "
+            "tree was killed. Retry with a larger timeout_s, or start long jobs in the "
+            "background with their output redirected to a file."
         )
-    if outcome.timed_out:
-        return ToolResult(
-            False,
-            data=data,
-            error="timeout",
-            detail=(
-                f"The command did not finish within timeout_s={limits.timeout_s:g}; its process "
-                "tree was killed. Retry with a larger timeout_s, or start long jobs in the "
-                "background with their output redirected to a file."
-            ),
-            metadata=metadata,
-        )
-    return ToolResult(True, data=data, metadata=metadata)
+    if spool is not None:  # the host keeps the whole output and shows its two ends
+        return SpooledResult(error is None, data=data, error=error, detail=detail, metadata=metadata,
+                             spool=spool, field="output")
+    return ToolResult(error is None, data=data, error=error, detail=detail, metadata=metadata)
 
 
 def _interpreter(find: Callable[[Mapping[str, str]], str], env: Mapping[str, str]) -> str:
@@ -291,9 +291,16 @@ def _limits(arguments: dict[str, Any], options: Mapping[str, Any]) -> RunLimits:
             "invalid_tool_options",
             f"tool option 'output_cap' must be a positive number of bytes, got {output_cap!r}",
         )
+    output_disk_cap = options.get("output_disk_cap", DEFAULT_OUTPUT_DISK_CAP)
+    if isinstance(output_disk_cap, bool) or not isinstance(output_disk_cap, int) or output_disk_cap <= 0:
+        raise ToolError(
+            "invalid_tool_options",
+            f"tool option 'output_disk_cap' must be a positive number of bytes, got {output_disk_cap!r}",
+        )
     return RunLimits(
         timeout_s=None if timeout is None else _positive_number(timeout, "timeout_s"),
         output_cap=output_cap,
+        output_disk_cap=output_disk_cap,
         drain_idle_s=_positive_number(
             options.get("drain_idle_s", DEFAULT_DRAIN_IDLE_S), "tool option 'drain_idle_s'"
         ),

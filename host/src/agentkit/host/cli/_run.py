@@ -48,8 +48,10 @@ from agentkit.plugin_api import (
     BlockStart,
     MessageEnd,
     Outcome,
+    TextBlock,
     ToolCallEnd,
     ToolCallStart,
+    ToolResultMessage,
     UserMessage,
     event_to_dict,
 )
@@ -179,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root!r} is not a directory")
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("--max-turns must be at least 1")
+    schema = _load_output_schema(args.output_schema)  # a mistake in it is named before anything starts
     session = select_session(args.session, resume=args.resume, store=args.store, root=root,
                              create=not args.dry_run)  # a dry run writes nothing: it shows what a new one would send
     if session is not None and session.model is not None and args.model is None:
@@ -191,7 +194,6 @@ def run(args: argparse.Namespace) -> int:
     if left_out:
         print(f"note: left out {', '.join(left_out)} (they run commands); pass --allow-all-tools to enable them",
               file=sys.stderr)
-    schema = _load_output_schema(args.output_schema)
     for problem in agent.skills.problems:
         print(f"note: {visible_line(problem)}", file=sys.stderr)
 
@@ -211,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if session is not None:
             session.close()
-            print(f"session: {session.id} (continue it with --session {session.id})", file=sys.stderr)
+            if session.entries:  # a session the store never took is nothing to continue
+                print(f"session: {session.id} (continue it with --session {session.id})", file=sys.stderr)
     return code
 
 
@@ -238,6 +241,23 @@ def _dry_run(agent: Agent, task: str) -> int:
     return 0
 
 
+#: How much of a failed call's reason the progress line shows.
+_REASON_WIDTH = 300
+
+
+def _failure_reason(result: ToolResultMessage) -> str:
+    """Why a call failed, on one visible line: the envelope's error code and detail, else the result's text."""
+    text = "".join(block.text for block in result.content if isinstance(block, TextBlock))
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        envelope = None
+    if isinstance(envelope, dict) and envelope.get("ok") is False:
+        text = ": ".join(str(envelope[key]) for key in ("error", "detail") if envelope.get(key)) or text
+    line = visible_line(" ".join(text.split()))
+    return line if len(line) <= _REASON_WIDTH else line[: _REASON_WIDTH - 1] + "…"
+
+
 def _load_output_schema(path: str | None) -> dict[str, Any] | None:
     """The JSON Schema of ``--output-schema``, checked before anything is sent."""
     if path is None:
@@ -249,8 +269,12 @@ def _load_output_schema(path: str | None) -> dict[str, Any] | None:
     if not isinstance(schema, dict):
         raise UsageError(f"--output-schema {path}: a JSON Schema is a JSON object")
     from .._structured import StructuredOutput
+    from ..errors import ConfigError
 
-    StructuredOutput(schema)  # a schema that is no JSON Schema: ConfigError, exit 2
+    try:
+        StructuredOutput(schema)
+    except ConfigError as exc:  # a schema that is no JSON Schema
+        raise UsageError(f"--output-schema {path}: {exc}") from None
     return schema
 
 
@@ -282,7 +306,8 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
         elif isinstance(event, ToolCallStart):
             print(f"[tool] {visible_line(event.call.name)} {visible_line(event.call.arguments)}", file=sys.stderr)
         elif isinstance(event, ToolCallEnd) and event.result.is_error:
-            print(f"[tool] {visible_line(event.result.tool_name)} failed", file=sys.stderr)
+            print(f"[tool] {visible_line(event.result.tool_name)} failed: {_failure_reason(event.result)}",
+                  file=sys.stderr)
         if isinstance(event, AgentEnd):
             end = event
     if interrupted is not None and interrupted.is_set():

@@ -12,7 +12,6 @@ its artifacts. What loading repaired is printed to stderr, one line each.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import sys
@@ -23,8 +22,9 @@ from agentkit.plugin_api.errors import UsageError
 from .._audit import AUDIT_ENTRY, describe
 from .._terminal import visible, visible_line
 from ..errors import SessionConflict
-from ..sessions import ArtifactStore, LoadedLog, open_store
+from ..sessions import ArtifactStore, LoadedLog, find_session, open_store
 from ..sessions._entries import EVENT_ENTRY, SUBAGENT_ENTRY, Entry
+from ..sessions._store import iso_utc
 from .support import add_store_option, open_session
 
 #: How much of one message ``show`` prints before it cuts the rest.
@@ -46,7 +46,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     export.add_argument("id", help="the session's id, or a unique prefix of it")
     export.add_argument("--output", "-o", default=None, help="a file to write (default: stdout)")
     delete = actions.add_parser("delete", help="delete a session and its artifacts")
-    delete.add_argument("id", help="the session's full id (a prefix is not enough to delete)")
+    delete.add_argument("id", help="the session's id, or a unique prefix of it")
     delete.set_defaults(handler=delete_session)
     for action in (listing, show, fork, export, delete):
         add_store_option(action)
@@ -58,19 +58,26 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "say what to do: 'agentkit sessions list', 'show ID', 'fork ID', 'export ID' or 'delete ID'"))
 
 
+#: The columns of ``sessions list``, as ``docker ps`` and ``kubectl get`` head theirs.
+_COLUMNS = ("ID", "STARTED", "UPDATED", "CWD")
+
+
 def list_sessions(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     rows = sorted(store.list_sessions(), key=lambda item: (item.updated, item.started, item.id), reverse=True)
-    if args.json:
-        print(json.dumps([{"id": row.id, "started": row.started, "updated": _when(row.updated), "cwd": row.cwd,
-                           "location": row.location} for row in rows], indent=2, ensure_ascii=False))
+    if args.json:  # the field names of SessionListing, both times as the table shows them
+        print(json.dumps([row.record() for row in rows], indent=2, ensure_ascii=False))
         return 0
     if not rows:
         where = getattr(store, "directory", None) or getattr(store, "where", None) or "the store"
         print(f"no sessions in {where}; start one with 'agentkit run --session new ...'", file=sys.stderr)
         return 0
-    for row in rows:
-        print(f"{visible_line(row.id)}  {_when(row.updated)}  {visible_line(row.cwd)}")
+    records = [row.record() for row in rows]
+    table = [_COLUMNS, *(tuple(visible_line(record[key]) for key in ("id", "started", "updated", "cwd"))
+                         for record in records)]
+    widths = [max(len(line[column]) for line in table) for column in range(len(_COLUMNS) - 1)]
+    for line in table:
+        print("  ".join([*(cell.ljust(width) for cell, width in zip(line, widths, strict=False)), line[-1]]))
     return 0
 
 
@@ -83,7 +90,7 @@ def show_session(args: argparse.Namespace) -> int:
             "leaf_id": session.leaf_id,
             "leaves": [leaf.id for leaf in session.leaves()],
             "entries": [entry.data for entry in session.entries],
-            "artifacts": [{"id": item.id, "size": item.size, "created": _when(item.created)}
+            "artifacts": [{"id": item.id, "size": item.size, "created": iso_utc(item.created)}
                           for item in ArtifactStore().list(session.id)],
         }, indent=2, ensure_ascii=False))
         return 0
@@ -105,7 +112,7 @@ def show_session(args: argparse.Namespace) -> int:
         print(f"other branches end at: {visible_line(', '.join(others))} "
               f"(see 'agentkit sessions fork {visible_line(header.id)} --entry ID')")
     for item in ArtifactStore().list(header.id):
-        print(f"artifact {visible_line(item.id)}  {item.size} bytes  {_when(item.created)}")
+        print(f"artifact {visible_line(item.id)}  {item.size} bytes  {iso_utc(item.created)}")
     return 0
 
 
@@ -114,12 +121,13 @@ def delete_session(args: argparse.Namespace) -> int:
     delete = getattr(store, "delete", None)
     if delete is None:
         raise UsageError(f"the session store {type(store).__name__} cannot delete sessions")
+    session_id = find_session(store, args.id).id  # a unique prefix is enough; SessionNotFound names the fix
     try:
-        delete(args.id)
+        delete(session_id)
     except SessionConflict as exc:
         raise UsageError(f"{exc}; it cannot be deleted while it is in use") from None
-    ArtifactStore().delete(args.id)
-    print(f"deleted session {args.id} and its artifacts")
+    ArtifactStore().delete(session_id)
+    print(f"deleted session {visible_line(session_id)} and its artifacts")
     return 0
 
 
@@ -204,5 +212,3 @@ def _indent(text: str) -> str:
     return "    " + text.replace("\n", "\n    ")
 
 
-def _when(epoch: float) -> str:
-    return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -210,7 +210,11 @@ def select_session(session: str | None, *, resume: bool = False, store: str | No
         return None
     opened = open_store(store)
     if session == "new":
-        return Session.new(opened, cwd=root.resolve()) if create else None
+        if not create:
+            return None
+        created = Session.new(opened, cwd=root.resolve())
+        _check_reachable(opened, created.id)
+        return created
     if session is not None:
         return open_session(session, opened)
     latest = Session.most_recent(opened)
@@ -218,6 +222,20 @@ def select_session(session: str | None, *, resume: bool = False, store: str | No
         raise UsageError("there is no session to resume; start one with --session new")
     _report_repairs(latest)
     return latest
+
+
+def _check_reachable(store: SessionStore, session_id: str) -> None:
+    """Ask the store for the new session, which it does not hold yet: a store that cannot be reached (a
+    server down, a wrong password) fails here, before the run starts, rather than at its first entry.
+
+    :raises SessionError: the store's own error, which the command reports (exit 1).
+    """
+    from ..errors import SessionNotFound
+
+    try:
+        store.load(session_id)
+    except SessionNotFound:
+        return
 
 
 def _report_repairs(session: Session) -> None:

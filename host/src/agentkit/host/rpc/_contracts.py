@@ -112,8 +112,11 @@ METHODS: dict[str, Method] = {method.name: method for method in (
     Method("sessions.list", "the stored sessions, most recently written first",
            _object(),
            _object({"sessions": {"type": "array", "items": _object({
-               "session_id": {"type": "string"}, "started": {"type": "string"}, "cwd": {"type": "string"},
-               "updated": {"type": "number", "description": "seconds since the epoch"},
+               "id": {"type": "string"},
+               "started": {"type": "string", "description": "when it was started: ISO 8601, UTC, to the second"},
+               "updated": {"type": "string", "description": "when it was last written: ISO 8601, UTC, to the second"},
+               "cwd": {"type": "string"},
+               "location": {"type": "string", "description": "where the store keeps it (the file store: its path)"},
                "open": {"type": "boolean", "description": "whether this server has it open"},
            })}})),
     Method("tools.list", "the tools a session has (with session_id), else those a new session would have",

@@ -33,20 +33,18 @@ class Oversized:
 def read_lines(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | Oversized]:
     """Each line of ``stream`` without its newline, or :class:`Oversized` for one over ``limit`` bytes.
 
-    A last line without a newline is a line too. Blank lines are skipped.
+    A last line without a newline is a line too. A blank line is a line (the
+    server answers it, as every line): only the end of the stream is none.
     """
     while True:
         line = stream.readline(limit + 1)
         if not line:
             return
         if line.endswith(b"\n"):
-            content = line[:-1].rstrip(b"\r")
-            if content.strip():
-                yield content
+            yield line[:-1].rstrip(b"\r")
             continue
         if len(line) <= limit:  # the end of the stream, without a newline
-            if line.strip():
-                yield line
+            yield line
             return
         size = len(line)
         while True:  # skip the rest of the line, a chunk at a time

@@ -120,6 +120,8 @@ def event_schema() -> dict[str, Any]:
             "session_id": {"type": "string", "description": "agentkit rpc: the session the event belongs to"},
             "seq": {"type": "integer", "minimum": 1,
                     "description": "agentkit rpc: the event's number in its session, from 1, without gaps"},
+            "subagent_session_id": {"type": "string", "description": "agentkit rpc, on a subagent event: the "
+                                    "subagent's own session (its session_id, before the RPC's replaced it)"},
         },
         "allOf": cases,
         "$defs": _defs(),

@@ -214,8 +214,7 @@ class RpcServer:
 
     async def _sessions_list(self, params: dict[str, Any]) -> dict[str, Any]:
         listings = sorted(await asyncio.to_thread(self.store.list_sessions), key=lambda item: (item.updated, item.id), reverse=True)
-        return {"sessions": [{"session_id": item.id, "started": item.started, "cwd": item.cwd,
-                              "updated": item.updated, "open": item.id in self._open} for item in listings]}
+        return {"sessions": [{**item.record(), "open": item.id in self._open} for item in listings]}
 
     async def _tools_list(self, params: dict[str, Any]) -> dict[str, Any]:
         if "session_id" in params:
@@ -270,6 +269,8 @@ class RpcServer:
                 if open_session.broken is not None:
                     continue  # the run is stopping; what it still emits can be neither kept nor shown
                 data = event_to_dict(event)
+                if data["type"] == "subagent":  # its own session_id names the child's session: kept, as the RPC's
+                    data["subagent_session_id"] = data["session_id"]  # session_id names the session of every line
                 data["session_id"], data["seq"] = session_id, open_session.seq + 1
                 try:
                     open_session.session.append_custom(EVENT_ENTRY, data)
@@ -298,6 +299,8 @@ def _read(line: bytes) -> tuple[str | int, dict[str, Any]]:
 
     :raises RpcError: the line is no JSON object with an id.
     """
+    if not line.strip():  # a line like any other: answered, so that a client counting answers never waits
+        raise RpcError(ErrorCode.MALFORMED, "the line is empty; send one JSON object per line")
     try:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError

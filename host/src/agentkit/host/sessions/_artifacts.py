@@ -126,6 +126,33 @@ class ArtifactStore:
             raise
         return artifact_id
 
+    def adopt(self, owner: str, path: Path) -> str:
+        """Store the UTF-8 text file ``path`` as a new artifact of ``owner``, moving it; returns its id.
+
+        The file is renamed into place where it is on the same file system (a spooled output is
+        never read whole), copied in pieces otherwise; either way ``path`` is gone afterwards.
+
+        :raises OSError: the data directory cannot be written, or ``path`` read.
+        """
+        folder = private_dir(self._folder(owner), self._top)
+        artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
+        temporary = folder / f".{artifact_id}.partial"
+        try:
+            try:
+                os.replace(path, temporary)
+            except OSError:  # another file system: copy it, then drop the original
+                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "wb") as file, open(path, "rb") as source:
+                    shutil.copyfileobj(source, file, 1024 * 1024)
+                os.unlink(path)
+            os.chmod(temporary, 0o600)
+            os.replace(temporary, folder / (artifact_id + _SUFFIX))  # readers see the whole text or nothing
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        return artifact_id
+
     def read(self, owner: str, artifact_id: str) -> str:
         """The whole text of one of ``owner``'s artifacts.
 

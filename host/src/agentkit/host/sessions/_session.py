@@ -243,4 +243,11 @@ def find_session(store: SessionStore, session_id: str) -> SessionListing:
         return matches[0]
     if not matches:
         raise SessionNotFound(f"no session {session_id!r}; see 'agentkit sessions list'")
-    raise SessionNotFound(f"{session_id!r} is the start of {len(matches)} session ids; give more of it")
+    shown = ", ".join(sorted(item.id for item in matches)[:_CANDIDATES_SHOWN])
+    more = f" and {len(matches) - _CANDIDATES_SHOWN} more" if len(matches) > _CANDIDATES_SHOWN else ""
+    raise SessionNotFound(f"{session_id!r} is the start of {len(matches)} session ids ({shown}{more}); "
+                          "give more of it")
+
+
+#: How many of the sessions an ambiguous prefix matches its error names.
+_CANDIDATES_SHOWN = 5

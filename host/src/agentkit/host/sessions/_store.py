@@ -18,6 +18,7 @@ has the session open for writing, so a second process is refused at once.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
 import re
 from collections.abc import Sequence
@@ -69,6 +70,31 @@ class SessionListing:
     cwd: str
     updated: float
     location: str
+
+    def record(self) -> dict[str, str]:
+        """The listing as ``agentkit sessions list --json`` and the RPC's ``sessions.list`` give it.
+
+        Both times in UTC ISO 8601 to the second (``2026-12-01T22:32:52Z``); a
+        start time that is no ISO 8601 time is given as stored.
+        """
+        return {"id": self.id, "started": iso_started(self.started), "updated": iso_utc(self.updated),
+                "cwd": self.cwd, "location": self.location}
+
+
+def iso_utc(epoch: float) -> str:
+    """A time as the session listings write it: ISO 8601 in UTC, to the second, ``Z``."""
+    return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def iso_started(timestamp: str) -> str:
+    """A header's start time as :func:`iso_utc` writes times; as stored when it is no ISO 8601 time."""
+    try:
+        moment = datetime.datetime.fromisoformat(timestamp)
+    except ValueError:
+        return timestamp
+    if moment.tzinfo is None:  # the header's times are UTC
+        moment = moment.replace(tzinfo=datetime.UTC)
+    return iso_utc(moment.timestamp())
 
 
 @runtime_checkable

@@ -30,8 +30,9 @@ def agentkit_register_tools(register: Callable[[Tool], None], project: Project) 
     servers or not.
 
     A configuration error fails this plugin with its message (the host
-    reports it); a server that cannot be reached is logged and contributes
-    nothing, and the others are still served.
+    reports it). A server that cannot be reached, a tool whose name agentkit
+    cannot carry and a tool whose schema is not JSON Schema are each one
+    ``warning:`` line on stderr and leave out only what they concern.
     """
     from .._config import load_servers, read_servers, untrusted_note, untrusted_servers
     from ._status import status_tool
@@ -48,12 +49,16 @@ def agentkit_register_tools(register: Callable[[Tool], None], project: Project) 
         register(status_tool(dict))
         return
     from ._pool import shared_pool
-    from ._tools import agent_tools
+    from ._tools import agent_tools, register_each
 
     pool = shared_pool(servers)
     register(status_tool(lambda: pool.connections))
-    for tool in agent_tools(pool, pool.list_all()):
-        register(tool)
+    register_each(register, pool, agent_tools(pool, pool.list_all(), _warn), _warn)
+
+
+def _warn(line: str) -> None:
+    # While the host is built, on stderr: `run`, `chat`, `tools` and `plugins --check` all show it.
+    print(f"warning: {line}", file=sys.stderr)
 
 
 @hookimpl

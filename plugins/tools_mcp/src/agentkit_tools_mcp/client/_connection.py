@@ -9,7 +9,9 @@ sampling refused unless the entry allows it, and an audit record per call.
 A connection lives in one task that holds the SDK client open
 (``_hold``); when a call finds the server dead or hung, that task is told to
 close (which ends the server process) and the next call reconnects, at most
-``reconnect_limit`` times.
+``reconnect_limit`` times. A server that breaks the protocol (a line that is
+not JSON-RPC, a malformed result) fails the calls it concerns at once with a
+:class:`ProtocolFault`, and keeps its connection.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import os
 import subprocess
 import sys
@@ -42,8 +45,15 @@ from ._embedder import (
 )
 from ._environment import server_environment
 from ._listing import ToolListing
+from ._screen import Screen, one_line, screened
 
 CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
+
+# The SDK logs what it meets (a line it cannot parse, with its traceback) and leaves the handler
+# to the application; unconfigured, Python prints those on stderr. Its records go where the
+# embedder's logging sends them, as the host's own do (agentkit.host._log): what the user must
+# know is told as the call's error, in one line.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 #: The SDK's codes for "the peer is gone" and "no answer in time": the connection is not usable.
 _BROKEN_CODES = frozenset({types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT})
@@ -54,6 +64,10 @@ _LIST_PAGE_CAP = 100
 
 class ServerUnavailable(Exception):
     """The server cannot be reached (now or any more); the message says why, for the model."""
+
+
+class ProtocolFault(Exception):
+    """The server broke the protocol during a call (a line that is not JSON-RPC, a malformed result)."""
 
 
 class ServerConnection:
@@ -78,7 +92,11 @@ class ServerConnection:
         self.listing = ToolListing(clock)
         self._relisting: asyncio.Lock | None = None
         self._calls_in_flight: list[_AskingCall] = []
+        #: Calls in flight that a protocol fault ended, by task: why (see :meth:`_fail_calls_in_flight`).
+        self._faults: dict[asyncio.Task[Any], str] = {}
         self._last_failure: str | None = None
+        #: Tools taken out of the server's lists (unusable schemas), one line each, until read.
+        self.screen = Screen()
 
     @property
     def era(self) -> str | None:
@@ -98,11 +116,12 @@ class ServerConnection:
                 args=[resolve(arg, environ, f"{where} args", allowed) for arg in self.config.args],
                 env=server_environment(environ, resolved_table(self.config.env, environ, f"{where} env", allowed)),
             )
-            return stdio_client(parameters, errlog=_server_log())
+            return screened(stdio_client(parameters, errlog=_server_log()), self.screen)
         from ._http import http_transport  # only HTTP servers pay for the HTTP client
 
         url = resolve(self.config.url or "", environ, f"{where} url", allowed)
-        return http_transport(url, resolved_table(self.config.headers, environ, f"{where} headers", allowed))
+        return screened(http_transport(url, resolved_table(self.config.headers, environ, f"{where} headers", allowed)),
+                        self.screen)
 
     def _client_for(self, server: Any) -> Client:
         return Client(
@@ -146,6 +165,9 @@ class ServerConnection:
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._holder = asyncio.create_task(self._hold(self._client_for(server), ready, self._stop))
+        # Given up on, ``ready`` still learns how the attempt ended; that is read here, never left
+        # for the loop to print as "Future exception was never retrieved".
+        ready.add_done_callback(lambda future: future.cancelled() or future.exception())
         try:
             await asyncio.wait_for(asyncio.shield(ready), self.config.connect_timeout_s)
         except TimeoutError:
@@ -195,9 +217,24 @@ class ServerConnection:
                     self._mark_tools_changed()
 
     async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            if self.config.command is not None:  # stdio's transport hands on a line it could not parse
+                self._fail_calls_in_flight(f"the server sent a line that is not JSON-RPC ({one_line(str(message))})")
+            return
         root = getattr(message, "root", message)
         if isinstance(root, types.ToolListChangedNotification):
             self._mark_tools_changed()
+
+    def _fail_calls_in_flight(self, reason: str) -> None:
+        """End every call waiting on this server now: its answer may be the line that was lost.
+
+        Waiting for ``timeout_s`` would only delay the same end. The connection
+        is kept; a server that keeps sending such lines fails each call so.
+        """
+        for call in self._calls_in_flight:
+            if call.task is not None and call.task not in self._faults:
+                self._faults[call.task] = reason
+                call.task.cancel()
 
     def _mark_tools_changed(self) -> None:
         if self.tools_changed is not None:
@@ -282,13 +319,20 @@ class ServerConnection:
         except ServerUnavailable as exc:
             self._audit_call(report, record, True, str(exc))
             raise
+        task = asyncio.current_task()
         try:
             async with asyncio.timeout(self.config.timeout_s):
-                with self._questions_of(_AskingCall(report, tool, qualified_name)):
+                with self._questions_of(_AskingCall(report, tool, qualified_name, task)):
                     result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
-        except asyncio.CancelledError:  # the agent gave up on the call (its deadline, an abort): it was still made
-            self._audit_call(report, record, True, "cancelled")
-            raise
+        except asyncio.CancelledError:
+            fault = None if task is None else self._faults.pop(task, None)
+            if task is None or fault is None:  # the agent gave up on the call (its deadline, an abort): it was made
+                self._audit_call(report, record, True, "cancelled")
+                raise
+            task.uncancel()  # the cancel was ours, to end the wait
+            self._audit_call(report, record, True, "protocol fault")
+            raise ProtocolFault(f"MCP server {self.config.name!r}: {fault}, while {tool!r} waited for its answer; "
+                                "the call is ended") from None
         except TimeoutError:
             await self._fail("it did not answer in time", client)
             self._audit_call(report, record, True, "timeout")
@@ -303,9 +347,13 @@ class ServerConnection:
                 raise ServerUnavailable(f"MCP server {self.config.name!r} disconnected: {_describe(exc)}") from exc
             self._audit_call(report, record, True, f"error {exc.code}")
             raise
-        except (ValueError, InputRequiredRoundsExceededError) as exc:  # a bad or endless answer, a good connection
+        except InputRequiredRoundsExceededError as exc:  # an endless answer, a good connection
             self._audit_call(report, record, True, type(exc).__name__)
             raise
+        except ValueError as exc:  # a malformed answer (pydantic's ValidationError), a good connection
+            self._audit_call(report, record, True, type(exc).__name__)
+            raise ProtocolFault(f"MCP server {self.config.name!r} sent a malformed result for {tool!r}: "
+                                f"{one_line(str(exc))}") from exc
         except Exception as exc:  # the transport failed under the call
             await self._fail(_describe(exc), client)
             self._audit_call(report, record, True, type(exc).__name__)
@@ -382,6 +430,8 @@ class _AskingCall:
     report: Reporter | None
     tool: str
     qualified_name: str
+    #: The task waiting for the answer, which a protocol fault ends.
+    task: asyncio.Task[Any] | None = None
 
 
 #: The call the current task is making: the SDK asks ``input_required`` questions on the caller's task.

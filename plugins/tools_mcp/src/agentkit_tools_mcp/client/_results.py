@@ -1,7 +1,10 @@
 """An MCP ``CallToolResult`` as an agentkit :class:`ToolResult`, within the character cap.
 
 Text blocks join into the envelope's ``data`` text; images become image blocks
-beside it; structured content rides along as ``structured``. An embedded
+beside it; structured content rides along as ``structured``, and a text
+block that only repeats it (the JSON the spec asks servers to send beside
+it, for clients that read no structured content) is left out, so the model
+reads it, and the cap counts it, once. An embedded
 resource with text joins the text under a line naming its URI; one with a
 picture (``blob`` of an image type the host decodes) becomes an image block;
 any other blob, and audio (agentkit has no audio block for tool results), is
@@ -33,9 +36,12 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
     """Map a ``CallToolResult`` to a :class:`ToolResult`, cut to ``cap`` characters with a note."""
     texts: list[str] = []
     images: list[ImageBlock] = []
+    structured = result.structured_content
     for block in result.content or ():
         kind = getattr(block, "type", None)
         if kind == "text":
+            if structured is not None and not result.is_error and _repeats(block.text, structured):
+                continue
             texts.append(block.text)
         elif kind == "image":
             images.append(ImageBlock(data=block.data, mime_type=block.mime_type))
@@ -53,7 +59,6 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
         else:
             texts.append(f"[{kind} content omitted]")
     text = "\n".join(texts)
-    structured = result.structured_content
     structured_text = "" if structured is None else json.dumps(structured, ensure_ascii=False, default=str)
     total = len(text) + len(structured_text)
     note = None
@@ -64,13 +69,32 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
         whole = "\n".join(part for part in (text, structured_text) if part)
         text, structured = f"{whole[:cap]}\n{note}", None
     metadata = {**metadata, "truncated": note is not None, "characters": total}
-    data: Any = text if structured is None else {"text": text, "structured": structured}
+    data: Any = text
+    if structured is not None:
+        data = {"text": text, "structured": structured} if text else {"structured": structured}
     if result.is_error:
         tool_result = ToolResult.failure(TOOL_ERROR, detail=text or "the MCP tool reported an error", **metadata)
     else:
         tool_result = ToolResult.success(data, **metadata)
     tool_result.images.extend(images)
     return tool_result
+
+
+def _repeats(text: str, structured: Any) -> bool:
+    """Whether ``text`` is ``structured`` as JSON, or its only field (as text or JSON).
+
+    The SDK's server wraps a value that is not an object as ``{"result": value}``
+    and sends a string's text as it is; server-memory sends ``{"entities": [...]}``
+    beside the list's JSON.
+    """
+    only = next(iter(structured.values())) if isinstance(structured, dict) and len(structured) == 1 else None
+    if only is not None and only == text:
+        return True
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return value == structured or (only is not None and value == only)
 
 
 def _embedded_picture(resource: Any) -> ImageBlock | None:
