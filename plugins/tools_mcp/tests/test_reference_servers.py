@@ -60,6 +60,9 @@ def test_a_server_s_writes_run_in_call_order_and_its_reads_see_them(config_home:
              if name.startswith("memory__")}
     assert modes["read_graph"] is modes["search_nodes"] is ExecutionMode.PARALLEL  # readOnlyHint: true
     assert modes["create_entities"] is modes["delete_entities"] is ExecutionMode.SEQUENTIAL  # readOnlyHint: false
+    retry_safe = {name.removeprefix("memory__") for name, tool in host.tools.items()
+                  if name.startswith("memory__") and tool.retry_safe}
+    assert {"read_graph", "search_nodes"} <= retry_safe and "create_entities" not in retry_safe
 
     def create(name: str) -> Any:
         return tool_call("memory__create_entities",

@@ -67,6 +67,7 @@ from ._guard import (
     settle_all,
 )
 from ._spooled_results import settle_spooled
+from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
@@ -113,6 +114,8 @@ class ToolBatch:
         result size, options (:class:`~._batch_inputs.CallPolicy`).
     :param services: the collaborators the batch calls on: hooks, validators,
         images, artifacts, audit (:class:`~._batch_inputs.BatchServices`).
+    :param run_id: the run's id, which every call's context carries.
+    :param steps: where calls and authorizations go (a durable run's, :mod:`._steps`); ``None``: run here.
     """
 
     def __init__(
@@ -125,8 +128,11 @@ class ToolBatch:
         services: BatchServices,
         stop: RunStop | None = None,
         policy: CallPolicy = _HOST_DEFAULTS,
+        run_id: str = "",
+        steps: RunSteps | None = None,
     ) -> None:
         self.tools = tools
+        self.run_id, self.steps = run_id, steps
         self.session = session
         self.cancel = cancel
         self.stop = stop
@@ -197,6 +203,8 @@ class ToolBatch:
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
+        elif self.steps is not None:
+            await settle_by_steps(self.steps, runnable, self._execute, sequential)
         elif sequential:
             for item in runnable:
                 item.result = await self._execute(item)
@@ -297,12 +305,8 @@ class ToolBatch:
     async def _authorize(self, item: _Call) -> None:
         """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
         call = item.call
-        decision, blocked_by = None, "before_tool_call"
-        if self._embedder_may_refuse():
-            decision = await self._ask_embedder(item)
-        if decision is None and self._implemented("agentkit_before_tool_call"):
-            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
-            blocked_by = self.hooks.blocked_by.get(call.id, blocked_by)
+        decision, blocked_by = await (self._decide_call(item) if self.steps is None else
+                                      self.steps.authorize(call, functools.partial(self._decide_call, item)))
         # ABORTED: the run is stopping and nobody refused this call; the batch's
         # abort decision answers it.
         if decision is None:
@@ -311,6 +315,16 @@ class ToolBatch:
             self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
+
+    async def _decide_call(self, item: _Call) -> tuple[Block | None, str | None]:
+        """The embedder's, then the plugins' decision on an admitted call, and who blocked it."""
+        decision, blocked_by = None, "before_tool_call"
+        if self._embedder_may_refuse():
+            decision = await self._ask_embedder(item)
+        if decision is None and self._implemented("agentkit_before_tool_call"):
+            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
+            blocked_by = self.hooks.blocked_by.get(item.call.id, blocked_by)
+        return decision, blocked_by
 
     def _parse_arguments(self, item: _Call) -> str | None:
         assert item.tool is not None
@@ -370,6 +384,7 @@ class ToolBatch:
             options=self.tool_options.get(tool.name, {}),
             add_tools=self.add_tools,
             audit=None if self.audit_for is None else self.audit_for(tool.name, item.call.id),
+            run_id=self.run_id,
         )
 
     def _launch(self, item: _Call) -> Launched:

@@ -16,6 +16,9 @@ and a read the model asked for after a write sees it (the plugin API orders
 a whole batch, not one server's calls: a batch with such a call runs wholly
 in call order).
 
+A tool the server marks read-only or idempotent (``idempotentHint: true``) is
+``retry_safe``: a durable run whose process died during its call runs it again.
+
 Before each call, a tool list made stale by a list-changed notice or an
 expired ``ttlMs`` is read again (see ``_listing``), and again after a call
 that brought a notice. Tools new to the server are enabled on the running
@@ -176,7 +179,14 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
         handler=handler,
         execution_mode=ExecutionMode.PARALLEL if _read_only(mcp_tool) else ExecutionMode.SEQUENTIAL,
         timeout=connection.config.timeout_s + _DEADLINE_MARGIN_S,
+        retry_safe=_read_only(mcp_tool) or _idempotent(mcp_tool),
     )
+
+
+def _idempotent(mcp_tool: Any) -> bool:
+    """Whether the server says a second call with the same arguments changes nothing more (``idempotentHint``)."""
+    annotations = getattr(mcp_tool, "annotations", None)
+    return annotations is not None and annotations.idempotent_hint is True
 
 
 def _read_only(mcp_tool: Any) -> bool:
