@@ -36,9 +36,32 @@ _password_server_process = factories.postgresql_proc(
 
 
 @pytest.fixture(scope="session")
-def password_server(request: pytest.FixtureRequest, postgresql_server: Any) -> Any:
-    """A running server whose user must give :data:`PASSWORD` (started after the first, with its pg_ctl)."""
-    return request.getfixturevalue("_password_server_process")
+def password_server(request: pytest.FixtureRequest, postgresql_server: Any,
+                    tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A running server whose user must give :data:`PASSWORD` (``.user``, ``.port``, ``.password``).
+
+    Started with the first server's pg_ctl, through a wrapper that lets the user the server runs as
+    read the password file pytest-postgresql hands initdb (it is the test process's, mode 0600).
+    """
+    option = request.config.option
+    inner = option.postgresql_exec
+    wrapper = tmp_path_factory.mktemp("pg_ctl_password") / "pg_ctl"
+    wrapper.write_text(_READABLE_PWFILE.format(python=sys.executable, inner=inner))
+    wrapper.chmod(0o700)
+    option.postgresql_exec = str(wrapper)
+    try:
+        return request.getfixturevalue("_password_server_process")
+    finally:
+        option.postgresql_exec = inner
+
+
+_READABLE_PWFILE = """#!{python}
+import os, re, sys
+for argument in sys.argv[1:]:
+    for path in re.findall(r"--pwfile=(\\S+)", argument):
+        os.chmod(path, 0o644)
+os.execv({inner!r}, [{inner!r}, *sys.argv[1:]])
+"""
 
 
 MAKE_RUNS = Path(__file__).with_name("make_runs.py")
