@@ -1,58 +1,48 @@
-"""``agentkit runs ACTION``: the durable runs' command, contributed through the ``agentkit.commands`` entry points.
+"""``agentkit runs``: the durable runs' command, contributed through ``agentkit.commands`` (decision 0017).
 
-Each action lives in a module of its own, imported only when it is named
-(``SUBCOMMANDS``), so ``agentkit runs --help`` imports no DBOS. An action
-takes its arguments and returns the exit code: a
-:class:`~agentkit.plugin_api.errors.UsageError` is the ``agentkit`` command's
-(one line, exit 2); a :class:`~agentkit_durable.errors.DurableError` (the
-database failed us) is printed here, one line, exit 1.
+``agentkit runs SUBCOMMAND ...`` imports the subcommand's module only when it is
+named: :data:`SUBCOMMANDS` maps each name to ``module:function``, the function
+taking the subcommand's arguments and returning the exit code.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import import_module
 
 from agentkit.plugin_api.errors import UsageError
 
-#: Each action of ``agentkit runs``: ``"module:function"``, the module relative to this package.
+__all__ = ["SUBCOMMANDS", "runs_main"]
+
+#: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
 SUBCOMMANDS: dict[str, str] = {
-    "list": "_cmd_list:main",
-    "show": "_cmd_show:main",
-    "cancel": "_cmd_cancel:main",
+    "resume": "._cmd_resume:main",
+    "list": "._cmd_list:main",
+    "show": "._cmd_show:main",
+    "cancel": "._cmd_cancel:main",
 }
 
-
-def runs_main(argv: Sequence[str]) -> int:
-    """``agentkit runs ACTION ARGS``: run the action's module, or say which actions there are."""
-    argv = list(argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print(_usage(), file=sys.stdout if argv else sys.stderr)
-        return 0 if argv else 2
-    action, rest = argv[0], argv[1:]
-    if action not in SUBCOMMANDS:
-        raise UsageError(f"'agentkit runs' has no action {action!r}: use one of {', '.join(SUBCOMMANDS)}")
-    return _run(_load(action), rest)
+_USAGE = "usage: agentkit runs {" + ",".join(SUBCOMMANDS) + "} ..."
 
 
-def _load(action: str) -> Callable[[list[str]], int]:
-    module, _, function = SUBCOMMANDS[action].partition(":")
-    return getattr(import_module(f"{__package__}.{module}"), function)  # type: ignore[no-any-return]
-
-
-def _run(action: Callable[[list[str]], int], argv: list[str]) -> int:
+def runs_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``agentkit runs ARGV``; the exit code (2 for a usage error, said in one line)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] in ("-h", "--help"):
+        print(_USAGE + "\n\nsubcommands: " + ", ".join(sorted(SUBCOMMANDS)) + " (see 'agentkit runs NAME --help')")
+        return 0 if arguments else 2
+    name, rest = arguments[0], arguments[1:]
+    target = SUBCOMMANDS.get(name)
+    if target is None:
+        raise UsageError(f"'agentkit runs' has no subcommand {name!r}; choose one of {', '.join(sorted(SUBCOMMANDS))}")
+    module_name, _, function = target.partition(":")
     from .errors import DurableError
 
     try:
-        return int(action(argv) or 0)
-    except DurableError as exc:  # the database failed us: the work failed, say why in one line
+        return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
+    except DurableError as exc:  # the database failed us: the work failed, said in one line (a usage error exits 2)
         from agentkit.host.cli.support import visible_line
 
         print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
         return 1
-
-
-def _usage() -> str:
-    return (f"usage: agentkit runs {{{','.join(SUBCOMMANDS)}}} [--db URL] ...\n\n"
-            "durable runs (docs/durable.md); 'agentkit runs ACTION --help' tells an action's options")
