@@ -39,6 +39,7 @@ def main(argv: list[str]) -> int:
         print(f"no {which}durable runs in {shown(database.url)}; start one with 'agentkit run --durable ...'",
               file=sys.stderr)
         return 0
+    _note_other_versions(runs)
     rows = [_COLUMNS, *(_cells(run) for run in runs)]
     widths = [max(len(row[column]) for row in rows) for column in range(len(_COLUMNS))]
     for row in rows:
@@ -51,6 +52,18 @@ def as_json(run: Run) -> dict[str, Any]:
     return {"id": run.id, "status": run.status, "started": when(run.started), "updated": when(run.updated),
             "model": run.model, "session_id": run.session_id, "waiting": run.waiting, "version": run.version,
             "parent": run.parent, "queue": run.queue}
+
+
+def _note_other_versions(runs: list[Run]) -> None:
+    """Say on stderr which unfinished runs this installation cannot continue (DBOS leaves them pending)."""
+    from ._versions import current_version
+
+    ours = current_version()
+    others = [run for run in runs if run.status not in ("succeeded", "failed", "cancelled")
+              and run.version is not None and run.version != ours]
+    for run in others:
+        print(f"note: run {visible_line(run.id)} was started by {visible_line(str(run.version))} and this is "
+              f"{ours}: see 'agentkit runs show {visible_line(run.id)}'", file=sys.stderr)
 
 
 def _cells(run: Run) -> tuple[str, ...]:

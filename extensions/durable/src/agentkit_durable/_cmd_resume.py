@@ -72,8 +72,11 @@ def _wait(run_id: str, version: str | None, ours: str, *, as_json: bool) -> int:
 
     from ._run_cmd import print_result
 
-    if version is not None and version != ours:
-        raise UsageError(f"run {run_id} was started by {version}, this is {ours}: resume it with that version")
+    from ._versions import incompatible
+
+    problem = incompatible(run_id, version, ours)
+    if problem is not None:  # DBOS would leave it pending: only its own version recovers it
+        raise problem
     try:
         result: dict[str, Any] = DBOS.retrieve_workflow(run_id).get_result()
     except Exception as exc:  # the run's workflow itself failed (its agent could not be built...)

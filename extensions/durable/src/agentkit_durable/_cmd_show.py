@@ -9,7 +9,8 @@ from agentkit.host.cli.support import visible, visible_line
 
 from ._cmd_list import as_json
 from ._options import open_database, parser, when
-from ._runs_db import Run
+from ._runs_db import FINISHED, Run
+from ._versions import incompatible
 
 #: How much of a result, an error or a reason ``show`` prints before it cuts the rest (as ``sessions show``).
 _SHOWN_CHARS = 2000
@@ -40,10 +41,28 @@ def main(argv: list[str]) -> int:
     for step in steps:
         print("  " + _step_line(step))
     if status.status == "SUCCESS":
-        print(f"result: {_cut(json.dumps(result, ensure_ascii=False))}")
+        for line in _result_lines(result):
+            print(line)
     if error is not None:
         print(f"error: {_cut(error)}")
+    if status.status not in FINISHED:
+        problem = incompatible(run.id, run.version)
+        if problem is not None:
+            print(f"note: {problem}")
     return 0
+
+
+def _result_lines(result: Any) -> list[str]:
+    """A run's result as a reader wants it: its outcome and answer (the messages are in its session, and --json)."""
+    if not (isinstance(result, dict) and "outcome" in result):
+        return [f"result: {_cut(json.dumps(result, ensure_ascii=False))}"]
+    lines = [f"outcome {visible_line(str(result['outcome']))}"
+             + (f"  turns {result['turns']}" if isinstance(result.get("turns"), int) else "")]
+    if result.get("text"):
+        lines.append(f"answer: {_cut(str(result['text']))}")
+    if result.get("error"):
+        lines.append(f"run error: {_cut(str(result['error']))}")
+    return lines
 
 
 def _header(run: Run) -> list[str]:

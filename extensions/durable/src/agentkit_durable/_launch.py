@@ -9,6 +9,7 @@ start, in the background (see :func:`agentkit_durable.recover`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 from dbos import DBOS
 
 from ._database import default_database_url
+from .errors import DatabaseUnavailable
 
 __all__ = ["launch", "launched_url", "shutdown"]
 
@@ -29,6 +31,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
     recovered at launch need theirs. Launching again on the same URL does nothing.
 
     :raises ValueError: DBOS already runs on another database in this process.
+    :raises DatabaseUnavailable: the database cannot be reached or created.
     """
     url = database_url or default_database_url(os.environ if environ is None else environ)
     if _launched:
@@ -36,13 +39,26 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
             raise ValueError("durable runs already use another database in this process; "
                              "call agentkit_durable.shutdown() first")
         return url
-    if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     from . import _workflow  # the workflow is registered before DBOS is made
+    from ._runs_db import dbos_quiet, failure, shown
 
-    DBOS(config={"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
-                 "application_version": _workflow.APPLICATION_VERSION})
-    DBOS.launch()
+    if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder
+        folder = Path(url.removeprefix("sqlite:///")).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseUnavailable(f"the durable runs' database {shown(url)} cannot be created: {folder}: "
+                                      f"{exc.strerror}; pass --db (or set $AGENTKIT_DURABLE_DB) with a path in a "
+                                      "folder you can write") from None
+    try:
+        with dbos_quiet():
+            DBOS(config={"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
+                         "application_version": _workflow.APPLICATION_VERSION})
+            DBOS.launch()
+    except Exception as exc:  # a database that cannot be reached: one line without its password, no traceback
+        with contextlib.suppress(Exception):
+            DBOS.destroy(destroy_registry=False)
+        raise DatabaseUnavailable(failure(url, exc)) from None
     _launched.append(url)
     return url
 

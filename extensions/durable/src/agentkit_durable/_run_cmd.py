@@ -27,6 +27,8 @@ def run_durable(args: argparse.Namespace) -> int:
     from agentkit.host.cli.support import select_session
 
     from ._agent import start_run
+    from .cli import report_failure
+    from .errors import DurableError
     from ._launch import launch, shutdown
     from ._spec import RunSpec
 
@@ -47,7 +49,10 @@ def run_durable(args: argparse.Namespace) -> int:
     finally:
         session.close()  # the run opens it again, as a recovering process would
     spec.build_agent().session.close()  # type: ignore[union-attr]  # refuse a bad model or script before starting
-    launch(args.db, environ=os.environ)
+    try:
+        launch(args.db, environ=os.environ)
+    except DurableError as exc:
+        return report_failure(exc)
     run_id = uuid.uuid4().hex
     print(f"run: {run_id} (if this process ends first: agentkit runs resume {run_id})", file=sys.stderr, flush=True)
     try:

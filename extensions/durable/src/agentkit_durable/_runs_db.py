@@ -217,7 +217,7 @@ class RunsDatabase:
     @contextlib.contextmanager
     def _failures(self) -> Iterator[None]:
         try:
-            with _dbos_quiet():
+            with dbos_quiet():
                 yield
         except (RunNotFound, UsageError):
             raise
@@ -247,7 +247,7 @@ def open_runs(url: str, *, named: bool) -> RunsDatabase:
         from dbos import DBOSClient
 
         # retry_connection_errors=False: a database that is down is an error now, not a wait
-        with _dbos_quiet():
+        with dbos_quiet():
             client = DBOSClient(system_database_url=url, retry_connection_errors=False)
     except Exception as exc:
         raise DatabaseUnavailable(failure(url, exc)) from None
@@ -263,18 +263,24 @@ def failure(url: str, exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _dbos_quiet() -> Iterator[None]:
-    """DBOS's logger silent meanwhile: it logs a failure over several lines (the driver's own words) before
-    raising it, and the error we make of it is the one line a user reads."""
+def dbos_quiet() -> Iterator[None]:
+    """DBOS's report of a database it cannot reach left out meanwhile: it logs the driver's error over several
+    lines before raising it, and the error we make of it is the one line a user reads."""
     logger = logging.getLogger("dbos")
     handler = logging.NullHandler()  # a handler of its own keeps logging's last resort (stderr) away
     logger.addHandler(handler)
+    logger.addFilter(_unreachable)
     saved, logger.propagate = logger.propagate, False
     try:
         yield
     finally:
         logger.propagate = saved
+        logger.removeFilter(_unreachable)
         logger.removeHandler(handler)
+
+
+def _unreachable(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("Error connecting to the DBOS system database")
 
 
 class _NoTables(Exception):

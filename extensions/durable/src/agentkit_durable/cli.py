@@ -13,7 +13,7 @@ from importlib import import_module
 
 from agentkit.plugin_api.errors import UsageError
 
-__all__ = ["SUBCOMMANDS", "runs_main"]
+__all__ = ["SUBCOMMANDS", "report_failure", "runs_main"]
 
 #: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
 SUBCOMMANDS: dict[str, str] = {
@@ -41,8 +41,13 @@ def runs_main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
-    except DurableError as exc:  # the database failed us: the work failed, said in one line (a usage error exits 2)
-        from agentkit.host.cli.support import visible_line
+    except DurableError as exc:
+        return report_failure(exc)
 
-        print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
-        return 1
+
+def report_failure(exc: Exception) -> int:
+    """Say in one line that the durable runs' database failed us (the work failed: exit 1; a usage error exits 2)."""
+    from agentkit.host.cli.support import visible_line
+
+    print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
+    return 1

@@ -4,13 +4,13 @@
 
     AgentkitError                      (agentkit.plugin_api.errors)
     ├── UsageError                     the caller asked for something invalid
-    │   └── RunNotFound                no durable run has that id, or a prefix names several
+    │   ├── RunNotFound                no durable run has that id, or a prefix names several
+    │   └── IncompatibleRun            the run was started by another version of the code
     └── DurableError                   the durable runs' system database failed us
-        ├── DatabaseUnavailable        it cannot be reached, opened or read
-        └── IncompatibleRun            the run was started by another version of the code
+        └── DatabaseUnavailable        it cannot be reached, opened or read
 
-``agentkit runs ...`` prints each as one line: a :class:`UsageError` exits 2,
-a :class:`DurableError` exits 1. No message holds the password of a database URL.
+``agentkit runs ...`` prints each as one line: a :class:`UsageError` exits 2
+(fix the command or what is installed), a :class:`DurableError` exits 1. No message holds the password of a database URL.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class DatabaseUnavailable(DurableError):
     """The system database cannot be reached (a server refused, a password was wrong, a path is missing)."""
 
 
-class IncompatibleRun(DurableError):
+class IncompatibleRun(UsageError):
     """The run was started by another application version: only that version's code may continue it.
 
     :ivar run_id: the run.
