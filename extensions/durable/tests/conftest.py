@@ -67,8 +67,11 @@ os.execv({inner!r}, [{inner!r}, *sys.argv[1:]])
 MAKE_RUNS = Path(__file__).with_name("make_runs.py")
 
 
-def _make_runs(url: str, runs: list[tuple[str, dict[str, Any]]], *, version: str = "v1",
+def _make_runs(url: str, runs: list[tuple[str, dict[str, Any]]], *, version: str | None = None,
                ledger: Path | None = None) -> None:
+    from agentkit_durable._versions import current_version
+
+    version = current_version() if version is None else version  # this installation's, unless said
     env = {**os.environ, "LEDGER": str(ledger)} if ledger is not None else dict(os.environ)
     done = subprocess.run([sys.executable, str(MAKE_RUNS), url, version, json.dumps(runs)], capture_output=True,
                           text=True, timeout=300, env=env)
@@ -77,6 +80,7 @@ def _make_runs(url: str, runs: list[tuple[str, dict[str, Any]]], *, version: str
 
 @pytest.fixture(scope="session")
 def make_runs() -> Any:
-    """``make_runs(url, [(run_id, spec), ...], version=..., ledger=...)``: leave those runs in the database at
+    """``make_runs(url, [(run_id, spec), ...], version=..., ledger=...)``: leave those runs (of this installation's
+    application version unless ``version`` says another) in the database at
     ``url``, as processes running them would (see make_runs.py): the finished ones finished, the others pending."""
     return _make_runs
