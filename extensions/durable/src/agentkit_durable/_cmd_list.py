@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
     # running and waiting are one DBOS state, told apart by the waiting event: cut the list after that
     told_apart = args.status in ("running", "waiting")
     try:
-        runs = database.list(CHOICES[args.status] if args.status else None, None if told_apart else args.limit)
+        runs = database.list_runs(CHOICES[args.status] if args.status else None, None if told_apart else args.limit)
     finally:
         database.close()
     if told_apart:

@@ -71,7 +71,6 @@ def _wait(run_id: str, version: str | None, ours: str, *, as_json: bool) -> int:
     from dbos import DBOS
 
     from ._run_cmd import print_result
-
     from ._versions import incompatible
 
     problem = incompatible(run_id, version, ours)

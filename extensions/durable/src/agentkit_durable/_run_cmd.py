@@ -27,10 +27,10 @@ def run_durable(args: argparse.Namespace) -> int:
     from agentkit.host.cli.support import select_session
 
     from ._agent import start_run
-    from .cli import report_failure
-    from .errors import DurableError
     from ._launch import launch, shutdown
     from ._spec import RunSpec
+    from .cli import report_failure
+    from .errors import DurableError
 
     root = Path(args.root).expanduser()
     if not root.is_dir():

@@ -125,7 +125,7 @@ class RunsDatabase:
             with contextlib.suppress(Exception):
                 self._client.destroy()
 
-    def list(self, statuses: list[str] | None = None, limit: int | None = None) -> list[Run]:
+    def list_runs(self, statuses: list[str] | None = None, limit: int | None = None) -> list[Run]:
         """The runs, the most recent first; ``statuses`` (DBOS's) and ``limit`` narrow the list."""
         if self._client is None:
             return []
@@ -303,7 +303,7 @@ def _spec(inputs: Any) -> Mapping[str, Any]:
         return {}
     kwargs = inputs.get("kwargs")
     if isinstance(kwargs, Mapping) and isinstance(kwargs.get("spec"), Mapping):
-        return kwargs["spec"]  # type: ignore[no-any-return]
+        return kwargs["spec"]
     for argument in inputs.get("args") or ():
         if isinstance(argument, Mapping):
             return argument
