@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -43,32 +42,37 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     """Run ``agentkit runs resume ARGV``; the exit code."""
     args = _parser().parse_args(list(argv))
-    from dbos import DBOSClient
-
-    from ._database import default_database_url
     from ._launch import launch, shutdown
-    from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
+    from ._runs_db import FINISHED, chosen_url, open_runs
+    from ._versions import incompatible
+    from ._workflow import APPLICATION_VERSION
 
-    url = default_database_url(os.environ) if args.db is None else args.db
+    url, named = chosen_url(args.db)
     # Which runs are pending is read before launching: launching recovers them, and a short one may
-    # have ended before a question asked afterwards.
-    client = DBOSClient(system_database_url=url)
+    # have ended before a question asked afterwards. Read through the client: one line for a database
+    # that cannot be reached, an unknown id or an ambiguous prefix.
+    database = open_runs(url, named=named)
     try:
         if args.run_id is not None:
-            found = client.list_workflows(workflow_ids=[args.run_id], name=WORKFLOW_NAME)
-            if not found:
-                raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
+            chosen = database.find(args.run_id)
+            # a run that has ended is only read back: any version may do that
+            found = [(chosen.workflow_id, None if chosen.status in FINISHED else chosen.app_version)]
         else:
-            found = client.list_workflows(status="PENDING", name=WORKFLOW_NAME)
+            found = []
+            for run in database.list_runs(["PENDING"]):
+                problem = incompatible(run.id, run.version, APPLICATION_VERSION)
+                if problem is None:
+                    found.append((run.id, run.version))
+                else:  # left pending by DBOS: said, and the others resumed all the same
+                    print(f"note: {problem}", file=sys.stderr)
     finally:
-        client.destroy()
+        database.close()
     if not found:
         print("no durable run is pending", file=sys.stderr)
         return 0
     launch(url)  # recovers this executor's pending runs, in the background
     try:
-        codes = [_wait(status.workflow_id, status.app_version, APPLICATION_VERSION, as_json=args.json)
-                 for status in found]
+        codes = [_wait(run_id, version, APPLICATION_VERSION, as_json=args.json) for run_id, version in found]
     finally:
         shutdown()
     return max(codes)
