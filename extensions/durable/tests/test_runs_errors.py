@@ -7,6 +7,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from agentkit.testing import write_script
+
 SECRET = "hunter2-secret-password"
 
 
@@ -105,3 +107,22 @@ def test_a_postgresql_database_no_run_has_used_lists_none(agentkit: Any, dsn: st
     assert listed.stderr == f"no durable runs in {dsn}; start one with 'agentkit run --durable ...'\n"
     missing = agentkit.inline("runs", "show", "run-1", "--db", dsn)
     assert missing.returncode == 2 and missing.stderr == f"agentkit: error: no run 'run-1' in {dsn}; see 'agentkit runs list'\n"
+
+
+def test_the_commands_that_run_say_an_unreachable_database_in_one_line(agentkit: Any, tmp_path: Path) -> None:
+    """``agentkit run --durable`` and ``agentkit runs resume`` launch DBOS: its failure is the same one line."""
+    script = write_script(tmp_path / "turns.json", ["hello"])
+    url = f"postgresql://agent:{SECRET}@127.0.0.1:{free_port()}/runs"
+    ran = agentkit("run", "--durable", "hi", "--model", "faux/scripted", "--script", str(script), "--db", url,
+                   "--root", str(tmp_path), env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")}, timeout=120)
+    assert "cannot be reached: connection failed" in one_line_error(ran, 1, SECRET)
+    resumed = agentkit("runs", "resume", env={"AGENTKIT_DURABLE_DB": url}, timeout=120)
+    assert "cannot be reached: connection failed" in one_line_error(resumed, 1, SECRET)
+
+    (tmp_path / "notes.txt").write_text("not a folder")
+    under_file = f"sqlite:///{tmp_path / 'notes.txt' / 'runs.sqlite'}"
+    ran = agentkit("run", "--durable", "hi", "--model", "faux/scripted", "--script", str(script), "--db",
+                   under_file, "--root", str(tmp_path), env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")},
+                   timeout=120)
+    assert one_line_error(ran, 1).startswith(f"agentkit: error: the durable runs' database {under_file} cannot be "
+                                             f"created: {tmp_path / 'notes.txt'}: ")

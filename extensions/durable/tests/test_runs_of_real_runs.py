@@ -83,6 +83,10 @@ def test_a_run_of_another_version_is_named_with_the_fix(agentkit: Any, tmp_path:
         f"agentkit: error: run run-old was started by agentkit-durable-0.0.1 and this is {ours}; only the version "
         "that started a run continues it: resume it where that version is installed (pip install "
         "agentkit-durable==0.0.1), or cancel it with 'agentkit runs cancel run-old'\n")
+    everything = agentkit("runs", "resume", env=env, timeout=120)  # the others are resumed; this one is said
+    assert everything.returncode == 0
+    assert everything.stderr == (f"note: {resumed.stderr.removeprefix('agentkit: error: ')}"
+                                 "no durable run is pending\n")
     listed = agentkit.inline("runs", "list", env=env)
     assert listed.stderr == (f"note: run run-old was started by agentkit-durable-0.0.1 and this is {ours}: see "
                              "'agentkit runs show run-old'\n")
