@@ -167,3 +167,24 @@ def test_an_empty_or_new_database_lists_no_runs_and_creates_nothing(agentkit: An
     named = runs(agentkit, "show", "run-x", "--db", f"sqlite:///{tmp_path / 'none.sqlite'}")
     assert named.returncode == 2 and "no run 'run-x'" in named.stderr
     assert not (tmp_path / "none.sqlite").exists() and not data.exists()
+
+
+def test_a_queued_run_is_pending_and_cancelling_takes_it_off_its_queue(agentkit: Any, tmp_path: Path,
+                                                                       make_runs: Any) -> None:
+    from agentkit_durable._versions import current_version
+    from dbos import DBOSClient
+
+    url = f"sqlite:///{tmp_path / 'durable.sqlite'}"
+    make_runs(url, [("run-first", SCHEME)])
+    client = DBOSClient(system_database_url=url)  # as 'agentkit runs submit' enqueues for the workers
+    try:
+        client.enqueue({"queue_name": "agentkit", "workflow_name": "agentkit.run", "workflow_id": "run-queued",
+                        "app_version": current_version()}, {**SCHEME, "session_id": "sess-q"})
+    finally:
+        client.destroy()
+    [queued] = json.loads(runs(agentkit, "list", "--db", url, "--status", "pending", "--json").stdout)
+    assert (queued["id"], queued["status"], queued["queue"], queued["session_id"]) == (
+        "run-queued", "pending", "agentkit", "sess-q")
+    assert runs(agentkit, "cancel", "run-queued", "--db", url).stdout == "cancelled run run-queued\n"
+    shown = json.loads(runs(agentkit, "show", "run-queued", "--db", url, "--json").stdout)
+    assert (shown["status"], shown["queue"], shown["steps"]) == ("cancelled", None, [])
