@@ -97,8 +97,8 @@ def test_db_without_durable_is_a_usage_error(world: DurableWorld) -> None:
 def test_resuming_a_run_that_does_not_exist_says_so_in_one_line(world: DurableWorld) -> None:
     done = world.command.inline("runs", "resume", "no-such-run", env=world.env())
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        "agentkit: error: no durable run has the id 'no-such-run'; 'agentkit runs list' shows them"]
+    assert done.stderr.strip().splitlines() == [  # as runs show and cancel say it
+        f"agentkit: error: no run 'no-such-run' in sqlite:///{world.data / 'durable.sqlite'}; see 'agentkit runs list'"]
 
 
 def test_resume_with_nothing_pending_says_so(world: DurableWorld) -> None:

@@ -8,17 +8,16 @@ machine's, an application's ``local`` executor) is resumed only with
 ``--force``. The command waits for them (or for ``RUN_ID`` alone) and prints each one's
 answer on stdout and ``run ID: OUTCOME`` on stderr; ``--json``: one JSON line per
 run instead (its result). Exit code 0 when every run completed, 1 otherwise,
-2 for a usage error (a run id that names no durable run).
+2 for a usage error (a run id that names no durable run, or a run another
+version of agentkit-durable started: only that version continues it).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from agentkit.plugin_api.errors import UsageError
@@ -49,37 +48,25 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     """Run ``agentkit runs resume ARGV``; the exit code."""
     args = _parser().parse_args(list(argv))
-    from dbos import DBOS, DBOSClient
+    from dbos import DBOS
 
-    from ._database import DatabaseUnavailable, default_database_url, unavailable
     from ._launch import launch, process_executor, shutdown
-    from ._workflow import WORKFLOW_NAME
+    from ._runs_db import chosen_url, open_runs
 
-    url = default_database_url(os.environ) if args.db is None else args.db
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        # No durable run was ever started on this database.
-        if args.run_id is not None:
-            raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
-        print("no durable run is pending", file=sys.stderr)
-        return 0
-    # Read without launching: a process of DBOS (this one, once launched) may take a run over.
+    url, named = chosen_url(args.db)
+    # Read without launching: a process of DBOS (this one, once launched) may take a run over. Read through
+    # the client: one line for a database that cannot be reached, an unknown id or an ambiguous prefix.
+    database = open_runs(url, named=named)
     try:
-        client = DBOSClient(system_database_url=url)
-        try:
-            selection = {"workflow_ids": [args.run_id]} if args.run_id is not None else {"status": "PENDING"}
-            found = client.list_workflows(name=WORKFLOW_NAME, **selection)
-        finally:
-            client.destroy()
-        if args.run_id is not None and not found:
-            raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
-    except (UsageError, DatabaseUnavailable):
-        raise
-    except Exception as exc:  # an unreachable or foreign database: one line, its password hidden
-        raise unavailable(url, exc) from None
+        found = [database.find(args.run_id)] if args.run_id is not None else database.pending()
+    finally:
+        database.close()
     if not found:
         print("no durable run is pending", file=sys.stderr)
         return 0
     recover, wait, skipped = _choose(found, named=args.run_id is not None, force=args.force)
+    if not wait and not skipped:  # only runs another version must continue
+        print("no durable run is pending", file=sys.stderr)
     if wait:
         launch(url, executor_id=process_executor())  # its own executor: launching takes over no run
         try:
@@ -94,19 +81,29 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _choose(found: list[Any], *, named: bool, force: bool) -> tuple[list[str], list[str], list[str]]:
-    """The runs to recover, the runs to wait for, and those left alone (each said on stderr)."""
+    """The runs to recover, the runs to wait for, and those left alone (each said on stderr).
+
+    A run another version started is only noted: DBOS leaves it pending for that version.
+
+    :raises IncompatibleRun: the run named was started by another version (DBOS would leave it pending).
+    """
     from ._launch import executor_alive
-    from ._workflow import APPLICATION_VERSION
+    from ._runs_db import FINISHED
+    from ._versions import incompatible
 
     recover, wait, skipped = [], [], []
     for status in found:
         run_id = status.workflow_id
-        if status.app_version is not None and status.app_version != APPLICATION_VERSION:
-            print(f"run {run_id} was started by {status.app_version}, this is {APPLICATION_VERSION}: resume it "
-                  "with that version", file=sys.stderr)
-            skipped.append(run_id)
+        if status.status in FINISHED:  # only read back: any version may do that
+            wait.append(run_id)
             continue
-        if status.status != "PENDING":  # finished (or queued): its result, when there is one
+        problem = incompatible(run_id, status.app_version)
+        if problem is not None:
+            if named:
+                raise problem
+            print(f"note: {problem}", file=sys.stderr)  # left pending by DBOS: said, and the others resumed
+            continue
+        if status.status != "PENDING":  # queued: a worker's, its result once it has one
             wait.append(run_id)
             continue
         alive = executor_alive(status.executor_id)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from agentkit.host.sessions import data_dir
 
+from .errors import DatabaseUnavailable
+
 __all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "unavailable"]
 
 #: The environment variable naming the system database (``sqlite:///...`` or ``postgresql://...``).
@@ -21,15 +23,8 @@ def default_database_url(environ: Mapping[str, str]) -> str:
     return "sqlite:///" + str(Path(data_dir(environ)) / "durable.sqlite")
 
 
-class DatabaseUnavailable(Exception):
-    """The system database cannot be used (unreachable, refused, unwritable); the message hides its password."""
-
-
 def unavailable(url: str, exc: BaseException) -> DatabaseUnavailable:
     """The error to raise for ``exc``, met using the database ``url``: one line, without its password."""
-    from agentkit.host.sessions._selection import redacted, without_password
+    from ._runs_db import failure
 
-    lines = str(exc).splitlines()
-    detail = without_password(lines[0], url) if lines else ""
-    return DatabaseUnavailable(f"the durable runs' database {redacted(url)} cannot be used: "
-                               f"{type(exc).__name__}{': ' + detail if detail else ''}")
+    return DatabaseUnavailable(failure(url, exc))

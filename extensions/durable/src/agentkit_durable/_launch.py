@@ -15,6 +15,7 @@ resume`` recovers the runs of the executors whose process is gone
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import uuid
@@ -23,7 +24,8 @@ from pathlib import Path
 
 from dbos import DBOS, DBOSConfig
 
-from ._database import default_database_url, unavailable
+from ._database import default_database_url
+from .errors import DatabaseUnavailable
 
 __all__ = ["executor_alive", "launch", "launched_url", "process_executor", "shutdown"]
 
@@ -62,7 +64,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
     :param executor_id: DBOS's executor id; by default ``local``, whose pending runs launching recovers.
 
     :raises ValueError: DBOS already runs on another database in this process.
-    :raises DatabaseUnavailable: the database cannot be reached or used.
+    :raises DatabaseUnavailable: the database cannot be reached or created.
     """
     url = database_url or default_database_url(os.environ if environ is None else environ)
     if _launched:
@@ -70,20 +72,29 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
             raise ValueError("durable runs already use another database in this process; "
                              "call agentkit_durable.shutdown() first")
         return url
-    if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     from . import _workflow  # the workflow is registered before DBOS is made
+    from ._runs_db import dbos_quiet, failure, shown
 
+    if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder
+        folder = Path(url.removeprefix("sqlite:///")).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseUnavailable(f"the durable runs' database {shown(url)} cannot be created: {folder}: "
+                                      f"{exc.strerror}; pass --db (or set $AGENTKIT_DURABLE_DB) with a path in a "
+                                      "folder you can write") from None
     config: DBOSConfig = {"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
                           "application_version": _workflow.APPLICATION_VERSION}
     if executor_id is not None:
         config["executor_id"] = executor_id
-    DBOS(config=config)
     try:
-        DBOS.launch()
-    except Exception as exc:
-        DBOS.destroy(destroy_registry=False)
-        raise unavailable(url, exc) from None
+        with dbos_quiet():
+            DBOS(config=config)
+            DBOS.launch()
+    except Exception as exc:  # a database that cannot be reached: one line without its password, no traceback
+        with contextlib.suppress(Exception):
+            DBOS.destroy(destroy_registry=False)
+        raise DatabaseUnavailable(failure(url, exc)) from None
     _launched.append(url)
     return url
 

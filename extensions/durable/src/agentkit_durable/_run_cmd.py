@@ -29,10 +29,11 @@ def run_durable(args: argparse.Namespace) -> int:
     from agentkit.host.cli.support import run_interruptibly
 
     from ._agent import start_run
-    from ._database import DatabaseUnavailable
     from ._launch import launch, process_executor, shutdown
     from ._spec import RunSpec
     from ._workflow import abort
+    from .cli import report_failure
+    from .errors import DurableError
 
     spec = RunSpec.from_command_line(args)
     agent = spec.build_agent()  # a bad model or script is refused before the run starts
@@ -41,9 +42,8 @@ def run_durable(args: argparse.Namespace) -> int:
     on_event = _json_lines if args.json else None
     try:
         launch(args.db, environ=os.environ, executor_id=process_executor())  # it recovers no other process's run
-    except DatabaseUnavailable as exc:
-        print(f"agentkit: error: {exc}", file=sys.stderr)
-        return 1
+    except DurableError as exc:
+        return report_failure(exc)
     run_id = uuid.uuid4().hex
     print(f"run: {run_id} (if this process ends first: agentkit runs resume {run_id})", file=sys.stderr, flush=True)
     try:

@@ -13,13 +13,14 @@ from importlib import import_module
 
 from agentkit.plugin_api.errors import UsageError
 
-from ._database import DatabaseUnavailable
-
-__all__ = ["SUBCOMMANDS", "runs_main"]
+__all__ = ["SUBCOMMANDS", "report_failure", "runs_main"]
 
 #: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
 SUBCOMMANDS: dict[str, str] = {
     "resume": "._cmd_resume:main",
+    "list": "._cmd_list:main",
+    "show": "._cmd_show:main",
+    "cancel": "._cmd_cancel:main",
 }
 
 _USAGE = "usage: agentkit runs {" + ",".join(SUBCOMMANDS) + "} ..."
@@ -36,8 +37,17 @@ def runs_main(argv: Sequence[str] | None = None) -> int:
     if target is None:
         raise UsageError(f"'agentkit runs' has no subcommand {name!r}; choose one of {', '.join(sorted(SUBCOMMANDS))}")
     module_name, _, function = target.partition(":")
+    from .errors import DurableError
+
     try:
         return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
-    except DatabaseUnavailable as exc:  # the work could not be done: exit 1, one line
-        print(f"agentkit: error: {exc}", file=sys.stderr)
-        return 1
+    except DurableError as exc:
+        return report_failure(exc)
+
+
+def report_failure(exc: Exception) -> int:
+    """Say in one line that the durable runs' database failed us (the work failed: exit 1; a usage error exits 2)."""
+    from agentkit.host.cli.support import visible_line
+
+    print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
+    return 1
