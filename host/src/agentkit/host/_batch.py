@@ -38,6 +38,7 @@ from agentkit.plugin_api import (
     ArtifactCreated,
     Block,
     CancelToken,
+    Defer,
     ExecutionMode,
     SessionInfo,
     TextBlock,
@@ -51,6 +52,7 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
+from ._approvals import Approval, ask_person, denied, not_waitable
 from ._arguments import parse_arguments
 from ._artifact_results import READ_ARTIFACT
 from ._batch_inputs import BatchServices, CallPolicy
@@ -142,6 +144,7 @@ class ToolBatch:
         self.add_tools = services.add_tools
         self.artifacts = services.artifacts
         self.audit_for = services.audit_for
+        self.ask_person = services.ask_person
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -287,22 +290,45 @@ class ToolBatch:
         return policy is not None and policy is not allow_all
 
     async def _authorize(self, item: _Call) -> None:
-        """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
+        """Ask the embedder, then the plugins, then (for a deferred call) a person; a refusal settles it."""
         call = item.call
-        decision, blocked_by = None, "before_tool_call"
+        decision: Block | Defer | None = None
+        blocked_by = "before_tool_call"
         if self._embedder_may_refuse():
             decision = await self._ask_embedder(item)
-        if decision is None and self._implemented("agentkit_before_tool_call"):
-            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
-            blocked_by = self.hooks.blocked_by.get(call.id, blocked_by)
+        # A deferral still goes to the plugins: any block wins over it (narrow-only).
+        if (decision is None or type(decision) is Defer) and self._implemented("agentkit_before_tool_call"):
+            objection = await self._ask_plugins(item)
+            if objection is not None and (decision is None or isinstance(objection, Block)):
+                decision = objection
+                blocked_by = self.hooks.blocked_by.get(call.id, "agentkit_before_tool_call")
+        if type(decision) is Defer:
+            decision = await self._ask_person(item, decision, blocked_by)
+            if decision is None or item.result is not None:
+                return
         # ABORTED: the run is stopping and nobody refused this call; the batch's
         # abort decision answers it.
         if decision is None:
             self.decisions[call.id] = ("allowed", None)
         elif decision is not ABORTED:
+            assert isinstance(decision, Block)
             self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
+
+    async def _ask_person(self, item: _Call, deferral: Defer, deferred_by: str) -> Block | None:
+        """A deferred call, settled here unless a person approved it (``None``); a ``Block`` if asking failed."""
+        try:
+            answer = await ask_person(self.ask_person, item.call, deferral, stop=self.stop, report=self.hooks.report)
+        except Abandoned:  # the run stopped while it waited
+            return ABORTED
+        if isinstance(answer, Block):
+            return answer  # the asking failed closed
+        approved = isinstance(answer, Approval) and answer.approved
+        self.decisions[item.call.id] = ("allowed", None) if approved else ("blocked", "person" if answer else deferred_by)
+        if not approved:
+            item.result = not_waitable(item.call, deferral) if answer is None else denied(item.call, answer)
+        return None
 
     def _parse_arguments(self, item: _Call) -> str | None:
         assert item.tool is not None
@@ -311,16 +337,16 @@ class ToolBatch:
             item.arguments = arguments
         return problem
 
-    async def _ask_embedder(self, item: _Call) -> Block | None:
+    async def _ask_embedder(self, item: _Call) -> Block | Defer | None:
         assert self.before_tool_call is not None
         decision = await self._decide(
             "before_tool_call", self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
             late="Authorization did not answer within {timeout} seconds.",
             failed=lambda exc: f"Authorization failed: {type(exc).__name__}: {exc}",
         )
-        if decision is None or isinstance(decision, Block):
+        if decision is None or isinstance(decision, (Block, Defer)):
             return decision
-        self.hooks.report(f"before_tool_call returned {decision!r}; only None or a Block is understood "
+        self.hooks.report(f"before_tool_call returned {decision!r}; only None, a Block or a Defer is understood "
                           "(Block(reason, terminate=True) also ends the run)")
         return Block("Authorization returned an unknown decision")
 
@@ -331,8 +357,8 @@ class ToolBatch:
             known = self._implementing[hook] = self.hook_callers is None or bool(self.hook_callers(hook))
         return known
 
-    async def _ask_plugins(self, item: _Call) -> Block | None:
-        return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None or a Block
+    async def _ask_plugins(self, item: _Call) -> Block | Defer | None:
+        return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None, a Block or a Defer
             "agentkit_before_tool_call", self.hooks.before_tool_call, item.call, item.arguments, self.session,
             late="Blocked: a plugin's check did not answer within {timeout} seconds.",
             failed=lambda exc: f"Blocked: a plugin's check failed ({type(exc).__name__}).",

@@ -251,7 +251,7 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
         elif isinstance(event, ToolCallStart):
             print(f"[tool] {visible_line(event.call.name)} {visible_line(event.call.arguments)}", file=sys.stderr)
         elif isinstance(event, ToolCallEnd) and event.result.is_error:
-            print(f"[tool] {visible_line(event.result.tool_name)} failed", file=sys.stderr)
+            print(f"[tool] {visible_line(event.result.tool_name)} {_failure(event.result.text)}", file=sys.stderr)
         if isinstance(event, AgentEnd):
             end = event
     if interrupted is not None and interrupted.is_set():
@@ -269,3 +269,16 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
         out.write(json.dumps(result.output, ensure_ascii=False) + "\n")
         out.flush()
     return 0
+
+
+def _failure(envelope: str) -> str:
+    """What the tool-call line says of a failed call: a call that waits for a person says what to do."""
+    from .._approvals import NEEDS_DURABLE_RUN  # the loop's, loaded only once a run is under way
+
+    try:
+        result = json.loads(envelope)
+    except ValueError:
+        return "failed"
+    if isinstance(result, dict) and result.get("error") == NEEDS_DURABLE_RUN:
+        return "failed: it needs a person's approval, which only a durable run can wait for (run it with --durable)"
+    return "failed"
