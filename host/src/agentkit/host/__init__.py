@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     # isort: off
     from typing import Any
 
-    from agentkit.plugin_api import Block as Block, Outcome as Outcome
+    from agentkit.plugin_api import Block as Block, Defer as Defer, Outcome as Outcome
 
     from ._agent import Agent as Agent, AgentStats as AgentStats
+    from ._approvals import Approval as Approval
     from ._audit import AuditRecord as AuditRecord, AuditSink as AuditSink, JsonlAuditSink as JsonlAuditSink
     from ._budget import Budget as Budget
     from ._compaction import Compaction as Compaction
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Agent": "._agent",
     "AgentStats": "._agent",
+    "Approval": "._approvals",
     "AuditRecord": "._audit",
     "AuditSink": "._audit",
     "JsonlAuditSink": "._audit",
@@ -108,6 +110,7 @@ _EXPORTS = {
     "SkillConflictError": ".errors",
     "UnsafeDataDirError": ".errors",
     "Block": "agentkit.plugin_api",
+    "Defer": "agentkit.plugin_api",
     "Outcome": "agentkit.plugin_api",
 }
 
