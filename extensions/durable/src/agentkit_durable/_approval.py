@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,8 @@ from agentkit.plugin_api.errors import UsageError
 
 from ._database import default_database_url
 
-__all__ = ["APPROVAL_TOPIC", "WAITING_EVENT", "Answered", "NotWaiting", "answer_call", "wait_for_person"]
+__all__ = ["APPROVAL_TOPIC", "WAITING_EVENT", "WAITING_LISTENERS", "Answered", "NotWaiting", "answer_call",
+           "print_when_waiting", "wait_for_person", "waiting_line"]
 
 #: The DBOS event a parked run publishes while it waits (``None`` once answered).
 WAITING_EVENT = "agentkit.waiting"
@@ -63,8 +64,13 @@ def _fits(message: Any, call: ToolUseBlock, digest: str) -> bool:
     return shown is None or shown == digest
 
 
-async def wait_for_person(call: ToolUseBlock, deferral: Defer) -> Approval:
-    """Park the running workflow until a person answers about ``call``; their answer.
+#: Told ``(run id, what agentkit.waiting holds)`` each time a run of this process starts waiting
+#: (``agentkit run --durable`` and ``runs resume`` print a line saying how to answer).
+WAITING_LISTENERS: list[Callable[[str, dict[str, str]], object]] = []
+
+
+async def wait_for_person(run_id: str, call: ToolUseBlock, deferral: Defer) -> Approval:
+    """Park the running workflow ``run_id`` until a person answers about ``call``; their answer.
 
     Called inside the run's workflow, never inside a step: ``set_event`` and
     ``recv`` are the workflow's own checkpointed operations.
@@ -73,6 +79,8 @@ async def wait_for_person(call: ToolUseBlock, deferral: Defer) -> Approval:
 
     waiting = waiting_value(call, deferral)
     await DBOS.set_event_async(WAITING_EVENT, waiting)
+    for listener in list(WAITING_LISTENERS):
+        listener(run_id, waiting)
     while True:
         message = await DBOS.recv_async(topic=APPROVAL_TOPIC, timeout_seconds=WAIT_SLICE)
         if _fits(message, call, waiting["arguments_sha256"]):
@@ -80,6 +88,26 @@ async def wait_for_person(call: ToolUseBlock, deferral: Defer) -> Approval:
     await DBOS.set_event_async(WAITING_EVENT, None)
     reason = message.get("reason")
     return Approval(message.get("approved") is True, reason if isinstance(reason, str) and reason else None)
+
+
+def print_when_waiting() -> None:
+    """For a command: say on stderr, in one line, when one of this process's runs starts waiting for a person."""
+    import sys
+
+    def show(run_id: str, waiting: dict[str, str]) -> None:
+        print(waiting_line(run_id, waiting), file=sys.stderr, flush=True)
+
+    WAITING_LISTENERS.append(show)
+
+
+def waiting_line(run_id: str, waiting: dict[str, str]) -> str:
+    """The line a command prints when its run starts waiting: what for, and how to answer."""
+    from agentkit.host.cli.support import visible_line
+
+    call = visible_line(waiting["call_id"])
+    return (f"run {visible_line(run_id)} waits for a person: call {call} ({visible_line(waiting['tool'])}: "
+            f"{visible_line(waiting['reason'])}); answer with 'agentkit runs approve {visible_line(run_id)} {call}' "
+            f"or 'agentkit runs deny {visible_line(run_id)} {call} --reason TEXT'")
 
 
 class NotWaiting(UsageError):

@@ -29,13 +29,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.plugin_api import (
-    ArtifactCreated,
     Block,
     CancelToken,
     Defer,
@@ -52,9 +50,9 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
-from ._approvals import Approval, ask_person, denied, not_waitable
+from ._approvals import ask_person, settled
 from ._arguments import parse_arguments
-from ._artifact_results import READ_ARTIFACT
+from ._artifact_results import over_limit
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import allow_all
 from ._guard import (
@@ -67,6 +65,7 @@ from ._guard import (
     launch,
     settle_all,
 )
+from ._steps import RunSteps, ToolStep
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
@@ -113,6 +112,9 @@ class ToolBatch:
         result size, options (:class:`~._batch_inputs.CallPolicy`).
     :param services: the collaborators the batch calls on: hooks, validators,
         images, artifacts, audit (:class:`~._batch_inputs.BatchServices`).
+    :param run_id: the run's id, which every call's context carries.
+    :param steps: where the calls and their authorizations go when a durable
+        run checkpoints them (:mod:`._steps`); ``None``: run here.
     """
 
     def __init__(
@@ -125,8 +127,12 @@ class ToolBatch:
         services: BatchServices,
         stop: RunStop | None = None,
         policy: CallPolicy = _HOST_DEFAULTS,
+        run_id: str = "",
+        steps: RunSteps | None = None,
     ) -> None:
         self.tools = tools
+        self.run_id = run_id
+        self.steps = steps
         self.session = session
         self.cancel = cancel
         self.stop = stop
@@ -144,7 +150,6 @@ class ToolBatch:
         self.add_tools = services.add_tools
         self.artifacts = services.artifacts
         self.audit_for = services.audit_for
-        self.ask_person = services.ask_person
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -198,6 +203,11 @@ class ToolBatch:
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
+        elif self.steps is not None:
+            stepped = [ToolStep(item.call, item.tool, functools.partial(self._execute, item))  # type: ignore[arg-type]  # admitted calls have their tool
+                       for item in runnable]
+            for item, result in zip(runnable, await self.steps.tool_batch(stepped, sequential), strict=True):
+                item.result = result
         elif sequential:
             for item in runnable:
                 item.result = await self._execute(item)
@@ -241,7 +251,7 @@ class ToolBatch:
         text, ok, images = rendered if rendered is not None else self._render(result)
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
-            text = self._over_limit(call, text, ok, limit)
+            text = over_limit(self.artifacts, self.tools, call, text, ok, limit, self.emit, self.hooks.report)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,
@@ -292,18 +302,12 @@ class ToolBatch:
     async def _authorize(self, item: _Call) -> None:
         """Ask the embedder, then the plugins, then (for a deferred call) a person; a refusal settles it."""
         call = item.call
-        decision: Block | Defer | None = None
-        blocked_by = "before_tool_call"
-        if self._embedder_may_refuse():
-            decision = await self._ask_embedder(item)
-        # A deferral still goes to the plugins: any block wins over it (narrow-only).
-        if (decision is None or type(decision) is Defer) and self._implemented("agentkit_before_tool_call"):
-            objection = await self._ask_plugins(item)
-            if objection is not None and (decision is None or isinstance(objection, Block)):
-                decision = objection
-                blocked_by = self.hooks.blocked_by.get(call.id, "agentkit_before_tool_call")
+        if self.steps is None:
+            decision, blocked_by = await self._decide_call(item)
+        else:
+            decision, blocked_by = await self.steps.authorize(call, functools.partial(self._decide_call, item))
         if type(decision) is Defer:
-            decision = await self._ask_person(item, decision, blocked_by)
+            decision = await self._ask_person(item, decision, blocked_by or "before_tool_call")
             if decision is None or item.result is not None:
                 return
         # ABORTED: the run is stopping and nobody refused this call; the batch's
@@ -316,18 +320,30 @@ class ToolBatch:
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
 
+    async def _decide_call(self, item: _Call) -> tuple[Block | Defer | None, str | None]:
+        """The embedder's, then the plugins' decision on an admitted call, and who blocked (or deferred) it."""
+        decision: Block | Defer | None = None
+        blocked_by = "before_tool_call"
+        if self._embedder_may_refuse():
+            decision = await self._ask_embedder(item)
+        # A deferral still goes to the plugins: any block wins over it (narrow-only).
+        if (decision is None or type(decision) is Defer) and self._implemented("agentkit_before_tool_call"):
+            objection = await self._ask_plugins(item)
+            if objection is not None and (decision is None or isinstance(objection, Block)):
+                decision = objection
+                blocked_by = self.hooks.blocked_by.get(item.call.id, "agentkit_before_tool_call")
+        return decision, blocked_by
+
     async def _ask_person(self, item: _Call, deferral: Defer, deferred_by: str) -> Block | None:
         """A deferred call, settled here unless a person approved it (``None``); a ``Block`` if asking failed."""
+        asking = self.steps.ask_person if self.steps is not None else None  # only a durable run can wait
         try:
-            answer = await ask_person(self.ask_person, item.call, deferral, stop=self.stop, report=self.hooks.report)
+            answer = await ask_person(asking, item.call, deferral, stop=self.stop, report=self.hooks.report)
         except Abandoned:  # the run stopped while it waited
             return ABORTED
         if isinstance(answer, Block):
             return answer  # the asking failed closed
-        approved = isinstance(answer, Approval) and answer.approved
-        self.decisions[item.call.id] = ("allowed", None) if approved else ("blocked", "person" if answer else deferred_by)
-        if not approved:
-            item.result = not_waitable(item.call, deferral) if answer is None else denied(item.call, answer)
+        self.decisions[item.call.id], item.result = settled(answer, item.call, deferral, deferred_by)
         return None
 
     def _parse_arguments(self, item: _Call) -> str | None:
@@ -388,6 +404,7 @@ class ToolBatch:
             options=self.tool_options.get(tool.name, {}),
             add_tools=self.add_tools,
             audit=None if self.audit_for is None else self.audit_for(tool.name, item.call.id),
+            run_id=self.run_id,
         )
 
     def _launch(self, item: _Call) -> Launched:
@@ -470,25 +487,6 @@ class ToolBatch:
     def _render(self, result: ToolResult) -> Rendering:
         """The envelope as JSON text, whether it is a success, and its images."""
         return render(result, self.admit_images)
-
-    def _over_limit(self, call: ToolUseBlock, text: str, ok: bool, limit: int) -> str:
-        """What the model is given for ``text``, longer than ``limit``: an artifact's preview, or the text cut."""
-        # read_artifact's pages fit by construction; should one not (a tiny
-        # limit), it is cut rather than stored as an artifact of an artifact.
-        keeper = self.artifacts
-        if keeper is not None and not (call.name == READ_ARTIFACT and self.tools.get(call.name) is keeper.tool):
-            try:
-                artifact_id = keeper.store_result(text)
-            except Exception as exc:  # an unwritable data directory, a session id that cannot name a folder
-                self.hooks.report(f"the result of call {call.id} could not be stored as an artifact "
-                                  f"({exc}); it was cut to max_tool_result_chars")
-            else:
-                self.emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
-                return keeper.preview(text, ok, artifact_id)
-        note = (f"The result was {len(text)} characters; only the first {limit} are shown, "
-                f"{len(text) - limit} were cut (max_tool_result_chars).")
-        envelope: dict[str, Any] = {"ok": ok, "data": text[:limit], "note": note}
-        return json.dumps(envelope, ensure_ascii=False)
 
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.

@@ -22,7 +22,6 @@ from typing import Any
 
 from agentkit.plugin_api import Tool
 
-from ._approvals import AskPerson
 from ._arguments import ArgumentValidator
 from ._artifact_results import ArtifactKeeper
 from ._config import (
@@ -77,9 +76,6 @@ class BatchServices:
     :param artifacts: keeps the results over ``CallPolicy.max_result_chars``.
     :param audit_for: ``audit_for(tool name, call id)`` is the call's
         ``ToolContext.audit``; without it, handlers get ``None``.
-    :param ask_person: waits for a person's answer about a deferred call (a
-        durable run parks); without it, a deferred call is answered with an
-        error naming ``--durable`` (:mod:`._approvals`).
     """
 
     hooks: HookRunner
@@ -89,4 +85,3 @@ class BatchServices:
     add_tools: Callable[..., None] | None = None
     artifacts: ArtifactKeeper | None = None
     audit_for: Callable[[str, str], Callable[..., None]] | None = None
-    ask_person: AskPerson | None = None
