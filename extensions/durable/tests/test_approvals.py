@@ -91,6 +91,17 @@ def waiting_event(world: dict[str, Any], run_id: str) -> Any:
         client.destroy()
 
 
+def send_raw(world: dict[str, Any], run_id: str, message: dict[str, Any]) -> None:
+    """An answer sent with DBOS's own client, as any program may send one."""
+    from dbos import DBOSClient
+
+    client = DBOSClient(system_database_url=world["env"]["AGENTKIT_DURABLE_DB"])
+    try:
+        client.send(run_id, message, topic="agentkit.approval")
+    finally:
+        client.destroy()
+
+
 def wait_until_waiting(world: dict[str, Any], run_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
@@ -145,6 +156,9 @@ def test_a_parked_run_outlives_its_process_and_an_approval_from_another_process_
 @pytest.mark.slow
 def test_a_denial_sent_while_no_process_runs_the_run_is_its_calls_answer_once_resumed(world):
     run_id = start_parked_run(world)
+    # Answers that do not name this call as it was shown are not taken, whoever sends them.
+    send_raw(world, run_id, {"call_id": "call_other", "approved": True, "reason": None})
+    send_raw(world, run_id, {"call_id": "call_write", "approved": True, "reason": None, "arguments_sha256": "0" * 64})
     denied = runs(world, "deny", run_id, "call_write", "--reason", "not on a Friday")
     assert denied.returncode == 0, denied.stderr
     assert denied.stdout.startswith(f"denied (not on a Friday): run {run_id} call call_write: write_file ")
@@ -174,3 +188,35 @@ def test_an_answer_for_a_call_the_run_does_not_wait_for_is_a_one_line_error(worl
     # None of them was taken: the run still waits for its call.
     status, waiting = waiting_event(world, run_id)
     assert status == "PENDING" and waiting["call_id"] == "call_write"
+
+
+@pytest.mark.slow
+def test_the_rpc_answers_a_parked_run_naming_the_arguments_it_showed(world, monkeypatch):
+    import asyncio
+    import hashlib
+
+    from agentkit.host.rpc import RpcServer
+
+    run_id = start_parked_run(world)
+    _, waiting = waiting_event(world, run_id)
+    assert waiting["arguments_sha256"] == hashlib.sha256(waiting["arguments"].encode()).hexdigest()
+    monkeypatch.setenv("AGENTKIT_DURABLE_DB", world["env"]["AGENTKIT_DURABLE_DB"])
+    lines: list[dict[str, Any]] = []
+    server = RpcServer(lambda session, model: None, lines.append, cwd=world["root"])  # type: ignore[arg-type, return-value]
+
+    def ask(request_id: int, **params: Any) -> dict[str, Any]:
+        line = {"schema": "agentkit.rpc.request/v1", "id": request_id, "method": "runs.answer", "params": params}
+        asyncio.run(server.handle_line(json.dumps(line).encode()))
+        return lines[-1]
+
+    shown = waiting["arguments_sha256"]
+    assert ask(1, run_id=run_id, call_id="call_write", approved=True)["error"]["code"] == "invalid_params"
+    other = ask(2, run_id=run_id, call_id="call_write", approved=True, arguments_sha256="0" * 64)["error"]
+    assert other["code"] == "run_not_waiting" and "other arguments" in other["message"]
+    gone = ask(3, run_id="no-such-run", call_id="call_write", approved=True, arguments_sha256=shown)["error"]
+    assert gone["code"] == "run_not_waiting" and "no durable run 'no-such-run'" in gone["message"]
+    assert ask(4, run_id=run_id, call_id="call_write", approved=True, arguments_sha256=shown)["result"] == {
+        "run_id": run_id, "call_id": "call_write", "tool": "write_file", "approved": True}
+    resumed = runs(world, "resume", run_id)
+    assert resumed.returncode == 0, resumed.stderr
+    assert (world["root"] / "out.txt").read_text() == "written once"

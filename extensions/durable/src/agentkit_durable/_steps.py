@@ -147,6 +147,8 @@ class DurableSteps(RunSteps):
         return message
 
     async def tool_batch(self, steps: Sequence[ToolStep], sequential: bool) -> list[ToolResult]:
+        if not steps:  # every call of the batch was refused or denied before it could run
+            return []
         if sequential:
             results = []
             for step in steps:
