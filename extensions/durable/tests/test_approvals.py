@@ -9,7 +9,6 @@ temporary directory.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time

@@ -38,7 +38,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
         return url
     if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    from . import _workflow  # the workflow is registered before DBOS is made
+    from . import _subagents, _workflow  # noqa: F401  # the workflows are registered before DBOS is made
 
     DBOS(config={"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
                  "application_version": _workflow.APPLICATION_VERSION})

@@ -100,10 +100,13 @@ class DurableSteps(RunSteps):
         self.token = uuid.uuid4().hex
         self.replaying = replaying
         self.written = written
+        #: The run's stop, once it began: an abort of the run cancels its subagents' workflows.
+        self.stop: Any = None
 
     # -- the run's start: what a replay must not do again ---------------------------
 
     def begin(self, run: Any) -> None:
+        self.stop = run.stop
         if not self.replaying:
             return
         emit = run.emit
@@ -174,6 +177,8 @@ class DurableSteps(RunSteps):
         return await DBOS.run_step_async({"name": TOOLS_STARTED_STEP}, started) != self.token
 
     async def _call(self, step: ToolStep, began_before: bool) -> ToolResult:
+        if step.subagent:  # no step: the subagent is a child workflow with steps of its own (:meth:`subagent`)
+            return await step.execute()
         async def call() -> dict[str, Any]:
             self._live()
             if began_before and not step.tool.retry_safe:  # it was running when its process died
@@ -205,6 +210,11 @@ class DurableSteps(RunSteps):
         if "defer" in answer:
             return Defer(answer["defer"]), answer["blocked_by"]
         return Block(answer["reason"], terminate=answer["terminate"]), answer["blocked_by"]
+
+    async def subagent(self, call_id: str, run: Callable[[RunSteps], Awaitable[ToolResult]]) -> ToolResult:
+        from ._subagents import run_subagent  # the child workflow's module needs this one
+
+        return await run_subagent(self, call_id, run)
 
     async def ask_person(self, call: ToolUseBlock, deferral: Defer) -> Approval:
         # In the workflow itself, not in a step: DBOS.recv parks it without holding a thread, and a

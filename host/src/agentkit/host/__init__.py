@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     )
     from ._plugins import PluginHost as PluginHost, PluginRecord as PluginRecord
     from ._settings import ModelSettings as ModelSettings
-    from ._steps import RunSteps as RunSteps, ToolStep as ToolStep
+    from ._steps import RunSteps as RunSteps, SubagentHandler as SubagentHandler, ToolStep as ToolStep
     from ._stopping.policies import (
         StopContext as StopContext,
         StopPolicy as StopPolicy,
@@ -96,6 +96,7 @@ _EXPORTS = {
     "PluginRecord": "._plugins",
     "ModelSettings": "._settings",
     "RunSteps": "._steps",
+    "SubagentHandler": "._steps",
     "ToolStep": "._steps",
     "StopContext": "._stopping.policies",
     "StopPolicy": "._stopping.policies",
