@@ -105,7 +105,10 @@ def wait_until_waiting(world: dict[str, Any], run_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + PATIENCE
     while time.monotonic() < deadline:
         if Path(world["env"]["AGENTKIT_DURABLE_DB"].removeprefix("sqlite:///")).exists():
-            status, event = waiting_event(world, run_id)
+            try:
+                status, event = waiting_event(world, run_id)
+            except Exception:  # the database is still being made by the run's process
+                status, event = None, None
             if event:
                 assert status == "PENDING"
                 return event  # type: ignore[no-any-return]

@@ -115,3 +115,92 @@ def test_aborting_the_parent_cancels_its_subagent(durable):
     loop.call_soon_threadsafe(loop.stop)
     assert result.outcome == "aborted"
     assert status_of("run-aborted.call_helper").status == "CANCELLED"
+
+
+APP = '''
+import sys
+
+import agentkit_durable
+from dbos import DBOS
+
+from agentkit.host import Agent, AgentConfig, Connection, Subagent, Trust, allow_all
+from agentkit.plugin_api import Defer, Tool
+from agentkit.testing import Script, Turn, text, tool_call
+
+
+def noop() -> str:
+    """Do nothing."""
+    return "nothing done"
+
+
+def build() -> Agent:
+    # Played by transcript: a recovered run gets the turn its transcript reached.
+    child = Script([Turn([tool_call("noop", {}, id="call_deep")]), Turn([text("child done")])], by_transcript=True)
+    helper = Subagent("helper", "Does what it is told.", AgentConfig(
+        model="faux/scripted", tools=["noop"], extra_tools=[Tool.from_function(noop)],
+        connection=Connection(transport=child), trust=Trust(before_tool_call=lambda call, args: Defer("ask"))))
+    parent = Script([Turn([tool_call("helper", {"task": "go"}, id="call_helper")]), Turn([text("parent done")])],
+                    by_transcript=True)
+    return Agent(AgentConfig(model="faux/scripted", tools=["helper"], extra_tools=[helper.as_tool()],
+                             connection=Connection(transport=parent), trust=Trust(before_tool_call=allow_all)))
+
+
+durable = agentkit_durable.DurableAgent(build, name="app")
+agentkit_durable.launch(sys.argv[2])
+if sys.argv[1] == "start":
+    durable.run_sync("go", run_id="run-app")
+else:  # the launch recovered the run and its subagent
+    print(DBOS.retrieve_workflow("run-app").get_result()["text"], flush=True)
+agentkit_durable.shutdown()
+'''
+
+
+@pytest.mark.slow
+def test_a_killed_run_and_its_parked_subagent_are_recovered_together(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from dbos import DBOSClient
+
+    app = tmp_path / "app.py"
+    app.write_text(APP)
+    url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    first = subprocess.Popen([sys.executable, str(app), "start", url], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        assert time.monotonic() < deadline and first.poll() is None, "the subagent never waited"
+        if (tmp_path / "runs.sqlite").exists():
+            client = DBOSClient(system_database_url=url)
+            try:
+                if client.get_event("run-app.call_helper", "agentkit.waiting", timeout_seconds=0):
+                    break
+            except Exception:  # the database is still being made by the run's process
+                pass
+            finally:
+                client.destroy()
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=PATIENCE)
+    resumed = subprocess.Popen([sys.executable, str(app), "resume", url], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        from agentkit_durable._approval import answer_call
+
+        answer_call("run-app.call_helper", "call_deep", approved=True, database_url=url)
+        out, err = resumed.communicate(timeout=PATIENCE)
+    finally:
+        if resumed.poll() is None:
+            resumed.kill()
+    assert resumed.returncode == 0, err
+    assert out == "parent done\n"
+    client = DBOSClient(system_database_url=url)
+    try:
+        [child] = client.list_workflows(workflow_ids=["run-app.call_helper"])
+        assert child.status == "SUCCESS" and child.output["ok"] and child.output["data"] == "child done"
+        # One request of the child after the approval: the one before it was answered from its checkpoint.
+        steps = [step["function_name"] for step in client.list_workflow_steps("run-app.call_helper")]
+        assert steps.count("agentkit.model_request") == 2
+    finally:
+        client.destroy()
