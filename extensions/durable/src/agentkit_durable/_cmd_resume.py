@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agentkit.plugin_api.errors import UsageError
@@ -43,24 +44,38 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     """Run ``agentkit runs resume ARGV``; the exit code."""
     args = _parser().parse_args(list(argv))
-    from dbos import DBOS
+    from dbos import DBOSClient
 
     from ._approval import print_when_waiting
+    from ._database import default_database_url
     from ._launch import launch, shutdown
     from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
 
-    print_when_waiting()  # before launching: a recovered run may park at once
-    launch(args.db, environ=os.environ)  # recovers this executor's pending runs, in the background
+    url = default_database_url(os.environ) if args.db is None else args.db
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        # No durable run was ever started on this database.
+        if args.run_id is not None:
+            raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
+        print("no durable run is pending", file=sys.stderr)
+        return 0
+    # Which runs are pending is read before launching: launching recovers them, and a short one may
+    # have ended before a question asked afterwards.
+    client = DBOSClient(system_database_url=url)
     try:
         if args.run_id is not None:
-            found = DBOS.list_workflows(workflow_ids=[args.run_id], name=WORKFLOW_NAME)
+            found = client.list_workflows(workflow_ids=[args.run_id], name=WORKFLOW_NAME)
             if not found:
                 raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
         else:
-            found = DBOS.list_workflows(status="PENDING", name=WORKFLOW_NAME, app_version=APPLICATION_VERSION)
-            if not found:
-                print("no durable run is pending", file=sys.stderr)
-                return 0
+            found = client.list_workflows(status="PENDING", name=WORKFLOW_NAME)
+    finally:
+        client.destroy()
+    if not found:
+        print("no durable run is pending", file=sys.stderr)
+        return 0
+    print_when_waiting()  # before launching: a recovered run may park at once
+    launch(url)  # recovers this executor's pending runs, in the background
+    try:
         codes = [_wait(status.workflow_id, status.app_version, APPLICATION_VERSION, as_json=args.json)
                  for status in found]
     finally:
