@@ -222,3 +222,14 @@ def test_the_rpc_answers_a_parked_run_naming_the_arguments_it_showed(world, monk
     resumed = runs(world, "resume", run_id)
     assert resumed.returncode == 0, resumed.stderr
     assert (world["root"] / "out.txt").read_text() == "written once"
+
+
+def test_an_answer_on_a_database_that_holds_no_runs_is_a_one_line_error(agentkit, tmp_path):
+    missing = f"sqlite:///{tmp_path / 'nothing-here.sqlite'}"
+    for args in (("approve", "r1", "c1"), ("deny", "r1", "c1", "--reason", "no")):
+        answered = agentkit.inline("runs", *args, "--db", missing)
+        assert answered.returncode == 2
+        assert answered.stderr.strip().splitlines() == [
+            f"agentkit: error: no durable run 'r1': there are no durable runs in {tmp_path / 'nothing-here.sqlite'} yet "
+            "(pass the --db the run was started with)"]
+    assert not (tmp_path / "nothing-here.sqlite").exists()  # answering creates no database
