@@ -148,6 +148,9 @@ def test_a_parked_run_outlives_its_process_and_an_approval_from_another_process_
         if resumed.poll() is None:
             resumed.kill()
     assert resumed.returncode == 0, err
+    assert (f"run {run_id} waits for a person: call call_write (write_file: writing files needs a person); answer "
+            f"with 'agentkit runs approve {run_id} call_write' or 'agentkit runs deny {run_id} call_write --reason "
+            "TEXT'") in err.splitlines()
     assert out == "Done.\n"
     assert (world["root"] / "out.txt").read_text() == "written once"
     [result] = tool_results(world, session_of(err))
