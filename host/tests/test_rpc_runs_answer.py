@@ -41,3 +41,4 @@ def test_without_the_durable_extension_the_answer_says_what_to_install(monkeypat
     error = answer(run_id="r", call_id="c", approved=True, arguments_sha256=SHA)["error"]
     assert error == {"code": "durable_not_installed",
                      "message": "durable runs need the agentkit-durable extension: pip install agentkit-durable"}
+

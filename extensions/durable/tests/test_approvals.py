@@ -236,3 +236,23 @@ def test_an_answer_on_a_database_that_holds_no_runs_is_a_one_line_error(agentkit
             f"agentkit: error: no durable run 'r1': there are no durable runs in {tmp_path / 'nothing-here.sqlite'} yet "
             "(pass the --db the run was started with)"]
     assert not (tmp_path / "nothing-here.sqlite").exists()  # answering creates no database
+
+
+def test_a_database_that_cannot_be_used_is_one_line_from_the_command_and_the_rpc(agentkit, tmp_path, monkeypatch):
+    import asyncio
+
+    from agentkit.host.rpc import RpcServer
+
+    (tmp_path / "not-a-database.sqlite").write_text("this is no SQLite file")
+    url = f"sqlite:///{tmp_path / 'not-a-database.sqlite'}"
+    answered = agentkit.inline("runs", "approve", "r1", "c1", "--db", url)
+    assert answered.returncode == 1
+    [line] = answered.stderr.strip().splitlines()
+    assert line.startswith("agentkit: error: the durable runs' database") and "cannot be used" in line
+    monkeypatch.setenv("AGENTKIT_DURABLE_DB", url)
+    lines: list[dict[str, Any]] = []
+    server = RpcServer(lambda session, model: None, lines.append)  # type: ignore[arg-type, return-value]
+    request = {"schema": "agentkit.rpc.request/v1", "id": 1, "method": "runs.answer",
+               "params": {"run_id": "r1", "call_id": "c1", "approved": True, "arguments_sha256": "a" * 64}}
+    asyncio.run(server.handle_line(json.dumps(request).encode()))
+    assert lines[-1]["error"]["code"] == "durable_unavailable" and "cannot be used" in lines[-1]["error"]["message"]

@@ -147,3 +147,28 @@ def test_ctrl_c_aborts_the_run_and_records_it_as_aborted(world: DurableWorld) ->
     resumed = world.run("runs", "resume")  # ended, not pending: there is nothing to resume
     assert resumed.returncode == 0 and "no durable run is pending" in resumed.stderr
     assert world.requested_turns() == [1, 2]
+
+
+def test_in_a_sequential_batch_only_the_call_that_was_running_is_answered_interrupted(world: DurableWorld) -> None:
+    world.script([Turn([tool_call("append_note", {"name": "a"}), tool_call("append_note", {"name": "slow-b"}),
+                        tool_call("append_note", {"name": "c"})]),
+                  Turn([text("appended")])])
+    running = world.start(*world.run_args())
+    try:
+        wait_for(lambda: any(line["name"] == "slow-b" for line in world.ledger_lines()), "the second call")
+        running.kill()
+    finally:
+        running.end()
+    world.gate.touch()
+
+    assert "appended" in resume(world)
+
+    # a had finished: not run again; slow-b was running: answered interrupted; c had not started: it ran.
+    assert [line["name"] for line in world.ledger_lines()] == ["a", "slow-b", "c"]
+    session = world.session()
+    try:
+        results = {message.tool_use_id: message.is_error for message in session.resume().messages
+                   if message.role == "tool_result"}
+    finally:
+        session.close()
+    assert results == {"call_1_1": False, "call_1_2": True, "call_1_3": False}

@@ -29,7 +29,7 @@ from agentkit.host import Approval
 from agentkit.plugin_api import Defer, ToolUseBlock
 from agentkit.plugin_api.errors import UsageError
 
-from ._database import default_database_url
+from ._database import default_database_url, unavailable
 
 __all__ = ["APPROVAL_TOPIC", "WAITING_EVENT", "WAITING_LISTENERS", "Answered", "NotWaiting", "answer_call",
            "print_when_waiting", "wait_for_person", "waiting_line"]
@@ -139,6 +139,7 @@ def answer_call(run_id: str, call_id: str, *, approved: bool, reason: str | None
         :func:`~agentkit_durable.default_database_url`).
     :raises NotWaiting: no such run, a run that ended, a run that waits for
         another call (or none), or arguments that are not those shown.
+    :raises DatabaseUnavailable: the database cannot be reached or used (its password never shown).
     """
     from dbos import DBOSClient
 
@@ -146,16 +147,22 @@ def answer_call(run_id: str, call_id: str, *, approved: bool, reason: str | None
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
         raise NotWaiting(f"no durable run {run_id!r}: there are no durable runs in {url.removeprefix('sqlite:///')} "
                          "yet (pass the --db the run was started with)")
-    client = DBOSClient(system_database_url=url)
     try:
-        waiting = _waiting(client, run_id, call_id)
-        if arguments_sha256 is not None and arguments_sha256 != waiting["arguments_sha256"]:
-            raise NotWaiting(f"the call {call_id} of run {run_id} waits with other arguments than those answered "
-                             f"for (SHA-256 {waiting['arguments_sha256']}); show the call again and answer that")
-        client.send(run_id, {"call_id": call_id, "approved": approved, "reason": reason,
-                             "arguments_sha256": waiting["arguments_sha256"]}, topic=APPROVAL_TOPIC)
-    finally:
-        client.destroy()
+        client = DBOSClient(system_database_url=url)
+        try:
+            waiting = _waiting(client, run_id, call_id)
+            if arguments_sha256 is not None and arguments_sha256 != waiting["arguments_sha256"]:
+                raise NotWaiting(f"the call {call_id} of run {run_id} waits with other arguments than those "
+                                 f"answered for (SHA-256 {waiting['arguments_sha256']}); show the call again and "
+                                 "answer that")
+            client.send(run_id, {"call_id": call_id, "approved": approved, "reason": reason,
+                                 "arguments_sha256": waiting["arguments_sha256"]}, topic=APPROVAL_TOPIC)
+        finally:
+            client.destroy()
+    except NotWaiting:
+        raise
+    except Exception as exc:  # an unreachable or foreign database: one line, its password hidden
+        raise unavailable(url, exc) from None
     return Answered(run_id, call_id, str(waiting.get("tool")), str(waiting.get("arguments")),
                     str(waiting["arguments_sha256"]), approved, reason)
 

@@ -47,7 +47,7 @@ def main(argv: Sequence[str]) -> int:
     from dbos import DBOSClient
 
     from ._approval import print_when_waiting
-    from ._database import default_database_url
+    from ._database import DatabaseUnavailable, default_database_url, unavailable
     from ._launch import launch, shutdown
     from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
 
@@ -60,16 +60,19 @@ def main(argv: Sequence[str]) -> int:
         return 0
     # Which runs are pending is read before launching: launching recovers them, and a short one may
     # have ended before a question asked afterwards.
-    client = DBOSClient(system_database_url=url)
     try:
-        if args.run_id is not None:
-            found = client.list_workflows(workflow_ids=[args.run_id], name=WORKFLOW_NAME)
-            if not found:
-                raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
-        else:
-            found = client.list_workflows(status="PENDING", name=WORKFLOW_NAME)
-    finally:
-        client.destroy()
+        client = DBOSClient(system_database_url=url)
+        try:
+            selection = {"workflow_ids": [args.run_id]} if args.run_id is not None else {"status": "PENDING"}
+            found = client.list_workflows(name=WORKFLOW_NAME, **selection)
+        finally:
+            client.destroy()
+        if args.run_id is not None and not found:
+            raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
+    except (UsageError, DatabaseUnavailable):
+        raise
+    except Exception as exc:  # an unreachable or foreign database: one line, its password hidden
+        raise unavailable(url, exc) from None
     if not found:
         print("no durable run is pending", file=sys.stderr)
         return 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dbos import DBOS
 
-from ._database import default_database_url
+from ._database import default_database_url, unavailable
 
 __all__ = ["launch", "launched_url", "shutdown"]
 
@@ -29,6 +29,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
     recovered at launch need theirs. Launching again on the same URL does nothing.
 
     :raises ValueError: DBOS already runs on another database in this process.
+    :raises DatabaseUnavailable: the database cannot be reached or used.
     """
     url = database_url or default_database_url(os.environ if environ is None else environ)
     if _launched:
@@ -42,7 +43,11 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
 
     DBOS(config={"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
                  "application_version": _workflow.APPLICATION_VERSION})
-    DBOS.launch()
+    try:
+        DBOS.launch()
+    except Exception as exc:
+        DBOS.destroy(destroy_registry=False)
+        raise unavailable(url, exc) from None
     _launched.append(url)
     return url
 

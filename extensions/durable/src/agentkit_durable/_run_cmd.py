@@ -30,6 +30,7 @@ def run_durable(args: argparse.Namespace) -> int:
 
     from ._agent import start_run
     from ._approval import print_when_waiting
+    from ._database import DatabaseUnavailable
     from ._launch import launch, shutdown
     from ._spec import RunSpec
     from ._workflow import abort
@@ -39,7 +40,11 @@ def run_durable(args: argparse.Namespace) -> int:
     if agent.session is not None:
         agent.session.close()
     on_event = _json_lines if args.json else None
-    launch(args.db, environ=os.environ)
+    try:
+        launch(args.db, environ=os.environ)
+    except DatabaseUnavailable as exc:
+        print(f"agentkit: error: {exc}", file=sys.stderr)
+        return 1
     print_when_waiting()
     run_id = uuid.uuid4().hex
     print(f"run: {run_id} (if this process ends first: agentkit runs resume {run_id})", file=sys.stderr, flush=True)

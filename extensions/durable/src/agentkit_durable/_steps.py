@@ -179,13 +179,18 @@ class DurableSteps(RunSteps):
     async def _call(self, step: ToolStep, began_before: bool) -> ToolResult:
         if step.subagent:  # no step: the subagent is a child workflow with steps of its own (:meth:`subagent`)
             return await step.execute()
+        live: list[ToolResult] = []
+
         async def call() -> dict[str, Any]:
             self._live()
             if began_before and not step.tool.retry_safe:  # it was running when its process died
-                return result_to_dict(ToolResult.failure("interrupted", INTERRUPTED))
-            return result_to_dict(await step.execute())
+                live.append(ToolResult.failure("interrupted", INTERRUPTED))
+            else:
+                live.append(await step.execute())
+            return result_to_dict(live[0])
 
-        return result_from_dict(await DBOS.run_step_async({"name": tool_step_name(step.call.name)}, call))
+        data = await DBOS.run_step_async({"name": tool_step_name(step.call.name)}, call)
+        return live[0] if live else result_from_dict(data)  # this execution's own result, else the record
 
     async def authorize(self, call: ToolUseBlock,
                         decide: Callable[[], Awaitable[tuple[Block | Defer | None, str | None]]]

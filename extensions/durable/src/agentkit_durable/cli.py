@@ -13,6 +13,8 @@ from importlib import import_module
 
 from agentkit.plugin_api.errors import UsageError
 
+from ._database import DatabaseUnavailable
+
 __all__ = ["SUBCOMMANDS", "runs_main"]
 
 #: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
@@ -36,4 +38,8 @@ def runs_main(argv: Sequence[str] | None = None) -> int:
     if target is None:
         raise UsageError(f"'agentkit runs' has no subcommand {name!r}; choose one of {', '.join(sorted(SUBCOMMANDS))}")
     module_name, _, function = target.partition(":")
-    return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
+    try:
+        return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
+    except DatabaseUnavailable as exc:  # the work could not be done: exit 1, one line
+        print(f"agentkit: error: {exc}", file=sys.stderr)
+        return 1

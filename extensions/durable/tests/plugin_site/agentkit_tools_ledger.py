@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable
 
-from agentkit.plugin_api import Tool, ToolContext, hookimpl
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, hookimpl
 
 
 def _enter(tool: str, name: str, context: ToolContext) -> None:
@@ -45,7 +45,17 @@ def read_note(name: str, context: ToolContext) -> str:
     return f"read {name}"
 
 
+def append_note(name: str, context: ToolContext) -> str:
+    """Append a note after the ones before it (one call at a time; not safe to run twice).
+
+    :param name: the note's name
+    """
+    _enter("append_note", name, context)
+    return f"appended {name}"
+
+
 @hookimpl
 def agentkit_register_tools(register: Callable[[Tool], None]) -> None:
     register(Tool.from_function(write_note))
     register(Tool.from_function(read_note, retry_safe=True))
+    register(Tool.from_function(append_note, execution_mode=ExecutionMode.SEQUENTIAL))

@@ -55,6 +55,8 @@ class ErrorCode(StrEnum):
     RUN_NOT_WAITING = "run_not_waiting"
     #: ``runs.answer``: durable runs need the agentkit-durable extension, which is not installed.
     DURABLE_NOT_INSTALLED = "durable_not_installed"
+    #: ``runs.answer``: the durable runs' database cannot be reached or used (its password is never shown).
+    DURABLE_UNAVAILABLE = "durable_unavailable"
     #: A defect of the server; the message says what raised.
     INTERNAL = "internal"
 

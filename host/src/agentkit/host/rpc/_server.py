@@ -226,6 +226,8 @@ class RpcServer:
                 reason=params.get("reason"), arguments_sha256=params["arguments_sha256"])
         except UsageError as exc:  # no such run, not waiting, other arguments
             raise RpcError(ErrorCode.RUN_NOT_WAITING, str(exc)) from None
+        except Exception as exc:  # the database cannot be used: the extension's one line (no password)
+            raise RpcError(ErrorCode.DURABLE_UNAVAILABLE, str(exc)) from None
         return {"run_id": answered.run_id, "call_id": answered.call_id, "tool": answered.tool,
                 "approved": answered.approved}
 
