@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentkit.conformance._hooks import check_hooks
-from agentkit.plugin_api import Block, hookimpl
+from agentkit.plugin_api import Block, Defer, hookimpl
 
 
 def outcomes(host_with, plugin) -> dict[str, tuple[str, str]]:
@@ -35,6 +35,28 @@ def test_a_hook_that_blocks_is_narrowing_and_passes(host_with):
             return Block("never")
 
     assert {outcome for outcome, _ in outcomes(host_with, Blocker()).values()} == {"pass"}
+
+
+def test_a_hook_that_defers_to_a_person_is_narrowing_and_passes(host_with):
+    class Deferrer:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return Defer("a person looks at every probe call")
+
+    found = outcomes(host_with, Deferrer())
+    assert {name: outcome for name, (outcome, _) in found.items()} == {
+        "hooks.narrow": "pass", "hooks.no-allow": "pass", "hooks.fail-closed": "pass"}
+    assert "deferred the probe call to a person" in found["hooks.no-allow"][1]
+
+
+def test_a_hook_that_answers_defer_as_text_still_fails(host_with):
+    class TextDeferrer:
+        @hookimpl
+        def agentkit_before_tool_call(self, call):
+            return "defer"
+
+    outcome, text = outcomes(host_with, TextDeferrer())["hooks.no-allow"]
+    assert outcome == "fail" and "returned 'defer'" in text and "Defer(reason)" in text
 
 
 def test_a_hook_that_returns_allow_fails(host_with):

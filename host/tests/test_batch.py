@@ -184,7 +184,7 @@ def test_an_authorization_answering_something_else_blocks_and_is_reported():
     [envelope], result = answer_to(tool_call("act", {}), simple_tool(lambda a, c: "ran"),
                                    trust=Trust(before_tool_call=lambda call, arguments: "yes"))
     assert envelope["detail"] == "Authorization returned an unknown decision"
-    assert result.problems == ["before_tool_call returned 'yes'; only None or a Block is understood "
+    assert result.problems == ["before_tool_call returned 'yes'; only None, a Block or a Defer is understood "
                                "(Block(reason, terminate=True) also ends the run)"]
 
 

@@ -263,7 +263,7 @@ def test_a_falsy_answer_is_no_consent_it_blocks_the_call(answer):
 
     result, answers, received = run(Falsy())
     assert received == [], "the tool ran although the plugin did not answer None"
-    assert answers[0].is_error and "answered neither None nor a Block" in answers[0].text
+    assert answers[0].is_error and "answered neither None, a Block nor a Defer" in answers[0].text
     assert any(f"agentkit_before_tool_call returned {answer!r}" in problem for problem in result.problems)
     assert result.outcome == "completed"
 

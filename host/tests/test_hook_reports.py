@@ -46,10 +46,10 @@ def test_a_raising_check_blocks_naming_the_plugin_and_the_exception():
 def test_an_answer_neither_none_nor_a_block_is_reported_with_its_value():
     result, [envelope], ran = run(plugin_answering("allow"))
     assert ran == []
-    assert envelope["detail"] == "Blocked: the check of plugin 'plugin1' answered neither None nor a Block."
+    assert envelope["detail"] == "Blocked: the check of plugin 'plugin1' answered neither None, a Block nor a Defer."
     assert result.problems == [
-        "plugin 'plugin1' agentkit_before_tool_call returned 'allow'; only None (no objection) "
-        "or a Block is understood, so the call was blocked"
+        "plugin 'plugin1' agentkit_before_tool_call returned 'allow'; only None (no objection), "
+        "a Block or a Defer is understood, so the call was blocked"
     ]
 
 

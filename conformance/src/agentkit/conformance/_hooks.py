@@ -6,9 +6,9 @@ Each of the plugin's hook implementations is wrapped by a spy that counts its
 calls, keeps what it returned, and notices if it tried to change its arguments.
 
 * a call the embedder blocked never reaches the plugin, and stays blocked;
-* for a call the embedder allowed, the plugin may object (``Block``) or say
-  nothing (``None``): anything else is an attempt to "allow", which the host
-  treats as a block and the suite fails; its arguments are read-only, and an
+* for a call the embedder allowed, the plugin may object (``Block``), ask a
+  person (``Defer``) or say nothing (``None``): anything else is an attempt to
+  "allow", which the host treats as a block and the suite fails; its arguments are read-only, and an
   attempt to change them fails the suite too;
 * a ``before_tool_call`` that raises blocks the call (fails closed) and the
   run goes on;
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust
-from agentkit.plugin_api import Block, Tool, ToolResultMessage, hookimpl, provider_member
+from agentkit.plugin_api import Block, Defer, Tool, ToolResultMessage, hookimpl, provider_member
 
 from ._report import Check, failed, passed, skipped
 
@@ -139,18 +139,22 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
     result = _run(host, probe, "allowed", embedder_allows)
     message = _tool_result(result)
     if before is not None:
-        odd = [outcome for outcome in before.outcomes if outcome is not None and not isinstance(outcome, Block)]
+        odd = [outcome for outcome in before.outcomes if outcome is not None and not isinstance(outcome, Block | Defer)]
         if odd:
             checks.append(failed(
                 "hooks.no-allow", f"agentkit_before_tool_call returned {odd[0]!r} for a call the embedder allowed; "
                 "the host reports that and blocks the call (fails closed)",
-                "return None (no objection) or Block(reason): a hook can only narrow, there is no allow", BEFORE))
+                "return None (no objection), Block(reason) or Defer(reason): a hook can only narrow, there is no allow",
+                BEFORE))
         elif before.mutated:
             checks.append(failed("hooks.no-allow", "agentkit_before_tool_call tried to change the arguments it was "
                                  "given; they are read-only, so the host blocked the call",
                                  "treat arguments as read-only: a hook can refuse a call, never rewrite it", BEFORE))
         elif any(isinstance(outcome, Block) for outcome in before.outcomes):
             checks.append(passed("hooks.no-allow", "the plugin blocked the probe call (narrowing is allowed)", BEFORE))
+        elif any(isinstance(outcome, Defer) for outcome in before.outcomes):
+            checks.append(passed("hooks.no-allow", "the plugin deferred the probe call to a person (narrowing is "
+                                 "allowed)", BEFORE))
         elif probe.received != [{"value": "allowed"}] or message is None or message.is_error:
             checks.append(failed("hooks.no-allow", "an allowed call with no objection did not run unchanged",
                                  "return None to let a call run as the model made it", BEFORE))

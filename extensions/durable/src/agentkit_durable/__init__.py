@@ -18,20 +18,34 @@ from ._database import DATABASE_ENV, default_database_url
 if TYPE_CHECKING:
     from ._agent import DurableAgent as DurableAgent
     from ._agent import start_run as start_run
+    from ._approval import APPROVAL_TOPIC as APPROVAL_TOPIC
+    from ._approval import WAITING_EVENT as WAITING_EVENT
+    from ._approval import Answered as Answered
+    from ._approval import NotWaiting as NotWaiting
+    from ._approval import answer_call as answer_call
     from ._launch import launch as launch
     from ._launch import shutdown as shutdown
     from ._spec import RunSpec as RunSpec
     from ._steps import DurableSteps as DurableSteps
+    from ._subagents import SUBAGENT_WORKFLOW as SUBAGENT_WORKFLOW
+    from ._subagents import child_run_id as child_run_id
     from ._workflow import WORKFLOW_NAME as WORKFLOW_NAME
     from ._workflow import run_workflow as run_workflow
 
 _EXPORTS = {
     "DurableAgent": "._agent",
     "start_run": "._agent",
+    "APPROVAL_TOPIC": "._approval",
+    "WAITING_EVENT": "._approval",
+    "Answered": "._approval",
+    "NotWaiting": "._approval",
+    "answer_call": "._approval",
     "launch": "._launch",
     "shutdown": "._launch",
     "RunSpec": "._spec",
     "DurableSteps": "._steps",
+    "SUBAGENT_WORKFLOW": "._subagents",
+    "child_run_id": "._subagents",
     "WORKFLOW_NAME": "._workflow",
     "run_workflow": "._workflow",
 }

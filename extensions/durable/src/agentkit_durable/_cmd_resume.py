@@ -50,6 +50,7 @@ def main(argv: Sequence[str]) -> int:
     args = _parser().parse_args(list(argv))
     from dbos import DBOS
 
+    from ._approval import print_when_waiting
     from ._launch import launch, process_executor, shutdown
     from ._runs_db import chosen_url, open_runs
 
@@ -68,6 +69,7 @@ def main(argv: Sequence[str]) -> int:
     if not wait and not skipped:  # only runs another version must continue
         print("no durable run is pending", file=sys.stderr)
     if wait:
+        print_when_waiting()  # before launching: a recovered run may park at once
         launch(url, executor_id=process_executor())  # its own executor: launching takes over no run
         try:
             for run_id in recover:  # back on DBOS's queue: a live process (this one) executes it again

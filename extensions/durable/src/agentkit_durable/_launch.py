@@ -72,7 +72,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
             raise ValueError("durable runs already use another database in this process; "
                              "call agentkit_durable.shutdown() first")
         return url
-    from . import _workflow  # the workflow is registered before DBOS is made
+    from . import _subagents, _workflow  # noqa: F401  # the workflows are registered before DBOS is made
     from ._runs_db import dbos_quiet, failure, shown
 
     if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder

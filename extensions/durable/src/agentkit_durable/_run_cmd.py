@@ -29,6 +29,7 @@ def run_durable(args: argparse.Namespace) -> int:
     from agentkit.host.cli.support import run_interruptibly
 
     from ._agent import start_run
+    from ._approval import print_when_waiting
     from ._launch import launch, process_executor, shutdown
     from ._spec import RunSpec
     from ._workflow import abort
@@ -44,6 +45,7 @@ def run_durable(args: argparse.Namespace) -> int:
         launch(args.db, environ=os.environ, executor_id=process_executor())  # it recovers no other process's run
     except DurableError as exc:
         return report_failure(exc)
+    print_when_waiting()
     run_id = uuid.uuid4().hex
     print(f"run: {run_id} (if this process ends first: agentkit runs resume {run_id})", file=sys.stderr, flush=True)
     try:

@@ -17,6 +17,8 @@ running it. What this class adds:
   not this execution's) and runs again only the calls whose tool is
   ``retry_safe``; any other such call is answered as interrupted, as
   ``--resume`` answers it.
+* **A person's answer.** A call deferred to a person parks the run inside its
+  workflow (``DBOS.recv``, see :mod:`._approval`), never in a step.
 * **Nothing twice.** The messages a replay appends that the session log already
   holds are not written again, and no event is delivered while the run replays:
   delivery starts with the first step that runs in this execution.
@@ -32,10 +34,11 @@ from typing import Any
 
 from dbos import DBOS
 
-from agentkit.host import RunSteps, ToolStep
+from agentkit.host import Approval, RunSteps, ToolStep
 from agentkit.plugin_api import (
     AssistantMessage,
     Block,
+    Defer,
     Event,
     Message,
     ToolResult,
@@ -43,6 +46,8 @@ from agentkit.plugin_api import (
     block_from_dict,
     message_from_dict,
 )
+
+from ._approval import wait_for_person
 
 __all__ = ["INTERRUPTED", "DurableSteps", "result_from_dict", "result_to_dict"]
 
@@ -95,10 +100,13 @@ class DurableSteps(RunSteps):
         self.token = uuid.uuid4().hex
         self.replaying = replaying
         self.written = written
+        #: The run's stop, once it began: an abort of the run cancels its subagents' workflows.
+        self.stop: Any = None
 
     # -- the run's start: what a replay must not do again ---------------------------
 
     def begin(self, run: Any) -> None:
+        self.stop = run.stop
         if not self.replaying:
             return
         emit = run.emit
@@ -142,6 +150,8 @@ class DurableSteps(RunSteps):
         return message
 
     async def tool_batch(self, steps: Sequence[ToolStep], sequential: bool) -> list[ToolResult]:
+        if not steps:  # every call of the batch was refused or denied before it could run
+            return []
         if sequential:
             results = []
             for step in steps:
@@ -167,6 +177,8 @@ class DurableSteps(RunSteps):
         return await DBOS.run_step_async({"name": TOOLS_STARTED_STEP}, started) != self.token
 
     async def _call(self, step: ToolStep, began_before: bool) -> ToolResult:
+        if step.subagent:  # no step: the subagent is a child workflow with steps of its own (:meth:`subagent`)
+            return await step.execute()
         live: list[ToolResult] = []
 
         async def call() -> dict[str, Any]:
@@ -181,9 +193,9 @@ class DurableSteps(RunSteps):
         return live[0] if live else result_from_dict(data)  # this execution's own result, else the record
 
     async def authorize(self, call: ToolUseBlock,
-                        decide: Callable[[], Awaitable[tuple[Block | None, str | None]]]
-                        ) -> tuple[Block | None, str | None]:
-        live: list[tuple[Block | None, str | None]] = []
+                        decide: Callable[[], Awaitable[tuple[Block | Defer | None, str | None]]]
+                        ) -> tuple[Block | Defer | None, str | None]:
+        live: list[tuple[Block | Defer | None, str | None]] = []
 
         async def authorization() -> dict[str, Any] | None:
             self._live()
@@ -191,6 +203,8 @@ class DurableSteps(RunSteps):
             decision, blocked_by = live[0]
             if decision is None:
                 return None
+            if isinstance(decision, Defer):
+                return {"defer": decision.reason, "blocked_by": blocked_by}
             return {"reason": decision.reason, "terminate": decision.terminate, "blocked_by": blocked_by}
 
         answer = await DBOS.run_step_async({"name": AUTHORIZE_STEP}, authorization)
@@ -198,4 +212,16 @@ class DurableSteps(RunSteps):
             return live[0]
         if answer is None:
             return None, None
+        if "defer" in answer:
+            return Defer(answer["defer"]), answer["blocked_by"]
         return Block(answer["reason"], terminate=answer["terminate"]), answer["blocked_by"]
+
+    async def subagent(self, call_id: str, run: Callable[[RunSteps], Awaitable[ToolResult]]) -> ToolResult:
+        from ._subagents import run_subagent  # the child workflow's module needs this one
+
+        return await run_subagent(self, call_id, run)
+
+    async def ask_person(self, call: ToolUseBlock, deferral: Defer) -> Approval:
+        # In the workflow itself, not in a step: DBOS.recv parks it without holding a thread, and a
+        # recovered run takes the answer it was given (see ._approval).
+        return await wait_for_person(self.run_id, call, deferral)

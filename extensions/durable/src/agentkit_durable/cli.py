@@ -21,6 +21,8 @@ SUBCOMMANDS: dict[str, str] = {
     "list": "._cmd_list:main",
     "show": "._cmd_show:main",
     "cancel": "._cmd_cancel:main",
+    "approve": "._cmd_approve:approve",
+    "deny": "._cmd_approve:deny",
 }
 
 _USAGE = "usage: agentkit runs {" + ",".join(SUBCOMMANDS) + "} ..."

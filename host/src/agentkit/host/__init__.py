@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     # isort: off
     from typing import Any
 
-    from agentkit.plugin_api import Block as Block, Outcome as Outcome
+    from agentkit.plugin_api import Block as Block, Defer as Defer, Outcome as Outcome
 
     from ._agent import Agent as Agent, AgentStats as AgentStats
+    from ._approvals import Approval as Approval
     from ._audit import AuditRecord as AuditRecord, AuditSink as AuditSink, JsonlAuditSink as JsonlAuditSink
     from ._budget import Budget as Budget
     from ._compaction import Compaction as Compaction
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     )
     from ._plugins import PluginHost as PluginHost, PluginRecord as PluginRecord
     from ._settings import ModelSettings as ModelSettings
-    from ._steps import RunSteps as RunSteps, ToolStep as ToolStep
+    from ._steps import RunSteps as RunSteps, SubagentHandler as SubagentHandler, ToolStep as ToolStep
     from ._stopping.policies import (
         StopContext as StopContext,
         StopPolicy as StopPolicy,
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Agent": "._agent",
     "AgentStats": "._agent",
+    "Approval": "._approvals",
     "AuditRecord": "._audit",
     "AuditSink": "._audit",
     "JsonlAuditSink": "._audit",
@@ -94,6 +96,7 @@ _EXPORTS = {
     "PluginRecord": "._plugins",
     "ModelSettings": "._settings",
     "RunSteps": "._steps",
+    "SubagentHandler": "._steps",
     "ToolStep": "._steps",
     "StopContext": "._stopping.policies",
     "StopPolicy": "._stopping.policies",
@@ -111,6 +114,7 @@ _EXPORTS = {
     "SkillConflictError": ".errors",
     "UnsafeDataDirError": ".errors",
     "Block": "agentkit.plugin_api",
+    "Defer": "agentkit.plugin_api",
     "Outcome": "agentkit.plugin_api",
 }
 

@@ -13,10 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError
+from agentkit.plugin_api import (
+    ArtifactCreated,
+    ExecutionMode,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolUseBlock,
+)
 from agentkit.plugin_api.results import Spool
 
 from .errors import SessionNotFound
@@ -161,3 +168,30 @@ def has_artifacts(store: ArtifactStore, owner: str) -> bool:
         return bool(store.list(owner))
     except (OSError, SessionNotFound):  # an unreadable data directory, an id that names no folder
         return False
+
+
+def over_limit(keeper: ArtifactKeeper | None, tools: Mapping[str, Tool], call: ToolUseBlock, text: str, ok: bool,
+               limit: int, emit: Callable[[Any], None], report: Callable[[str], None]) -> str:
+    """What the model is given for a result ``text`` longer than ``limit``: an artifact's preview, or the text cut.
+
+    Without a ``keeper``, or when it cannot store the text, its head and tail are given with a note saying how much
+    was cut.
+    """
+    # read_artifact's pages fit by construction; should one not (a tiny
+    # limit), it is cut rather than stored as an artifact of an artifact.
+    if keeper is not None and not (call.name == READ_ARTIFACT and tools.get(call.name) is keeper.tool):
+        try:
+            artifact_id = keeper.store_result(text)
+        except Exception as exc:  # an unwritable data directory, a session id that cannot name a folder
+            report(f"the result of call {call.id} could not be stored as an artifact "
+                   f"({exc}); it was cut to max_tool_result_chars")
+        else:
+            emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
+            return keeper.preview(text, ok, artifact_id)
+    # Its two ends, as an artifact's preview: a command's summary is at its end.
+    head, tail = max(1, limit // 2), max(1, limit // 4)
+    note = (f"The result was {len(text)} characters, over the inline limit of {limit} (max_tool_result_chars), "
+            f"and could not be kept: shown are its first {head} and last {tail} characters; the "
+            f"{len(text) - head - tail} between them were cut.")
+    envelope: dict[str, Any] = {"ok": ok, "head": text[:head], "tail": text[-tail:], "note": note}
+    return json.dumps(envelope, ensure_ascii=False)

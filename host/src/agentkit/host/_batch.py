@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +37,7 @@ from agentkit.plugin_api import (
     ArtifactCreated,
     Block,
     CancelToken,
+    Defer,
     ExecutionMode,
     SessionInfo,
     TextBlock,
@@ -52,8 +52,9 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.results import SpooledResult
 
+from ._approvals import ask_person, settled
 from ._arguments import parse_arguments
-from ._artifact_results import READ_ARTIFACT
+from ._artifact_results import over_limit
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import allow_all
 from ._guard import (
@@ -254,7 +255,7 @@ class ToolBatch:
         text, ok, images = rendered if rendered is not None else self._render(result)
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
-            text = self._over_limit(call, text, ok, limit)
+            text = over_limit(self.artifacts, self.tools, call, text, ok, limit, self.emit, self.hooks.report)
         message = ToolResultMessage(
             tool_use_id=call.id,
             tool_name=call.name,
@@ -303,28 +304,49 @@ class ToolBatch:
         return policy is not None and policy is not allow_all
 
     async def _authorize(self, item: _Call) -> None:
-        """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
+        """Ask the embedder, then the plugins, then (for a deferred call) a person; a refusal settles it."""
         call = item.call
         decision, blocked_by = await (self._decide_call(item) if self.steps is None else
                                       self.steps.authorize(call, functools.partial(self._decide_call, item)))
+        if type(decision) is Defer:
+            decision = await self._ask_person(item, decision, blocked_by or "before_tool_call")
+            if decision is None or item.result is not None:
+                return
         # ABORTED: the run is stopping and nobody refused this call; the batch's
         # abort decision answers it.
         if decision is None:
             self.decisions[call.id] = ("allowed", None)
         elif decision is not ABORTED:
+            assert isinstance(decision, Block)
             self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
 
-    async def _decide_call(self, item: _Call) -> tuple[Block | None, str | None]:
-        """The embedder's, then the plugins' decision on an admitted call, and who blocked it."""
-        decision, blocked_by = None, "before_tool_call"
+    async def _decide_call(self, item: _Call) -> tuple[Block | Defer | None, str | None]:
+        """The embedder's, then the plugins' decision on an admitted call, and who blocked (or deferred) it."""
+        decision: Block | Defer | None = None
+        blocked_by = "before_tool_call"
         if self._embedder_may_refuse():
             decision = await self._ask_embedder(item)
-        if decision is None and self._implemented("agentkit_before_tool_call"):
-            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
-            blocked_by = self.hooks.blocked_by.get(item.call.id, blocked_by)
+        # A deferral still goes to the plugins: any block wins over it (narrow-only).
+        if (decision is None or type(decision) is Defer) and self._implemented("agentkit_before_tool_call"):
+            objection = await self._ask_plugins(item)
+            if objection is not None and (decision is None or isinstance(objection, Block)):
+                decision = objection
+                blocked_by = self.hooks.blocked_by.get(item.call.id, "agentkit_before_tool_call")
         return decision, blocked_by
+
+    async def _ask_person(self, item: _Call, deferral: Defer, deferred_by: str) -> Block | None:
+        """A deferred call, settled here unless a person approved it (``None``); a ``Block`` if asking failed."""
+        asking = self.steps.ask_person if self.steps is not None else None  # only a durable run can wait
+        try:
+            answer = await ask_person(asking, item.call, deferral, stop=self.stop, report=self.hooks.report)
+        except Abandoned:  # the run stopped while it waited
+            return ABORTED
+        if isinstance(answer, Block):
+            return answer  # the asking failed closed
+        self.decisions[item.call.id], item.result = settled(answer, item.call, deferral, deferred_by)
+        return None
 
     def _parse_arguments(self, item: _Call) -> str | None:
         assert item.tool is not None
@@ -333,16 +355,16 @@ class ToolBatch:
             item.arguments = arguments
         return problem
 
-    async def _ask_embedder(self, item: _Call) -> Block | None:
+    async def _ask_embedder(self, item: _Call) -> Block | Defer | None:
         assert self.before_tool_call is not None
         decision = await self._decide(
             "before_tool_call", self.before_tool_call, item.call, copy.deepcopy(item.arguments),  # what runs is what was approved
             late="Authorization did not answer within {timeout} seconds.",
             failed=lambda exc: f"Authorization failed: {type(exc).__name__}: {exc}",
         )
-        if decision is None or isinstance(decision, Block):
+        if decision is None or isinstance(decision, (Block, Defer)):
             return decision
-        self.hooks.report(f"before_tool_call returned {decision!r}; only None or a Block is understood "
+        self.hooks.report(f"before_tool_call returned {decision!r}; only None, a Block or a Defer is understood "
                           "(Block(reason, terminate=True) also ends the run)")
         return Block("Authorization returned an unknown decision")
 
@@ -353,8 +375,8 @@ class ToolBatch:
             known = self._implementing[hook] = self.hook_callers is None or bool(self.hook_callers(hook))
         return known
 
-    async def _ask_plugins(self, item: _Call) -> Block | None:
-        return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None or a Block
+    async def _ask_plugins(self, item: _Call) -> Block | Defer | None:
+        return await self._decide(  # type: ignore[no-any-return]  # HookRunner answers None, a Block or a Defer
             "agentkit_before_tool_call", self.hooks.before_tool_call, item.call, item.arguments, self.session,
             late="Blocked: a plugin's check did not answer within {timeout} seconds.",
             failed=lambda exc: f"Blocked: a plugin's check failed ({type(exc).__name__}).",
@@ -467,28 +489,6 @@ class ToolBatch:
     def _render(self, result: ToolResult) -> Rendering:
         """The envelope as JSON text, whether it is a success, and its images."""
         return render(result, self.admit_images)
-
-    def _over_limit(self, call: ToolUseBlock, text: str, ok: bool, limit: int) -> str:
-        """What the model is given for ``text``, longer than ``limit``: an artifact's preview, or the text cut."""
-        # read_artifact's pages fit by construction; should one not (a tiny
-        # limit), it is cut rather than stored as an artifact of an artifact.
-        keeper = self.artifacts
-        if keeper is not None and not (call.name == READ_ARTIFACT and self.tools.get(call.name) is keeper.tool):
-            try:
-                artifact_id = keeper.store_result(text)
-            except Exception as exc:  # an unwritable data directory, a session id that cannot name a folder
-                self.hooks.report(f"the result of call {call.id} could not be stored as an artifact "
-                                  f"({exc}); it was cut to max_tool_result_chars")
-            else:
-                self.emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
-                return keeper.preview(text, ok, artifact_id)
-        # Its two ends, as an artifact's preview: a command's summary is at its end.
-        head, tail = max(1, limit // 2), max(1, limit // 4)
-        note = (f"The result was {len(text)} characters, over the inline limit of {limit} (max_tool_result_chars), "
-                f"and could not be kept: shown are its first {head} and last {tail} characters; the "
-                f"{len(text) - head - tail} between them were cut.")
-        envelope: dict[str, Any] = {"ok": ok, "head": text[:head], "tail": text[-tail:], "note": note}
-        return json.dumps(envelope, ensure_ascii=False)
 
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.

@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 
 import httpx
 
-from agentkit.plugin_api import Block, ToolUseBlock
+from agentkit.plugin_api import Block, Defer, ToolUseBlock
 
 from ._budget import Budget
 from .errors import ConfigError
@@ -48,9 +48,12 @@ DEFAULT_HOOK_TIMEOUT = 30.0
 #: Characters of one tool result's text the model is shown (``Limits.max_tool_result_chars``).
 DEFAULT_MAX_TOOL_RESULT_CHARS = 100_000
 
-Decision: TypeAlias = Block | None
+Decision: TypeAlias = Block | Defer | None
 #: The embedder's authorization boundary: ``None`` allows, :class:`Block` refuses,
-#: ``Block(reason, terminate=True)`` refuses and ends the run. May be sync or async.
+#: ``Block(reason, terminate=True)`` refuses and ends the run, :class:`Defer` asks a
+#: person (the plugins' hooks may still block; only a durable run can wait for the
+#: answer, any other run answers the call with an error naming ``--durable``).
+#: May be sync or async.
 BeforeToolCall: TypeAlias = Callable[[ToolUseBlock, dict[str, Any]], "Decision | Awaitable[Decision]"]
 
 

@@ -18,6 +18,9 @@ calls of one batch are concurrent delegations, each its own child.
 * **Abort.** A stop of the parent's run (abort, Ctrl-C, its deadline, its
   task cancelled) aborts every running child, which ends within its own stop
   budget and answers its own pending calls.
+* **Durable runs.** In a durable run (its ``Run.steps`` set), the delegation
+  is handed to :meth:`~._steps.RunSteps.subagent`: the child runs with steps of
+  its own (a child workflow), not inside its parent's tool step.
 * **Events.** Every event of the child reaches the parent's stream,
   subscribers and run observers wrapped in a
   :class:`~agentkit.plugin_api.SubagentEvent` that names the agent, the call
@@ -49,6 +52,7 @@ from agentkit.plugin_api import (
 
 from ._budget import Budget
 from ._run import current_run
+from ._steps import RunSteps, SubagentHandler
 from .sessions._entries import SUBAGENT_ENTRY
 
 if TYPE_CHECKING:
@@ -83,11 +87,20 @@ class Delegation:
 
 def delegation_tool(name: str, description: str, delegation: Delegation) -> Tool:
     """The tool that delegates: one argument, ``task``; answered with the child's final text."""
-    return Tool(name, description, _INPUT_SCHEMA, functools.partial(_delegate, delegation), ExecutionMode.PARALLEL)
+    return Tool(name, description, _INPUT_SCHEMA, SubagentHandler(_delegate, delegation), ExecutionMode.PARALLEL)
 
 
 async def _delegate(delegation: Delegation, arguments: dict[str, Any], context: ToolContext) -> ToolResult:
     parent = current_run()
+    if parent is not None and parent.steps is not None:  # a durable run: the child is a run of its own
+        return await parent.steps.subagent(context.call_id, functools.partial(
+            _delegate_with, delegation, arguments, context, parent))
+    return await _delegate_with(delegation, arguments, context, parent, None)
+
+
+async def _delegate_with(delegation: Delegation, arguments: dict[str, Any], context: ToolContext,
+                         parent: Run | None, steps: RunSteps | None) -> ToolResult:
+    """One delegation; ``steps``: the child's own run steps (a durable run's child)."""
     wanted = delegation.budget or Budget()
     grant = parent.account.reserve(wanted) if parent is not None else wanted
     child: Any = None
@@ -100,6 +113,7 @@ async def _delegate(delegation: Delegation, arguments: dict[str, Any], context: 
         config = dataclasses.replace(delegation.config, session_id=None, limits=limits)
         host = delegation.host or (parent.host if parent is not None else None)
         child = delegation.spawn(config, host=host, session=_child_session(parent))
+        child.run_steps = steps
         if parent is not None and parent.log is not None and child.session is not None:
             parent.log.custom(SUBAGENT_ENTRY, {"session_id": child.session_id, "tool_call_id": context.call_id,
                                                "agent": delegation.name})

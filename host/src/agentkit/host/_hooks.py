@@ -7,8 +7,8 @@ exactly the arguments it declares, as pluggy passes them, and one plugin
 that raises never skips another's objection or observation. Whatever a hook
 raises (``SystemExit`` included) is reported, attributed to its plugin, and
 never propagates; in ``agentkit_before_tool_call`` it blocks the call (fail
-closed), and so does an answer that is neither ``None`` nor a
-:class:`~agentkit.plugin_api.Block`.
+closed), and so does an answer that is neither ``None``, a
+:class:`~agentkit.plugin_api.Block` nor a :class:`~agentkit.plugin_api.Defer`.
 
 What a hook receives cannot change what was authorized nor what enters the
 history: each plugin gets its own copies, the arguments deep and read-only
@@ -24,7 +24,7 @@ import reprlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentkit.plugin_api import Block, Event, SessionInfo, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api import Block, Defer, Event, SessionInfo, ToolResultMessage, ToolUseBlock
 
 from ._readonly import read_only
 
@@ -65,8 +65,14 @@ class HookRunner:
         log.warning("%s", problem)
         self.problems.append(problem)
 
-    def before_tool_call(self, call: ToolUseBlock, arguments: dict[str, Any], session: SessionInfo) -> Block | None:
-        """The first plugin block, or ``None``; a raising hook or an unknown answer blocks (fail closed)."""
+    def before_tool_call(self, call: ToolUseBlock, arguments: dict[str, Any],
+                         session: SessionInfo) -> Block | Defer | None:
+        """The first plugin block, else the first deferral, else ``None``.
+
+        A raising hook or an unknown answer blocks (fail closed). A deferral
+        does not stop the scan: a later plugin's block still wins over it.
+        """
+        deferred: tuple[str, Defer] | None = None
         for plugin, caller in self._callers(BEFORE):
             self.blocked_by[call.id] = f"plugin:{plugin}"  # dropped below when no plugin objects
             try:
@@ -78,11 +84,31 @@ class HookRunner:
                 continue
             if isinstance(answer, Block):
                 return self._plain_block(plugin, answer)
-            self.report(f"plugin {plugin!r} {BEFORE} returned {reprlib.repr(answer)}; only None (no objection) "
-                        "or a Block is understood, so the call was blocked")
-            return Block(f"Blocked: the check of plugin {plugin!r} answered neither None nor a Block.")
+            if isinstance(answer, Defer):
+                deferred = deferred or (plugin, self._plain_defer(plugin, answer))
+                continue
+            self.report(f"plugin {plugin!r} {BEFORE} returned {reprlib.repr(answer)}; only None (no objection), "
+                        "a Block or a Defer is understood, so the call was blocked")
+            return Block(f"Blocked: the check of plugin {plugin!r} answered neither None, a Block nor a Defer.")
+        if deferred is not None:
+            self.blocked_by[call.id] = f"plugin:{deferred[0]}"  # who asked for the person, should they deny
+            return deferred[1]
         self.blocked_by.pop(call.id, None)
         return None
+
+    def _plain_defer(self, plugin: str, answer: Defer) -> Defer:
+        """A plain ``Defer`` of the host's, read here where what its fields raise is contained (see below)."""
+        try:
+            reason = answer.reason
+        except BaseException as exc:  # a plugin may raise anything, SystemExit included
+            self.report(f"plugin {plugin!r} {BEFORE} returned a Defer whose reason raised {type(exc).__name__}: {exc}")
+            reason = None
+        if type(reason) is not str:
+            if reason is not None:
+                self.report(f"plugin {plugin!r} {BEFORE} returned a Defer whose reason is {reprlib.repr(reason)}, "
+                            "not text")
+            reason = f"Plugin {plugin!r} asks a person to approve this call."
+        return Defer(reason)
 
     def _plain_block(self, plugin: str, answer: Block) -> Block:
         """A plain ``Block`` of the host's, read from a plugin's here, where what it raises is contained.

@@ -11,7 +11,13 @@ its work to that :class:`RunSteps` instead of doing it directly:
   the handler within its guard and returns its :class:`~agentkit.plugin_api.ToolResult`
   (never raising); the steps answer one result per call, in the same order;
 * each authorization of a call (``authorize``), when the embedder or a plugin
-  may refuse calls: ``decide`` asks them and returns the decision.
+  may refuse calls: ``decide`` asks them and returns the decision;
+* each call the authorization deferred to a person (``ask_person``): the run
+  waits for the person's :class:`~agentkit.host.Approval` (a durable run
+  parks; nothing else can wait, so a run without ``run_steps`` answers such a
+  call with an error naming ``--durable``);
+* each call of a delegation tool (``subagent``, see :class:`SubagentHandler`),
+  which is no step of its own: the subagent's run gets steps of its own.
 
 ``begin`` is called once per run, before anything is written or emitted, with
 the run itself: an extension may wrap ``run.emit`` (every event) and
@@ -31,11 +37,23 @@ from __future__ import annotations
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agentkit.plugin_api import AssistantMessage, Block, Tool, ToolResult, ToolUseBlock
+from agentkit.plugin_api import AssistantMessage, Block, Defer, Tool, ToolResult, ToolUseBlock
 
-__all__ = ["RunSteps", "ToolStep", "settle_by_steps"]
+if TYPE_CHECKING:
+    from ._approvals import Approval
+
+__all__ = ["RunSteps", "SubagentHandler", "ToolStep", "settle_by_steps"]
+
+
+class SubagentHandler(functools.partial[Awaitable[ToolResult]]):
+    """The handler of a delegation tool (:class:`~agentkit.host.Subagent`): a call of it runs a subagent.
+
+    A durable run does not make such a call a step: the call runs in the run's
+    own workflow and hands the subagent to :meth:`RunSteps.subagent`, which
+    makes it a child workflow with steps of its own.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +68,11 @@ class ToolStep:
     call: ToolUseBlock
     tool: Tool
     execute: Callable[[], Awaitable[ToolResult]]
+
+    @property
+    def subagent(self) -> bool:
+        """Whether the call runs a subagent (see :class:`SubagentHandler`): no step, a child run of its own."""
+        return isinstance(self.tool.handler, SubagentHandler)
 
 
 class RunSteps(Protocol):
@@ -77,9 +100,27 @@ class RunSteps(Protocol):
         ...
 
     async def authorize(self, call: ToolUseBlock,
-                        decide: Callable[[], Awaitable[tuple[Block | None, str | None]]]
-                        ) -> tuple[Block | None, str | None]:
-        """Whether ``call`` may run: ``await decide()`` (``(None, None)``, or a block and who blocked), or its earlier answer."""
+                        decide: Callable[[], Awaitable[tuple[Block | Defer | None, str | None]]]
+                        ) -> tuple[Block | Defer | None, str | None]:
+        """Whether ``call`` may run: ``await decide()`` (``(None, ...)``, or a block or deferral and who
+        answered it), or its earlier answer."""
+        ...
+
+    async def subagent(self, call_id: str, run: Callable[[RunSteps], Awaitable[ToolResult]]) -> ToolResult:
+        """The result of the delegation call ``call_id``: ``await run(child_steps)``, or its earlier result.
+
+        ``run`` builds the subagent and runs it with ``child_steps`` as its own
+        :attr:`~agentkit.host.Agent.run_steps`: a durable run gives it the steps of
+        a child workflow, whose id it derives from its own run id and ``call_id``.
+        """
+        ...
+
+    async def ask_person(self, call: ToolUseBlock, deferral: Defer) -> Approval:
+        """A person's answer about ``call``, which was deferred (``Defer``): wait for it, or its earlier answer.
+
+        The wait may be long (a person answers from another process, hours later) and must hold
+        no thread; the run's stop (an abort) ends it from outside.
+        """
         ...
 
 

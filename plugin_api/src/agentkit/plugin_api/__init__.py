@@ -47,7 +47,7 @@ if TYPE_CHECKING:
         event_from_dict as event_from_dict,
         event_to_dict as event_to_dict,
     )
-    from ._hooks import Block as Block, SessionInfo as SessionInfo
+    from ._hooks import Block as Block, Defer as Defer, SessionInfo as SessionInfo
     from ._markers import PROJECT_NAME as PROJECT_NAME, hookimpl as hookimpl
     from ._messages import (
         AssistantMessage as AssistantMessage,
@@ -126,6 +126,7 @@ _EXPORTS = {
     "event_from_dict": "._events",
     "event_to_dict": "._events",
     "Block": "._hooks",
+    "Defer": "._hooks",
     "SessionInfo": "._hooks",
     "Project": "._project",
     "PROJECT_NAME": "._markers",

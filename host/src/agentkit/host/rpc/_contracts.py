@@ -51,6 +51,12 @@ class ErrorCode(StrEnum):
     BUSY = "busy"
     #: The session log could not be written; the run was aborted and its events stop.
     SESSION_WRITE_FAILED = "session_write_failed"
+    #: ``runs.answer``: no such durable run, it has ended, or it waits for another call (or other arguments).
+    RUN_NOT_WAITING = "run_not_waiting"
+    #: ``runs.answer``: durable runs need the agentkit-durable extension, which is not installed.
+    DURABLE_NOT_INSTALLED = "durable_not_installed"
+    #: ``runs.answer``: the durable runs' database cannot be reached or used (its password is never shown).
+    DURABLE_UNAVAILABLE = "durable_unavailable"
     #: A defect of the server; the message says what raised.
     INTERNAL = "internal"
 
@@ -119,6 +125,16 @@ METHODS: dict[str, Method] = {method.name: method for method in (
                "location": {"type": "string", "description": "where the store keeps it (the file store: its path)"},
                "open": {"type": "boolean", "description": "whether this server has it open"},
            })}})),
+    Method("runs.answer", "approve or deny the call a parked durable run waits for (agentkit runs approve|deny)",
+           _object({"run_id": {"type": "string", "minLength": 1, "description": "the durable run's id"},
+                    "call_id": {"type": "string", "minLength": 1, "description": "the call it waits for"},
+                    "approved": {"type": "boolean", "description": "true: the call runs; false: it is denied"},
+                    "arguments_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$",
+                                         "description": "the SHA-256 of the arguments shown to the person (the "
+                                                        "run's agentkit.waiting event has it): any other is refused"}},
+                   {"reason": {"type": "string", "description": "why, for the model to read"}}),
+           _object({"run_id": {"type": "string"}, "call_id": {"type": "string"}, "tool": {"type": "string"},
+                    "approved": {"type": "boolean"}})),
     Method("tools.list", "the tools a session has (with session_id), else those a new session would have",
            _object(optional={"session_id": _SESSION_ID}),
            _object({"tools": {"type": "array", "items": _object({

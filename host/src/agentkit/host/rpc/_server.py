@@ -31,6 +31,7 @@ from ._contracts import (
     ErrorCode,
     RpcError,
 )
+from ._durable import durable_answer
 from ._lines import Backlog, Oversized, feed_queue, held_size
 
 if TYPE_CHECKING:
@@ -215,6 +216,19 @@ class RpcServer:
     async def _sessions_list(self, params: dict[str, Any]) -> dict[str, Any]:
         listings = sorted(await asyncio.to_thread(self.store.list_sessions), key=lambda item: (item.updated, item.id), reverse=True)
         return {"sessions": [{**item.record(), "open": item.id in self._open} for item in listings]}
+
+    async def _runs_answer(self, params: dict[str, Any]) -> dict[str, Any]:
+        answer = durable_answer()
+        try:  # off the event loop: it reads and writes the durable runs' database
+            answered = await asyncio.to_thread(
+                answer, params["run_id"], params["call_id"], approved=params["approved"],
+                reason=params.get("reason"), arguments_sha256=params["arguments_sha256"])
+        except UsageError as exc:  # no such run, not waiting, other arguments
+            raise RpcError(ErrorCode.RUN_NOT_WAITING, str(exc)) from None
+        except Exception as exc:  # the database cannot be used: the extension's one line (no password)
+            raise RpcError(ErrorCode.DURABLE_UNAVAILABLE, str(exc)) from None
+        return {"run_id": answered.run_id, "call_id": answered.call_id, "tool": answered.tool,
+                "approved": answered.approved}
 
     async def _tools_list(self, params: dict[str, Any]) -> dict[str, Any]:
         if "session_id" in params:

@@ -1,7 +1,9 @@
 """Hooks of the ``agentkit.hooks`` category: the run's lifecycle.
 
 Authorization hooks can only narrow. The embedder's own ``before_tool_call``
-decides first; a call it blocks never reaches a plugin.
+decides first; a call it blocks never reaches a plugin. A hook may also defer
+a call to a person (:class:`~agentkit.plugin_api.Defer`); any block wins over
+a deferral, and a deferred call runs only once a person approves it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._events import Event
-from .._hooks import Block, SessionInfo
+from .._hooks import Block, Defer, SessionInfo
 from .._markers import hookspec
 from .._messages import ToolResultMessage, ToolUseBlock
 from .._outcome import Outcome
@@ -19,24 +21,29 @@ from .._outcome import Outcome
 @hookspec(firstresult=True)
 def agentkit_before_tool_call(
     call: ToolUseBlock, arguments: dict[str, Any], session: SessionInfo
-) -> Block | None:
-    """Object to a tool call the embedder has already allowed.
+) -> Block | Defer | None:
+    """Object to a tool call the embedder has already allowed (or deferred to a person).
 
     :param call: the call as the model made it (id, name, argument text).
     :param arguments: the validated arguments, as a deep read-only copy
         (changing it raises ``TypeError``).
     :param session: the run the call belongs to.
-    :returns: ``None`` for no objection, or a :class:`~agentkit.plugin_api.Block`
-        to refuse the call. There is no "allow": any other value (``False``,
-        ``0``, ``""`` and ``[]`` included) is reported and blocks the call
-        (fails closed).
+    :returns: ``None`` for no objection, a :class:`~agentkit.plugin_api.Block`
+        to refuse the call, or a :class:`~agentkit.plugin_api.Defer` to have a
+        person decide. There is no "allow": any other value (``False``, ``0``,
+        ``""`` and ``[]`` included) is reported and blocks the call (fails
+        closed).
 
-    Stops at the first ``Block``: later plugins are not consulted. Runs only
-    for calls the embedder allowed, so a hook can never turn a block into an
-    allow. An exception blocks the call (fails closed) and is reported; the
-    run goes on. ``wrapper``/``hookwrapper`` implementations are refused.
+    Stops at the first ``Block``: later plugins are not consulted. A ``Defer``
+    does not stop the scan, so a later plugin's ``Block`` still wins over it.
+    Runs only for calls the embedder allowed or deferred, so a hook can never
+    turn a block into an allow. An exception blocks the call (fails closed)
+    and is reported; the run goes on. ``wrapper``/``hookwrapper``
+    implementations are refused.
 
     .. versionadded:: 0.1
+    .. versionchanged:: 0.2
+        A hook may answer ``Defer(reason)``.
     """
 
 
