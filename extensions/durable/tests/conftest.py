@@ -1,23 +1,154 @@
-"""Real databases for the durable tests: SQLite files in temporary folders, and a PostgreSQL server.
-
-The PostgreSQL server is started the way agentkit-store-postgres's tests start theirs
-(pytest-postgresql, one server per test process, on a free loopback port, stopped at the
-end; each test gets a fresh database): ``system_db`` is a ``postgresql://`` URL DBOS takes
-as its system database. Without PostgreSQL's server programs the tests fail and say what to
-install (``make test`` says so too).
-"""
+"""Durable runs driven as a user drives them: ``agentkit run --durable`` in a process the test kills, then
+``agentkit runs resume``; SQLite in the test's own folder, the scripted model, and a tool plugin
+(``plugin_site/``) that writes every call it starts to a ledger; and a PostgreSQL server for the queue and
+its workers, started the way agentkit-store-postgres's tests start theirs (pytest-postgresql, one server per
+test process on a free loopback port; ``system_db`` is a fresh database on it, as DBOS's ``postgresql://``
+system database URL)."""
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pytest_postgresql import factories
+
+from agentkit.host.sessions import JsonlSessionStore, Session
+from agentkit.testing import Turn, write_script
+
+#: The tool plugin the commands load (read_note is retry-safe, write_note is not).
+PLUGIN_SITE = Path(__file__).parent / "plugin_site"
+#: Generous: the suite runs on a loaded 2-core machine; each wait normally takes a second or two.
+TIMEOUT = 120
+
+
+@dataclass
+class DurableWorld:
+    """One test's folder: the data directory (sessions, the SQLite database), the ledger, the gate, the request log."""
+
+    folder: Path
+    command: Any  # the workspace's AgentkitCommand
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+    @property
+    def ledger(self) -> Path:
+        return self.folder / "ledger.jsonl"
+
+    @property
+    def gate(self) -> Path:
+        return self.folder / "gate"
+
+    @property
+    def requests(self) -> Path:
+        return self.folder / "requests.jsonl"
+
+    def env(self) -> dict[str, str]:
+        return {"AGENTKIT_DATA_DIR": str(self.data), "DURABLE_TEST_LEDGER": str(self.ledger),
+                "DURABLE_TEST_GATE": str(self.gate), "AGENTKIT_REPLAY_LOG": str(self.requests)}
+
+    def script(self, turns: list[Turn]) -> Path:
+        return write_script(self.folder / "script.json", turns)
+
+    def run_args(self, task: str = "take notes") -> list[str]:
+        return ["run", "--durable", "--model", "faux/scripted", "--script", str(self.folder / "script.json"),
+                "--root", str(self.folder), task]
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """``agentkit ARGS`` to its end."""
+        return self.command(*args, env=self.env(), site=PLUGIN_SITE, cwd=self.folder, timeout=TIMEOUT)
+
+    def start(self, *args: str) -> RunningProcess:
+        """``agentkit ARGS`` started; its stderr kept in a file the test reads while it runs."""
+        stderr = self.folder / f"stderr-{time.monotonic_ns()}.txt"
+        with stderr.open("wb") as sink:
+            process = subprocess.Popen([self.command.path(), *args], stdout=subprocess.DEVNULL, stderr=sink,
+                                       stdin=subprocess.DEVNULL, cwd=self.folder,
+                                       env=self.command.environment(self.env(), PLUGIN_SITE))
+        return RunningProcess(process, stderr)
+
+    def ledger_lines(self) -> list[dict[str, Any]]:
+        if not self.ledger.exists():
+            return []
+        return [json.loads(line) for line in self.ledger.read_text("utf-8").splitlines()]
+
+    def requested_turns(self) -> list[int]:
+        """The scripted turns asked for, in order, by every process so far."""
+        if not self.requests.exists():
+            return []
+        return [json.loads(line)["turn"] for line in self.requests.read_text("utf-8").splitlines()]
+
+    def session(self) -> Session:
+        """The one session the run wrote."""
+        store = JsonlSessionStore(self.data / "sessions")
+        latest = Session.most_recent(store)
+        assert latest is not None, "the run wrote no session"
+        return latest
+
+    def transcript(self) -> bytes:
+        """The session's messages as JSON bytes, without their timestamps (the wall clock's, never equal)."""
+        session = self.session()
+        try:
+            messages = [message.to_dict() for message in session.resume().messages]
+        finally:
+            session.close()
+        for message in messages:
+            message.pop("timestamp", None)
+        return json.dumps(messages, sort_keys=True).encode()
+
+
+@dataclass
+class RunningProcess:
+    process: subprocess.Popen[bytes]
+    stderr: Path
+
+    def run_id(self) -> str:
+        """The run id the command printed (``run: ID ...``), waited for."""
+        line = wait_for(lambda: next((line for line in self.stderr.read_text("utf-8").splitlines()
+                                      if line.startswith("run: ")), None), "the run id on stderr")
+        return line.split()[1]
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(TIMEOUT)
+
+    def end(self) -> None:
+        if self.process.poll() is None:
+            self.kill()
+
+
+def wait_for(condition: Callable[[], Any], what: str) -> Any:
+    """Poll ``condition`` until it answers something true; fail naming ``what`` after :data:`TIMEOUT` seconds."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    pytest.fail(f"waited {TIMEOUT}s for {what}")
+
+
+@pytest.fixture
+def world(tmp_path: Path, agentkit: Any) -> Iterator[DurableWorld]:
+    folder = tmp_path / "world"
+    folder.mkdir()
+    os.chmod(folder, 0o700)
+    yield DurableWorld(folder, agentkit)
+
+
+# -- PostgreSQL --------------------------------------------------------------------------------------
 
 INSTALL = ("PostgreSQL's server programs (initdb, pg_ctl) were not found on PATH nor by 'pg_config --bindir': "
            "install PostgreSQL 14 or newer (Debian/Ubuntu: apt install postgresql; macOS: brew install "

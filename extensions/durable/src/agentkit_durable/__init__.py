@@ -1,21 +1,48 @@
-"""Durable agent runs on DBOS Transact (docs/durable.md, docs/decisions/0039-durable-runs-on-dbos.md)."""
+"""Durable agent runs on DBOS Transact (docs/durable.md, docs/decisions/0039-durable-runs-on-dbos.md).
+
+A durable run is the DBOS workflow ``agentkit.run`` whose id is the run id;
+each model request, tool call and authorization is a step whose result is
+checkpointed. A process that starts (:func:`launch`) on the same database
+recovers the runs a dead process left pending.
+
+The names below load DBOS on first use, so that ``default_database_url`` stays cheap.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from agentkit.host.sessions import data_dir
+from ._database import DATABASE_ENV, default_database_url
 
-__all__ = ["DATABASE_ENV", "default_database_url"]
+if TYPE_CHECKING:
+    from ._agent import DurableAgent as DurableAgent
+    from ._agent import start_run as start_run
+    from ._launch import launch as launch
+    from ._launch import shutdown as shutdown
+    from ._spec import RunSpec as RunSpec
+    from ._steps import DurableSteps as DurableSteps
+    from ._workflow import WORKFLOW_NAME as WORKFLOW_NAME
+    from ._workflow import run_workflow as run_workflow
 
-#: The environment variable naming the system database (``sqlite:///...`` or ``postgresql://...``).
-DATABASE_ENV = "AGENTKIT_DURABLE_DB"
+_EXPORTS = {
+    "DurableAgent": "._agent",
+    "start_run": "._agent",
+    "launch": "._launch",
+    "shutdown": "._launch",
+    "RunSpec": "._spec",
+    "DurableSteps": "._steps",
+    "WORKFLOW_NAME": "._workflow",
+    "run_workflow": "._workflow",
+}
+
+__all__ = ["DATABASE_ENV", "default_database_url", *_EXPORTS]
 
 
-def default_database_url(environ: Mapping[str, str]) -> str:
-    """``$AGENTKIT_DURABLE_DB``, else a SQLite file ``durable.sqlite`` under the data directory (no server)."""
-    url = environ.get(DATABASE_ENV)
-    if url:
-        return url
-    return "sqlite:///" + str(Path(data_dir(environ)) / "durable.sqlite")
+def __getattr__(name: str) -> Any:
+    where = _EXPORTS.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(where, __name__), name)
+    globals()[name] = value
+    return value

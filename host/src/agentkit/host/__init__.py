@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from ._plugins import PluginHost as PluginHost, PluginRecord as PluginRecord
     from ._settings import ModelSettings as ModelSettings
+    from ._steps import RunSteps as RunSteps, ToolStep as ToolStep
     from ._stopping.policies import (
         StopContext as StopContext,
         StopPolicy as StopPolicy,
@@ -92,6 +93,8 @@ _EXPORTS = {
     "PluginHost": "._plugins",
     "PluginRecord": "._plugins",
     "ModelSettings": "._settings",
+    "RunSteps": "._steps",
+    "ToolStep": "._steps",
     "StopContext": "._stopping.policies",
     "StopPolicy": "._stopping.policies",
     "any_of": "._stopping.policies",

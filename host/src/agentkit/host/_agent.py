@@ -50,6 +50,7 @@ from ._run_slot import RunSlot
 from ._run_state import RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
+from ._steps import RunSteps
 from ._stopping.interrupt import run_interruptibly
 from ._stopping.run_stop import RunStop
 from ._structured import StructuredOutput
@@ -84,6 +85,9 @@ class Agent(Generic[AgentOutputT]):
     that type unless the call gives its own (see :meth:`run`); ``Agent(config,
     output_type=Invoice)`` is an ``Agent[Invoice]``, ``Agent(config)`` an ``Agent[None]``.
     """
+
+    #: Where runs hand their requests and calls (:class:`~agentkit.host.RunSteps`: durable runs); ``None``: nowhere.
+    run_steps: RunSteps | None = None
 
     # ``Agent(config)`` is an ``Agent[None]``, ``Agent(config, output_type=Invoice)`` an ``Agent[Invoice]``; no
     # catch-all: it would also take ``Agent[int] = Agent(config, output_type=Invoice)``.
@@ -475,6 +479,7 @@ class Agent(Generic[AgentOutputT]):
         """
         hooks = HookRunner(self.host.hook_callers)
         state = RunState()
+        run_id = uuid.uuid4().hex if (steps := self.run_steps) is None else steps.run_id
         return Run(
             config=self.config, model=self.model, provider=self.provider, runtime=self.runtime, host=self.host,
             toolset=self.toolset, history=self.history, session=self.session, session_id=self.session_id,
@@ -483,8 +488,8 @@ class Agent(Generic[AgentOutputT]):
             prompt_estimator=self.prompt_estimator, queues=self._queues, stats=self.stats,
             subscribers=self._subscribers, policy=self._policy, spawn=Agent, finished=self._record, stop=stop,
             hooks=hooks, state=state, account=RunAccount(state, self.config.limits.budget),
-            audit=RunAudit(self.config.audit, self.session_id, uuid.uuid4().hex, self.model.key, hooks.report),
-            overrides=self._overrides, structured=self.structured, put=put,
+            audit=RunAudit(self.config.audit, self.session_id, run_id, self.model.key, hooks.report),
+            overrides=self._overrides, structured=self.structured, put=put, run_id=run_id, steps=steps,
         )
 
     def _record(self, result: RunResult) -> None:

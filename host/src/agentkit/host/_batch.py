@@ -65,6 +65,7 @@ from ._guard import (
     launch,
     settle_all,
 )
+from ._steps import RunSteps, ToolStep
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
@@ -111,6 +112,9 @@ class ToolBatch:
         result size, options (:class:`~._batch_inputs.CallPolicy`).
     :param services: the collaborators the batch calls on: hooks, validators,
         images, artifacts, audit (:class:`~._batch_inputs.BatchServices`).
+    :param run_id: the run's id, which every call's context carries.
+    :param steps: where the calls and their authorizations go when a durable
+        run checkpoints them (:mod:`._steps`); ``None``: run here.
     """
 
     def __init__(
@@ -123,8 +127,12 @@ class ToolBatch:
         services: BatchServices,
         stop: RunStop | None = None,
         policy: CallPolicy = _HOST_DEFAULTS,
+        run_id: str = "",
+        steps: RunSteps | None = None,
     ) -> None:
         self.tools = tools
+        self.run_id = run_id
+        self.steps = steps
         self.session = session
         self.cancel = cancel
         self.stop = stop
@@ -195,6 +203,11 @@ class ToolBatch:
         if self.cancel.cancelled:  # the one abort decision for the whole batch
             for item in runnable:
                 item.result = ToolResult.failure("aborted", "Operation aborted")
+        elif self.steps is not None:
+            stepped = [ToolStep(item.call, item.tool, functools.partial(self._execute, item))  # type: ignore[arg-type]  # admitted calls have their tool
+                       for item in runnable]
+            for item, result in zip(runnable, await self.steps.tool_batch(stepped, sequential), strict=True):
+                item.result = result
         elif sequential:
             for item in runnable:
                 item.result = await self._execute(item)
@@ -289,12 +302,10 @@ class ToolBatch:
     async def _authorize(self, item: _Call) -> None:
         """Ask the embedder, then the plugins, about an admitted call; a refusal settles it."""
         call = item.call
-        decision, blocked_by = None, "before_tool_call"
-        if self._embedder_may_refuse():
-            decision = await self._ask_embedder(item)
-        if decision is None and self._implemented("agentkit_before_tool_call"):
-            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
-            blocked_by = self.hooks.blocked_by.get(call.id, blocked_by)
+        if self.steps is None:
+            decision, blocked_by = await self._decide_call(item)
+        else:
+            decision, blocked_by = await self.steps.authorize(call, functools.partial(self._decide_call, item))
         # ABORTED: the run is stopping and nobody refused this call; the batch's
         # abort decision answers it.
         if decision is None:
@@ -303,6 +314,16 @@ class ToolBatch:
             self.decisions[call.id] = ("blocked", blocked_by)
             item.result = ToolResult.failure("blocked", decision.reason)
             item.terminate = decision.terminate
+
+    async def _decide_call(self, item: _Call) -> tuple[Block | None, str | None]:
+        """The embedder's, then the plugins' decision on an admitted call, and who blocked it."""
+        decision, blocked_by = None, "before_tool_call"
+        if self._embedder_may_refuse():
+            decision = await self._ask_embedder(item)
+        if decision is None and self._implemented("agentkit_before_tool_call"):
+            decision, blocked_by = await self._ask_plugins(item), "agentkit_before_tool_call"
+            blocked_by = self.hooks.blocked_by.get(item.call.id, blocked_by)
+        return decision, blocked_by
 
     def _parse_arguments(self, item: _Call) -> str | None:
         assert item.tool is not None
@@ -362,6 +383,7 @@ class ToolBatch:
             options=self.tool_options.get(tool.name, {}),
             add_tools=self.add_tools,
             audit=None if self.audit_for is None else self.audit_for(tool.name, item.call.id),
+            run_id=self.run_id,
         )
 
     def _launch(self, item: _Call) -> Launched:

@@ -58,6 +58,8 @@ ENTRY_POINT_GROUPS = {f"agentkit.{category}": category for category in CATEGORY_
 COMMANDS_GROUP = "agentkit.commands"
 #: Where a distribution declares a session store, by the URL scheme it serves (``agentkit.host.sessions``).
 SESSION_STORES_GROUP = "agentkit.session_stores"
+#: Where the durable-run extension declares ``run``, which ``agentkit run --durable`` hands the run to.
+DURABLE_GROUP = "agentkit.durable"
 DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
 LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
 

@@ -101,6 +101,9 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> None:
     hooks, config = run.hooks, run.config
     run.log = log = RunLog.start(run.session, run.model.key, config.reasoning, run.stop)
     enter_run(run)  # set in the run's own task: its tool calls see it, its caller does not
+    if run.steps is not None:  # before anything is written or emitted: the steps may wrap both
+        run.steps.begin(run)
+        log = run.log
     if config.audit is not None:  # the trail is kept in the session too once it is asked for
         run.audit.log = log
     servers = server_descriptions(hooks.mcp_servers(sorted(run.toolset.tools)), hooks.report) if run.audit.kept else ()
@@ -125,6 +128,8 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
         cancel=stop.cancel,
         emit=run.emit,
         stop=stop,
+        run_id=run.run_id,
+        steps=run.steps,
         policy=CallPolicy(
             before_tool_call=config.trust.before_tool_call,
             tool_options=toolset.options(config.tool_options),
@@ -241,7 +246,8 @@ async def run_turns(run: Run) -> None:
             return
         state.turn += 1
         emit(TurnStart(state.turn))
-        message = await request(run)
+        steps = run.steps
+        message = await (request(run) if steps is None else steps.model_request(functools.partial(request, run)))
         append(message)
         state.usage = state.usage + message.usage
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):

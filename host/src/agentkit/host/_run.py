@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ._queues import MessageQueues
     from ._repair import TranscriptRepair
     from ._stats import AgentStats
+    from ._steps import RunSteps
     from ._stopping.policies import StopPolicy
     from ._stopping.run_stop import RunStop
     from ._structured import StructuredOutput
@@ -152,6 +153,10 @@ class Run:
     children: dict[Any, asyncio.Future[None]] = field(default_factory=dict)
     #: Set once the run reports its end: nothing of a child is passed on after the parent's ``agent_end``.
     ended: bool = False
+    #: The run's id (``ToolContext.run_id``); a durable run's is its workflow id.
+    run_id: str = ""
+    #: Where its model requests, tool calls and authorizations go, if not done directly (see :mod:`._steps`).
+    steps: RunSteps | None = None
 
     def system_prompt(self) -> str | None:
         """The system prompt of the run's requests (see :mod:`._system_prompt`)."""

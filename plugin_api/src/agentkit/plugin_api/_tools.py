@@ -87,9 +87,12 @@ class ToolContext:
         Callable from any thread; a record made after the run ended is
         dropped, and a trail nobody keeps costs nothing. ``None`` outside an
         agent's run.
+    :param run_id: the id of the run making the call (a durable run's is its
+        workflow id, the same in every process that runs it); ``""`` outside
+        an agent's run.
 
     .. versionchanged:: 0.2
-        ``add_tools``, ``audit``.
+        ``add_tools``, ``audit``, ``run_id`` and :attr:`idempotency_key`.
     """
 
     root: Path
@@ -98,6 +101,18 @@ class ToolContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     add_tools: Callable[..., None] | None = None
     audit: Callable[..., None] | None = None
+    run_id: str = ""
+
+    @property
+    def idempotency_key(self) -> str:
+        """``"<run id>:<call id>"``: the same for every execution of this call, and no other call's.
+
+        A durable run that a crash interrupted runs a call again when its tool
+        is ``retry_safe``; a tool whose effect must happen once passes this key
+        to the service it changes (an ``Idempotency-Key`` header, a unique
+        column) so that the second execution changes nothing. See ``docs/durable.md``.
+        """
+        return f"{self.run_id}:{self.call_id}"
 
 
 @dataclass(slots=True)
@@ -187,6 +202,14 @@ class Tool:
         a ``timeout`` error; ``None`` (the default) leaves it to the agent's
         ``AgentConfig.tool_timeout``. A sync handler past it is abandoned in
         its thread, an async one cancelled.
+    :param retry_safe: true for a tool whose call may run again with the same
+        effect: it only reads (``read_file``, ``grep``), or it deduplicates
+        its side effects by :attr:`ToolContext.idempotency_key`. A durable run
+        whose process died while the call ran runs such a call again; any
+        other interrupted call is answered as interrupted (see ``docs/durable.md``).
+
+    .. versionchanged:: 0.2
+        ``retry_safe``.
     """
 
     name: str
@@ -198,6 +221,7 @@ class Tool:
     default_enabled: bool = True
     requires_authorization: bool = False
     timeout: float | None = None
+    retry_safe: bool = False
 
     def __post_init__(self) -> None:
         if self.timeout is not None and not self.timeout > 0:
@@ -219,6 +243,7 @@ class Tool:
         default_enabled: bool = True,
         requires_authorization: bool = False,
         timeout: float | None = None,
+        retry_safe: bool = False,
     ) -> Tool:
         """Build a tool from a typed function; its docstring describes it.
 
@@ -238,6 +263,7 @@ class Tool:
             default_enabled=default_enabled,
             requires_authorization=requires_authorization,
             timeout=timeout,
+            retry_safe=retry_safe,
         )
 
 

@@ -170,8 +170,8 @@ class FauxProvider(CodecProvider):
     def decoder(self, request: ProviderRequest) -> FauxDecoder:
         return FauxDecoder(request)
 
-    def script(self, turns: list[Any]) -> Any:
-        """A :class:`Script` of ``turns``: the transport that plays them."""
+    def script(self, turns: list[Any], **options: Any) -> Any:
+        """A :class:`Script` of ``turns``: the transport that plays them (``options``: :class:`Script`'s)."""
         from ._script import Script  # httpx loads only when a script is played
 
-        return Script(turns)
+        return Script(turns, **options)

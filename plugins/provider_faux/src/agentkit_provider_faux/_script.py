@@ -142,17 +142,23 @@ class _ScriptedServer(httpx.AsyncBaseTransport):
     #: The default of ``keep_requests``.
     KEEP_REQUESTS = 16
 
-    def __init__(self, keep_requests: int | None) -> None:
+    def __init__(self, keep_requests: int | None, log: str | None = None) -> None:
         if keep_requests is not None and keep_requests < 1:
             raise ValueError(f"keep_requests must be 1 or more, or None to keep all, not {keep_requests!r}")
         self.requests: list[ScriptedRequest] = []
         self.keep_requests = keep_requests
         #: Every request received, including those no longer kept.
         self.request_count = 0
+        #: A file each request is appended to, one JSON line (``{"turn": n}``, from 1), when set.
+        self.log = log
 
     def _answer(self, request: ScriptedRequest, number: int) -> Turn:
         """The turn that answers ``request``, the ``number``-th (from 0)."""
         raise NotImplementedError
+
+    def _number(self, request: ScriptedRequest, received: int) -> int:
+        """Which request ``request`` is, from 0: by default, the order it arrived in."""
+        return received
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         received = ScriptedRequest(await request.aread())
@@ -161,6 +167,10 @@ class _ScriptedServer(httpx.AsyncBaseTransport):
         self.request_count += 1
         if self.keep_requests is not None and len(self.requests) > self.keep_requests:
             del self.requests[: -self.keep_requests]
+        number = self._number(received, number)
+        if self.log is not None:  # another process (a test of a command) counts what was asked
+            with open(self.log, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"turn": number + 1}) + "\n")
         turn = self._answer(received, number)
         if turn.status is not None:
             error = {"error": {"type": "scripted", "message": turn.error or f"HTTP {turn.status}"}}
@@ -179,15 +189,33 @@ class Script(_ScriptedServer):
     :param keep_requests: how many of the most recent requests
         ``script.requests`` keeps; ``None`` keeps every one (a short test that
         wants them all).
+    :param by_transcript: answer each request with the turn its transcript has
+        reached (the number of assistant messages after its last user message)
+        instead of the next one in arrival order: a run recovered in another
+        process, whose earlier responses came from checkpoints, gets the turn
+        it would have had (durable runs, ``docs/durable.md``). Each run then
+        plays the script from its first turn, and a failed turn (left out of
+        the next request) is played again.
+    :param log: a file each request is appended to as one JSON line ``{"turn": n}``
+        (counted from 1), for a test counting the requests of another process.
     :raises ValueError: a turn of plain data is malformed; the message names
         the turn (counted from 1) and the key.
     """
 
     def __init__(
-        self, turns: Iterable[Turn | dict[str, Any]], *, keep_requests: int | None = _ScriptedServer.KEEP_REQUESTS
+        self, turns: Iterable[Turn | dict[str, Any]], *, keep_requests: int | None = _ScriptedServer.KEEP_REQUESTS,
+        by_transcript: bool = False, log: str | None = None,
     ) -> None:
-        super().__init__(keep_requests)
+        super().__init__(keep_requests, log)
         self.turns = [_turn(turn, number) for number, turn in enumerate(turns, 1)]
+        self.by_transcript = by_transcript
+
+    def _number(self, request: ScriptedRequest, received: int) -> int:
+        if not self.by_transcript:
+            return received
+        roles = [message.get("role") for message in request.body.get("messages", ())]
+        last_user = max((index for index, role in enumerate(roles) if role == "user"), default=-1)
+        return roles[last_user + 1:].count("assistant")
 
     @property
     def remaining(self) -> int:

@@ -38,6 +38,7 @@ import json
 import os
 import sys
 import threading
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -89,7 +90,33 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--output-schema", default=None, metavar="FILE",
         help="a JSON Schema file: the run ends with a value that fits it, printed as JSON on stdout",
     )
+    parser.add_argument("--durable", action="store_true",
+                        help="a durable run (agentkit-durable): it survives its process; resume it with "
+                             "'agentkit runs resume'")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="with --durable: the database runs are kept in (default: $AGENTKIT_DURABLE_DB, "
+                             "else durable.sqlite in the data directory)")
     parser.set_defaults(handler=run)
+
+
+def _run_durable(args: argparse.Namespace) -> int:
+    """Hand the run to the durable-run extension, found through its entry point."""
+    from .._entry_points import DURABLE_GROUP, contributed_entry_points
+
+    if args.dry_run or args.output_schema is not None:
+        raise UsageError("--durable runs take neither --dry-run nor --output-schema")
+    entry = contributed_entry_points(DURABLE_GROUP, "durable", os.environ).get("run")
+    if entry is None:
+        raise UsageError("durable runs need the agentkit-durable extension: pip install agentkit-durable")
+    module_name, _, attribute = entry.value.partition(":")
+    try:
+        run_durable: Any = import_module(module_name.strip())
+        for part in attribute.strip().split(".") if attribute.strip() else ():
+            run_durable = getattr(run_durable, part)
+    except Exception as exc:  # a broken installation: one line, never a traceback
+        raise UsageError(f"the agentkit-durable extension failed to load ({type(exc).__name__}: {exc}); "
+                         "reinstall it: pip install agentkit-durable") from None
+    return int(run_durable(args))
 
 
 def _tools(host: PluginHost, allow: bool) -> tuple[list[str], list[str]]:
@@ -122,7 +149,7 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
     transport: Any = None
     replay = os.environ.get(REPLAY_ENV)
     if args.script is not None or model.api == "faux":
-        transport = load_script(provider, args.script)
+        transport = load_script(provider, args.script, by_transcript=getattr(args, "durable", False))
     elif replay:
         transport = ReplayTransport.from_file(replay, os.environ.get(REPLAY_LOG_ENV))
     config = AgentConfig(
@@ -143,6 +170,10 @@ def run(args: argparse.Namespace) -> int:
     from .._plugins import PluginHost
     from .._structured import StructuredOutput
 
+    if args.db is not None and not args.durable:
+        raise UsageError("--db names the database of durable runs: pass it with --durable")
+    if args.durable:
+        return _run_durable(args)
     root = Path(args.root).expanduser()
     if not root.is_dir():
         raise UsageError(f"--root {args.root!r} is not a directory")

@@ -118,12 +118,18 @@ def require_credential(provider: Provider, model: ModelInfo) -> None:
         raise UsageError(f"no credential for {model.key}: set {listed} in the environment")
 
 
-def load_script(provider: Provider, path: str | None) -> Any:
+def load_script(provider: Provider, path: str | None, *, by_transcript: bool = False) -> Any:
     """The transport that plays the JSON list of turns in the file ``path`` (``--script``) on ``provider``.
+
+    ``by_transcript``: each request gets the turn its transcript has reached, not the next in
+    arrival order (a durable run recovered in another process). With ``AGENTKIT_REPLAY_LOG``
+    set, each request is appended to that file as one JSON line (``{"turn": n}``).
 
     :raises UsageError: no path, a file that is no JSON list of turns, or a
         provider that plays no scripts.
     """
+    from .._replay import REPLAY_LOG_ENV
+
     if path is None:
         raise UsageError("the scripted model plays a script: pass --script FILE.json (a JSON list of turns)")
     try:
@@ -135,8 +141,11 @@ def load_script(provider: Provider, path: str | None) -> Any:
     script = provider_member(provider, "script")
     if script is None:
         raise UsageError(f"the {provider.api!r} provider plays no scripts; --script is for faux/scripted")
+    options: dict[str, Any] = {"by_transcript": True} if by_transcript else {}
+    if os.environ.get(REPLAY_LOG_ENV):
+        options["log"] = os.environ[REPLAY_LOG_ENV]
     try:
-        return script(turns)
+        return script(turns, **options)
     except (KeyError, TypeError, ValueError) as exc:
         raise UsageError(f"--script {path}: {exc}") from exc
 

@@ -1,0 +1,37 @@
+"""``agentkit runs``: the durable runs' command, contributed through ``agentkit.commands`` (decision 0017).
+
+``agentkit runs SUBCOMMAND ...`` imports the subcommand's module only when it is
+named: :data:`SUBCOMMANDS` maps each name to ``module:function``, the function
+taking the subcommand's arguments and returning the exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+
+from agentkit.plugin_api.errors import UsageError
+
+__all__ = ["SUBCOMMANDS", "runs_main"]
+
+#: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
+SUBCOMMANDS: dict[str, str] = {
+    "resume": "._cmd_resume:main",
+}
+
+_USAGE = "usage: agentkit runs {" + ",".join(SUBCOMMANDS) + "} ..."
+
+
+def runs_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``agentkit runs ARGV``; the exit code (2 for a usage error, said in one line)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] in ("-h", "--help"):
+        print(_USAGE + "\n\nsubcommands: " + ", ".join(sorted(SUBCOMMANDS)) + " (see 'agentkit runs NAME --help')")
+        return 0 if arguments else 2
+    name, rest = arguments[0], arguments[1:]
+    target = SUBCOMMANDS.get(name)
+    if target is None:
+        raise UsageError(f"'agentkit runs' has no subcommand {name!r}; choose one of {', '.join(sorted(SUBCOMMANDS))}")
+    module_name, _, function = target.partition(":")
+    return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
