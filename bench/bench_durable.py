@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _postgres import fresh_database, postgres  # noqa: E402
+from _postgres import fresh_database, postgres
 
 TURNS = 20
 CALLS = 3
@@ -55,7 +55,14 @@ HERE = Path(__file__).resolve()
 
 def _payloads() -> tuple[dict[str, Any], dict[str, Any]]:
     """A model request's answer and a tool call's result, as the durable run checkpoints them."""
-    from agentkit.plugin_api import AssistantMessage, StopReason, TextBlock, ToolResultMessage, ToolUseBlock, Usage
+    from agentkit.plugin_api import (
+        AssistantMessage,
+        StopReason,
+        TextBlock,
+        ToolResultMessage,
+        ToolUseBlock,
+        Usage,
+    )
 
     calls = [ToolUseBlock(f"call_0_{i}", "work", f'{{"n": {i}}}') for i in range(CALLS)]
     answer = AssistantMessage(list(calls), StopReason.TOOL_USE, "tool_use", provider="faux", api="faux",

@@ -85,8 +85,6 @@ def describe(url: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agentkit worker ARGV``; the exit code."""
-    from ._workflow_registry import APP, register_workflows
-
     args = parser().parse_args(argv)
     database = args.db or default_database_url(os.environ)
     settings = WorkerSettings(database=database, queue=args.queue, queue_concurrency=args.queue_concurrency,
@@ -100,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{settings.concurrency} at once", flush=True)
 
     try:
-        serve(settings, app=APP, register=register_workflows, stop=stop, started=started)
+        serve(settings, stop=stop, started=started)
     except WorkerIdInUse as exc:
         raise UsageError(str(exc)) from None
     print("agentkit worker: stopped", flush=True)

@@ -17,7 +17,10 @@ from dbos import DBOS
 
 from ._database import default_database_url
 
-__all__ = ["launch", "launched_url", "shutdown"]
+__all__ = ["APP", "launch", "launched_url", "shutdown"]
+
+#: The DBOS application durable runs belong to (its queues are this application's).
+APP = "agentkit"
 
 _launched: list[str] = []  # the URL DBOS was launched with in this process, if it was
 
@@ -40,7 +43,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     from . import _workflow  # the workflow is registered before DBOS is made
 
-    DBOS(config={"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
+    DBOS(config={"name": APP, "system_database_url": url, "log_level": "WARNING",
                  "application_version": _workflow.APPLICATION_VERSION})
     DBOS.launch()
     _launched.append(url)

@@ -27,6 +27,7 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ._liveness import Liveness, liveness_for
@@ -88,23 +89,27 @@ def recover_dead_workers(dbos: Any, liveness: Liveness, own: str) -> list[str]:
     return dead
 
 
-def serve(settings: WorkerSettings, *, app: str, register: Callable[[], None], stop: threading.Event,
+def serve(settings: WorkerSettings, *, stop: threading.Event,
           started: Callable[[str], None] = lambda worker: None) -> None:
-    """Execute queued runs until ``stop`` is set; ``register`` declares the workflows before DBOS launches.
+    """Execute queued runs until ``stop`` is set; ``started`` is told the worker's id once it takes runs.
 
-    Raises :class:`WorkerIdInUse` when a live worker already runs under ``settings.worker_id``.
+    :raises WorkerIdInUse: a live worker already runs under ``settings.worker_id``.
     """
     from dbos import DBOS
+
+    from . import _workflow  # the workflow is registered before DBOS is made
+    from ._launch import APP
 
     worker = executor_id(settings)
     liveness = liveness_for(settings.database)
     try:
         if not liveness.hold(worker):
             raise WorkerIdInUse(worker)
-        DBOS(config={"name": app, "system_database_url": settings.database, "executor_id": worker,
-                     "log_level": "WARNING", "notification_listener_polling_interval_sec": settings.interval})
+        if settings.database.startswith("sqlite:///"):  # DBOS creates the file, not its folder
+            Path(settings.database.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        DBOS(config={"name": APP, "system_database_url": settings.database, "executor_id": worker,
+                     "application_version": _workflow.APPLICATION_VERSION, "log_level": "WARNING"})
         try:
-            register()
             DBOS.listen_queues([settings.queue])
             DBOS.launch()
             DBOS.register_queue(settings.queue, worker_concurrency=settings.concurrency,

@@ -13,11 +13,12 @@ from importlib import import_module
 
 from agentkit.plugin_api.errors import UsageError
 
-__all__ = ["SUBCOMMANDS", "runs_main"]
+__all__ = ["SUBCOMMANDS", "runs_main", "worker_main"]
 
 #: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
 SUBCOMMANDS: dict[str, str] = {
     "resume": "._cmd_resume:main",
+    "submit": "._cmd_submit:main",
 }
 
 _USAGE = "usage: agentkit runs {" + ",".join(SUBCOMMANDS) + "} ..."
@@ -35,3 +36,10 @@ def runs_main(argv: Sequence[str] | None = None) -> int:
         raise UsageError(f"'agentkit runs' has no subcommand {name!r}; choose one of {', '.join(sorted(SUBCOMMANDS))}")
     module_name, _, function = target.partition(":")
     return int(getattr(import_module(module_name, __package__), function)(rest) or 0)
+
+
+def worker_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``agentkit worker ARGV``; the exit code."""
+    from ._cmd_worker import main
+
+    return main(list(sys.argv[1:] if argv is None else argv))

@@ -1,0 +1,112 @@
+"""``agentkit runs submit``: put a durable run on a queue for ``agentkit worker`` to execute; print its id.
+
+The options are ``agentkit run``'s that shape the agent; they become the run's
+:class:`~agentkit_durable.RunSpec`, checked here as a worker will build it (an
+unknown model or a bad script is refused now, not in a worker's log). The run is
+written to a session, new unless ``--session`` names one, in the store
+``--store`` (else ``$AGENTKIT_SESSION_STORE``) names, else in the executing
+worker's default store. The command returns as soon as the run is queued.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import uuid
+from collections.abc import Sequence
+
+from agentkit.plugin_api.errors import UsageError
+
+from ._database import DATABASE_ENV, default_database_url
+from ._worker import QUEUE
+
+__all__ = ["main", "submit"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see 'agentkit runs submit --help')")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from agentkit.host.cli.support import add_agent_options
+
+    parser = _Parser(prog="agentkit runs submit",
+                     description="Queue a durable run for 'agentkit worker' to execute and print its run id. "
+                                 "Takes agentkit run's options.")
+    parser.add_argument("task", help="what the agent should do")
+    parser.add_argument("--model", default=None, help="vendor/model, e.g. anthropic/claude-sonnet-4-6")
+    parser.add_argument("--session", default=None, metavar="ID",
+                        help="continue the stored session ID (default: a new session)")
+    add_agent_options(parser)
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help=f"the system database the workers take runs from (default: ${DATABASE_ENV}, "
+                             "else a SQLite file under the data directory)")
+    parser.add_argument("--queue", default=QUEUE, help=f"the queue (default: {QUEUE})")
+    parser.add_argument("--json", action="store_true", help='print {"run_id": ..., "session_id": ...} as JSON')
+    return parser
+
+
+def submit(spec: dict[str, object], database: str, *, queue: str = QUEUE, run_id: str | None = None) -> str:
+    """Queue the run ``spec`` (a :meth:`RunSpec.to_dict`) on ``queue`` of ``database``; its run id.
+
+    The system database's tables are created first if no worker made them yet.
+    """
+    from pathlib import Path
+
+    from dbos import DBOS, DBOSClient
+
+    from ._launch import APP
+    from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
+
+    if database.startswith("sqlite:///"):  # DBOS creates the file, not its folder
+        Path(database.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    DBOS.migrate(database)
+    run_id = run_id or uuid.uuid4().hex
+    client = DBOSClient(system_database_url=database, application_name=APP)
+    try:
+        # Only workers of this version take it: they rebuild the agent from the spec as this one checked it.
+        client.enqueue({"queue_name": queue, "workflow_name": WORKFLOW_NAME, "workflow_id": run_id,
+                        "app_version": APPLICATION_VERSION}, spec)
+    finally:
+        client.destroy()
+    return run_id
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run ``agentkit runs submit ARGV``; the exit code."""
+    from pathlib import Path
+
+    from agentkit.host.cli.support import select_session
+    from agentkit.host.sessions._selection import STORE_ENV
+
+    from ._spec import RunSpec
+
+    args = _parser().parse_args(list(argv))
+    root = Path(args.root).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root!r} is not a directory")
+    if args.max_turns is not None and args.max_turns < 1:
+        raise UsageError("--max-turns must be at least 1")
+    # The store is named in the spec, so that the worker writes where this command would look.
+    args.store = args.store or os.environ.get(STORE_ENV) or None
+    session = select_session(args.session or "new", resume=False, store=args.store, root=root)
+    assert session is not None
+    try:
+        args.model = args.model or session.model
+        if args.model is None:
+            raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
+        spec = RunSpec.from_args(args, session_id=session.id)
+    finally:
+        session.close()
+    agent = spec.build_agent()  # refuse a bad model or script now, as a worker would
+    if agent.session is not None:
+        agent.session.close()
+    database = args.db or default_database_url(os.environ)
+    run_id = submit(spec.to_dict(), database, queue=args.queue)
+    if args.json:
+        print(json.dumps({"run_id": run_id, "session_id": spec.session_id}))
+    else:
+        print(run_id)
+    return 0
