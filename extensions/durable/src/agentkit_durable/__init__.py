@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ._agent import start_run as start_run
     from ._launch import launch as launch
     from ._launch import shutdown as shutdown
+    from ._queue import QUEUE as QUEUE
+    from ._queue import submit as submit
     from ._spec import RunSpec as RunSpec
     from ._steps import DurableSteps as DurableSteps
     from ._workflow import WORKFLOW_NAME as WORKFLOW_NAME
@@ -34,6 +36,8 @@ _EXPORTS = {
     "DurableSteps": "._steps",
     "WORKFLOW_NAME": "._workflow",
     "run_workflow": "._workflow",
+    "QUEUE": "._queue",
+    "submit": "._queue",
 }
 
 __all__ = ["DATABASE_ENV", "default_database_url", *_EXPORTS]

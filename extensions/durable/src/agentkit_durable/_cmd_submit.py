@@ -13,15 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import uuid
 from collections.abc import Sequence
 
 from agentkit.plugin_api.errors import UsageError
 
 from ._database import DATABASE_ENV, default_database_url
-from ._worker import QUEUE
+from ._queue import QUEUE, submit
 
-__all__ = ["main", "submit"]
+__all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,32 +45,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--queue", default=QUEUE, help=f"the queue (default: {QUEUE})")
     parser.add_argument("--json", action="store_true", help='print {"run_id": ..., "session_id": ...} as JSON')
     return parser
-
-
-def submit(spec: dict[str, object], database: str, *, queue: str = QUEUE, run_id: str | None = None) -> str:
-    """Queue the run ``spec`` (a :meth:`RunSpec.to_dict`) on ``queue`` of ``database``; its run id.
-
-    The system database's tables are created first if no worker made them yet.
-    """
-    from pathlib import Path
-
-    from dbos import DBOS, DBOSClient
-
-    from ._launch import APP
-    from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
-
-    if database.startswith("sqlite:///"):  # DBOS creates the file, not its folder
-        Path(database.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    DBOS.migrate(database)
-    run_id = run_id or uuid.uuid4().hex
-    client = DBOSClient(system_database_url=database, application_name=APP)
-    try:
-        # Only workers of this version take it: they rebuild the agent from the spec as this one checked it.
-        client.enqueue({"queue_name": queue, "workflow_name": WORKFLOW_NAME, "workflow_id": run_id,
-                        "app_version": APPLICATION_VERSION}, spec)
-    finally:
-        client.destroy()
-    return run_id
 
 
 def main(argv: Sequence[str]) -> int:
@@ -104,7 +77,7 @@ def main(argv: Sequence[str]) -> int:
     if agent.session is not None:
         agent.session.close()
     database = args.db or default_database_url(os.environ)
-    run_id = submit(spec.to_dict(), database, queue=args.queue)
+    [run_id] = submit([spec], database, queue=args.queue)
     if args.json:
         print(json.dumps({"run_id": run_id, "session_id": spec.session_id}))
     else:

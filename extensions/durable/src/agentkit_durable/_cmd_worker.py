@@ -14,7 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 from agentkit.plugin_api.errors import UsageError
 
 from . import DATABASE_ENV, default_database_url
-from ._worker import QUEUE, WorkerIdInUse, WorkerSettings, serve
+from ._queue import QUEUE
+from ._worker import WorkerIdInUse, WorkerSettings, serve
 
 
 class _Parser(argparse.ArgumentParser):
@@ -95,11 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def started(worker: str) -> None:
         print(f"agentkit worker {worker}: taking runs from queue {settings.queue!r} of {describe(database)}, "
-              f"{settings.concurrency} at once", flush=True)
+              f"{settings.concurrency} at once", file=sys.stderr, flush=True)
 
     try:
         serve(settings, stop=stop, started=started)
     except WorkerIdInUse as exc:
         raise UsageError(str(exc)) from None
-    print("agentkit worker: stopped", flush=True)
+    print("agentkit worker: stopped", file=sys.stderr, flush=True)
     return 0

@@ -31,9 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from ._liveness import Liveness, liveness_for
+from ._queue import QUEUE
 
-#: The queue runs are submitted to and workers take them from, unless ``--queue`` names another.
-QUEUE = "agentkit.runs"
 #: Executor ids of workers start with this: only their runs are recovered by other workers (a run an
 #: ``agentkit run --durable`` process started is that process's, recovered by ``agentkit runs resume``).
 WORKER_PREFIX = "agentkit-worker:"
