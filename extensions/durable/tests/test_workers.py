@@ -1,0 +1,111 @@
+"""``agentkit runs submit`` queues a run and prints its id; ``agentkit worker`` executes it into the session
+store, stops cleanly on SIGTERM, recovers a dead worker's runs, and refuses an id a live worker holds."""
+
+from __future__ import annotations
+
+import signal
+
+from dbos import DBOSClient
+
+from agentkit.host.sessions import JsonlSessionStore, Session
+from agentkit.testing import Turn, text, tool_call
+
+from .conftest import TIMEOUT, DurableWorld, RunningProcess, wait_for
+
+
+def _status(database: str, run_id: str) -> str | None:
+    client = DBOSClient(system_database_url=database)
+    try:
+        found = client.list_workflows(workflow_ids=[run_id], load_input=False, load_output=False)
+    finally:
+        client.destroy()
+    return found[0].status if found else None
+
+
+def _taking_runs(worker: RunningProcess) -> str:
+    """Wait until the worker says it takes runs; that line."""
+    return wait_for(lambda: next((line for line in worker.stderr.read_text("utf-8").splitlines()
+                                  if "taking runs" in line), None), "the worker taking runs")
+
+
+def _stop(worker: RunningProcess) -> int:
+    worker.process.send_signal(signal.SIGTERM)
+    return worker.process.wait(TIMEOUT)
+
+
+def test_a_submitted_run_is_executed_by_a_worker_into_the_named_store(world: DurableWorld, system_db: str) -> None:
+    world.script([Turn([tool_call("write_note", {"name": "queued"})]), Turn([text("done from the queue")])])
+    store = world.folder / "elsewhere"
+    submitted = world.run("runs", "submit", "--db", system_db, "--store", str(store), "--model", "faux/scripted",
+                          "--script", str(world.folder / "script.json"), "--root", str(world.folder), "take notes")
+    assert submitted.returncode == 0, submitted.stderr
+    run_id = submitted.stdout.strip()
+    assert _status(system_db, run_id) == "ENQUEUED"  # nothing runs it until a worker comes
+
+    worker = world.start("worker", "--db", system_db, "--concurrency", "2")
+    try:
+        wait_for(lambda: _status(system_db, run_id) == "SUCCESS", "the run to complete")
+        assert _stop(worker) == 0
+    finally:
+        worker.end()
+    said = worker.stderr.read_text("utf-8")
+    assert "taking runs" in said and "stopped" in said and "Traceback" not in said
+
+    assert [line["key"] for line in world.ledger_lines()] == [f"{run_id}:call_1_1"]
+    latest = Session.most_recent(JsonlSessionStore(store))
+    assert latest is not None
+    try:
+        texts = [message.text for message in latest.resume().messages if message.role != "user"]
+    finally:
+        latest.close()
+    assert texts == ["", '{"ok": true, "data": "wrote queued"}', "done from the queue"]
+
+
+def test_a_dead_workers_run_is_finished_by_another_worker(world: DurableWorld) -> None:
+    database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
+    # The first call waits at the gate: its worker is killed while the run is inside it.
+    world.script([Turn([tool_call("read_note", {"name": "slow one"})]), Turn([text("finished elsewhere")])])
+    submitted = world.run("runs", "submit", "--db", database, "--model", "faux/scripted",
+                          "--script", str(world.folder / "script.json"), "--root", str(world.folder), "note")
+    assert submitted.returncode == 0, submitted.stderr
+    run_id = submitted.stdout.strip()
+    first = world.start("worker", "--db", database)
+    try:
+        wait_for(lambda: world.ledger_lines(), "the call to start in the first worker")
+        first.kill()
+    finally:
+        first.end()
+    world.gate.touch()
+    second = world.start("worker", "--db", database)
+    try:
+        wait_for(lambda: _status(database, run_id) == "SUCCESS", "another worker to finish the run")
+        assert _stop(second) == 0
+    finally:
+        second.end()
+    # The retry-safe call ran again in the second worker; the model was not asked for the first turn again.
+    assert [line["pid"] for line in world.ledger_lines()] == [first.process.pid, second.process.pid]
+    assert world.requested_turns() == [1, 2]
+
+
+def test_a_worker_id_a_live_worker_holds_is_refused_in_one_line(world: DurableWorld) -> None:
+    database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
+    first = world.start("worker", "--db", database, "--id", "builder")
+    try:
+        _taking_runs(first)
+        second = world.run("worker", "--db", database, "--id", "builder")
+    finally:
+        first.end()
+    assert second.returncode == 2
+    assert second.stderr.strip().splitlines()[-1].endswith(
+        "a worker with id 'builder' is already running on this database: give this one another --id "
+        "(or none, for a fresh one)")
+    assert "Traceback" not in second.stderr
+
+
+def test_submit_refuses_an_unknown_model_before_queueing(world: DurableWorld) -> None:
+    database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
+    refused = world.run("runs", "submit", "--db", database, "--model", "nowhere/nothing", "do it")
+    assert refused.returncode == 2
+    assert len(refused.stderr.strip().splitlines()) == 1 and "no installed provider serves vendor 'nowhere'" in \
+        refused.stderr
+    assert not (world.folder / "db").exists()  # nothing was queued
