@@ -4,12 +4,13 @@ by ``agentkit runs resume``: no completed step runs again, and the transcript is
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
 from agentkit.testing import Turn, text, tool_call
 
-from .conftest import DurableWorld, wait_for
+from .conftest import TIMEOUT, DurableWorld, wait_for
 
 
 def uninterrupted(tmp_path: Path, agentkit: Any, turns: list[Turn]) -> bytes:
@@ -125,3 +126,19 @@ def test_a_tool_not_safe_to_retry_killed_inside_its_call_is_answered_interrupted
         session.close()
     assert len(results) == 1 and results[0].is_error
     assert "may or may not have taken effect" in json.loads(results[0].content[0].text)["detail"]
+
+
+def test_ctrl_c_aborts_the_run_and_records_it_as_aborted(world: DurableWorld) -> None:
+    world.script([Turn([tool_call("write_note", {"name": "first"})]), Turn([text("a slow answer")], delay=0.5)])
+    running = world.start(*world.run_args())
+    try:
+        wait_for(lambda: 2 in world.requested_turns(), "the second request")
+        running.process.send_signal(signal.SIGINT)
+        assert running.process.wait(TIMEOUT) == 130
+    finally:
+        running.end()
+    assert "agentkit: aborted" in running.stderr.read_text("utf-8")
+
+    resumed = world.run("runs", "resume")  # ended, not pending: there is nothing to resume
+    assert resumed.returncode == 0 and "no durable run is pending" in resumed.stderr
+    assert world.requested_turns() == [1, 2]

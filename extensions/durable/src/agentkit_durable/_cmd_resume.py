@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agentkit.plugin_api.errors import UsageError
@@ -50,6 +51,12 @@ def main(argv: Sequence[str]) -> int:
     from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
 
     url = default_database_url(os.environ) if args.db is None else args.db
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        # No durable run was ever started on this database.
+        if args.run_id is not None:
+            raise UsageError(f"no durable run has the id {args.run_id!r}; 'agentkit runs list' shows them")
+        print("no durable run is pending", file=sys.stderr)
+        return 0
     # Which runs are pending is read before launching: launching recovers them, and a short one may
     # have ended before a question asked afterwards.
     client = DBOSClient(system_database_url=url)

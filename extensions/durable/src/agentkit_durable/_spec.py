@@ -73,6 +73,36 @@ class RunSpec:
             store=args.store, session_id=session_id,
         )
 
+    @classmethod
+    def from_command_line(cls, args: argparse.Namespace) -> RunSpec:
+        """The spec of ``agentkit run``'s parsed options, checked as the command checks them.
+
+        The run is written to the session ``--session ID`` or ``--resume`` names, else a new one
+        (a durable run always keeps one: a recovering process rebuilds the agent from it).
+
+        :raises UsageError: a root that is no directory, ``--max-turns`` below 1, no model, a session
+            that does not exist.
+        """
+        from agentkit.host.cli.support import select_session
+        from agentkit.plugin_api.errors import UsageError
+
+        root = Path(args.root).expanduser()
+        if not root.is_dir():
+            raise UsageError(f"--root {args.root!r} is not a directory")
+        if args.max_turns is not None and args.max_turns < 1:
+            raise UsageError("--max-turns must be at least 1")
+        session = select_session(args.session or (None if args.resume else "new"), resume=args.resume,
+                                 store=args.store, root=root)
+        assert session is not None  # named, resumed or new
+        try:
+            model = args.model or session.model
+            if model is None:
+                raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
+            args.model = model
+            return cls.from_args(args, session_id=session.id)
+        finally:
+            session.close()  # the run opens it again, as a recovering process would
+
     def to_dict(self) -> dict[str, Any]:
         """The spec as plain data (what the workflow is given), with its ``version``."""
         return {"version": SPEC_VERSION, **dataclasses.asdict(self)}

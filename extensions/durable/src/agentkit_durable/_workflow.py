@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from ._agent import DurableAgent
 
-__all__ = ["APPLICATION_VERSION", "WORKFLOW_NAME", "run_workflow"]
+__all__ = ["APPLICATION_VERSION", "WORKFLOW_NAME", "abort", "run_workflow"]
 
 #: The name the workflow is registered under; ``runs list`` lists the workflows of this name.
 WORKFLOW_NAME = "agentkit.run"
@@ -54,6 +54,15 @@ APPLICATION_VERSION = f"agentkit-durable-{_version()}"
 AGENTS: dict[str, DurableAgent] = {}
 #: Who is told the events of a run started in this process, by run id (the process's own printer).
 LISTENERS: dict[str, Callable[[Event], object]] = {}
+#: The agents running a run in this process, by run id: what :func:`abort` stops.
+RUNNING: dict[str, Agent] = {}
+
+
+def abort(run_id: str) -> None:
+    """Abort run ``run_id`` if this process runs it: it ends, recorded with the outcome ``aborted``."""
+    agent = RUNNING.get(run_id)
+    if agent is not None:
+        agent.abort()
 
 
 @DBOS.workflow(name=WORKFLOW_NAME)
@@ -93,9 +102,11 @@ async def execute(spec: RunSpec, run_id: str) -> dict[str, Any]:
         agent.run_steps = DurableSteps(run_id, replaying=replaying, written=written)
         listener = LISTENERS.get(run_id)
         unsubscribe = agent.subscribe(listener) if listener is not None else None
+        RUNNING[run_id] = agent
         try:
             result = await agent.run(spec.prompt)
         finally:
+            RUNNING.pop(run_id, None)
             agent.run_steps = None
             if unsubscribe is not None:
                 unsubscribe()

@@ -144,6 +144,7 @@ LIST_FILES = Tool(
         "additionalProperties": False,
     },
     handler=list_files,
+    retry_safe=True,  # it only reads: a durable run runs an interrupted call again
 )
 
 FIND_FILES = Tool(
@@ -181,4 +182,5 @@ FIND_FILES = Tool(
         "additionalProperties": False,
     },
     handler=find_files,
+    retry_safe=True,  # it only reads: a durable run runs an interrupted call again
 )

@@ -171,4 +171,5 @@ READ_FILE = Tool(
     },
     handler=read_file,
     prompt_guidelines="Read a file before editing it; continue long files with the offset the marker names.",
+    retry_safe=True,  # it only reads: a durable run runs an interrupted call again
 )

@@ -230,4 +230,5 @@ SEARCH_FILES = Tool(
         "additionalProperties": False,
     },
     handler=search_files,
+    retry_safe=True,  # it only reads: a durable run runs an interrupted call again
 )
