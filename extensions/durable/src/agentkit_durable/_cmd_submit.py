@@ -36,8 +36,9 @@ def _parser() -> argparse.ArgumentParser:
                                  "Takes agentkit run's options.")
     parser.add_argument("task", help="what the agent should do")
     parser.add_argument("--model", default=None, help="vendor/model, e.g. anthropic/claude-sonnet-4-6")
-    parser.add_argument("--session", default=None, metavar="ID",
-                        help="continue the stored session ID (default: a new session)")
+    parser.add_argument("--session", default=None, metavar="ID|new",
+                        help="write the run to a new session ('new', the default), or continue the stored session ID")
+    parser.add_argument("--resume", action="store_true", help="continue the session written to last")
     add_agent_options(parser)
     parser.add_argument("--db", default=None, metavar="URL",
                         help=f"the system database the workers take runs from (default: ${DATABASE_ENV}, "
@@ -49,30 +50,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """Run ``agentkit runs submit ARGV``; the exit code."""
-    from pathlib import Path
-
-    from agentkit.host.cli.support import select_session
     from agentkit.host.sessions._selection import STORE_ENV
 
     from ._spec import RunSpec
 
     args = _parser().parse_args(list(argv))
-    root = Path(args.root).expanduser()
-    if not root.is_dir():
-        raise UsageError(f"--root {args.root!r} is not a directory")
-    if args.max_turns is not None and args.max_turns < 1:
-        raise UsageError("--max-turns must be at least 1")
     # The store is named in the spec, so that the worker writes where this command would look.
     args.store = args.store or os.environ.get(STORE_ENV) or None
-    session = select_session(args.session or "new", resume=False, store=args.store, root=root)
-    assert session is not None
-    try:
-        args.model = args.model or session.model
-        if args.model is None:
-            raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
-        spec = RunSpec.from_args(args, session_id=session.id)
-    finally:
-        session.close()
+    spec = RunSpec.from_command_line(args)
     agent = spec.build_agent()  # refuse a bad model or script now, as a worker would
     if agent.session is not None:
         agent.session.close()
