@@ -4,6 +4,7 @@ store, stops cleanly on SIGTERM, recovers a dead worker's runs, and refuses an i
 from __future__ import annotations
 
 import signal
+import socket
 
 from dbos import DBOSClient
 
@@ -109,3 +110,74 @@ def test_submit_refuses_an_unknown_model_before_queueing(world: DurableWorld) ->
     assert len(refused.stderr.strip().splitlines()) == 1 and "no installed provider serves vendor 'nowhere'" in \
         refused.stderr
     assert not (world.folder / "db").exists()  # nothing was queued
+
+
+AGENTS_MODULE = '''
+from agentkit.host import Agent, AgentConfig, Connection
+from agentkit.plugin_api import Tool
+from agentkit.testing import Script, Turn, text, tool_call
+from agentkit_durable import DurableAgent
+
+
+def shout(words: str) -> str:
+    """Shout some words.
+
+    :param words: what to shout
+    """
+    return words.upper()
+
+
+def build() -> Agent:
+    script = Script([Turn([tool_call("shout", {"words": "hello"})]), Turn([text("I shouted HELLO.")])],
+                    by_transcript=True)
+    agent = Agent(AgentConfig(model="faux/scripted", tools=[], connection=Connection(transport=script)))
+    agent.add_tools(Tool.from_function(shout))
+    return agent
+
+
+DurableAgent(build, name="shouter")
+'''
+
+
+def test_a_run_submitted_by_agent_name_runs_on_a_worker_that_imports_its_module(world: DurableWorld) -> None:
+    from agentkit_durable import RunSpec, submit
+
+    database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
+    (world.folder / "shouters.py").write_text(AGENTS_MODULE)
+    [run_id] = submit([RunSpec(prompt="Shout hello", agent="shouter")], database)
+    worker = world.start("worker", "--db", database, "--import", "shouters")
+    try:
+        wait_for(lambda: _status(database, run_id) == "SUCCESS", "the worker to run the named agent")
+        assert _stop(worker) == 0
+    finally:
+        worker.end()
+    client = DBOSClient(system_database_url=database)
+    try:
+        assert client.retrieve_workflow(run_id).get_result()["text"] == "I shouted HELLO."
+    finally:
+        client.destroy()
+
+
+def test_a_module_to_import_that_is_missing_is_refused_in_one_line(world: DurableWorld) -> None:
+    refused = world.run("worker", "--import", "no_such_agents_module")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        "agentkit: error: --import no_such_agents_module: No module named 'no_such_agents_module'; run the "
+        "worker where the module can be imported"]
+
+
+def test_a_database_that_cannot_be_reached_is_one_line_without_its_password(world: DurableWorld) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql://agent:s3cret-pw@127.0.0.1:{port}/runs"
+    world.script([Turn([text("never")])])
+    for command in (["worker", "--db", url],
+                    ["runs", "submit", "--db", url, "--model", "faux/scripted", "--script",
+                     str(world.folder / "script.json"), "go"]):
+        failed = world.run(*command)
+        assert failed.returncode == 1, failed.stderr
+        [line] = failed.stderr.strip().splitlines()
+        assert line.startswith(f"agentkit: error: the durable runs' database postgresql://agent:***@127.0.0.1:{port}/runs "
+                               "cannot be reached: ")
+        assert "s3cret-pw" not in failed.stderr + failed.stdout

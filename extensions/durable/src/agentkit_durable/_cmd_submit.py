@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Sequence
 
 from agentkit.plugin_api.errors import UsageError
 
+from ._cmd_worker import unreachable
 from ._database import DATABASE_ENV, default_database_url
 from ._queue import QUEUE, submit
 
@@ -62,7 +64,14 @@ def main(argv: Sequence[str]) -> int:
     if agent.session is not None:
         agent.session.close()
     database = args.db or default_database_url(os.environ)
-    [run_id] = submit([spec], database, queue=args.queue)
+    try:
+        [run_id] = submit([spec], database, queue=args.queue)
+    except Exception as exc:
+        line = unreachable(exc, database)
+        if line is None:
+            raise
+        print(f"agentkit: error: {line}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps({"run_id": run_id, "session_id": spec.session_id}))
     else:

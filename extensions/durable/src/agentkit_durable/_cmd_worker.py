@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from agentkit.plugin_api.errors import UsageError
 
@@ -54,6 +54,10 @@ def parser() -> argparse.ArgumentParser:
                         help="this worker's id: restarted with the same id, a worker takes its unfinished runs "
                              "back at once (default: a fresh one; other workers recover a dead worker's runs "
                              "either way)")
+    parser.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                        help="import this module (from the working directory or the environment) before taking "
+                             "runs: the one that makes the DurableAgents of runs submitted by agent name; "
+                             "repeat for several")
     parser.add_argument("--grace", type=_positive, default=30, metavar="SECONDS",
                         help="on SIGTERM or Ctrl-C, how long running runs get to finish before the worker "
                              "leaves them to the others (default: 30)")
@@ -75,13 +79,40 @@ def _stop_on_signals(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, handle)
 
 
+def _import(modules: list[str]) -> None:
+    """Import the ``--import`` modules, the working directory first on the path (as ``python -m`` has it)."""
+    if not modules:
+        return
+    sys.path.insert(0, os.getcwd())
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise UsageError(f"--import {name}: {exc}; run the worker where the module can be imported") from None
+
+
 def describe(url: str) -> str:
     """A database URL fit to print: its password is never shown."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    from agentkit.host.sessions import without_password
+
+    return without_password(url, url)
+
+
+def unreachable(exc: BaseException, url: str) -> str | None:
+    """The one line saying ``url`` cannot be reached, when ``exc`` says so; ``None`` for another error."""
+    import sqlite3
+
+    from psycopg import OperationalError
+
+    from agentkit.host.sessions import without_password
+
+    # DBOS reaches the database through SQLAlchemy, which wraps the driver's error as ``orig``.
+    cause = getattr(exc, "orig", None) or exc
+    if not isinstance(cause, OperationalError | sqlite3.OperationalError):
+        return None
+    reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+    return without_password(f"the durable runs' database {url} cannot be reached: {reason}; check --db "
+                            f"(or ${DATABASE_ENV})", url)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -91,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = WorkerSettings(database=database, queue=args.queue, queue_concurrency=args.queue_concurrency,
                               worker_id=args.id, grace=args.grace,
                               **({"concurrency": args.concurrency} if args.concurrency else {}))
+    _import(args.imports)
     stop = threading.Event()
     _stop_on_signals(stop)
 
@@ -102,5 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         serve(settings, stop=stop, started=started)
     except WorkerIdInUse as exc:
         raise UsageError(str(exc)) from None
+    except Exception as exc:
+        line = unreachable(exc, database)
+        if line is None:
+            raise
+        print(f"agentkit: error: {line}", file=sys.stderr)
+        return 1
     print("agentkit worker: stopped", file=sys.stderr, flush=True)
     return 0

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +16,16 @@ __all__ = ["QUEUE", "submit"]
 
 #: The queue runs are submitted to and workers take them from, unless another is named.
 QUEUE = "agentkit.runs"
+
+
+@contextlib.contextmanager
+def _quiet(logger: logging.Logger) -> Iterator[None]:
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def submit(specs: Iterable[RunSpec], database: str, *, queue: str = QUEUE) -> list[str]:
@@ -30,7 +42,8 @@ def submit(specs: Iterable[RunSpec], database: str, *, queue: str = QUEUE) -> li
 
     if database.startswith("sqlite:///"):  # DBOS creates the file, not its folder
         Path(database.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    DBOS.migrate(database)
+    with _quiet(logging.getLogger("dbos")):  # DBOS logs its attempts; the caller gets the error itself
+        DBOS.migrate(database)
     client = DBOSClient(system_database_url=database, application_name=APP)
     run_ids = []
     try:
