@@ -26,7 +26,7 @@ from pytest_postgresql import factories
 from agentkit.host.sessions import JsonlSessionStore, Session
 from agentkit.testing import Turn, write_script
 
-#: The tool plugin the commands load (read_note is retry-safe, write_note is not).
+#: The plugins the commands load: tools (read_note is retry-safe, write_note is not) and an observer of events.
 PLUGIN_SITE = Path(__file__).parent / "plugin_site"
 #: Generous: the suite runs on a loaded 2-core machine; each wait normally takes a second or two.
 TIMEOUT = 120
@@ -55,9 +55,14 @@ class DurableWorld:
     def requests(self) -> Path:
         return self.folder / "requests.jsonl"
 
+    @property
+    def events(self) -> Path:
+        return self.folder / "events.jsonl"
+
     def env(self) -> dict[str, str]:
         return {"AGENTKIT_DATA_DIR": str(self.data), "DURABLE_TEST_LEDGER": str(self.ledger),
-                "DURABLE_TEST_GATE": str(self.gate), "AGENTKIT_REPLAY_LOG": str(self.requests)}
+                "DURABLE_TEST_GATE": str(self.gate), "AGENTKIT_REPLAY_LOG": str(self.requests),
+                "DURABLE_TEST_EVENTS": str(self.events)}
 
     def script(self, turns: list[Turn]) -> Path:
         return write_script(self.folder / "script.json", turns)
@@ -83,6 +88,12 @@ class DurableWorld:
         if not self.ledger.exists():
             return []
         return [json.loads(line) for line in self.ledger.read_text("utf-8").splitlines()]
+
+    def observed_events(self) -> list[dict[str, Any]]:
+        """What the observing plugin saw, in every process so far: ``type``, ``call``, ``pid``."""
+        if not self.events.exists():
+            return []
+        return [json.loads(line) for line in self.events.read_text("utf-8").splitlines()]
 
     def requested_turns(self) -> list[int]:
         """The scripted turns asked for, in order, by every process so far."""

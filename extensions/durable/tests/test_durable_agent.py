@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 from agentkit_durable import DurableAgent, RunSpec, launch, shutdown
+from dbos import DBOS
 
-from agentkit.host import Agent, AgentConfig, Connection, PluginHost
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust
 from agentkit.plugin_api import Tool, ToolContext
 from agentkit.testing import Script, Turn, text, tool_call
 
@@ -107,11 +108,13 @@ def test_resume_with_nothing_pending_says_so(world: DurableWorld) -> None:
 
 def test_a_finished_run_resumed_by_id_prints_its_result_without_running_again(world: DurableWorld) -> None:
     world.script([Turn([tool_call("write_note", {"name": "once"})]), Turn([text("finished")])])
-    done = world.run(*world.run_args())
+    database = "sqlite:///" + str(world.folder / "runs.sqlite")  # --db: not the data directory's
+    done = world.run(*world.run_args()[:2], "--db", database, *world.run_args()[2:])
     assert done.returncode == 0 and done.stdout.strip() == "finished"
     run_id = next(line.split()[1] for line in done.stderr.splitlines() if line.startswith("run: "))
+    assert not (world.data / "durable.sqlite").exists()
 
-    resumed = world.run("runs", "resume", run_id)
+    resumed = world.run("runs", "resume", run_id, "--db", database)
 
     assert resumed.returncode == 0 and resumed.stdout.strip() == "finished"
     assert world.requested_turns() == [1, 2] and len(world.ledger_lines()) == 1
@@ -121,3 +124,34 @@ def test_validate_plugins_accepts_a_tool_that_is_safe_to_retry(world: DurableWor
     done = world.command("validate-plugins", "--json", env={**world.env(), "AGENTKIT_LOAD_PLUGINS": "agentkit-tools-ledger"},
                          site=PLUGIN_SITE)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_replayed_authorization_is_not_asked_again(database: str) -> None:
+    asked: list[str] = []
+    ran: list[str] = []
+
+    def policy(call: Any, arguments: Any) -> None:
+        asked.append(call.id)
+
+    def note(arguments: dict[str, Any], context: ToolContext) -> str:
+        ran.append(context.call_id)
+        return "noted"
+
+    def build() -> Agent:
+        script = Script([Turn([tool_call("note")]), Turn([text("noted it")])], by_transcript=True)
+        agent = Agent(AgentConfig(model="faux/scripted", tools=[], connection=Connection(transport=script),
+                                  trust=Trust(before_tool_call=policy)))
+        agent.add_tools(Tool("note", "Take a note.", {"type": "object", "properties": {}}, note))
+        return agent
+
+    first = asyncio.run(DurableAgent(build, name="asked").run("note it", run_id="auth-1"))
+    assert first.text == "noted it" and asked == ["call_1_1"] and ran == ["call_1_1"]
+    steps = {step["function_name"]: step["function_id"] for step in DBOS.list_workflow_steps("auth-1")}
+    assert "agentkit.authorize" in steps
+
+    # Executed again from the start of the tool calls, as a recovery would: earlier steps answer from the record.
+    forked = DBOS.fork_workflow("auth-1", steps["agentkit.tools_started"]).get_result()
+
+    assert forked["text"] == "noted it"
+    assert asked == ["call_1_1"]  # the recorded decision, not a second question
+    assert ran == ["call_1_1", "call_1_1"]  # the calls from that step on ran again

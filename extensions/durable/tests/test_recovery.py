@@ -60,6 +60,11 @@ def test_killed_between_two_steps_resumes_without_running_a_completed_step(
     assert 1 not in world.requested_turns()[killed_requests:]  # its response was never asked for again
     assert world.ledger_lines()[0]["key"] == f"{run_id}:call_1_1"
     assert world.transcript() == uninterrupted(tmp_path, agentkit, turns)
+    # What the first process reported is not reported again: the replay delivers no event.
+    events = world.observed_events()
+    assert [event["call"] for event in events if event["type"] == "tool_call_end"] == ["call_1_1", "call_2_1"]
+    assert [event["type"] for event in events].count("agent_start") == 1
+    assert [event["type"] for event in events].count("message_end") == 3
 
 
 def test_killed_inside_a_model_request_sends_only_that_request_again(
