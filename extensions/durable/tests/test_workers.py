@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import signal
 import socket
+import time
 
+import pytest
 from dbos import DBOSClient
 
 from agentkit.host.sessions import JsonlSessionStore, Session
@@ -181,3 +183,44 @@ def test_a_database_that_cannot_be_reached_is_one_line_without_its_password(worl
         assert line.startswith(f"agentkit: error: the durable runs' database postgresql://agent:***@127.0.0.1:{port}/runs "
                                "cannot be reached: ")
         assert "s3cret-pw" not in failed.stderr + failed.stdout
+
+
+def _queued_slow_runs(world: DurableWorld, database: str, count: int) -> list[str]:
+    """``count`` runs whose one call waits at the gate, queued."""
+    from agentkit_durable import RunSpec, submit
+
+    script = world.script([Turn([tool_call("write_note", {"name": "slow note"})]), Turn([text("noted")])])
+    return submit([RunSpec(prompt=f"run {number}", model="faux/scripted", root=str(world.folder),
+                           script=str(script)) for number in range(count)], database)
+
+
+def _counts(database: str) -> dict[str, int]:
+    client = DBOSClient(system_database_url=database)
+    try:
+        runs = client.list_workflows(load_input=False, load_output=False)
+    finally:
+        client.destroy()
+    return {status: sum(run.status == status for run in runs) for status in {run.status for run in runs}}
+
+
+@pytest.mark.parametrize("limits", [["--concurrency", "1"], ["--concurrency", "3", "--queue-concurrency", "1"]],
+                         ids=["per-worker", "per-queue"])
+def test_a_worker_executes_no_more_runs_at_once_than_its_limits(world: DurableWorld, limits: list[str]) -> None:
+    database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
+    run_ids = _queued_slow_runs(world, database, 3)
+    # Per queue: two workers, the limit across both; per worker: one.
+    workers = [world.start("worker", "--db", database, *limits) for _ in range(2 if "--queue-concurrency" in limits
+                                                                                 else 1)]
+    try:
+        for worker in workers:
+            _taking_runs(worker)
+        wait_for(lambda: world.ledger_lines(), "a run to start its call")
+        time.sleep(3)  # three polls of the queue by each worker: none takes a second run while one runs
+        assert _counts(database) == {"PENDING": 1, "ENQUEUED": 2}
+        assert len(world.ledger_lines()) == 1
+        world.gate.touch()
+        wait_for(lambda: _counts(database) == {"SUCCESS": 3}, "every run to complete, one after the other")
+    finally:
+        for worker in workers:
+            worker.end()
+    assert sorted(line["key"].split(":")[0] for line in world.ledger_lines()) == sorted(run_ids)

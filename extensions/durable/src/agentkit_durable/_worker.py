@@ -111,7 +111,9 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
         try:
             DBOS.listen_queues([settings.queue])
             DBOS.launch()
-            DBOS.register_queue(settings.queue, worker_concurrency=settings.concurrency,
+            # DBOS refuses a per-worker limit above the queue's: no worker runs more than the queue anyway.
+            per_worker = min(settings.concurrency, settings.queue_concurrency or settings.concurrency)
+            DBOS.register_queue(settings.queue, worker_concurrency=per_worker,
                                 global_concurrency=settings.queue_concurrency,
                                 polling_interval_sec=settings.interval, on_conflict="always_update")
             started(worker)
