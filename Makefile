@@ -54,8 +54,12 @@ test: bootstrap
 	@-$(RUN) python -m compileall -q $(WORKSPACE_SOURCES)
 	$(RUN) pytest -n auto --dist worksteal
 
+# The benchmarks run in an environment of their own, .venv-bench: the workspace plus the `bench` group
+# (pydantic-ai, what the durable runs' cost is compared with; docs/decisions/0042), which `make test`'s
+# .venv never holds. The durable benchmark starts a PostgreSQL server (initdb, pg_ctl) of its own.
+BENCH_ENV = .venv-bench
 bench: bootstrap
-	$(RUN) python bench/run.py
+	UV_PROJECT_ENVIRONMENT=$(BENCH_ENV) $(UV) run --locked --all-packages --group bench python bench/run.py
 
 # ruff for style, then mypy over every workspace member (scripts/typecheck.py; its flags are in
 # pyproject.toml: strict on plugin_api and host).
@@ -80,4 +84,4 @@ conformance-mcp: bootstrap
 	$(RUN) python apps/mcp_server/conformance/run.py $(CONFORMANCE_MCP)
 
 clean:
-	rm -rf .venv .pytest_cache .hypothesis .mutation .mcp-conformance
+	rm -rf .venv .venv-bench .pytest_cache .hypothesis .mutation .mcp-conformance

@@ -5,7 +5,9 @@
 Also real system databases for ``agentkit runs``: PostgreSQL servers (the session store's, loaded from
 extensions/store_postgres/tests/conftest.py so that both suites start it the same way, and a second one,
 started only by the tests that need it, that asks for a password), and ``make_runs``, which leaves runs of
-every kind in a database as processes running them would (make_runs.py)."""
+every kind in a database as processes running them would (make_runs.py).
+``system_db`` is a fresh database on the first server, as DBOS's ``postgresql://`` system database URL
+(the queue and its workers)."""
 
 from __future__ import annotations
 
@@ -226,3 +228,10 @@ def make_runs() -> Any:
     application version unless ``version`` says another) in the database at
     ``url``, as processes running them would (see make_runs.py): the finished ones finished, the others pending."""
     return _make_runs
+
+
+@pytest.fixture
+def system_db(postgresql_database: Any) -> str:
+    """A ``postgresql://`` URL of a fresh, empty database for DBOS's system tables, dropped after the test."""
+    info = postgresql_database.info
+    return f"postgresql://{info.user}@{info.host}:{info.port}/{info.dbname}"

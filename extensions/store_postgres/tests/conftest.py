@@ -24,7 +24,8 @@ INSTALL = ("PostgreSQL's server programs (initdb, pg_ctl) were not found on PATH
 
 # A throwaway server: commits need not reach the disk (the tests are about locking, not power loss).
 postgresql_server_process = factories.postgresql_proc(
-    port=None, postgres_options="-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+    port=None, postgres_options="-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                                "-c max_connections=200")
 postgresql_database = factories.postgresql("postgresql_server")
 
 

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from ._approval import answer_call as answer_call
     from ._launch import launch as launch
     from ._launch import shutdown as shutdown
+    from ._queue import QUEUE as QUEUE
+    from ._queue import submit as submit
     from ._spec import RunSpec as RunSpec
     from ._steps import DurableSteps as DurableSteps
     from ._subagents import SUBAGENT_WORKFLOW as SUBAGENT_WORKFLOW
@@ -48,6 +50,8 @@ _EXPORTS = {
     "child_run_id": "._subagents",
     "WORKFLOW_NAME": "._workflow",
     "run_workflow": "._workflow",
+    "QUEUE": "._queue",
+    "submit": "._queue",
 }
 
 __all__ = ["DATABASE_ENV", "default_database_url", *_EXPORTS]

@@ -27,9 +27,11 @@ from dbos import DBOS, DBOSConfig
 from ._database import default_database_url
 from .errors import DatabaseUnavailable
 
-__all__ = ["executor_alive", "launch", "launched_url", "process_executor", "shutdown"]
+__all__ = ["APP", "executor_alive", "launch", "launched_url", "process_executor", "shutdown"]
 
-_COMMAND_EXECUTOR = "agentkit"
+#: The DBOS application durable runs belong to (its queues are this application's).
+APP = "agentkit"
+_COMMAND_EXECUTOR = APP
 
 _launched: list[str] = []  # the URL DBOS was launched with in this process, if it was
 
@@ -83,7 +85,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
             raise DatabaseUnavailable(f"the durable runs' database {shown(url)} cannot be created: {folder}: "
                                       f"{exc.strerror}; pass --db (or set $AGENTKIT_DURABLE_DB) with a path in a "
                                       "folder you can write") from None
-    config: DBOSConfig = {"name": "agentkit", "system_database_url": url, "log_level": "WARNING",
+    config: DBOSConfig = {"name": APP, "system_database_url": url, "log_level": "WARNING",
                           "application_version": _workflow.APPLICATION_VERSION}
     if executor_id is not None:
         config["executor_id"] = executor_id

@@ -13,7 +13,7 @@ from importlib import import_module
 
 from agentkit.plugin_api.errors import UsageError
 
-__all__ = ["SUBCOMMANDS", "report_failure", "runs_main"]
+__all__ = ["SUBCOMMANDS", "report_failure", "runs_main", "worker_main"]
 
 #: ``agentkit runs NAME`` -> ``module:function`` (relative to this package), called with the rest of the arguments.
 SUBCOMMANDS: dict[str, str] = {
@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "cancel": "._cmd_cancel:main",
     "approve": "._cmd_approve:approve",
     "deny": "._cmd_approve:deny",
+    "submit": "._cmd_submit:main",
 }
 
 _USAGE = "usage: agentkit runs {" + ",".join(SUBCOMMANDS) + "} ..."
@@ -53,3 +54,10 @@ def report_failure(exc: Exception) -> int:
 
     print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
     return 1
+
+
+def worker_main(argv: Sequence[str] | None = None) -> int:
+    """Run ``agentkit worker ARGV``; the exit code."""
+    from ._cmd_worker import main
+
+    return main(list(sys.argv[1:] if argv is None else argv))
