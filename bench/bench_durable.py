@@ -221,7 +221,11 @@ def _pydantic() -> dict[str, Callable[[], Awaitable[Any]]]:
 
 
 def overheads(url: str) -> dict[str, float]:
-    """Every overhead on one system database, in this process: seconds of each kind, durable and plain."""
+    """Every overhead on one system database, in this process: seconds of each kind, durable and plain.
+
+    The bare workflow, ours and pydantic-ai's run on the one database ``launch`` prepared (on SQLite:
+    in WAL mode, synchronous FULL), so each is measured with the same settings.
+    """
     import agentkit_durable
 
     kinds = {**_bare(), **_ours(), **_pydantic()}  # workflows are declared before DBOS launches

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from dbos import DBOS, DBOSConfig
 
-from ._database import default_database_url
+from ._database import default_database_url, use_write_ahead_log
 from .errors import DatabaseUnavailable
 
 __all__ = ["APP", "executor_alive", "launch", "launched_url", "process_executor", "shutdown"]
@@ -85,6 +85,7 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
             raise DatabaseUnavailable(f"the durable runs' database {shown(url)} cannot be created: {folder}: "
                                       f"{exc.strerror}; pass --db (or set $AGENTKIT_DURABLE_DB) with a path in a "
                                       "folder you can write") from None
+        use_write_ahead_log(Path(url.removeprefix("sqlite:///")))  # before DBOS opens it: see the function
     config: DBOSConfig = {"name": APP, "system_database_url": url, "log_level": "WARNING",
                           "application_version": _workflow.APPLICATION_VERSION}
     if executor_id is not None:
