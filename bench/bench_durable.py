@@ -264,6 +264,11 @@ def throughput(url: str, workers: int, runs: int, folder: Path) -> float:
         submit([spec] * runs, url)
         while client.list_workflows(name=WORKFLOW_NAME, status="SUCCESS", load_input=False,
                                     load_output=False).__len__() < runs:
+            gone = [process for process in processes if process.poll() is not None]
+            if gone:  # the queue would never drain: say why instead of waiting for ever
+                assert gone[0].stderr is not None
+                raise SystemExit(f"a worker exited ({gone[0].returncode}) before the queue drained:\n"
+                                 + gone[0].stderr.read()[-3000:])
             time.sleep(0.05)
         elapsed = time.perf_counter() - started
         client.destroy()
