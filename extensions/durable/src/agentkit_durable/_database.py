@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -9,7 +12,7 @@ from agentkit.host.sessions import data_dir
 
 from .errors import DatabaseUnavailable
 
-__all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "unavailable"]
+__all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "private_sqlite", "unavailable"]
 
 #: The environment variable naming the system database (``sqlite:///...`` or ``postgresql://...``).
 DATABASE_ENV = "AGENTKIT_DURABLE_DB"
@@ -28,3 +31,46 @@ def unavailable(url: str, exc: BaseException) -> DatabaseUnavailable:
     from ._runs_db import failure
 
     return DatabaseUnavailable(failure(url, exc))
+
+
+def private_sqlite(url: str, *, create: bool) -> Path | None:
+    """The file of a ``sqlite:///`` system database, checked to be the user's alone; ``None`` for other URLs.
+
+    DBOS unpickles what its system database holds (a run's inputs, its steps'
+    outputs, its events): whoever can write the file runs code in every process
+    that reads it, and the file holds the runs' prompts and results. So, as for
+    the data directory (decision 0027, OpenSSH's ``StrictModes``), an existing
+    folder or file owned by another user or writable by group or others is
+    refused; with ``create``, a missing folder is made 0700 and a missing file
+    0600 (SQLite gives its journal files the file's mode).
+
+    :raises UnsafeDataDirError: naming the folder or file and the fix.
+    :raises DatabaseUnavailable: the folder cannot be created.
+    """
+    if not url.startswith("sqlite:///"):
+        return None
+    from agentkit.host.errors import UnsafeDataDirError
+    from agentkit.host.sessions._paths import check_private, private_dir
+
+    path = Path(url.removeprefix("sqlite:///"))
+    try:
+        private_dir(path.parent) if create else check_private(path.parent)
+    except OSError as exc:
+        raise DatabaseUnavailable(f"the durable runs' database {url} cannot be created: {path.parent}: "
+                                  f"{exc.strerror}; pass --db (or set ${DATABASE_ENV}) with a path in a folder "
+                                  "you can write") from None
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        return path
+    except OSError:
+        return path  # not a file that can be read: DBOS says so, in one line
+    if hasattr(os, "geteuid") and (info.st_uid != os.geteuid() or info.st_mode & 0o022):
+        raise UnsafeDataDirError(
+            f"{path} is another user's or writable by group or others (mode {stat.filemode(info.st_mode)}), and "
+            "a durable runs' database is code to whoever reads it (DBOS unpickles it); run 'chmod go-w "
+            f"{path}' (and chown it to yourself), or pass --db with a file of your own")
+    return path

@@ -23,6 +23,7 @@ from agentkit.host.sessions import without_password
 from agentkit.plugin_api.errors import UsageError
 
 from . import DATABASE_ENV, default_database_url
+from ._database import private_sqlite
 from .errors import DatabaseUnavailable, RunNotFound
 
 if TYPE_CHECKING:
@@ -253,6 +254,7 @@ def open_runs(url: str, *, named: bool) -> RunsDatabase:
                                       f"{path.parent} is not a directory; create it, or pass --db (or set "
                                       f"${DATABASE_ENV}) with the URL the runs were started with")
         return RunsDatabase(url, None)
+    private_sqlite(url, create=False)  # reading it unpickles what it holds
     try:
         from dbos import DBOSClient
 
