@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Mapping
@@ -55,6 +56,8 @@ def private_sqlite(url: str, *, create: bool) -> Path | None:
     path = Path(url.removeprefix("sqlite:///"))
     try:
         private_dir(path.parent) if create else check_private(path.parent)
+        if create and not path.parent.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
     except OSError as exc:
         raise DatabaseUnavailable(f"the durable runs' database {url} cannot be created: {path.parent}: "
                                   f"{exc.strerror}; pass --db (or set ${DATABASE_ENV}) with a path in a folder "
