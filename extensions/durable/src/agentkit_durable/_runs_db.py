@@ -266,6 +266,18 @@ def open_runs(url: str, *, named: bool) -> RunsDatabase:
     return RunsDatabase(url, client)
 
 
+def driver_failure(url: str, exc: BaseException) -> DatabaseUnavailable | None:
+    """``exc`` as one line when the database's driver raised it (unreachable, refused, not a database), else ``None``."""
+    import sqlite3
+
+    from psycopg import OperationalError
+
+    cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
+    if not isinstance(cause, OperationalError | sqlite3.OperationalError):
+        return None
+    return DatabaseUnavailable(failure(url, exc))
+
+
 def failure(url: str, exc: BaseException) -> str:
     """What went wrong with the database at ``url``, in one line without its password, naming the fix."""
     cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
