@@ -15,24 +15,18 @@ import json
 import os
 from collections.abc import Sequence
 
-from agentkit.plugin_api.errors import UsageError
-
 from ._database import DATABASE_ENV, default_database_url
+from ._options import Parser
 from ._queue import QUEUE, submit
 from ._runs_db import driver_failure
 
 __all__ = ["main"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see 'agentkit runs submit --help')")
-
-
 def _parser() -> argparse.ArgumentParser:
     from agentkit.host.cli.support import add_agent_options
 
-    parser = _Parser(prog="agentkit runs submit",
+    parser = Parser(prog="agentkit runs submit",
                      description="Queue a durable run for 'agentkit worker' to execute and print its run id. "
                                  "Takes agentkit run's options.")
     parser.add_argument("task", help="what the agent should do")

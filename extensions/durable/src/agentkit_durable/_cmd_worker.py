@@ -14,20 +14,15 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from . import DATABASE_ENV, default_database_url
-from ._options import positive
+from ._options import Parser, positive
 from ._queue import QUEUE
 from ._runs_db import driver_failure
 from ._worker import WorkerIdInUse, WorkerSettings, serve
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see 'agentkit worker --help')")
-
-
 def parser() -> argparse.ArgumentParser:
     """The command line of ``agentkit worker``."""
-    parser = _Parser(
+    parser = Parser(
         prog="agentkit worker",
         description="Execute durable runs queued with 'agentkit runs submit', until SIGTERM or Ctrl-C. Start any "
         "number of workers, on any machine that reaches the database; a worker that dies leaves its runs to "
