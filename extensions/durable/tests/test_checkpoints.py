@@ -83,3 +83,5 @@ def test_the_sqlite_database_is_in_wal_mode_and_commits_stay_synchronous_full(da
     with sqlite3.connect(database) as connection:  # a fresh connection, as each of DBOS's is
         assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # kept in the file
         assert connection.execute("PRAGMA synchronous").fetchone() == (2,)  # FULL: a commit is on disk
+    for log in (database.with_name("durable.sqlite-wal"), database.with_name("durable.sqlite-shm")):
+        assert log.stat().st_mode & 0o077 == 0  # as private as the database: they hold its pages

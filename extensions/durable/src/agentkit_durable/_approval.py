@@ -143,10 +143,13 @@ def answer_call(run_id: str, call_id: str, *, approved: bool, reason: str | None
     """
     from dbos import DBOSClient
 
+    from ._database import private_sqlite
+
     url = database_url or default_database_url(os.environ if environ is None else environ)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
         raise NotWaiting(f"no durable run {run_id!r}: there are no durable runs in {url.removeprefix('sqlite:///')} "
                          "yet (pass the --db the run was started with)")
+    private_sqlite(url, create=False)  # reading it unpickles what it holds
     try:
         client = DBOSClient(system_database_url=url)
         try:

@@ -15,21 +15,16 @@ import argparse
 from collections.abc import Sequence
 
 from agentkit.host.cli.support import visible_line
-from agentkit.plugin_api.errors import UsageError
 
 from ._approval import answer_call
+from ._options import Parser
 
 __all__ = ["approve", "deny"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
 def _parser(name: str, *, approving: bool) -> argparse.ArgumentParser:
     verb = "approve" if approving else "deny"
-    parser = _Parser(
+    parser = Parser(
         prog=f"agentkit runs {name}",
         description=f"{verb.capitalize()} the call a parked durable run waits for (see 'agentkit runs list').")
     parser.add_argument("run_id", metavar="RUN_ID", help="the run, as 'agentkit runs list' shows it")

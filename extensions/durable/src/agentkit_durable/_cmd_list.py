@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from typing import Any
 
 from agentkit.host.cli.support import visible_line
 
-from ._options import open_database, parser, when
+from ._options import open_database, parser, positive, when
 from ._runs_db import CHOICES, Run, shown
 
 _COLUMNS = ("RUN", "STATUS", "STARTED", "MODEL", "SESSION", "WAITING ON")
@@ -19,7 +18,7 @@ def main(argv: list[str]) -> int:
     """List the runs; ``--status`` and ``--limit`` narrow the list, ``--json`` prints it as JSON."""
     options = parser("list", "list the durable runs, the most recent first")
     options.add_argument("--status", choices=sorted(CHOICES), default=None, help="only the runs in this state")
-    options.add_argument("--limit", type=_positive, default=None, metavar="N", help="at most N runs")
+    options.add_argument("--limit", type=positive, default=None, metavar="N", help="at most N runs")
     options.add_argument("--json", action="store_true", help="print the list as JSON")
     args = options.parse_args(argv)
     database = open_database(args)
@@ -74,11 +73,3 @@ def _cells(run: Run) -> tuple[str, ...]:
                                                  run.session_id or "-", waiting))
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {text!r}")
-    return value

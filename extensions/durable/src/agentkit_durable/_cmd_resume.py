@@ -20,18 +20,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agentkit.plugin_api.errors import UsageError
+from ._options import Parser
 
 __all__ = ["main"]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see 'agentkit runs resume --help')")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="agentkit runs resume",
+    parser = Parser(prog="agentkit runs resume",
                      description="Recover the durable runs a dead process left pending, wait for them, and print "
                                  "each one's result.")
     parser.add_argument("run_id", nargs="?", default=None, metavar="RUN_ID", help="wait for this run only")

@@ -13,27 +13,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from collections.abc import Sequence
 
-from agentkit.plugin_api.errors import UsageError
-
-from ._cmd_worker import unreachable
 from ._database import DATABASE_ENV, default_database_url
+from ._options import Parser
 from ._queue import QUEUE, submit
+from ._runs_db import driver_failure
 
 __all__ = ["main"]
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see 'agentkit runs submit --help')")
 
 
 def _parser() -> argparse.ArgumentParser:
     from agentkit.host.cli.support import add_agent_options
 
-    parser = _Parser(prog="agentkit runs submit",
+    parser = Parser(prog="agentkit runs submit",
                      description="Queue a durable run for 'agentkit worker' to execute and print its run id. "
                                  "Takes agentkit run's options.")
     parser.add_argument("task", help="what the agent should do")
@@ -67,11 +60,10 @@ def main(argv: Sequence[str]) -> int:
     try:
         [run_id] = submit([spec], database, queue=args.queue)
     except Exception as exc:
-        line = unreachable(exc, database)
-        if line is None:
+        error = driver_failure(database, exc)
+        if error is None:
             raise
-        print(f"agentkit: error: {line}", file=sys.stderr)
-        return 1
+        raise error from None
     if args.json:
         print(json.dumps({"run_id": run_id, "session_id": spec.session_id}))
     else:

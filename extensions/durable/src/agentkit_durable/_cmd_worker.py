@@ -14,28 +14,15 @@ from typing import Any
 from agentkit.plugin_api.errors import UsageError
 
 from . import DATABASE_ENV, default_database_url
+from ._options import Parser, positive
 from ._queue import QUEUE
+from ._runs_db import driver_failure
 from ._worker import WorkerIdInUse, WorkerSettings, serve
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{message} (see 'agentkit worker --help')")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
 
 
 def parser() -> argparse.ArgumentParser:
     """The command line of ``agentkit worker``."""
-    parser = _Parser(
+    parser = Parser(
         prog="agentkit worker",
         description="Execute durable runs queued with 'agentkit runs submit', until SIGTERM or Ctrl-C. Start any "
         "number of workers, on any machine that reaches the database; a worker that dies leaves its runs to "
@@ -44,10 +31,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", default=None, metavar="URL",
                         help=f"the system database: postgresql://user@host/db to share runs between machines "
                              f"(default: ${DATABASE_ENV}, else a SQLite file under the data directory)")
-    parser.add_argument("--concurrency", type=_positive, default=None, metavar="N",
+    parser.add_argument("--concurrency", type=positive, default=None, metavar="N",
                         help="runs this worker executes at once at most (default: the number of cores); stored "
                              "with the queue, so it holds for every worker of the queue")
-    parser.add_argument("--queue-concurrency", type=_positive, default=None, metavar="N",
+    parser.add_argument("--queue-concurrency", type=positive, default=None, metavar="N",
                         help="runs of the queue executing at once across all workers (default: no limit)")
     parser.add_argument("--queue", default=QUEUE, help=f"the queue to take runs from (default: {QUEUE})")
     parser.add_argument("--id", default=None, metavar="NAME",
@@ -58,7 +45,7 @@ def parser() -> argparse.ArgumentParser:
                         help="import this module (from the working directory or the environment) before taking "
                              "runs: the one that makes the DurableAgents of runs submitted by agent name; "
                              "repeat for several")
-    parser.add_argument("--grace", type=_positive, default=30, metavar="SECONDS",
+    parser.add_argument("--grace", type=positive, default=30, metavar="SECONDS",
                         help="on SIGTERM or Ctrl-C, how long running runs get to finish before the worker "
                              "leaves them to the others (default: 30)")
     return parser
@@ -98,23 +85,6 @@ def describe(url: str) -> str:
     return without_password(url, url)
 
 
-def unreachable(exc: BaseException, url: str) -> str | None:
-    """The one line saying ``url`` cannot be reached, when ``exc`` says so; ``None`` for another error."""
-    import sqlite3
-
-    from psycopg import OperationalError
-
-    from agentkit.host.sessions import without_password
-
-    # DBOS reaches the database through SQLAlchemy, which wraps the driver's error as ``orig``.
-    cause = getattr(exc, "orig", None) or exc
-    if not isinstance(cause, OperationalError | sqlite3.OperationalError):
-        return None
-    reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
-    return without_password(f"the durable runs' database {url} cannot be reached: {reason}; check --db "
-                            f"(or ${DATABASE_ENV})", url)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agentkit worker ARGV``; the exit code."""
     args = parser().parse_args(argv)
@@ -135,10 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkerIdInUse as exc:
         raise UsageError(str(exc)) from None
     except Exception as exc:
-        line = unreachable(exc, database)
-        if line is None:
+        error = driver_failure(database, exc)
+        if error is None:
             raise
-        print(f"agentkit: error: {line}", file=sys.stderr)
-        return 1
+        raise error from None
     print("agentkit worker: stopped", file=sys.stderr, flush=True)
     return 0

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import sqlite3
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -11,7 +14,8 @@ from agentkit.host.sessions import data_dir
 
 from .errors import DatabaseUnavailable
 
-__all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "unavailable", "use_write_ahead_log"]
+__all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "private_sqlite", "unavailable",
+           "use_write_ahead_log"]
 
 #: The environment variable naming the system database (``sqlite:///...`` or ``postgresql://...``).
 DATABASE_ENV = "AGENTKIT_DURABLE_DB"
@@ -32,8 +36,53 @@ def unavailable(url: str, exc: BaseException) -> DatabaseUnavailable:
     return DatabaseUnavailable(failure(url, exc))
 
 
+def private_sqlite(url: str, *, create: bool) -> Path | None:
+    """The file of a ``sqlite:///`` system database, checked to be the user's alone; ``None`` for other URLs.
+
+    DBOS unpickles what its system database holds (a run's inputs, its steps'
+    outputs, its events): whoever can write the file runs code in every process
+    that reads it, and the file holds the runs' prompts and results. So, as for
+    the data directory (decision 0027, OpenSSH's ``StrictModes``), an existing
+    folder or file owned by another user or writable by group or others is
+    refused; with ``create``, a missing folder is made 0700 and a missing file
+    0600 (SQLite gives its journal files the file's mode).
+
+    :raises UnsafeDataDirError: naming the folder or file and the fix.
+    :raises DatabaseUnavailable: the folder cannot be created.
+    """
+    if not url.startswith("sqlite:///"):
+        return None
+    from agentkit.host.errors import UnsafeDataDirError
+    from agentkit.host.sessions._paths import check_private, private_dir
+
+    path = Path(url.removeprefix("sqlite:///"))
+    try:
+        private_dir(path.parent) if create else check_private(path.parent)
+        if create and not path.parent.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+    except OSError as exc:
+        raise DatabaseUnavailable(f"the durable runs' database {url} cannot be created: {path.parent}: "
+                                  f"{exc.strerror}; pass --db (or set ${DATABASE_ENV}) with a path in a folder "
+                                  "you can write") from None
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        return path
+    except OSError:
+        return path  # not a file that can be read: DBOS says so, in one line
+    if hasattr(os, "geteuid") and (info.st_uid != os.geteuid() or info.st_mode & 0o022):
+        raise UnsafeDataDirError(
+            f"{path} is another user's or writable by group or others (mode {stat.filemode(info.st_mode)}), and "
+            "a durable runs' database is code to whoever reads it (DBOS unpickles it); run 'chmod go-w "
+            f"{path}' (and chown it to yourself), or pass --db with a file of your own")
+    return path
+
+
 def use_write_ahead_log(path: Path) -> None:
-    """Put the SQLite file ``path`` in WAL mode (made if missing), unless that would weaken its commits.
+    """Put the SQLite file ``path`` (:func:`private_sqlite`'s) in WAL mode, unless that would weaken its commits.
 
     DBOS leaves SQLite in its rollback journal, where each commit syncs the
     journal and the database (several fsyncs); in WAL mode a commit appends to
@@ -44,7 +93,8 @@ def use_write_ahead_log(path: Path) -> None:
     NORMAL it may roll back). DBOS sets no ``synchronous``, so its connections
     take the library's default for WAL; a build whose default is weaker keeps
     the rollback journal. A file another process holds (busy) keeps its mode
-    too: both are correct, the log is only faster.
+    too: both are correct, the log is only faster. SQLite gives the log and its
+    index (``-wal``, ``-shm``) the database file's mode: the user's alone.
     """
     with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path, timeout=5)) as connection:
         if connection.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":

@@ -20,11 +20,10 @@ import os
 import socket
 import uuid
 from collections.abc import Mapping
-from pathlib import Path
 
 from dbos import DBOS, DBOSConfig
 
-from ._database import default_database_url, use_write_ahead_log
+from ._database import default_database_url, private_sqlite, use_write_ahead_log
 from .errors import DatabaseUnavailable
 
 __all__ = ["APP", "executor_alive", "launch", "launched_url", "process_executor", "shutdown"]
@@ -75,17 +74,11 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
                              "call agentkit_durable.shutdown() first")
         return url
     from . import _subagents, _workflow  # noqa: F401  # the workflows are registered before DBOS is made
-    from ._runs_db import dbos_quiet, failure, shown
+    from ._runs_db import dbos_quiet, failure
 
-    if url.startswith("sqlite:///"):  # DBOS creates the file, not its folder
-        folder = Path(url.removeprefix("sqlite:///")).parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DatabaseUnavailable(f"the durable runs' database {shown(url)} cannot be created: {folder}: "
-                                      f"{exc.strerror}; pass --db (or set $AGENTKIT_DURABLE_DB) with a path in a "
-                                      "folder you can write") from None
-        use_write_ahead_log(Path(url.removeprefix("sqlite:///")))  # before DBOS opens it: see the function
+    path = private_sqlite(url, create=True)  # DBOS creates the file, not its folder; both the user's alone
+    if path is not None:
+        use_write_ahead_log(path)  # before DBOS opens it: see the function
     config: DBOSConfig = {"name": APP, "system_database_url": url, "log_level": "WARNING",
                           "application_version": _workflow.APPLICATION_VERSION}
     if executor_id is not None:

@@ -39,3 +39,14 @@ def when(epoch: float | None) -> str | None:
     if epoch is None:
         return None
     return datetime.datetime.fromtimestamp(epoch, datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def positive(text: str) -> int:
+    """An option's whole number of 1 or more (argparse's ``type``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {text!r}")
+    return value

@@ -6,7 +6,6 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,11 +36,11 @@ def submit(specs: Iterable[RunSpec], database: str, *, queue: str = QUEUE) -> li
     """
     from dbos import DBOS, DBOSClient
 
+    from ._database import private_sqlite
     from ._launch import APP
     from ._workflow import APPLICATION_VERSION, WORKFLOW_NAME
 
-    if database.startswith("sqlite:///"):  # DBOS creates the file, not its folder
-        Path(database.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    private_sqlite(database, create=True)  # DBOS creates the file, not its folder
     with _quiet(logging.getLogger("dbos")):  # DBOS logs its attempts; the caller gets the error itself
         DBOS.migrate(database)
     client = DBOSClient(system_database_url=database, application_name=APP)

@@ -23,6 +23,7 @@ from agentkit.host.sessions import without_password
 from agentkit.plugin_api.errors import UsageError
 
 from . import DATABASE_ENV, default_database_url
+from ._database import private_sqlite
 from .errors import DatabaseUnavailable, RunNotFound
 
 if TYPE_CHECKING:
@@ -253,6 +254,7 @@ def open_runs(url: str, *, named: bool) -> RunsDatabase:
                                       f"{path.parent} is not a directory; create it, or pass --db (or set "
                                       f"${DATABASE_ENV}) with the URL the runs were started with")
         return RunsDatabase(url, None)
+    private_sqlite(url, create=False)  # reading it unpickles what it holds
     try:
         from dbos import DBOSClient
 
@@ -262,6 +264,18 @@ def open_runs(url: str, *, named: bool) -> RunsDatabase:
     except Exception as exc:
         raise DatabaseUnavailable(failure(url, exc)) from None
     return RunsDatabase(url, client)
+
+
+def driver_failure(url: str, exc: BaseException) -> DatabaseUnavailable | None:
+    """``exc`` as one line when the database's driver raised it (unreachable, refused, not a database), else ``None``."""
+    import sqlite3
+
+    from psycopg import OperationalError
+
+    cause = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's error
+    if not isinstance(cause, OperationalError | sqlite3.OperationalError):
+        return None
+    return DatabaseUnavailable(failure(url, exc))
 
 
 def failure(url: str, exc: BaseException) -> str:

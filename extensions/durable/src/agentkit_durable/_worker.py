@@ -27,7 +27,6 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ._liveness import Liveness, liveness_for
@@ -97,6 +96,7 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
     from dbos import DBOS
 
     from . import _subagents, _workflow  # noqa: F401  # the workflows are registered before DBOS is made
+    from ._database import private_sqlite
     from ._launch import APP
 
     worker = executor_id(settings)
@@ -104,8 +104,7 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
     try:
         if not liveness.hold(worker):
             raise WorkerIdInUse(worker)
-        if settings.database.startswith("sqlite:///"):  # DBOS creates the file, not its folder
-            Path(settings.database.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(settings.database, create=True)  # DBOS creates the file, not its folder
         DBOS(config={"name": APP, "system_database_url": settings.database, "executor_id": worker,
                      "application_version": _workflow.APPLICATION_VERSION, "log_level": "WARNING"})
         try:

@@ -59,5 +59,9 @@ def report_failure(exc: Exception) -> int:
 def worker_main(argv: Sequence[str] | None = None) -> int:
     """Run ``agentkit worker ARGV``; the exit code."""
     from ._cmd_worker import main
+    from .errors import DurableError
 
-    return main(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return main(list(sys.argv[1:] if argv is None else argv))
+    except DurableError as exc:
+        return report_failure(exc)
