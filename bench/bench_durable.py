@@ -221,7 +221,11 @@ def _pydantic() -> dict[str, Callable[[], Awaitable[Any]]]:
 
 
 def overheads(url: str) -> dict[str, float]:
-    """Every overhead on one system database, in this process: seconds of each kind, durable and plain."""
+    """Every overhead on one system database, in this process: seconds of each kind, durable and plain.
+
+    The bare workflow, ours and pydantic-ai's run on the one database ``launch`` prepared (on SQLite:
+    in WAL mode, synchronous FULL), so each is measured with the same settings.
+    """
     import agentkit_durable
 
     kinds = {**_bare(), **_ours(), **_pydantic()}  # workflows are declared before DBOS launches
@@ -260,6 +264,11 @@ def throughput(url: str, workers: int, runs: int, folder: Path) -> float:
         submit([spec] * runs, url)
         while client.list_workflows(name=WORKFLOW_NAME, status="SUCCESS", load_input=False,
                                     load_output=False).__len__() < runs:
+            gone = [process for process in processes if process.poll() is not None]
+            if gone:  # the queue would never drain: say why instead of waiting for ever
+                assert gone[0].stderr is not None
+                raise SystemExit(f"a worker exited ({gone[0].returncode}) before the queue drained:\n"
+                                 + gone[0].stderr.read()[-3000:])
             time.sleep(0.05)
         elapsed = time.perf_counter() - started
         client.destroy()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import sqlite3
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,7 +14,8 @@ from agentkit.host.sessions import data_dir
 
 from .errors import DatabaseUnavailable
 
-__all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "private_sqlite", "unavailable"]
+__all__ = ["DATABASE_ENV", "DatabaseUnavailable", "default_database_url", "private_sqlite", "unavailable",
+           "use_write_ahead_log"]
 
 #: The environment variable naming the system database (``sqlite:///...`` or ``postgresql://...``).
 DATABASE_ENV = "AGENTKIT_DURABLE_DB"
@@ -77,3 +79,28 @@ def private_sqlite(url: str, *, create: bool) -> Path | None:
             "a durable runs' database is code to whoever reads it (DBOS unpickles it); run 'chmod go-w "
             f"{path}' (and chown it to yourself), or pass --db with a file of your own")
     return path
+
+
+def use_write_ahead_log(path: Path) -> None:
+    """Put the SQLite file ``path`` (:func:`private_sqlite`'s) in WAL mode, unless that would weaken its commits.
+
+    DBOS leaves SQLite in its rollback journal, where each commit syncs the
+    journal and the database (several fsyncs); in WAL mode a commit appends to
+    the log and syncs it once. The mode is kept in the file, so DBOS's
+    connections find it. Durability is unchanged only while each commit still
+    syncs the log (``synchronous=FULL``; SQLite's documentation of ``PRAGMA
+    synchronous``: in WAL mode with FULL a commit survives a power loss, with
+    NORMAL it may roll back). DBOS sets no ``synchronous``, so its connections
+    take the library's default for WAL; a build whose default is weaker keeps
+    the rollback journal. A file another process holds (busy) keeps its mode
+    too: both are correct, the log is only faster. SQLite gives the log and its
+    index (``-wal``, ``-shm``) the database file's mode: the user's alone.
+    """
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path, timeout=5)) as connection:
+        if connection.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+            return
+        with contextlib.closing(sqlite3.connect(path, timeout=5)) as fresh:  # as each of DBOS's connections opens
+            fresh.execute("PRAGMA journal_mode").fetchone()  # reads the file: the WAL default applies from here
+            synchronous = fresh.execute("PRAGMA synchronous").fetchone()[0]
+        if synchronous < 2:  # FULL is 2 (EXTRA 3): anything less may lose a commit that returned
+            connection.execute("PRAGMA journal_mode=DELETE")

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from dbos import DBOS, DBOSConfig
 
-from ._database import default_database_url, private_sqlite
+from ._database import default_database_url, private_sqlite, use_write_ahead_log
 from .errors import DatabaseUnavailable
 
 __all__ = ["APP", "executor_alive", "launch", "launched_url", "process_executor", "shutdown"]
@@ -76,7 +76,9 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
     from . import _subagents, _workflow  # noqa: F401  # the workflows are registered before DBOS is made
     from ._runs_db import dbos_quiet, failure
 
-    private_sqlite(url, create=True)  # DBOS creates the file, not its folder; both the user's alone
+    path = private_sqlite(url, create=True)  # DBOS creates the file, not its folder; both the user's alone
+    if path is not None:
+        use_write_ahead_log(path)  # before DBOS opens it: see the function
     config: DBOSConfig = {"name": APP, "system_database_url": url, "log_level": "WARNING",
                           "application_version": _workflow.APPLICATION_VERSION}
     if executor_id is not None:
