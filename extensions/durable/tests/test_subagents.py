@@ -204,3 +204,41 @@ def test_a_killed_run_and_its_parked_subagent_are_recovered_together(tmp_path):
         assert steps.count("agentkit.model_request") == 2
     finally:
         client.destroy()
+
+
+def test_agentkit_runs_cancel_ends_a_run_that_waits_for_a_person_at_once(tmp_path, monkeypatch, agentkit):
+    """``runs cancel`` wakes the parked run: without the wake it would notice only when its wait ends (an hour here)."""
+    import threading
+
+    import agentkit_durable
+    from agentkit_durable import _approval
+
+    monkeypatch.setattr(_approval, "WAIT_SLICE", 3600.0)
+    url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    agentkit_durable.launch(url)
+    try:
+        agent = Agent(AgentConfig(
+            model="faux/scripted", tools=["noop"], extra_tools=[Tool.from_function(noop)],
+            trust=Trust(before_tool_call=lambda call, arguments: Defer("ask first")),
+            connection=Connection(transport=Script([Turn([tool_call("noop", {}, id="call_1")]), Turn([text("no")])]))))
+        outcome: list[BaseException | Any] = []
+
+        def run() -> None:
+            try:
+                outcome.append(agentkit_durable.DurableAgent(agent, name="parked").run_sync("go", run_id="run-parked"))
+            except BaseException as exc:  # the cancellation, as the run's caller sees it
+                outcome.append(exc)
+
+        running = threading.Thread(target=run, daemon=True)
+        running.start()
+        wait_for(lambda: DBOS.get_event("run-parked", "agentkit.waiting", timeout_seconds=0) is not None,
+                 "the run waits for a person")
+        cancelled = agentkit.inline("runs", "cancel", "run-parked", "--db", url)
+        assert cancelled.returncode == 0, cancelled.stderr
+        running.join(PATIENCE)
+        assert not running.is_alive(), "the parked run did not notice its cancellation"
+        [ended] = outcome
+        assert isinstance(ended, Exception) and "cancel" in str(ended).lower()
+        assert status_of("run-parked").status == "CANCELLED"
+    finally:
+        agentkit_durable.shutdown()

@@ -38,9 +38,11 @@ __all__ = ["APPROVAL_TOPIC", "WAITING_EVENT", "WAITING_LISTENERS", "Answered", "
 WAITING_EVENT = "agentkit.waiting"
 #: The DBOS topic a person's answer is sent on.
 APPROVAL_TOPIC = "agentkit.approval"
-#: Seconds of one wait: a run cancelled while it waits notices it when the slice ends
-#: (DBOS checks a workflow's cancellation at each of its operations).
+#: Seconds of one wait: a run cancelled while it waits notices it when the slice ends (DBOS checks a
+#: workflow's cancellation at each of its operations), or at once when ``agentkit runs cancel`` wakes it.
 WAIT_SLICE = 30.0
+#: The message ``agentkit runs cancel`` wakes a cancelled run with: no answer, only a wake.
+CANCELLED_WAKE = {"cancelled": True}
 #: The workflow statuses of a run that may still be waiting (a killed one stays PENDING until resumed).
 _UNFINISHED = frozenset({"PENDING", "ENQUEUED"})
 

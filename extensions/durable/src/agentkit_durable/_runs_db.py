@@ -23,6 +23,7 @@ from agentkit.host.sessions import without_password
 from agentkit.plugin_api.errors import UsageError
 
 from . import DATABASE_ENV, default_database_url
+from ._approval import APPROVAL_TOPIC, CANCELLED_WAKE, WAITING_EVENT
 from ._database import private_sqlite
 from .errors import DatabaseUnavailable, RunNotFound
 
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 #: The name every durable run's workflow is registered under; its workflow id is the run id.
 RUN_WORKFLOW = "agentkit.run"
 #: The event a parked run publishes while it waits for a person: ``{"call_id", "tool", "reason"}``, else ``None``.
-WAITING_EVENT = "agentkit.waiting"
 
 #: DBOS's workflow states, as ``runs`` names them. A ``PENDING`` run is running, unless it waits for a
 #: person (the waiting event is set); a pending run whose process died stays ``running`` until it is
@@ -186,23 +186,30 @@ class RunsDatabase:
             return self._client.list_workflow_steps(run_id)
 
     def cancel(self, run_id: str) -> int:
-        """Cancel the run and every run it started that has not ended; how many of those it started."""
+        """Cancel the run and every run it started that has not ended; how many of those it started.
+
+        Each is then woken on the approval topic: a run parked for a person is in ``DBOS.recv``,
+        which would notice the cancellation only when its wait ends; woken, it finds it at once.
+        """
         assert self._client is not None
         with self._failures():
             children = self._unfinished_descendants(run_id)
             self._client.cancel_workflow(run_id, cancel_children=True)
-        return children
+            for cancelled in (run_id, *children):
+                self._client.send(cancelled, CANCELLED_WAKE, topic=APPROVAL_TOPIC)
+        return len(children)
 
-    def _unfinished_descendants(self, run_id: str) -> int:
+    def _unfinished_descendants(self, run_id: str) -> list[str]:
         assert self._client is not None
         seen: set[str] = {run_id}
-        frontier, count = [run_id], 0
+        frontier, unfinished = [run_id], []
         while frontier:
             found = self._client.list_workflows(parent_workflow_id=frontier, load_input=False, load_output=False)
             frontier = [child.workflow_id for child in found if child.workflow_id not in seen]
             seen.update(frontier)
-            count += sum(1 for child in found if child.workflow_id in frontier and child.status not in FINISHED)
-        return count
+            unfinished += [child.workflow_id for child in found
+                           if child.workflow_id in frontier and child.status not in FINISHED]
+        return unfinished
 
     def _run(self, status: WorkflowStatus) -> Run:
         waiting = None
