@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,19 +113,13 @@ class ArtifactStore:
 
         :raises OSError: the data directory cannot be written.
         """
-        folder = private_dir(self._folder(owner), self._top)
-        artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
-        temporary = folder / f".{artifact_id}.partial"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
+
+        def write(temporary: Path) -> None:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as file:
                 file.write(text.encode("utf-8", errors="surrogatepass"))
-            os.replace(temporary, folder / (artifact_id + _SUFFIX))  # readers see the whole text or nothing
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-        return artifact_id
+
+        return self._place(owner, write)
 
     def adopt(self, owner: str, path: Path) -> str:
         """Store the UTF-8 text file ``path`` as a new artifact of ``owner``, moving it; returns its id.
@@ -134,10 +129,8 @@ class ArtifactStore:
 
         :raises OSError: the data directory cannot be written, or ``path`` read.
         """
-        folder = private_dir(self._folder(owner), self._top)
-        artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
-        temporary = folder / f".{artifact_id}.partial"
-        try:
+
+        def move(temporary: Path) -> None:
             try:
                 os.replace(path, temporary)
             except OSError:  # another file system: copy it, then drop the original
@@ -146,6 +139,16 @@ class ArtifactStore:
                     shutil.copyfileobj(source, file, 1024 * 1024)
                 os.unlink(path)
             os.chmod(temporary, 0o600)
+
+        return self._place(owner, move)
+
+    def _place(self, owner: str, fill: Callable[[Path], None]) -> str:
+        """A new artifact of ``owner``: ``fill`` makes its file at a temporary path, put in place whole; its id."""
+        folder = private_dir(self._folder(owner), self._top)
+        artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
+        temporary = folder / f".{artifact_id}.partial"
+        try:
+            fill(temporary)
             os.replace(temporary, folder / (artifact_id + _SUFFIX))  # readers see the whole text or nothing
         except BaseException:
             with contextlib.suppress(OSError):
