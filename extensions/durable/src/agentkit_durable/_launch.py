@@ -19,7 +19,7 @@ import contextlib
 import os
 import socket
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from dbos import DBOS, DBOSConfig
 
@@ -56,13 +56,14 @@ def executor_alive(executor_id: str | None) -> bool | None:
 
 
 def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None = None,
-           executor_id: str | None = None) -> str:
+           executor_id: str | None = None, queues: Sequence[str] | None = None) -> str:
     """Configure and launch DBOS on ``database_url`` (default: :func:`default_database_url`); returns the URL.
 
     Register every :class:`~agentkit_durable.DurableAgent` first: the runs
     recovered at launch need theirs. Launching again on the same URL does nothing.
 
     :param executor_id: DBOS's executor id; by default ``local``, whose pending runs launching recovers.
+    :param queues: the only queues this process takes runs from (a worker's); ``None``: DBOS's default.
 
     :raises ValueError: DBOS already runs on another database in this process.
     :raises DatabaseUnavailable: the database cannot be reached or created.
@@ -86,6 +87,8 @@ def launch(database_url: str | None = None, *, environ: Mapping[str, str] | None
     try:
         with dbos_quiet():
             DBOS(config=config)
+            if queues is not None:
+                DBOS.listen_queues(queues)
             DBOS.launch()
     except Exception as exc:  # a database that cannot be reached: one line without its password, no traceback
         with contextlib.suppress(Exception):
@@ -100,8 +103,9 @@ def launched_url() -> str | None:
     return _launched[0] if _launched else None
 
 
-def shutdown() -> None:
-    """Stop DBOS in this process (its runs in flight stay pending, for a later launch to recover)."""
+def shutdown(grace: int = 0) -> None:
+    """Stop DBOS in this process, giving its runs in flight ``grace`` seconds to end (the others stay pending,
+    for a later launch to recover)."""
     if _launched:
-        DBOS.destroy(destroy_registry=False)
+        DBOS.destroy(destroy_registry=False, workflow_completion_timeout_sec=grace)
         _launched.clear()

@@ -95,21 +95,15 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
     """
     from dbos import DBOS
 
-    from . import _subagents, _workflow  # noqa: F401  # the workflows are registered before DBOS is made
-    from ._database import private_sqlite
-    from ._launch import APP
+    from ._launch import launch, shutdown
 
     worker = executor_id(settings)
     liveness = liveness_for(settings.database)
     try:
         if not liveness.hold(worker):
             raise WorkerIdInUse(worker)
-        private_sqlite(settings.database, create=True)  # DBOS creates the file, not its folder
-        DBOS(config={"name": APP, "system_database_url": settings.database, "executor_id": worker,
-                     "application_version": _workflow.APPLICATION_VERSION, "log_level": "WARNING"})
+        launch(settings.database, executor_id=worker, queues=[settings.queue])
         try:
-            DBOS.listen_queues([settings.queue])
-            DBOS.launch()
             # DBOS refuses a per-worker limit above the queue's: no worker runs more than the queue anyway.
             per_worker = min(settings.concurrency, settings.queue_concurrency or settings.concurrency)
             DBOS.register_queue(settings.queue, worker_concurrency=per_worker,
@@ -121,7 +115,7 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
                 if stop.wait(settings.interval):
                     break
         finally:
-            DBOS.destroy(workflow_completion_timeout_sec=settings.grace)
+            shutdown(grace=settings.grace)
     finally:
         liveness.close()
 
