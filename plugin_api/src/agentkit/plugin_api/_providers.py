@@ -39,6 +39,9 @@ class ModelInfo:
     wire takes (sizes and formats from the vendor's documentation); a row
     with ``image_input`` and no limits gets
     :data:`~agentkit.plugin_api.codec.DEFAULT_IMAGE_LIMITS`.
+    ``document_input`` and ``audio_input`` say the model takes documents
+    (PDF, plain text) and audio as input; a request that carries one to a
+    model without the capability is refused before it is sent.
     """
 
     vendor: str
@@ -60,6 +63,8 @@ class ModelInfo:
     refused_settings: frozenset[str] = frozenset()
     structured_output: bool = False
     image_limits: ImageLimits | None = None
+    document_input: bool = False
+    audio_input: bool = False
 
     @property
     def key(self) -> str:
