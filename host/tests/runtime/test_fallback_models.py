@@ -26,6 +26,7 @@ from agentkit.plugin_api import (
     ModelFallback,
     StopReason,
     TextBlock,
+    ThinkingBlock,
     Tool,
     ToolUseBlock,
     Usage,
@@ -38,7 +39,8 @@ PRIMARY, FALLBACK = "anthropic/claude-sonnet-4-6", "openai/gpt-5"
 INSTALLED = PluginHost.discover()
 STREAM = {"content-type": "text/event-stream", "connection": "close"}
 
-CALL = AssistantMessage([ToolUseBlock("toolu_01", "note", '{"n": 7}')], StopReason.TOOL_USE,
+CALL = AssistantMessage([ThinkingBlock("Seven is worth a note.", signature="EqQBCgIYAhIM"),
+                         ToolUseBlock("toolu_01", "note", '{"n": 7}')], StopReason.TOOL_USE,
                         usage=Usage(input=20, output=8))
 ANSWER = AssistantMessage([TextBlock("served by the fallback")], StopReason.STOP, usage=Usage(input=1000, output=500))
 
@@ -202,6 +204,8 @@ def test_the_transcript_goes_to_the_fallback_converted_for_its_wire_and_priced_a
     assert body["model"] == "gpt-5"
     roles = [message["role"] for message in body["messages"]]
     assert roles == ["user", "assistant", "tool"]
+    # The first model's signed thinking is no other model's to verify: it goes as plain text, unsigned.
+    assert "Seven is worth a note." in json.dumps(body["messages"][1]) and "EqQBCgIYAhIM" not in sent.body.decode()
     call = body["messages"][1]["tool_calls"][0]
     assert (call["function"]["name"], json.loads(call["function"]["arguments"])) == ("note", {"n": 7})
     assert body["messages"][2]["tool_call_id"] == call["id"] and "noted 7" in json.dumps(body["messages"][2])
