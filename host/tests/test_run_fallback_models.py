@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rpc_helpers import EVENTS
 from test_run_command import PLANTED, anthropic_text, cassette, replay, sent
 
 FIRST, FALLBACK = "openai/gpt-4o-mini", "anthropic/claude-sonnet-4-6"
@@ -52,6 +53,8 @@ def test_json_events_say_which_model_served(agentkit, tmp_path: Path) -> None:
                              env={**env, **KEYS})
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
+    for event in events:  # the published event schema knows the new event
+        EVENTS.validate(event)
     [fallback] = [event for event in events if event["type"] == "model_fallback"]
     assert (fallback["turn"], fallback["model"], fallback["fallback"]) == (1, FIRST, FALLBACK)
     assert "HTTP 503" in fallback["error"]
