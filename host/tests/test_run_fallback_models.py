@@ -85,3 +85,9 @@ def test_every_models_credential_is_checked_before_anything_is_sent(agentkit, tm
 def test_a_bad_model_list_is_a_usage_error(agentkit, tmp_path: Path, value, problem) -> None:
     result = agentkit.inline("run", "hi", "--model", value, "--root", str(tmp_path), env=KEYS)
     assert result.returncode == 2 and problem in result.stderr
+
+
+def test_a_durable_run_takes_one_model(agentkit, tmp_path: Path) -> None:
+    result = agentkit.inline("run", "hi", "--durable", "--model", f"{FIRST},{FALLBACK}", "--root", str(tmp_path),
+                             env=KEYS)
+    assert result.returncode == 2 and "--durable runs take one --model" in result.stderr
