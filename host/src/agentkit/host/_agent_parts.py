@@ -34,10 +34,11 @@ def agent_models(host: PluginHost, names: Sequence[str]) -> tuple[ModelInfo, Pro
 
     :raises ModelNotFound: a name no installed provider's catalog resolves.
     """
-    rows = [host.resolve_model(name) for name in names]
+    first, *others = (host.resolve_model(name) for name in names)
     # The catalog lists a model only while the plugin that lists it serves its wire too.
-    routes = [Route(row, host.providers[row.api], TranscriptRepair(row, host.providers[row.api])) for row in rows]
-    return routes[0].model, routes[0].provider, tuple(routes[1:])
+    fallbacks = tuple(Route(row, host.providers[row.api], TranscriptRepair(row, host.providers[row.api]))
+                      for row in others)
+    return first, host.providers[first.api], fallbacks
 
 
 def stop_policy(config: AgentConfig) -> StopPolicy | None:

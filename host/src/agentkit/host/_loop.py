@@ -412,7 +412,7 @@ async def request(run: Run) -> AssistantMessage:
 
 
 async def _request_with_fallbacks(run: Run, view: list[Message]) -> AssistantMessage:
-    """The turn's request sent to each model in turn until one serves it (see :class:`~._request.Route`).
+    """The turn's request sent to each model in turn until one serves it (see :class:`~._route.Route`).
 
     A model that fails in a way another may cure, before any of its response
     was handed over (:class:`~.runtime.ModelUnavailable`), passes the same
