@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 SOURCES = {
     "testdata/pydantic-ai": "test_openai/test_valid_response.yaml",
     "testdata/anthropic-sdk-python": "basic_response.txt",
+    "testdata/ollama": "docs/api.md",
     "host/tests/wire/data/jsontestsuite": "test_parsing/y_object.json",
     "plugins/tools_files/tests/data/node-ignore": "node-ignore-cases.json",
 }

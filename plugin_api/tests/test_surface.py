@@ -12,7 +12,7 @@ PINNED = [
     "DEFAULT_TOOL_CALL_ID_RULE", "EVENT_SCHEMA", "PROJECT_NAME", "AgentEnd", "AgentStart", "AgentkitError", "ArtifactCreated", "AssistantMessage", "Block",
     "BlockDelta", "BlockEnd", "BlockStart", "CancelToken", "ConformanceResponder", "ContentBlock", "Credential", "CredentialKind", "Defer",
     "Event", "ExecutionMode", "ImageBlock", "Message", "MessageAssembler", "MessageEnd", "MessageStart",
-    "ModelInfo", "Outcome", "OutputPartial", "PluginError", "Project", "Provider", "ProviderError", "ProviderEvent", "ProviderRequest", "SchemaError",
+    "ModelFallback", "ModelInfo", "Outcome", "OutputPartial", "PluginError", "Project", "Provider", "ProviderError", "ProviderEvent", "ProviderRequest", "SchemaError",
     "SessionInfo", "Skill", "SteeringMessage", "StopReason", "StreamDecoder", "SubagentEvent", "TextBlock", "ThinkingBlock", "Tool",
     "ToolCallEnd", "ToolCallStart", "ToolContext", "ToolError", "ToolResult", "ToolResultMessage", "ToolSpec",
     "ToolUseBlock", "TurnEnd", "TurnStart", "Usage", "UsageError", "UserMessage", "WireEvent", "WireRequest",

@@ -333,7 +333,7 @@ class TestRequest:
 
 
 class TestSchemas:
-    def test_metadata_and_annotations_are_dropped_everywhere_but_names_are_kept(self, kit) -> None:
+    def test_metadata_and_examples_are_dropped_everywhere_but_defaults_and_names_are_kept(self, kit) -> None:
         schema = {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "urn:x",
@@ -358,12 +358,12 @@ class TestSchemas:
         assert tool["functionDeclarations"][0]["parametersJsonSchema"] == {
             "type": "object",
             "properties": {
-                "default": {"type": "string"},
+                "default": {"type": "string", "default": "d"},
                 "items": {
                     "type": "array",
-                    "items": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                    "items": {"type": "object", "properties": {"n": {"type": "integer", "default": 1}}},
                 },
-                "mode": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "mode": {"anyOf": [{"type": "string", "default": "x"}, {"type": "null"}]},
                 "enum_with_default": {"enum": ["default", "$schema"]},
             },
             "required": ["default"],

@@ -4,6 +4,7 @@ the way the API sends them, and the ``openai`` SDK behind a mock transport."""
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from agentkit_provider_openai_responses import OpenAIResponses
 
 from agentkit.conformance import codec
+from agentkit.plugin_api import ThinkingBlock
 
 # -- responses ---------------------------------------------------------
 
@@ -198,6 +200,16 @@ def sdk_client(handler: Callable[[Any], Any]) -> Any:
     )
 
 
+def reasoning_blocks(texts: list[str], signature: dict[str, str]) -> list[ThinkingBlock]:
+    """A reasoning item's blocks: one per summary part with text (one empty, redacted block for none),
+    each naming the item, the last also holding its encrypted content."""
+    whole = json.dumps(signature, separators=(",", ":"))
+    if not texts:
+        return [ThinkingBlock("", whole, True)]
+    named = json.dumps({"id": signature["id"]}, separators=(",", ":"))
+    return [*(ThinkingBlock(text, named) for text in texts[:-1]), ThinkingBlock(texts[-1], whole)]
+
+
 @pytest.fixture(scope="session")
 def kit() -> codec.ProviderKit:
     """The helpers, for test modules (which cannot import each other)."""
@@ -209,6 +221,7 @@ def kit() -> codec.ProviderKit:
         message_item=message_item,
         call_item=call_item,
         reasoning_item=reasoning_item,
+        reasoning_blocks=reasoning_blocks,
         stream_events=stream_events,
         sse_bytes=sse_bytes,
         sdk_client=sdk_client,

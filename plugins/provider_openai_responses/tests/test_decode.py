@@ -58,8 +58,9 @@ class TestBlocks:
         streamed, whole = _both(kit, _tool_turn(kit))
         assert streamed.content == whole.content
         assert streamed.content == [
+            ThinkingBlock("**Looking**", json.dumps({"id": "rs_1"}, separators=(",", ":"))),
             ThinkingBlock(
-                "**Looking**\n\nBoth files.",
+                "Both files.",
                 json.dumps(
                     {"id": "rs_1", "encrypted_content": "gAAAA-enc-1"}, separators=(",", ":")
                 ),
@@ -185,16 +186,38 @@ class TestReasoning:
         ]
         assert "id" not in body["input"][1]
 
-    def test_empty_summary_parts_add_no_separator(self, kit) -> None:
+    def test_each_summary_part_is_a_block_and_empty_parts_make_none(self, kit) -> None:
         item = kit.reasoning_item("rs_1", ["a", "", "b"])
         streamed, whole = _both(kit, kit.response_object([item]))
-        assert streamed.content[0].thinking == whole.content[0].thinking == "a\n\nb"
+        assert [b.thinking for b in streamed.content] == [b.thinking for b in whole.content] == ["a", "b"]
         # Even when the empty part streams an empty delta.
         events = kit.stream_events(kit.response_object([item]))
         at = next(i for i, e in enumerate(events) if e.get("summary_index") == 1)
         empty = {"item_id": "rs_1", "output_index": 0, "summary_index": 1, "delta": ""}
         events.insert(at + 1, {"type": "response.reasoning_summary_text.delta", **empty})
-        assert kit.final_message(kit.decode(_wire(events))).content[0].thinking == "a\n\nb"
+        assert [b.thinking for b in kit.final_message(kit.decode(_wire(events))).content] == ["a", "b"]
+
+    def test_summary_parts_go_back_as_the_parts_of_one_item(self, kit) -> None:
+        from agentkit.plugin_api import UserMessage
+
+        item = kit.reasoning_item("rs_1", ["**Plan**", "", "Read it.", "Then answer."], "gAAAA-enc")
+        for message in _both(kit, kit.response_object([item, kit.message_item("Done.", "msg_1")])):
+            body = kit.body_of(kit.request_for(messages=[UserMessage.text("go"), message]))
+            assert body["input"][1] == {
+                "type": "reasoning",
+                "id": "rs_1",
+                "summary": [{"type": "summary_text", "text": text} for text in ("**Plan**", "Read it.", "Then answer.")],
+                "encrypted_content": "gAAAA-enc",
+            }
+
+    def test_a_final_summary_that_rewrites_an_earlier_part_is_an_error(self, kit) -> None:
+        item = kit.reasoning_item("rs_1", ["a", "b"], "gAAAA-enc")
+        events = kit.stream_events(kit.response_object([item]))
+        for event in events:
+            if event["type"] == "response.output_item.done":
+                event["item"]["summary"][0]["text"] = "not a"
+        message = kit.final_message(kit.decode(_wire(events)))
+        assert message.stop_reason is StopReason.ERROR and "summary" in (message.error_message or "")
 
     def test_a_decoded_transcript_replays_its_own_identities(self, kit) -> None:
         from agentkit.plugin_api import ToolResultMessage, UserMessage

@@ -10,14 +10,13 @@ second opinion. Expectations are read from the recording itself.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from agentkit.plugin_api import ImageBlock, StopReason, TextBlock, ThinkingBlock, UserMessage
+from agentkit.plugin_api import ImageBlock, StopReason, TextBlock, UserMessage
 
 # libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -38,7 +37,7 @@ def _exchanges() -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def _expected_blocks(output: list[dict[str, Any]]) -> list[Any]:
+def _expected_blocks(kit, output: list[dict[str, Any]]) -> list[Any]:
     blocks: list[Any] = []
     for item in output:
         if item["type"] == "reasoning":
@@ -46,11 +45,7 @@ def _expected_blocks(output: list[dict[str, Any]]) -> list[Any]:
             signature = {"id": item["id"]}
             if item.get("encrypted_content"):
                 signature["encrypted_content"] = item["encrypted_content"]
-            blocks.append(
-                ThinkingBlock(
-                    "\n\n".join(texts), json.dumps(signature, separators=(",", ":")), not texts
-                )
-            )
+            blocks += kit.reasoning_blocks(texts, signature)
         elif item["type"] == "message":
             blocks.append(TextBlock("".join(p.get("text", "") for p in item["content"])))
     return blocks
@@ -63,7 +58,7 @@ def test_every_recorded_whole_response_decodes(kit) -> None:
         if interaction["response"]["status"]["code"] != 200 or not isinstance(body, dict):
             continue
         message = kit.final_message(kit.decode(kit.frame_json(body)))
-        assert message.content == _expected_blocks(body["output"]), name
+        assert message.content == _expected_blocks(kit, body["output"]), name
         assert message.stop_reason is StopReason.STOP, name
         assert message.response_id == body["id"] and message.response_model == body["model"]
         usage = body["usage"]
@@ -111,7 +106,7 @@ def test_the_recorded_stream_decodes_as_its_completed_response_says(kit) -> None
         events = kit.frame_sse(raw)
         completed = next(e.data["response"] for e in events if e.event == "response.completed")
         message = kit.final_message(kit.decode(events))
-        assert message.content == _expected_blocks(completed["output"]), name
+        assert message.content == _expected_blocks(kit, completed["output"]), name
         assert message.stop_reason is StopReason.STOP
         assert message.usage.output == completed["usage"]["output_tokens"]
 

@@ -9,12 +9,11 @@ ids, encrypted content and summaries, and usage.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from agentkit.plugin_api import AssistantMessage, TextBlock, ThinkingBlock, ToolUseBlock
+from agentkit.plugin_api import AssistantMessage, TextBlock, ToolUseBlock
 
 
 def _sdk_final(kit, raw: bytes) -> tuple[Any, list[Any]]:
@@ -32,7 +31,7 @@ def _sdk_final(kit, raw: bytes) -> tuple[Any, list[Any]]:
     return final, events
 
 
-def _expected_from_sdk(final: Any) -> list[Any]:
+def _expected_from_sdk(kit, final: Any) -> list[Any]:
     """Our canonical blocks, as the SDK's response describes them."""
     blocks: list[Any] = []
     for item in final.output:
@@ -41,11 +40,7 @@ def _expected_from_sdk(final: Any) -> list[Any]:
             if item.encrypted_content:
                 signature["encrypted_content"] = item.encrypted_content
             texts = [part.text for part in item.summary if part.text]
-            blocks.append(
-                ThinkingBlock(
-                    "\n\n".join(texts), json.dumps(signature, separators=(",", ":")), not texts
-                )
-            )
+            blocks += kit.reasoning_blocks(texts, signature)
         elif item.type == "message":
             text = "".join(
                 part.text if part.type == "output_text" else part.refusal for part in item.content
@@ -63,7 +58,7 @@ def _ours(kit, raw: bytes) -> AssistantMessage:
 def _agree(kit, raw: bytes) -> AssistantMessage:
     final, _ = _sdk_final(kit, raw)
     ours = _ours(kit, raw)
-    assert ours.content == _expected_from_sdk(final)
+    assert ours.content == _expected_from_sdk(kit, final)
     assert ours.response_id == final.id
     if final.usage is not None:
         details = final.usage.input_tokens_details
@@ -120,6 +115,6 @@ def test_a_response_cut_by_max_output_tokens(kit) -> None:
     raw = kit.sse_bytes(kit.stream_events(response))
     ours = _ours(kit, raw)
     final, _ = _sdk_final(kit, raw)
-    assert ours.content == _expected_from_sdk(final)
+    assert ours.content == _expected_from_sdk(kit, final)
     assert final.incomplete_details.reason == "max_output_tokens"
     assert ours.stop_reason.value == "length"

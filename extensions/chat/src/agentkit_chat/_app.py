@@ -80,7 +80,7 @@ class Chat:
 
     def switch_session(self, session: Session) -> None:
         """Go on in ``session`` (a fork, a new one), on the current model; the old one is closed."""
-        agent = self.build_agent(self.agent.config.model, session)
+        agent = self.build_agent(self.agent.config.models[0], session)  # chat runs one model
         self.session.close()
         self.session, self.agent = session, agent
 

@@ -22,7 +22,6 @@ from agentkit.plugin_api import (
     AssistantMessage,
     Event,
     Message,
-    ModelInfo,
     Outcome,
     Project,
     StopReason,
@@ -30,7 +29,7 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import provider_runtime, stop_policy
+from ._agent_parts import agent_models, provider_runtime, stop_policy
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._audit import RunAudit, check_sink
 from ._budget import Budget, RunAccount
@@ -115,9 +114,8 @@ class Agent(Generic[AgentOutputT]):
         self.project = Project.open(self.root, trust=config.trust.project)
         self.host = host if host is not None else PluginHost.discover(project=self.project)
         check_host_trust(self.host, self.project)
-        self.model: ModelInfo = self.host.resolve_model(config.model)
-        # The catalog lists a model only while the plugin that lists it serves its wire too.
-        self.provider = self.host.providers[self.model.api]
+        #: The agent's model, its wire's codec, and where a turn goes when that model cannot serve it.
+        self.model, self.provider, self.fallbacks = agent_models(self.host, config.models)
         self.stats = AgentStats()
         #: The agent's tools: specs, deferral, validators, skill activation (see :mod:`._toolset`).
         self.toolset = agent_toolset(self.host, config, self.root, self.project.trusted, self.stats)
@@ -489,7 +487,7 @@ class Agent(Generic[AgentOutputT]):
             subscribers=self._subscribers, policy=self._policy, spawn=Agent, finished=self._record, stop=stop,
             hooks=hooks, state=state, account=RunAccount(state, self.config.limits.budget),
             audit=RunAudit(self.config.audit, self.session_id, run_id, self.model.key, hooks.report),
-            overrides=self._overrides, structured=self.structured, put=put, run_id=run_id, steps=steps,
+            overrides=self._overrides, structured=self.structured, put=put, run_id=run_id, steps=steps, fallbacks=self.fallbacks,
         )
 
     def _record(self, result: RunResult) -> None:

@@ -1,13 +1,19 @@
-"""What an agent builds from its configuration once, when it is made: its provider runtime and stop policy."""
+"""What an agent builds from its configuration once, when it is made: its runtime, fallbacks and stop policy."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from agentkit.plugin_api import ModelInfo, Provider
+
 from ._config import AgentConfig
 from ._plugins import PluginHost
+from ._repair import TranscriptRepair
+from ._route import Route
 from ._stopping.policies import StopPolicy, any_of, as_policy, max_turns
 from .runtime import Pricing, ProviderRuntime, http_timeouts
 
-__all__ = ["provider_runtime", "stop_policy"]
+__all__ = ["agent_models", "provider_runtime", "stop_policy"]
 
 
 def provider_runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
@@ -19,6 +25,20 @@ def provider_runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
         timeout=http_timeouts(connect=config.timeouts.connect, read=config.timeouts.read),
         pricing=Pricing(host.models),  # at the model that served: a fallback may be dearer or cheaper
     )
+
+
+def agent_models(host: PluginHost, names: Sequence[str]) -> tuple[ModelInfo, Provider, tuple[Route, ...]]:
+    """The first model's row and codec, and a :class:`~._route.Route` for each fallback model after it.
+
+    Each fallback repairs the transcript for its own wire, as a model switch does.
+
+    :raises ModelNotFound: a name no installed provider's catalog resolves.
+    """
+    first, *others = (host.resolve_model(name) for name in names)
+    # The catalog lists a model only while the plugin that lists it serves its wire too.
+    fallbacks = tuple(Route(row, host.providers[row.api], TranscriptRepair(row, host.providers[row.api]))
+                      for row in others)
+    return first, host.providers[first.api], fallbacks
 
 
 def stop_policy(config: AgentConfig) -> StopPolicy | None:

@@ -90,7 +90,14 @@ class AgentConfig(FlatReads):
         AgentConfig(model="anthropic/claude-sonnet-4-5", limits=Limits(max_turns=10),
                     timeouts=Timeouts(tool=60), trust=Trust(before_tool_call=allow_all))
 
-    :param model: ``vendor/model`` from an installed provider's catalog.
+    :param model: ``vendor/model`` from an installed provider's catalog, or
+        a list of them: the first serves every turn it can, and a turn whose
+        request it fails in a way another model may cure (a connection
+        failure, 429, a 5xx such as 529 overloaded; after the retries, and
+        before any of its response arrived) goes to the next one, the
+        transcript repaired for that model's wire. A failure that is the
+        caller's (400, 401, 403, 404) goes nowhere else. See
+        ``docs/providers.md`` ("Fallback models").
     :param root: the workspace root tools must stay inside.
     :param system_prompt: instructions sent with every request.
     :param tools: tool names to enable; ``None`` enables every tool that is
@@ -133,7 +140,7 @@ class AgentConfig(FlatReads):
     their group, until 0.3; reading ``config.max_turns`` answers from the group.
     """
 
-    model: str
+    model: str | Sequence[str]
     root: Path | str
     system_prompt: str | None
     tools: Sequence[str] | None
@@ -152,7 +159,7 @@ class AgentConfig(FlatReads):
 
     def __init__(
         self,
-        model: str,
+        model: str | Sequence[str],
         root: Path | str = ".",
         system_prompt: str | None = None,
         tools: Sequence[str] | None = None,
@@ -190,6 +197,11 @@ class AgentConfig(FlatReads):
         if flat:
             apply_flat(self, flat, stacklevel=3)
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """:attr:`model` as a tuple: the model first, then its fallbacks in order (none for one model)."""
+        return (self.model,) if isinstance(self.model, str) else tuple(self.model)
+
 
 #: Each group attribute and the class it must hold.
 _GROUPS = (("limits", Limits), ("timeouts", Timeouts), ("trust", Trust), ("connection", Connection))
@@ -210,6 +222,7 @@ def check_config(config: AgentConfig) -> None:
         if not isinstance(value, group):
             raise ConfigError(f"AgentConfig.{name} must be a {group.__name__}, got {type(value).__name__}: "
                               f"write AgentConfig({name}={group.__name__}(...))")
+    _check_models(config.model)
     check_settings(config.settings)
     for index, tool in enumerate(config.extra_tools):
         if not isinstance(tool, Tool):
@@ -217,6 +230,22 @@ def check_config(config: AgentConfig) -> None:
                 f"AgentConfig.extra_tools[{index}] must be a Tool, got {type(tool).__name__}: "
                 "wrap a function with Tool.from_function"
             )
+
+
+def _check_models(model: object) -> None:
+    """``model`` is a ``vendor/model`` string or a non-empty list of distinct ones."""
+    if isinstance(model, str):
+        return
+    fix = 'write AgentConfig(model="vendor/model") or AgentConfig(model=["vendor/model", "fallback/model"])'
+    if not isinstance(model, Sequence) or not model:
+        raise ConfigError(f"AgentConfig.model must be a vendor/model string or a non-empty list of them, "
+                          f"got {model!r}: {fix}")
+    for index, name in enumerate(model):
+        if not isinstance(name, str):
+            raise ConfigError(f"AgentConfig.model[{index}] must be a vendor/model string, got "
+                              f"{type(name).__name__}: {fix}")
+        if name in model[:index]:
+            raise ConfigError(f"AgentConfig.model lists {name!r} twice: a fallback model must be another model")
 
 
 @dataclass

@@ -35,7 +35,10 @@ from agentkit.plugin_api import (
     Event,
     Message,
     MessageEnd,
+    ModelFallback,
     Outcome,
+    Provider,
+    ProviderRequest,
     SessionInfo,
     SteeringMessage,
     StopReason,
@@ -52,11 +55,13 @@ from ._guard import Abandoned, TimedOut, guarded_call, wait_out
 from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
+from ._route import Route
 from ._run import Run, enter_run
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
 from ._structured import Settled
+from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
 from .sessions._recorder import RunLog
 
@@ -401,11 +406,36 @@ async def request(run: Run) -> AssistantMessage:
         state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
         if run.log is not None:
             run.log.compacted(checkpoint.first_kept, checkpoint.summary)
-    request = build_request(run, view, first=state.turn == 1)
+    if run.fallbacks:
+        return await _request_with_fallbacks(run, view)
+    return await _stream(run, run.provider, build_request(run, view, first=state.turn == 1))
+
+
+async def _request_with_fallbacks(run: Run, view: list[Message]) -> AssistantMessage:
+    """The turn's request sent to each model in turn until one serves it (see :class:`~._route.Route`).
+
+    A model that fails in a way another may cure, before any of its response
+    was handed over (:class:`~.runtime.ModelUnavailable`), passes the same
+    request, built afresh for the next model, on; the last model's failure is
+    the turn's. Nothing of a failed attempt enters the history.
+    """
+    routes = (Route(run.model, run.provider, run.transcript_repair), *run.fallbacks)
+    first, last = run.state.turn == 1, len(routes) - 1
+    for index, route in enumerate(routes):
+        request = build_request(run, view, first=first, route=route)
+        try:
+            return await _stream(run, route.provider, request, fallback=index < last)
+        except ModelUnavailable as exc:
+            run.emit(ModelFallback(run.state.turn, route.model.key, routes[index + 1].model.key, str(exc)))
+    raise AssertionError("the last model's failure ends its stream")  # unreachable: fallback=False
+
+
+async def _stream(run: Run, provider: Provider, request: ProviderRequest, fallback: bool = False) -> AssistantMessage:
+    """Stream ``request``'s response through ``provider``; every event is emitted, the message returned."""
     run.stats.requests += 1
     message: AssistantMessage | None = None
     structured, emit = run.structured, run.emit
-    async for events in run.runtime.stream_batches(run.provider, request, abort=run.stop.event):
+    async for events in run.runtime.stream_batches(provider, request, abort=run.stop.event, fallback=fallback):
         for event in events:
             emit(event)
             if structured is not None:
@@ -417,6 +447,6 @@ async def request(run: Run) -> AssistantMessage:
         if isinstance(last, MessageEnd):
             message = last.message
     if message is None:
-        raise RuntimeError(f"provider {run.model.api!r} ended a response without message_end")
+        raise RuntimeError(f"provider {request.model.api!r} ended a response without message_end")
     return message
 

@@ -18,20 +18,25 @@ from ._settings import request_settings
 from ._token_limits import clamp_max_tokens, clamp_reasoning
 
 if TYPE_CHECKING:
+    from ._route import Route
     from ._run import Run
 
 __all__ = ["build_request"]
 
 
-def build_request(run: Run, history: Sequence[Message], *, first: bool = True) -> ProviderRequest:
+def build_request(run: Run, history: Sequence[Message], *, first: bool = True,
+                  route: Route | None = None) -> ProviderRequest:
     """The request ``run`` sends for ``history``; ``history`` is not changed.
 
     The run's model settings (``run.overrides``, see :class:`._settings.ModelSettings`)
     override its configuration's; ``first`` says whether it is the run's first
-    request (a forcing tool choice applies to it only).
+    request (a forcing tool choice applies to it only). ``route``: built for
+    that model instead of the run's own (a fallback).
     """
-    model = run.model
-    messages = run.transcript_repair(history)
+    if route is None:
+        model, messages = run.model, run.transcript_repair(history)
+    else:
+        model, messages = route.model, route.transcript_repair(history)
     system, tools = run.system_prompt(), run.toolset.specs()
     settings = request_settings(run.config.settings, run.overrides, first=first)
     requested = min(settings["max_tokens"] or model.max_output, model.max_output)

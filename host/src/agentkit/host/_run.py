@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from ._plugins import PluginHost
     from ._queues import MessageQueues
     from ._repair import TranscriptRepair
+    from ._route import Route
     from ._stats import AgentStats
     from ._steps import RunSteps
     from ._stopping.policies import StopPolicy
@@ -157,6 +158,8 @@ class Run:
     run_id: str = ""
     #: Where its model requests, tool calls and authorizations go, if not done directly (see :mod:`._steps`).
     steps: RunSteps | None = None
+    #: The models a request goes to, in order, when the one before could not serve it (``AgentConfig(model=[...])``).
+    fallbacks: tuple[Route, ...] = ()
 
     def system_prompt(self) -> str | None:
         """The system prompt of the run's requests (see :mod:`._system_prompt`)."""

@@ -19,7 +19,8 @@ stopped with ``error`` or ``aborted``.
 An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start``
 / ``tool_call_end`` / ``turn_end`` / ``agent_end``; ``artifact_created`` comes
 before the ``tool_call_end`` of a result too long to inline. A structured run adds
-``output_partial`` events as its output's JSON arrives. The events of a
+``output_partial`` events as its output's JSON arrives. An agent with fallback
+models emits ``model_fallback`` when a turn's request goes to the next one. The events of a
 subagent's run reach its parent wrapped in ``subagent`` events.
 """
 
@@ -121,6 +122,28 @@ class TurnStart:
 
 
 @dataclass(slots=True)
+class ModelFallback:
+    """Turn ``turn``'s request failed at ``model`` before any of its response arrived; it goes to ``fallback``.
+
+    Only an agent given fallback models (``AgentConfig(model=[...])``) emits
+    it, and only for a failure another model may cure (a connection failure,
+    429, 5xx such as 529 overloaded, after the retries). The model that
+    served the turn is the one its ``message_start`` names.
+
+    :param turn: the turn (counted from 1).
+    :param model: the ``vendor/model`` that failed.
+    :param fallback: the ``vendor/model`` the same request goes to next.
+    :param error: why ``model`` failed, one line (credentials never appear in it).
+    """
+
+    turn: int
+    model: str
+    fallback: str
+    error: str
+    type: Literal["model_fallback"] = field(default="model_fallback", init=False)
+
+
+@dataclass(slots=True)
 class ToolCallStart:
     """A tool call from the model is being handled."""
 
@@ -211,7 +234,7 @@ class SubagentEvent:
 
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
-    ProviderEvent | AgentStart | SteeringMessage | TurnStart | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
+    ProviderEvent | AgentStart | SteeringMessage | TurnStart | ModelFallback | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
     | OutputPartial | SubagentEvent
 )
 
@@ -226,6 +249,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         AgentStart,
         SteeringMessage,
         TurnStart,
+        ModelFallback,
         ToolCallStart,
         ArtifactCreated,
         ToolCallEnd,

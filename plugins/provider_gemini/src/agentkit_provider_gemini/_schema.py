@@ -12,9 +12,12 @@ names, ``enum``/``const`` values or ``required`` lists):
 
 * ``$schema``, ``$id``, ``$comment``: metadata about the schema document,
   which the API does not read.
-* ``default``, ``examples``: annotations outside the documented subset, which
-  the model cannot act on anyway. A default is better said in the property's
-  ``description``.
+* ``examples``: an annotation outside the documented subset.
+
+``default`` is kept: the API's ``Schema`` lists it ("Default value of the
+field ... included here and ignored so that developers who send schemas with a
+default field don't get unknown-field errors", ai.google.dev/api/caching#Schema),
+and a model reads it as a hint of the value to use when it has none better.
 
 A schema that is not an object at the top (``{}``, or ``true``) becomes
 ``{"type": "object"}``: the API requires an object of parameters.
@@ -26,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 #: Keywords removed from every schema position.
-DROPPED_KEYWORDS = frozenset({"$schema", "$id", "$comment", "default", "examples"})
+DROPPED_KEYWORDS = frozenset({"$schema", "$id", "$comment", "examples"})
 
 # Keywords whose value is a schema, a list of schemas, or a map of name -> schema.
 _SCHEMA = frozenset(

@@ -25,7 +25,7 @@ from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, BASE_URL, CATALOG, VENDOR
 from ._conformance import ResponsesResponder
-from ._decode import SUMMARY_SEPARATOR, ResponsesDecoder, usage_from_wire
+from ._decode import ResponsesDecoder, usage_from_wire
 from ._encode import ERROR_PREFIX, INCLUDE_REASONING, ResponsesEncoder, input_items
 from ._ids import CALL_ID_SEPARATOR, ReasoningRef, join_call_id, split_call_id
 
@@ -35,7 +35,6 @@ __all__ = [
     "CALL_ID_SEPARATOR",
     "ERROR_PREFIX",
     "INCLUDE_REASONING",
-    "SUMMARY_SEPARATOR",
     "VENDOR",
     "OpenAIResponses",
     "ReasoningRef",

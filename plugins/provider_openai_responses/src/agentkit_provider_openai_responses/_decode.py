@@ -21,9 +21,13 @@ What it relies on (see ``docs/providers.md``):
   when no delta came their text is used, a text that extends the deltas
   supplies the rest, and one that contradicts them ends the message as an
   error rather than guess.
-* Reasoning summary parts are joined with a blank line, in the stream as in
-  a whole response. The reasoning item's id and ``encrypted_content`` are
-  taken from ``output_item.done`` (the ``added`` copy may be incomplete).
+* Each reasoning summary part with text is a thinking block of its own, in
+  the stream as in a whole response (empty parts make none; a reasoning item
+  without a summary is one empty, redacted block). Each block's signature
+  names the item (``{"id": ...}``); the last one's also holds the item's
+  ``encrypted_content``, taken from ``output_item.done`` (the ``added`` copy
+  may be incomplete). The encoder sends consecutive blocks of one item back
+  as that one item, with its summary parts.
 * ``response.completed`` -> ``stop`` (``tool_use`` when it holds function
   calls); ``response.incomplete`` -> ``length`` (``refusal`` for
   ``content_filter``); ``response.failed`` and ``error`` -> ``error``. A stream
@@ -47,9 +51,6 @@ from agentkit.plugin_api.codec import count
 from agentkit.plugin_api.codec import error_text as _error_text
 
 from ._ids import ReasoningRef, join_call_id
-
-#: Joins the parts of a reasoning summary into one thinking text.
-SUMMARY_SEPARATOR = "\n\n"
 
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 _KINDS: dict[str, Any] = {
@@ -114,6 +115,10 @@ class _Item:
     parts: list[str] = field(default_factory=list)
     summary_index: int = 0
     done: bool = False
+    #: A reasoning item's summary parts before the one being read, each a block already ended.
+    earlier: list[str] = field(default_factory=list)
+    #: A reasoning item's signature naming it, for each part's block (``None``: no id yet).
+    ref: str | None = None
 
     @property
     def text(self) -> str:
@@ -217,7 +222,8 @@ class ResponsesDecoder:
             # The id alone, until output_item.done brings the encrypted content:
             # a reasoning item that never finishes is then known to be
             # unreplayable, and so are the item ids of the calls after it.
-            return self._open(item, signature=ReasoningRef(wire["id"]).to_signature())
+            item.ref = ReasoningRef(wire["id"]).to_signature()
+            return self._open(item, signature=item.ref)
         return []  # a message opens its block at its first text
 
     def _open(self, item: _Item, **fields: Any) -> list[ProviderEvent]:
@@ -248,12 +254,36 @@ class ResponsesDecoder:
         part = data.get("summary_index")
         events: list[ProviderEvent] = []
         if text and isinstance(part, int) and part > item.summary_index:
-            # The separator goes in front of the next part's first text, so
-            # empty parts add nothing, as in a whole response.
+            # The next part's block opens at its first text, so empty parts
+            # make no block, as in a whole response.
             item.summary_index = part
             if item.parts:
-                events += self._append(item, SUMMARY_SEPARATOR)
+                events += self._next_part(item)
         return events + self._append(item, text)
+
+    def _next_part(self, item: _Item) -> list[ProviderEvent]:
+        """End the block of a reasoning item's summary part and open the next part's."""
+        events = self._assembler.end_block(item.block) if item.block is not None else []
+        item.earlier.append(item.text)
+        item.parts = []
+        return events + (self._open(item, signature=item.ref) if item.ref else self._open(item))
+
+    def _settle_summary(self, item: _Item, finals: list[str]) -> list[ProviderEvent]:
+        """Reconcile a reasoning item's streamed summary parts with the item's complete ``finals``."""
+        streamed = [*item.earlier, item.text] if item.parts else list(item.earlier)
+        if finals[: len(item.earlier)] != item.earlier or len(finals) < len(streamed):
+            if self._violation is None:
+                self._violation = ("openai-responses: the final summary of a reasoning item differs from "
+                                   "the streamed deltas; the response cannot be trusted")
+            return []
+        events: list[ProviderEvent] = []
+        if item.parts:
+            events += self._settle(item, finals[len(item.earlier)], "summary")
+        for text in finals[len(streamed):]:
+            if item.parts:
+                events += self._next_part(item)
+            events += self._append(item, text)
+        return events
 
     def _settle(self, item: _Item, final: Any, what: str) -> list[ProviderEvent]:
         """Reconcile the streamed text of ``item`` with the complete ``final`` text."""
@@ -293,13 +323,13 @@ class ResponsesDecoder:
             ):
                 self._refused = True
         elif item.type == "reasoning":
-            events += self._settle(item, _summary_text(wire), "summary")
+            events += self._settle_summary(item, _summary_texts(wire))
             if item.block is not None and _text(wire.get("id")):
                 encrypted = _text(wire.get("encrypted_content")) or None
                 self._assembler.update(
                     item.block,
                     signature=ReasoningRef(wire["id"], encrypted).to_signature(),
-                    redacted=not item.parts,
+                    redacted=not (item.parts or item.earlier),
                 )
         events += self._close_before(index)
         if item.block is not None:
@@ -383,7 +413,7 @@ def _message_text(wire: dict[str, Any]) -> str:
     )
 
 
-def _summary_text(wire: dict[str, Any]) -> str:
-    summary = wire.get("summary")
-    texts = (_text(part.get("text")) for part in _list(summary) if isinstance(part, dict))
-    return SUMMARY_SEPARATOR.join(text for text in texts if text)
+def _summary_texts(wire: dict[str, Any]) -> list[str]:
+    """The texts of a reasoning item's summary parts, empty ones left out."""
+    texts = (_text(part.get("text")) for part in _list(wire.get("summary")) if isinstance(part, dict))
+    return [text for text in texts if text]

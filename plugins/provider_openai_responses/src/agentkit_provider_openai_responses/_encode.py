@@ -187,8 +187,14 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
         for block in message.content
         if isinstance(block, ThinkingBlock)
     ]
+    # A reasoning item's summary parts are thinking blocks of their own, one after another, each
+    # naming the item; the item's encrypted content is on one of them (the decoder puts it on the last).
+    encrypted: dict[str, str | None] = {}
+    for ref in refs:
+        if ref is not None:
+            encrypted[ref.id] = encrypted.get(ref.id) or ref.encrypted_content
     # A call's item id may only come back together with the reasoning item before it.
-    keep_item_ids = all(ref is None or ref.encrypted_content for ref in refs)
+    keep_item_ids = all(ref is None or encrypted[ref.id] for ref in refs)
     items: list[dict[str, Any]] = []
     text: list[str] = []
 
@@ -206,18 +212,21 @@ def _assistant(message: AssistantMessage) -> list[dict[str, Any]]:
             continue
         if isinstance(block, ThinkingBlock):
             ref = ReasoningRef.from_signature(block.signature)
-            if ref is None or not ref.encrypted_content:
+            if ref is None or not encrypted[ref.id]:
                 # Thinking from another wire, or reasoning kept without its
                 # encrypted content: nothing the server could accept.
                 continue
+            part = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
+            if not text and items and items[-1]["type"] == "reasoning" and items[-1]["id"] == ref.id:
+                items[-1]["summary"] += part  # the next summary part of the same item
+                continue
             flush_text()
-            summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
             items.append(
                 {
                     "type": "reasoning",
                     "id": ref.id,
-                    "summary": summary,
-                    "encrypted_content": ref.encrypted_content,
+                    "summary": part,
+                    "encrypted_content": encrypted[ref.id],
                 }
             )
         elif isinstance(block, ToolUseBlock):

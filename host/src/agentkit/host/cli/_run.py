@@ -4,7 +4,8 @@ The answer's text is written to stdout as it streams; tool calls and notes go
 to stderr, one line each. ``--json`` writes every event as one JSON line
 instead (the ``agentkit.event/v2`` schema). ``--session new`` writes the run to a new
 session, ``--session ID`` continues a stored one (``--model`` defaults to the
-model it last ran with), ``--resume`` continues the one written to last; the
+model it last ran with). ``--model`` given again (or a comma list) adds
+fallback models: a turn the first cannot serve goes to the next, ``--resume`` continues the one written to last; the
 session's id is printed to stderr at the end. ``--dry-run`` prints the request
 the first turn would send (method, URL, headers with credentials redacted,
 body as sent, the assembled system prompt included) and sends nothing.
@@ -47,6 +48,7 @@ from agentkit.plugin_api import (
     BlockDelta,
     BlockStart,
     MessageEnd,
+    ModelFallback,
     Outcome,
     TextBlock,
     ToolCallEnd,
@@ -80,8 +82,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(error, aborted, max_turns, ...), 2 usage or configuration error.",
     )
     parser.add_argument("task", help="what the agent should do")
-    parser.add_argument("--model", default=None,
-                        help="vendor/model, e.g. anthropic/claude-sonnet-4-6 (continuing a session: its model)")
+    parser.add_argument("--model", default=None, action="append",
+                        help="vendor/model, e.g. anthropic/claude-sonnet-4-6 (continuing a session: its model); "
+                             "given again, or as a comma list, the next is a fallback for a turn the one "
+                             "before cannot serve (an outage, 429, 529 overloaded)")
     parser.add_argument("--session", default=None, metavar="ID|new",
                         help="write the run to a new session ('new'), or continue the stored session ID")
     parser.add_argument("--resume", action="store_true", help="continue the session written to last")
@@ -130,9 +134,23 @@ def _tools(host: PluginHost, allow: bool) -> tuple[list[str], list[str]]:
     return [name for name in default if name not in left_out], left_out
 
 
-def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, session: Session | None, *,
-               check_credential: bool = True) -> Agent:
+def model_list(given: list[str] | None) -> list[str] | None:
+    """``--model``'s values, each possibly a comma list, as one list of models in order (``None``: none given)."""
+    if given is None:
+        return None
+    models = [name.strip() for value in given for name in value.split(",")]
+    if not all(models):
+        raise UsageError("--model takes vendor/model, or a comma list of them with no empty entry")
+    if len(set(models)) < len(models):
+        raise UsageError(f"--model names a model twice ({', '.join(models)}): a fallback must be another model")
+    return models
+
+
+def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str | list[str], session: Session | None,
+               *, check_credential: bool = True) -> Agent:
     """The agent the options in ``args`` describe, running ``model_name``, written to ``session`` if any.
+
+    ``model_name`` may be a list: the first model, then its fallbacks (``AgentConfig(model=[...])``).
 
     Shared by ``agentkit run`` and ``agentkit rpc``: ``--root``, ``--system``, ``--max-turns``,
     ``--max-tokens``, ``--allow-all-tools``, ``--trust-project`` and ``--script``.
@@ -144,10 +162,12 @@ def make_agent(args: argparse.Namespace, host: PluginHost, model_name: str, sess
     from .._replay import REPLAY_ENV, REPLAY_LOG_ENV, ReplayTransport
     from .._settings import ModelSettings
 
-    model = host.resolve_model(model_name)  # ModelNotFound is a usage error: exit 2
-    provider = host.providers[model.api]  # the catalog lists a model only while its plugin serves the wire
-    if check_credential:  # before anything is sent
-        require_credential(provider, model)
+    names = [model_name] if isinstance(model_name, str) else model_name
+    for name in reversed(names):  # ModelNotFound is a usage error: exit 2; the first model is checked last
+        model = host.resolve_model(name)
+        provider = host.providers[model.api]  # the catalog lists a model only while its plugin serves the wire
+        if check_credential:  # before anything is sent, for every model a turn may go to
+            require_credential(provider, model)
     transport: Any = None
     replay = os.environ.get(REPLAY_ENV)
     if args.script is not None or model.api == "faux":
@@ -174,7 +194,11 @@ def run(args: argparse.Namespace) -> int:
 
     if args.db is not None and not args.durable:
         raise UsageError("--db names the database of durable runs: pass it with --durable")
+    args.model = model_list(args.model)
     if args.durable:
+        if args.model is not None and len(args.model) > 1:
+            raise UsageError("--durable runs take one --model: fallback models are for runs in this process")
+        args.model = args.model[0] if args.model else None
         return _run_durable(args)
     root = Path(args.root).expanduser()
     if not root.is_dir():
@@ -185,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     session = select_session(args.session, resume=args.resume, store=args.store, root=root,
                              create=not args.dry_run)  # a dry run writes nothing: it shows what a new one would send
     if session is not None and session.model is not None and args.model is None:
-        args.model = session.model
+        args.model = [session.model]
     if args.model is None:
         raise UsageError("say which model: --model vendor/model (e.g. anthropic/claude-sonnet-4-6)")
     host = PluginHost.discover(project=open_project(root, args.trust_project))
@@ -303,6 +327,9 @@ async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
                 out.write("\n")
                 out.flush()
                 wrote_text = False
+        elif isinstance(event, ModelFallback):
+            print(f"note: {event.model} could not serve turn {event.turn} ({visible_line(event.error)}); "
+                  f"asking {event.fallback}", file=sys.stderr)
         elif isinstance(event, ToolCallStart):
             print(f"[tool] {visible_line(event.call.name)} {visible_line(event.call.arguments)}", file=sys.stderr)
         elif isinstance(event, ToolCallEnd) and event.result.is_error:

@@ -9,7 +9,13 @@ from .. import _log  # noqa: F401 - unconfigured, the runtime's warnings go nowh
 from ._request_building import PreparedRequest
 from ._runtime import ProviderRuntime, http_timeouts
 from .credentials import CredentialStore
-from .errors import CredentialMissing, ProviderConnectionError, ProviderHTTPError, RetryAbandoned
+from .errors import (
+    CredentialMissing,
+    ModelUnavailable,
+    ProviderConnectionError,
+    ProviderHTTPError,
+    RetryAbandoned,
+)
 from .limits import ResponseLimits
 from .pricing import Pricing
 from .retry import RetryPolicy
@@ -17,6 +23,7 @@ from .retry import RetryPolicy
 __all__ = [
     "CredentialMissing",
     "CredentialStore",
+    "ModelUnavailable",
     "PreparedRequest",
     "Pricing",
     "ProviderConnectionError",

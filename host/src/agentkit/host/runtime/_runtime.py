@@ -44,7 +44,14 @@ from ._output import DecoderBroke, Output
 from ._redact import install_log_filter, scrub
 from ._request_building import BuiltRequest, PreparedRequest, RequestBuilder
 from .credentials import DEFAULT_VALIDITY_FLOOR, CredentialResolver, CredentialStore
-from .errors import ProviderConnectionError, ProviderHTTPError, RetryAbandoned, error_detail
+from .errors import (
+    ModelUnavailable,
+    ProviderConnectionError,
+    ProviderHTTPError,
+    RetryAbandoned,
+    error_detail,
+    worth_another_model,
+)
 from .framing import make_framer
 from .headers import redact_headers
 from .limits import (
@@ -305,12 +312,19 @@ class ProviderRuntime:
         *,
         abort: asyncio.Event | None = None,
         credential: Credential | None = None,
+        fallback: bool = False,
     ) -> AsyncIterator[list[ProviderEvent]]:
         """:meth:`stream`'s events in the non-empty lists they arrive in: what the agent's loop reads.
 
         The same events in the same order, every guarantee of :meth:`stream`
         kept; a consumer that takes a list at a time passes one generator hop
         per list instead of one per event.
+
+        :param fallback: the caller has another model to ask: a failure worth
+            asking another model about (:func:`.errors.worth_another_model`,
+            after the retries) that comes before the first event is handed over
+            raises :class:`.errors.ModelUnavailable` instead of ending the stream.
+        :raises ModelUnavailable: only with ``fallback``, as above.
         """
         # One generator for the whole exchange, and the client taken without a context
         # manager: against an inner generator and an asynccontextmanager, bench_loop json sync
@@ -388,12 +402,14 @@ class ProviderRuntime:
             except Expired:
                 failed = [*pending, *out.fail(StopReason.ERROR, self._expired(built.url))]
             except httpx.HTTPError as exc:
-                failed = [*pending, *out.fail(
-                    StopReason.ERROR,
-                    f"the connection to {host_of(built.url)} broke during the response ({api!r}): "
-                    f"{type(exc).__name__}: {exc or 'no detail'}",
-                )]
+                broke = (f"the connection to {host_of(built.url)} broke during the response ({api!r}): "
+                         f"{type(exc).__name__}: {exc or 'no detail'}")
+                if fallback and not out.started:  # nothing of it was handed over: another model may answer
+                    raise ModelUnavailable(scrub(broke, built.secrets), model=request.model.key) from None
+                failed = [*pending, *out.fail(StopReason.ERROR, broke)]
             except (ProviderError, DecoderBroke) as exc:
+                if fallback and not out.started and worth_another_model(exc):
+                    raise ModelUnavailable(scrub(str(exc), built.secrets), model=request.model.key) from None
                 failed = [*pending, *out.fail(StopReason.ERROR, str(exc))]
             except Exception as exc:
                 # A defect, ours or a transport's: still one message_end, last.

@@ -8,11 +8,14 @@
     │   └── CredentialInvalid     the credential found holds characters no header can carry
     ├── ProviderHTTPError         the server answered with an error status
     ├── ProviderConnectionError   the server could not be reached, or the connection broke
-    └── RetryAbandoned            the server asked to wait longer than the retry policy allows
+    ├── RetryAbandoned            the server asked to wait longer than the retry policy allows
+    └── ModelUnavailable          a request that may go to a fallback model failed before its response began
 
 The runtime never raises these out of :meth:`ProviderRuntime.stream`: each
 one becomes the ``error_message`` of a message that ends with
-``stop_reason=error``. They exist as types for :meth:`ProviderRuntime.prepare`,
+``stop_reason=error``. The one exception is :class:`ModelUnavailable`, raised
+only to a caller that asked for it (``stream_batches(..., fallback=True)``):
+it has another model to try. They exist as types for :meth:`ProviderRuntime.prepare`,
 for logging, and for tests.
 """
 
@@ -24,6 +27,7 @@ from agentkit.plugin_api.errors import ProviderError
 
 from ..wire import WireError, loads
 from ._redact import scrub
+from .retry import RETRYABLE_STATUS
 
 
 class CredentialMissing(ProviderError):
@@ -68,6 +72,37 @@ class RetryAbandoned(ProviderError):
         super().__init__(message)
         self.delay = delay
         self.status = status
+
+
+class ModelUnavailable(ProviderError):
+    """The model could not serve the request, and nothing of its response reached the caller.
+
+    Raised by :meth:`ProviderRuntime.stream_batches` instead of an error
+    message when the caller passed ``fallback=True``: the failure is one a
+    retry might cure (a connection failure, 408, 409, 429, a 5xx such as 529
+    overloaded, a ``Retry-After`` longer than the policy allows), the retries
+    are spent, and not one event of the response was handed over. A failure
+    that is the caller's (400, 401, 403, 404, a request the codec refused, a
+    missing credential) is never this: another model would be asked the same.
+
+    :param model: the ``vendor/model`` that failed.
+    """
+
+    def __init__(self, message: str, *, model: str) -> None:
+        super().__init__(message)
+        self.model = model
+
+
+def worth_another_model(failure: BaseException) -> bool:
+    """Whether ``failure``, once the retries are spent, may be cured by asking another model.
+
+    The same classes of failure a retry may cure (:func:`.retry.should_retry`),
+    judged by the status alone: a server's ``x-should-retry: false`` speaks of
+    sending the same request to it again, not of sending it elsewhere.
+    """
+    if isinstance(failure, ProviderHTTPError):
+        return failure.status in RETRYABLE_STATUS or failure.status >= 500
+    return isinstance(failure, (ProviderConnectionError, RetryAbandoned))
 
 
 def error_detail(body: bytes, secrets: Sequence[str] = ()) -> str:

@@ -24,9 +24,10 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["RetryPolicy", "backoff_delay", "server_delay", "should_retry"]
+__all__ = ["RETRYABLE_STATUS", "RetryPolicy", "backoff_delay", "server_delay", "should_retry"]
 
-_RETRYABLE_STATUS = frozenset({408, 409, 429})
+#: The statuses below 500 worth sending again (every 5xx is).
+RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,7 @@ def should_retry(status: int | None, headers: Mapping[str, str] | None = None) -
             return False
     if status is None:
         return True
-    return status in _RETRYABLE_STATUS or status >= 500
+    return status in RETRYABLE_STATUS or status >= 500
 
 
 def server_delay(headers: Mapping[str, str], *, now: float) -> float | None:
