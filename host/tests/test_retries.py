@@ -218,3 +218,35 @@ def test_tool_and_output_retries_are_in_the_session_log(tmp_path):
         {"reason": "do not shout", "by": "validator", "attempt": 1, "max_retries": 1, "retried": True,
          "tool_use_id": None},
     ]
+
+
+def test_through_run_steps_a_tool_retry_is_just_the_calls_tool_result(tmp_path):
+    from agentkit.host import RunSteps
+
+    class Steps(RunSteps):
+        run_id = "run-1"
+
+        def __init__(self):
+            self.results = []
+
+        def begin(self, run):
+            pass
+
+        async def model_request(self, send):
+            return await send()
+
+        async def tool_batch(self, steps, sequential):
+            results = [await step.execute() for step in steps]
+            self.results.extend(results)  # what a durable run checkpoints
+            return results
+
+        async def authorize(self, call, decide):
+            return await decide()
+
+    calls = []
+    agent, _ = make_agent([Turn([tool_call("lookup_async", {"key": "BAD"})]), Turn([text("ok")])],
+                          root=tmp_path, extra_tools=list(picky_tools(calls)))
+    agent.run_steps = steps = Steps()
+    assert agent.run_sync("go").outcome is Outcome.COMPLETED
+    [result] = steps.results
+    assert (result.ok, result.error) == (False, "retry") and "no key 'BAD'" in result.detail
