@@ -9,7 +9,14 @@ from host_helpers import make_agent, make_host
 
 from agentkit.host import Agent, AgentConfig, Connection, Outcome
 from agentkit.host.sessions import JsonlSessionStore, Session
-from agentkit.plugin_api import Block, PromptBlocked, RetryRequested, UserMessage, event_to_dict, hookimpl
+from agentkit.plugin_api import (
+    Block,
+    PromptBlocked,
+    RetryRequested,
+    UserMessage,
+    event_to_dict,
+    hookimpl,
+)
 
 
 class InputGuard:

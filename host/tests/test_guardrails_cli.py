@@ -69,7 +69,7 @@ def test_a_refused_answer_is_retried_then_the_run_completes(agentkit, site, tmp_
 
 
 def test_an_answer_refused_past_its_retries_exits_1_as_guardrail(agentkit, site, tmp_path):
-    result, events = run(agentkit, site, tmp_path, "hi", ["hunter2", "hunter2 again"])
+    result, _events = run(agentkit, site, tmp_path, "hi", ["hunter2", "hunter2 again"])
     assert result.returncode == 1
     assert "run ended: guardrail: plugin:guard refused the answer after 1 retry" in result.stderr
 

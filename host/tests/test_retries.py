@@ -88,7 +88,7 @@ def test_a_structured_output_that_does_not_fit_spends_the_same_retries(tmp_path)
         raise Retry("not this one either")
 
     # One retry for the type, the second refusal (a validator's) is past output_retries=1.
-    agent, script = make_agent([Turn([tool_call("final_result", {"count": "x"})]),
+    agent, _script = make_agent([Turn([tool_call("final_result", {"count": "x"})]),
                                 Turn([tool_call("final_result", {"count": 1})])],
                                root=tmp_path, output_validators=[never])
     seen = retries_of(agent)
@@ -178,7 +178,7 @@ def test_a_turn_without_a_retry_starts_the_count_again_and_one_turn_counts_once(
              Turn([tool_call("lookup_sync", {"key": "good"})]),
              Turn([tool_call("lookup_sync", {"key": "C"})]),
              Turn([text("done")])]
-    agent, script = make_agent(turns, root=tmp_path, extra_tools=list(picky_tools(calls)))
+    agent, _script = make_agent(turns, root=tmp_path, extra_tools=list(picky_tools(calls)))
     seen = retries_of(agent)
     agent.run_sync("look it up")
     assert [(event.attempt, event.retried) for event in seen] == [(1, True), (1, True), (1, True)]

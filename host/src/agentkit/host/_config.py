@@ -263,12 +263,14 @@ class RunResult(Generic[OutputT]):
         returned ``Block(reason, terminate=True)``), ``error`` (a provider,
         plugin or host failure), ``aborted`` (``Agent.abort``, Ctrl-C, or the
         consumer of ``Agent.stream`` stopped reading), ``cancelled`` (the task
-        awaiting the run was cancelled) or ``timeout``
-        (``AgentConfig.run_timeout``). Never ``completed`` after a failure.
+        awaiting the run was cancelled), ``timeout``
+        (``AgentConfig.run_timeout``) or ``guardrail`` (a plugin's guardrail
+        blocked a message or refused the answer past ``output_retries``).
+        Never ``completed`` after a failure.
         Each message keeps its own ``stop_reason``, what the model said.
     :param messages: what the run added to the history: every tool call of it
         has exactly one result, right after the message that made it.
-    :param error: what went wrong, for ``error``, ``cancelled`` and ``timeout``.
+    :param error: what went wrong, for ``error``, ``cancelled``, ``timeout`` and ``guardrail``.
     :param problems: one line each for plugin hooks and listeners that raised,
         and for handlers or hooks that missed their deadline and were
         abandoned; they never stop a run, but they are not hidden either.

@@ -30,7 +30,15 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import Message, Outcome, PromptBlocked, Retry, RetryRequested, TextBlock, UserMessage
+from agentkit.plugin_api import (
+    Message,
+    Outcome,
+    PromptBlocked,
+    Retry,
+    RetryRequested,
+    TextBlock,
+    UserMessage,
+)
 
 from ._guard import Abandoned, TimedOut, guarded_call
 from ._hooks import INPUT_GUARDRAIL, OUTPUT_GUARDRAIL
@@ -136,7 +144,8 @@ async def settle_answer(run: Run, text: str) -> bool:
 
     A refusal with a retry left appends the reason as a user message, and the run goes on.
     """
-    state = run.state
+    state, budget = run.state, run.output_budget
+    assert budget is not None  # made by the run's start
     try:
         refusal = await check_answer(run, text, text)
     except ValidatorFailed as exc:
@@ -144,8 +153,8 @@ async def settle_answer(run: Run, text: str) -> bool:
         return True
     if refusal is None or run.stop.requested:
         return True
-    if note_retry(run, refusal, run.output_budget):
+    if note_retry(run, refusal, budget):
         run.append(UserMessage.text(f"The answer was not accepted: {refusal.reason}. Answer again."))
         return False
-    state.outcome, state.error = refusal.outcome, exhausted(refusal, run.output_budget)
+    state.outcome, state.error = refusal.outcome, exhausted(refusal, budget)
     return True

@@ -50,7 +50,6 @@ from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
 from ._guard import Abandoned, TimedOut, guarded_call, wait_out
 from ._guardrails import (
-    RetryBudget,
     check_answer,
     input_blocked,
     output_checked,
@@ -62,6 +61,7 @@ from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
 from ._run import Run, enter_run
+from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET

@@ -92,9 +92,10 @@ def agentkit_session_end(session: SessionInfo, outcome: Outcome, error: str | No
     :param session: the run.
     :param outcome: how the run ended, as on its result (an :class:`Outcome`,
         which is a ``str``): ``completed``, ``max_turns``, ``stop_policy``,
-        ``terminated``, ``error``, ``aborted``, ``cancelled`` or ``timeout``.
-    :param error: what went wrong, when ``outcome`` is ``error``, ``cancelled``
-        or ``timeout``; otherwise ``None``.
+        ``terminated``, ``error``, ``aborted``, ``cancelled``, ``timeout`` or
+        ``guardrail``.
+    :param error: what went wrong, when ``outcome`` is ``error``, ``cancelled``,
+        ``timeout`` or ``guardrail``; otherwise ``None``.
     :returns: nothing; the return value is ignored.
 
     Called once on every exit: clean, error, abort, cancellation and deadline
