@@ -237,3 +237,47 @@ def test_guardrail_refusals_are_in_the_session_log_and_fit_the_event_schema(tmp_
                    "retried": True, "tool_use_id": None}),
         ("guardrail", {"source": "prompt", "by": "plugin:plugin0", "reason": "it mentions a secret"}),
     ]
+
+
+class AbortsWhileChecking:
+    """Stops the run from inside its check, then takes its time: the check is given up, never taken as a yes."""
+
+    def __init__(self) -> None:
+        self.agent = None
+
+    def _stop_and_wait(self):
+        import threading
+
+        self.agent.abort()
+        threading.Event().wait(1.0)  # abandoned by the stop; a daemon thread
+
+    @hookimpl
+    def agentkit_input_guardrail(self, source):
+        if source == "steering":
+            self._stop_and_wait()
+
+    @hookimpl
+    def agentkit_output_guardrail(self, text):
+        self._stop_and_wait()
+
+
+def test_a_check_the_stop_interrupts_lets_nothing_through(tmp_path):
+    plugin = AbortsWhileChecking()
+    agent, script = make_agent([Turn([text("an answer")])], plugin, root=tmp_path)
+    plugin.agent = agent
+    result = agent.run_sync("answer")
+    assert result.outcome is Outcome.ABORTED and len(script.requests) == 1
+    assert result.messages[-1].stop_reason == "aborted"  # the answer was not accepted as the run's end
+
+    schema = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+    agent, script = make_agent([Turn([tool_call("final_result", {"count": 1})])], plugin, root=tmp_path)
+    plugin.agent = agent
+    result = agent.run_sync("count", output_type=schema)
+    assert result.outcome is Outcome.ABORTED and result.output is None
+
+    agent, script = make_agent([Turn([text("first")]), Turn([text("never")])], plugin, root=tmp_path)
+    plugin.agent = agent
+    agent.steer("a steering message")
+    result = agent.run_sync("hello")
+    assert result.outcome is Outcome.ABORTED and len(script.requests) == 0
+    assert not any("steering" in said(message) for message in agent.history if isinstance(message, UserMessage))

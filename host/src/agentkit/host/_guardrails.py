@@ -48,7 +48,12 @@ from ._run_state import RetryBudget
 if TYPE_CHECKING:
     from ._run import Run
 
-__all__ = ["check_answer", "input_blocked", "note_retry", "output_checked", "record_retry", "report_retry", "settle_answer"]
+__all__ = ["STOPPED", "check_answer", "input_blocked", "note_retry", "output_checked", "record_retry", "report_retry",
+           "settle_answer"]
+
+#: What a check the run's stop interrupted answers: not an acceptance (an unchecked message or
+#: answer is never let through), and no refusal of anyone's either: the stop ends the run, with its own outcome.
+STOPPED = Refusal("the run was stopped before the check answered", "stop", Outcome.ABORTED, terminate=True)
 
 def output_checked(run: Run) -> bool:
     """Whether anything checks this run's final answer (validators or a plugin's output guardrail)."""
@@ -66,6 +71,9 @@ async def input_blocked(run: Run, message: Message, source: str) -> PromptBlocke
                                session=run.batch.session)
     if refusal is None:
         return None
+    if refusal is STOPPED:  # kept out of the history all the same: it was never checked
+        run.state.outcome, run.state.error = run.stop.reason or Outcome.ABORTED, run.stop.detail
+        return PromptBlocked(refusal.reason, refusal.by, source)
     if run.log is not None:
         run.log.custom("guardrail", {"source": source, "by": refusal.by, "reason": refusal.reason})
     run.state.outcome, run.state.error = Outcome.GUARDRAIL, f"{refusal.by} blocked the {_SOURCES[source]}: {refusal.reason}"
@@ -90,7 +98,7 @@ async def check_answer(run: Run, text: str, output: Any) -> Refusal | None:
         except Retry as exc:
             return Refusal(str(exc.reason), "validator", Outcome.ERROR)
         except Abandoned:
-            return None  # the run was stopped: its stop ends it
+            return STOPPED
         except TimedOut as exc:
             raise ValidatorFailed(f"output validator {name} did not return within hook_timeout={timeout}s") from exc
         except Exception as exc:
@@ -110,7 +118,7 @@ async def _guardrail(run: Run, hook: str, **kwargs: Any) -> Refusal | None:
         answer = await guarded_call(functools.partial(run.hooks.guardrail, hook, **kwargs), timeout=timeout,
                                     stop=run.stop, name=hook)
     except Abandoned:
-        return None  # the run was stopped: its stop ends it
+        return STOPPED
     except TimedOut:
         run.hooks.report(f"{hook} did not answer within hook_timeout={timeout}s; it counts as a refusal")
         return Refusal(f"a guardrail did not answer within {timeout} seconds", "guardrail", Outcome.GUARDRAIL)
@@ -151,7 +159,7 @@ async def settle_answer(run: Run, text: str) -> bool:
     except ValidatorFailed as exc:
         state.outcome, state.error = Outcome.ERROR, str(exc)
         return True
-    if refusal is None or run.stop.requested:
+    if refusal is None or refusal is STOPPED:  # a stopped check: the caller ends the run with the stop's outcome
         return True
     if note_retry(run, refusal, budget):
         run.append(UserMessage.text(f"The answer was not accepted: {refusal.reason}. Answer again."))

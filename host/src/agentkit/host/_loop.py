@@ -50,6 +50,7 @@ from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
 from ._guard import Abandoned, TimedOut, guarded_call, wait_out
 from ._guardrails import (
+    STOPPED,
     check_answer,
     input_blocked,
     output_checked,
@@ -307,6 +308,9 @@ def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> boo
     for result in settled.results:
         run.append(result)
     run.emit(TurnEnd(run.state.turn, message, settled.results))
+    if settled.refusal is STOPPED:  # stopped while the output was checked: it was not accepted
+        end_stopped(run)
+        return True
     if settled.refusal is not None:
         assert run.output_budget is not None
         report_retry(run, settled.refusal, run.output_budget, settled.retried)
