@@ -208,9 +208,8 @@ class StructuredOutput:
         here, through ``batch`` (so they are announced and recorded like any
         call); the others in it are not run. An output that fits its type is
         then given to ``check`` (the validators and guardrails); a refusal is
-        counted against ``budget`` (default: :data:`RETRIES`).
-
-        :raises ValidatorFailed: never; a validator that failed ends the run as ``error``.
+        counted against ``budget`` (default: :data:`RETRIES`). A validator that
+        fails (:class:`~._refusals.ValidatorFailed`) ends the run as ``error``, without a retry.
         """
         budget = RetryBudget(RETRIES) if budget is None else budget
         answer = batch.answer
