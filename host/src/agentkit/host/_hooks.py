@@ -112,7 +112,7 @@ class HookRunner:
             reason = f"Plugin {plugin!r} asks a person to approve this call."
         return Defer(reason)
 
-    def _plain_block(self, plugin: str, answer: Block) -> Block:
+    def _plain_block(self, plugin: str, answer: Block, hook: str = BEFORE) -> Block:
         """A plain ``Block`` of the host's, read from a plugin's here, where what it raises is contained.
 
         A subclass (a ``reason`` property that raises, say) or a reason that
@@ -121,10 +121,10 @@ class HookRunner:
         try:
             reason, terminate = answer.reason, answer.terminate
         except BaseException as exc:  # a plugin may raise anything, SystemExit included
-            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose fields raised {type(exc).__name__}: {exc}")
+            self.report(f"plugin {plugin!r} {hook} returned a Block whose fields raised {type(exc).__name__}: {exc}")
             return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
         if type(reason) is not str:
-            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose reason is {reprlib.repr(reason)}, not text")
+            self.report(f"plugin {plugin!r} {hook} returned a Block whose reason is {reprlib.repr(reason)}, not text")
             reason = f"Blocked by plugin {plugin!r}."
         return Block(reason, terminate=terminate is True)
 
@@ -165,7 +165,7 @@ class HookRunner:
                 if answer is None:
                     continue
                 if isinstance(answer, Block):
-                    block = self._plain_block(plugin, answer)
+                    block = self._plain_block(plugin, answer, hook)
                     refusal = refusal or (plugin, block.reason, block.terminate)
                     continue
                 self.report(f"plugin {plugin!r} {hook} returned {reprlib.repr(answer)}; only None (no objection) or "
