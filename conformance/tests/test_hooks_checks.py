@@ -11,6 +11,11 @@ def outcomes(host_with, plugin) -> dict[str, tuple[str, str]]:
     return {check.check: (check.outcome, f"{check.message} | {check.fix}") for check in checks}
 
 
+def guardrail_outcomes(host_with, plugin) -> list[tuple[str, str | None, str]]:
+    return [(check.check, check.subject, check.outcome) for check in check_hooks(host_with(plugin), "under_test")
+            if check.check.startswith("guardrails.")]
+
+
 class NoObjection:
     def __init__(self) -> None:
         self.seen = []
@@ -89,3 +94,47 @@ def test_a_hook_that_raises_on_every_call_fails(host_with):
     outcome, text = found["hooks.ordinary-run"]
     assert outcome == "fail" and "ValueError: oops" in text
     assert found["hooks.fail-closed"][0] == "skip"  # it has no before_tool_call to fail closed
+
+
+class Guard:
+    """Refuses nothing, or everything, or answers something that is no refusal."""
+
+    def __init__(self, answer=None) -> None:
+        self.answer, self.seen = answer, []
+
+    @hookimpl
+    def agentkit_input_guardrail(self, text):
+        self.seen.append(("prompt", text))
+        return self.answer
+
+    @hookimpl
+    def agentkit_output_guardrail(self, text):
+        self.seen.append(("answer", text))
+        return self.answer
+
+
+INPUT, OUTPUT = "agentkit_input_guardrail", "agentkit_output_guardrail"
+
+
+def test_a_guardrail_with_no_objection_passes_and_a_raising_one_is_seen_to_fail_closed(host_with):
+    guard = Guard()
+    assert guardrail_outcomes(host_with, guard) == [
+        ("guardrails.narrow", INPUT, "pass"), ("guardrails.narrow", OUTPUT, "pass"),
+        ("guardrails.fail-closed", INPUT, "pass"), ("guardrails.fail-closed", OUTPUT, "pass")]
+    assert ("prompt", "conformance check") in guard.seen and ("answer", "done") in guard.seen
+    assert outcomes(host_with, Guard())["hooks.narrow"][0] == "pass"
+
+
+def test_a_guardrail_that_refuses_everything_is_narrowing_and_passes(host_with):
+    assert guardrail_outcomes(host_with, Guard(Block("not today"))) == [
+        ("guardrails.narrow", INPUT, "pass"), ("guardrails.narrow", OUTPUT, "skip"),
+        ("guardrails.fail-closed", INPUT, "pass"), ("guardrails.fail-closed", OUTPUT, "skip")]
+    narrow = next(check for check in check_hooks(host_with(Guard(Block("not today"))), "under_test")
+                  if check.check == "guardrails.narrow")
+    assert "refused the probe run's prompt (refusing is narrowing)" in narrow.message
+
+
+def test_a_guardrail_that_answers_allow_fails(host_with):
+    found = [check for check in check_hooks(host_with(Guard("allow")), "under_test") if check.check == "guardrails.narrow"]
+    assert [check.outcome for check in found] == ["fail", "skip"]  # the refused prompt never got an answer
+    assert "returned 'allow'" in found[0].message and "never allows" in found[0].fix

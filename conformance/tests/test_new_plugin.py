@@ -30,6 +30,28 @@ def test_a_new_plugin_passes_validate_plugins_and_its_own_tests(agentkit, author
     assert "passed" in tested.stdout and "failed" not in tested.stdout
 
 
+@pytest.mark.slow
+def test_a_new_guardrail_plugin_is_a_hooks_plugin_that_passes_validate_plugins_and_its_own_tests(
+        agentkit, author_pytest, tmp_path):
+    created = agentkit("new-plugin", "guardrail", "keep_secrets", cwd=tmp_path)
+    assert created.returncode == 0, created.stderr
+    project = tmp_path / "agentkit-hooks-keep-secrets"
+    assert '[project.entry-points."agentkit.hooks"]' in (project / "pyproject.toml").read_text()
+
+    validated = agentkit("validate-plugins", "--path", str(project), "--json", cwd=tmp_path)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    [report] = json.loads(validated.stdout)["plugins"]
+    assert report["result"] == "PASS" and report["categories"] == ["hooks"]
+    guardrail_checks = [(check["check"], check["outcome"]) for check in report["checks"]
+                        if check["check"].startswith("guardrails.")]
+    assert guardrail_checks == [("guardrails.narrow", "pass")] * 2 + [("guardrails.fail-closed", "pass")] * 2
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(project / "src"), os.environ.get("PYTHONPATH")]))}
+    tested = author_pytest(project, env, "-q")
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "4 passed" in tested.stdout and "failed" not in tested.stdout
+
+
 def test_the_default_directory_is_named_after_the_distribution(agentkit, tmp_path):
     assert agentkit("new-plugin", "providers", "acme_chat", cwd=tmp_path).returncode == 0
     text = (tmp_path / "agentkit-provider-acme-chat" / "pyproject.toml").read_text()

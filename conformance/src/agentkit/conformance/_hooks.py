@@ -12,7 +12,12 @@ calls, keeps what it returned, and notices if it tried to change its arguments.
   attempt to change them fails the suite too;
 * a ``before_tool_call`` that raises blocks the call (fails closed) and the
   run goes on;
-* no lifecycle hook raises during an ordinary run.
+* no lifecycle hook raises during an ordinary run;
+* a guardrail (``agentkit_input_guardrail``, ``agentkit_output_guardrail``)
+  answers ``None`` or a ``Block``: refusing the probe run's prompt or answer
+  is narrowing and passes, anything else is an attempt to "allow" and fails;
+  a guardrail that raises ends the run with outcome ``guardrail`` (fails
+  closed), a prompt guardrail before any request is sent.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from ._report import Check, failed, passed, skipped
 
 PROBE = "agentkit_conformance_probe"
 BEFORE = "agentkit_before_tool_call"
+GUARDRAILS = {"agentkit_input_guardrail": "prompt", "agentkit_output_guardrail": "answer"}
 EMBEDDER_REASON = "blocked by the embedder (conformance check)"
 
 
@@ -59,7 +65,7 @@ class _Probe:
 
 def _spy_on(host: PluginHost, plugin: str) -> dict[str, _Spy]:
     spies: dict[str, _Spy] = {}
-    for hook in (BEFORE, "agentkit_after_tool_call", "agentkit_session_start", "agentkit_session_end"):
+    for hook in (BEFORE, "agentkit_after_tool_call", "agentkit_session_start", "agentkit_session_end", *GUARDRAILS):
         for impl in getattr(host.pm.hook, hook).get_hookimpls():
             if impl.plugin_name != plugin:
                 continue
@@ -103,6 +109,61 @@ def _tool_result(result: Any) -> ToolResultMessage | None:
     return next((m for m in result.messages if isinstance(m, ToolResultMessage)), None)
 
 
+def _answer(host: PluginHost) -> tuple[Any, Any]:
+    """A run whose model answers ``done`` (no retry), and its script (what was sent)."""
+    play = provider_member(host.providers["faux"], "script")
+    assert play is not None, "the scripted provider plays scripts"
+    script = play([{"content": [{"type": "text", "text": "done"}]}] * 2)
+    with tempfile.TemporaryDirectory(prefix="agentkit-conformance-") as root:
+        agent = Agent(AgentConfig(model="faux/scripted", root=root, tools=[], output_retries=0,
+                                  connection=Connection(transport=script)), host=host)
+        return agent.run_sync("conformance check"), script
+
+
+def _check_guardrails(host: PluginHost, plugin: str, spies: dict[str, _Spy]) -> list[Check]:
+    guards = {hook: spy for hook, spy in spies.items() if hook in GUARDRAILS}
+    checks: list[Check] = []
+    for spy in guards.values():
+        spy.calls, spy.outcomes = 0, []
+    result, _ = _answer(host)
+    for hook, spy in guards.items():
+        odd = [outcome for outcome in spy.outcomes if outcome is not None and not isinstance(outcome, Block)]
+        if odd:
+            checks.append(failed("guardrails.narrow", f"{hook} returned {odd[0]!r}; the host counts that as a refusal",
+                                 "return None (no objection) or Block(reason): a guardrail refuses, it never allows "
+                                 "nor rewrites", hook))
+        elif any(isinstance(outcome, Block) for outcome in spy.outcomes):
+            checks.append(passed("guardrails.narrow", f"the plugin refused the probe run's {GUARDRAILS[hook]} "
+                                 "(refusing is narrowing)", hook))
+        elif not spy.calls:  # its input guardrail refused the prompt: the run had no answer to show it
+            checks.append(skipped("guardrails.narrow", "the probe run ended before its answer was shown to the "
+                                  "plugin", hook))
+        elif result.outcome == "completed" and result.text == "done":
+            checks.append(passed("guardrails.narrow", "no objection changed nothing", hook))
+        else:
+            checks.append(failed("guardrails.narrow", f"a run {hook} did not object to did not end as the model "
+                                 f"answered (outcome {result.outcome}, {spy.calls} call(s))",
+                                 "report this to agentkit: a guardrail with no objection must change nothing", hook))
+    for hook, spy in guards.items():
+        spy.raise_instead = True
+        try:
+            result, script = _answer(host)
+        finally:
+            spy.raise_instead = False
+        sent = script.request_count if hook == "agentkit_input_guardrail" else 0
+        if not spy.calls:
+            checks.append(skipped("guardrails.fail-closed", "the probe run ended before its answer was shown to the "
+                                  "plugin", hook))
+        elif result.outcome == "guardrail" and f"plugin {plugin!r}" in (result.error or "") and not sent:
+            checks.append(passed("guardrails.fail-closed", f"a raising guardrail refused the {GUARDRAILS[hook]} "
+                                 "and ended the run as guardrail", hook))
+        else:
+            checks.append(failed("guardrails.fail-closed", f"a raising {hook} did not end the run as guardrail "
+                                 f"(outcome {result.outcome}, {sent} request(s) sent)",
+                                 "report this to agentkit: a raising guardrail must fail closed", hook))
+    return checks
+
+
 def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
     if "faux" not in host.providers:
         return [skipped("hooks.loop", "the scripted provider (agentkit-provider-faux) is not installed")]
@@ -111,7 +172,7 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
     if record.status != "loaded":
         return [skipped("hooks.loop", f"the probe tool could not be registered: {record.reason}")]
     spies = _spy_on(host, plugin)
-    checks: list[Check] = []
+    checks: list[Check] = _check_guardrails(host, plugin, spies)
 
     def embedder_blocks(call: Any, arguments: dict[str, Any]) -> Block:
         return Block(EMBEDDER_REASON)
@@ -123,7 +184,10 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
     result = _run(host, probe, "blocked", embedder_blocks)
     message = _tool_result(result)
     before = spies.get(BEFORE)
-    if before is not None and before.calls:
+    if result.outcome == "guardrail":  # the plugin's guardrail refused the probe run: no call to check
+        checks.append(skipped("hooks.narrow", "the plugin's guardrail ended the probe run before its tool call",
+                              BEFORE))
+    elif before is not None and before.calls:
         checks.append(failed("hooks.narrow", "agentkit_before_tool_call was consulted for a call the embedder blocked",
                              "report this to agentkit: the host must never ask plugins about a blocked call", BEFORE))
     elif message is None or not message.is_error or EMBEDDER_REASON not in message.text or probe.received:
@@ -138,7 +202,10 @@ def check_hooks(host: PluginHost, plugin: str) -> list[Check]:
         spy.calls, spy.outcomes = 0, []
     result = _run(host, probe, "allowed", embedder_allows)
     message = _tool_result(result)
-    if before is not None:
+    if before is not None and result.outcome == "guardrail":
+        checks.append(skipped("hooks.no-allow", "the plugin's guardrail ended the probe run before its tool call",
+                              BEFORE))
+    elif before is not None:
         odd = [outcome for outcome in before.outcomes if outcome is not None and not isinstance(outcome, Block | Defer)]
         if odd:
             checks.append(failed(

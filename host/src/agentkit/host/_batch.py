@@ -45,7 +45,6 @@ from agentkit.plugin_api import (
     ToolCallEnd,
     ToolCallStart,
     ToolContext,
-    ToolError,
     ToolResult,
     ToolResultMessage,
     ToolUseBlock,
@@ -79,12 +78,11 @@ from ._tool_results import (
     call_inline,
     render,
 )
+from ._tool_retries import REFUSALS
 
 #: The decision of an authorization the run's abort interrupted.
 ABORTED = Block("Operation aborted")
 _HOST_DEFAULTS = CallPolicy()  # frozen: one shared instance is safe
-
-
 
 
 @dataclass(slots=True)
@@ -150,7 +148,7 @@ class ToolBatch:
         self.admit_images = services.admit_images
         self.add_tools = services.add_tools
         self.artifacts = services.artifacts
-        self.audit_for = services.audit_for
+        self.audit_for, self.retries = services.audit_for, services.retries
         #: The results of the current batch so far, by call id: what the loop
         #: keeps when the batch is cancelled before it returns.
         self.settled: dict[str, ToolResultMessage] = {}
@@ -452,8 +450,8 @@ class ToolBatch:
         """The result of a call that raised ``exc`` (its own error, or the guard's verdict)."""
         tool = item.tool
         assert tool is not None
-        if isinstance(exc, ToolError):
-            return ToolResult.failure(exc.error, exc.detail)
+        if isinstance(exc, REFUSALS):  # ToolError chose its error; Retry asks the model to call again
+            return self.retries.answer(tool, item.call, exc)
         if isinstance(exc, TimedOut):
             timeout = tool_timeout_of(tool, self.tool_timeout)
             self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) ran past its {timeout}s deadline and was abandoned")

@@ -32,6 +32,7 @@ from ._config import (
 )
 from ._hooks import HookRunner
 from ._tool_results import AdmitImages
+from ._tool_retries import ToolRetries
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,8 @@ class BatchServices:
     :param artifacts: keeps the results over ``CallPolicy.max_result_chars``.
     :param audit_for: ``audit_for(tool name, call id)`` is the call's
         ``ToolContext.audit``; without it, handlers get ``None``.
+    :param retries: counts the turns in a row each tool raised ``Retry``
+        (:mod:`._tool_retries`); by default the batch's own count.
     """
 
     hooks: HookRunner
@@ -86,3 +89,4 @@ class BatchServices:
     add_tools: Callable[..., None] | None = None
     artifacts: ArtifactKeeper | None = None
     audit_for: Callable[[str, str], Callable[..., None]] | None = None
+    retries: ToolRetries = field(default_factory=ToolRetries)

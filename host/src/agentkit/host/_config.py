@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Unpack
@@ -44,6 +44,11 @@ else:
     OutputT = TypeVar("OutputT")
     AgentOutputT = TypeVar("AgentOutputT")
 
+#: An output validator (``AgentConfig.output_validators``): called with the run's output (the validated
+#: value of a run with an ``output_type``, else the final text), sync or async; it raises ``Retry(reason)``
+#: to refuse it. What it returns is ignored: a validator cannot replace the output.
+OutputValidator: TypeAlias = Callable[[Any], "object | Awaitable[object]"]
+
 #: What ``output_type`` takes (``Agent(...)``, ``run``, ``stream``): a class, a JSON Schema, or ``None``.
 OutputTypeArg: TypeAlias = type[Any] | Mapping[str, Any] | None
 
@@ -59,6 +64,7 @@ __all__ = [
     "Limits",
     "OutputT",
     "OutputTypeArg",
+    "OutputValidator",
     "RunResult",
     "Timeouts",
     "Trust",
@@ -134,6 +140,17 @@ class AgentConfig(FlatReads):
         also written into its log. A sink that raises is reported in
         ``RunResult.problems`` and the run goes on. See ``docs/sessions.md``.
     :param session_id: the id of a new session's log (default: a fresh one).
+    :param output_retries: how many times in a run the final answer may be
+        refused and the model asked again: by an output validator, an output
+        guardrail, or a structured output that does not fit its type. Past
+        it the run ends as ``error`` (``guardrail`` for a guardrail's
+        refusal). Default 1; 0: no retry.
+    :param output_validators: functions of the run's output (the validated
+        value of a run with an ``output_type``, else the final text), sync or
+        async, called in order when the model's answer would end the run; one
+        raises :class:`~agentkit.plugin_api.Retry` to send its reason back to
+        the model, within ``output_retries``. What they return is ignored: a
+        validator refuses, it never replaces the output. See ``docs/embedding.md``.
 
     The flat keywords of 0.1 (``max_turns=``, ``tool_timeout=``,
     ``temperature=``...) still work, with a :class:`DeprecationWarning` naming
@@ -156,6 +173,8 @@ class AgentConfig(FlatReads):
     compaction: Compaction
     audit: AuditSink | Callable[[AuditRecord], object] | None
     session_id: str | None
+    output_retries: int
+    output_validators: Sequence[OutputValidator]
 
     def __init__(
         self,
@@ -176,6 +195,8 @@ class AgentConfig(FlatReads):
         compaction: Compaction = NO_COMPACTION,
         audit: AuditSink | Callable[[AuditRecord], object] | None = None,
         session_id: str | None = None,
+        output_retries: int = 1,
+        output_validators: Sequence[OutputValidator] = (),
         **flat: Unpack[FlatFields],
     ) -> None:
         self.model = model
@@ -194,6 +215,8 @@ class AgentConfig(FlatReads):
         self.compaction = compaction
         self.audit = audit
         self.session_id = session_id
+        self.output_retries = output_retries
+        self.output_validators = output_validators
         if flat:
             apply_flat(self, flat, stacklevel=3)
 
@@ -224,6 +247,13 @@ def check_config(config: AgentConfig) -> None:
                               f"write AgentConfig({name}={group.__name__}(...))")
     _check_models(config.model)
     check_settings(config.settings)
+    retries = config.output_retries
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ConfigError(f"AgentConfig.output_retries must be a whole number, 0 or more, got {retries!r}")
+    for index, validator in enumerate(config.output_validators):
+        if not callable(validator):
+            raise ConfigError(f"AgentConfig.output_validators[{index}] must be a function of the output, "
+                              f"got {type(validator).__name__}")
     for index, tool in enumerate(config.extra_tools):
         if not isinstance(tool, Tool):
             raise ConfigError(
@@ -262,12 +292,14 @@ class RunResult(Generic[OutputT]):
         returned ``Block(reason, terminate=True)``), ``error`` (a provider,
         plugin or host failure), ``aborted`` (``Agent.abort``, Ctrl-C, or the
         consumer of ``Agent.stream`` stopped reading), ``cancelled`` (the task
-        awaiting the run was cancelled) or ``timeout``
-        (``AgentConfig.run_timeout``). Never ``completed`` after a failure.
+        awaiting the run was cancelled), ``timeout``
+        (``AgentConfig.run_timeout``) or ``guardrail`` (a plugin's guardrail
+        blocked a message or refused the answer past ``output_retries``).
+        Never ``completed`` after a failure.
         Each message keeps its own ``stop_reason``, what the model said.
     :param messages: what the run added to the history: every tool call of it
         has exactly one result, right after the message that made it.
-    :param error: what went wrong, for ``error``, ``cancelled`` and ``timeout``.
+    :param error: what went wrong, for ``error``, ``cancelled``, ``timeout`` and ``guardrail``.
     :param problems: one line each for plugin hooks and listeners that raised,
         and for handlers or hooks that missed their deadline and were
         abandoned; they never stop a run, but they are not hidden either.

@@ -34,6 +34,8 @@ BEFORE = "agentkit_before_tool_call"
 AFTER = "agentkit_after_tool_call"
 RUN_OBSERVER = "agentkit_run_observer"
 MCP_SERVERS = "agentkit_mcp_servers"
+INPUT_GUARDRAIL = "agentkit_input_guardrail"
+OUTPUT_GUARDRAIL = "agentkit_output_guardrail"
 #: Events run observers are not shown: the pieces of a response, whole on ``message_end``.
 STREAMED_PIECES = frozenset({"block_start", "block_delta", "block_end", "output_partial"})
 
@@ -110,7 +112,7 @@ class HookRunner:
             reason = f"Plugin {plugin!r} asks a person to approve this call."
         return Defer(reason)
 
-    def _plain_block(self, plugin: str, answer: Block) -> Block:
+    def _plain_block(self, plugin: str, answer: Block, hook: str = BEFORE) -> Block:
         """A plain ``Block`` of the host's, read from a plugin's here, where what it raises is contained.
 
         A subclass (a ``reason`` property that raises, say) or a reason that
@@ -119,10 +121,10 @@ class HookRunner:
         try:
             reason, terminate = answer.reason, answer.terminate
         except BaseException as exc:  # a plugin may raise anything, SystemExit included
-            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose fields raised {type(exc).__name__}: {exc}")
+            self.report(f"plugin {plugin!r} {hook} returned a Block whose fields raised {type(exc).__name__}: {exc}")
             return Block(f"Blocked: the check of plugin {plugin!r} failed ({type(exc).__name__}).")
         if type(reason) is not str:
-            self.report(f"plugin {plugin!r} {BEFORE} returned a Block whose reason is {reprlib.repr(reason)}, not text")
+            self.report(f"plugin {plugin!r} {hook} returned a Block whose reason is {reprlib.repr(reason)}, not text")
             reason = f"Blocked by plugin {plugin!r}."
         return Block(reason, terminate=terminate is True)
 
@@ -142,6 +144,35 @@ class HookRunner:
     def after_tool_call(self, call: ToolUseBlock, result: ToolResultMessage, session: SessionInfo) -> None:
         """Show every plugin the result; none can change the one that enters the history."""
         self.notify(AFTER, call=call, result=result, session=session)
+
+    def guardrail(self, hook: str, **kwargs: Any) -> tuple[str, str, bool] | None:
+        """The first refusal of a guardrail hook, ``(plugin, reason, terminate)``, or ``None``.
+
+        Every plugin is asked, even after a refusal (the guardrails are AND-ed
+        and each may keep its own record); a raising plugin or an answer that
+        is neither ``None`` nor a ``Block`` refuses (fails closed), named in the reason.
+        """
+        refusal: tuple[str, str, bool] | None = None
+        for plugin, caller in self._callers(hook):
+            try:
+                answers = caller(**{name: copy.deepcopy(value) for name, value in kwargs.items()})
+            except BaseException as exc:  # a plugin may raise anything, SystemExit included
+                self.report(f"plugin {plugin!r} {hook} raised {type(exc).__name__}: {exc}")
+                refusal = refusal or (plugin, f"the guardrail of plugin {plugin!r} failed ({type(exc).__name__}: {exc})",
+                                      False)
+                continue
+            for answer in answers or ():
+                if answer is None:
+                    continue
+                if isinstance(answer, Block):
+                    block = self._plain_block(plugin, answer, hook)
+                    refusal = refusal or (plugin, block.reason, block.terminate)
+                    continue
+                self.report(f"plugin {plugin!r} {hook} returned {reprlib.repr(answer)}; only None (no objection) or "
+                            "a Block is understood, so it counts as a refusal")
+                refusal = refusal or (plugin, f"the guardrail of plugin {plugin!r} answered neither None nor a Block",
+                                      False)
+        return refusal
 
     def mcp_servers(self, tools: Sequence[str]) -> list[tuple[str, object]]:
         """``(plugin, answer)`` for each plugin's ``agentkit_mcp_servers`` answer about ``tools``."""

@@ -52,16 +52,27 @@ from ._batch import ToolBatch
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
 from ._guard import Abandoned, TimedOut, guarded_call, wait_out
+from ._guardrails import (
+    STOPPED,
+    check_answer,
+    input_blocked,
+    output_checked,
+    record_retry,
+    report_retry,
+    settle_answer,
+)
 from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
 from ._route import Route
 from ._run import Run, enter_run
+from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
 from ._structured import Settled
 from .runtime import ModelUnavailable
+from ._tool_retries import ToolRetries
 from .sessions._interrupted import interrupted_results
 from .sessions._recorder import RunLog
 
@@ -84,9 +95,9 @@ async def drive(run: Run, new: list[Message]) -> None:
                 run.config.timeouts.run, stop.request, Outcome.TIMEOUT,
                 f"the run took longer than run_timeout={run.config.timeouts.run}s",
             )
-        await _begin(run, new, session)
-        async with run.runtime.session():  # one HTTP client, its connections reused, for the run's requests
-            await run_turns(run)
+        if await _begin(run, new, session):
+            async with run.runtime.session():  # one HTTP client, its connections reused, for the run's requests
+                await run_turns(run)
     except asyncio.CancelledError:
         cancelled = True
         state.outcome, state.error = Outcome.CANCELLED, "the run's task was cancelled"
@@ -102,8 +113,9 @@ async def drive(run: Run, new: list[Message]) -> None:
         raise asyncio.CancelledError
 
 
-async def _begin(run: Run, new: list[Message], session: SessionInfo) -> None:
-    """The run's log, its audit trail, ``session_start``, the caller's messages, and its tool batch."""
+async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
+    """The run's log, its audit trail, ``session_start``, the caller's messages, and its tool batch; whether
+    the run goes on (an input guardrail may have blocked the caller's messages)."""
     hooks, config = run.hooks, run.config
     run.log = log = RunLog.start(run.session, run.model.key, config.reasoning, run.stop)
     enter_run(run)  # set in the run's own task: its tool calls see it, its caller does not
@@ -119,10 +131,17 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> None:
     if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
         for answer in interrupted_results(run.history):
             run.append(answer)
-    for message in new:
+    run.batch = _batch(run, session)
+    run.output_budget, run.output_checked = RetryBudget(config.output_retries), output_checked(run)
+    blocked = None
+    for message in new:  # none joins the history unless every one passed the guardrails
+        blocked = blocked or await input_blocked(run, message, "prompt")
+    for message in new if blocked is None else ():
         run.append(message)
     run.emit(AgentStart(list(new)))
-    run.batch = _batch(run, session)
+    if blocked is not None:
+        run.emit(blocked)
+    return blocked is None
 
 
 def _batch(run: Run, session: SessionInfo) -> ToolBatch:
@@ -151,6 +170,7 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
             add_tools=toolset.add,
             artifacts=run.artifacts,
             audit_for=lambda name, call_id: audit.for_call(toolset.plugin_of(name), name, call_id),
+            retries=ToolRetries(lambda: run.state.turn, functools.partial(record_retry, run)),
         ),
     )
 
@@ -244,6 +264,9 @@ async def run_turns(run: Run) -> None:
     while True:
         steering = None if stop.requested else queues.take_steering()
         if steering is not None:  # at the head of a turn: after the results, before the request
+            if (blocked := await input_blocked(run, steering, "steering")) is not None:
+                emit(blocked)
+                return
             append(steering)
             emit(SteeringMessage(steering))
         if run.log is not None:
@@ -260,14 +283,15 @@ async def run_turns(run: Run) -> None:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             _end_failed(run, message)
             return
-        settled = run.structured.settle(message, batch) if run.structured is not None else None
+        settled = None if run.structured is None else await run.structured.settle(
+            message, batch, run.output_budget, functools.partial(check_answer, run) if run.output_checked else None)
         if settled is not None:  # a structured run's final answer, or output to retry
             if _settle_output(run, message, settled):
                 return
             continue
         calls = message.tool_calls
         if not calls:
-            if _answered(run, message):
+            if await _answered(run, message):
                 return
             continue
         if await _ran_tools(run, batch, message, calls):
@@ -289,13 +313,19 @@ def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> boo
     for result in settled.results:
         run.append(result)
     run.emit(TurnEnd(run.state.turn, message, settled.results))
+    if settled.refusal is STOPPED:  # stopped while the output was checked: it was not accepted
+        end_stopped(run)
+        return True
+    if settled.refusal is not None:
+        assert run.output_budget is not None
+        report_retry(run, settled.refusal, run.output_budget, settled.retried)
     if settled.retry is not None:
         run.append(settled.retry)
     return settled.ends(run.state)
 
 
-def _answered(run: Run, message: AssistantMessage) -> bool:
-    """A response without tool calls: whether the run ends, or a queued message keeps it going."""
+async def _answered(run: Run, message: AssistantMessage) -> bool:
+    """A response without tool calls: whether the run ends, or a queued message (or a retry) keeps it going."""
     run.emit(TurnEnd(run.state.turn, message, []))
     if run.stop.requested:
         return True
@@ -303,6 +333,15 @@ def _answered(run: Run, message: AssistantMessage) -> bool:
         return False  # pending steering keeps the run going
     follow_up = run.queues.take_follow_up()
     if follow_up is None:
+        if not run.output_checked:
+            return True
+        ends = await settle_answer(run, message.text)  # or a refusal goes back to the model
+        if run.stop.requested:  # stopped while the answer was checked: it was not accepted
+            end_stopped(run)
+            return True
+        return ends
+    if (blocked := await input_blocked(run, follow_up, "follow_up")) is not None:
+        run.emit(blocked)
         return True
     run.append(follow_up)
     return False

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Event, Message, ModelInfo, SubagentEvent, ToolSpec
 
-from ._run_state import RunState
+from ._run_state import RetryBudget, RunState
 from ._stopping.ending import SESSION_END_FLOOR
 from ._stopping.run_stop import STOP_BUDGET
 from ._system_prompt import assemble_system_prompt
@@ -160,6 +160,9 @@ class Run:
     steps: RunSteps | None = None
     #: The models a request goes to, in order, when the one before could not serve it (``AgentConfig(model=[...])``).
     fallbacks: tuple[Route, ...] = ()
+    #: The retries of the run's final answer (``AgentConfig.output_retries``), and whether anything checks it.
+    output_budget: RetryBudget | None = None
+    output_checked: bool = False
 
     def system_prompt(self) -> str | None:
         """The system prompt of the run's requests (see :mod:`._system_prompt`)."""

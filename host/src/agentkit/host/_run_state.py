@@ -7,7 +7,7 @@ from typing import Any
 
 from agentkit.plugin_api import Message, Outcome, Usage
 
-__all__ = ["RunState"]
+__all__ = ["RetryBudget", "RunState"]
 
 
 @dataclass
@@ -22,3 +22,16 @@ class RunState:
     stopped_by: str | None = None
     skills: list[str] = field(default_factory=list)
     output: Any = None  # the validated value of a run with an output_type
+
+
+@dataclass
+class RetryBudget:
+    """The retries a run's final answer has (``AgentConfig.output_retries``), and the refusals so far."""
+
+    limit: int
+    refusals: int = 0
+
+    def refuse(self) -> bool:
+        """Count one refusal; whether the model may try again."""
+        self.refusals += 1
+        return self.refusals <= self.limit

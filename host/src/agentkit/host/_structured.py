@@ -9,11 +9,13 @@ ends when it calls ``final_result`` with arguments that fit the schema, and
 ``RunResult.output`` holds the value as a ``T``.
 
 Output that does not fit (invalid arguments, or a text answer where the
-final-answer tool was expected) gets one retry: the validation error goes
+final-answer tool was expected) is sent back: the validation error goes
 back to the model (as the tool call's error result, or as a user message),
-and a second failure ends the run as ``error`` naming the problem. This
-fallback works on every wire; it is what a wire without native structured
-output uses.
+within ``AgentConfig.output_retries`` (default 1) retries, after which the run
+ends as ``error`` naming the problem. An output that fits is then checked by
+the output validators and guardrails (:mod:`._guardrails`), whose refusals
+go back the same way and spend the same retries. This fallback works on
+every wire; it is what a wire without native structured output uses.
 
 A model whose catalog row says ``structured_output`` gets the schema in the
 request's ``output_schema`` instead, which its wire writes in its own field
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +60,8 @@ from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE
 
 from ._output_type import OutputInvalid, OutputType
 from ._partial_json import NOTHING, PartialJson
+from ._refusals import Refusal, ValidatorFailed, exhausted
+from ._run_state import RetryBudget
 from .errors import ConfigError
 
 if TYPE_CHECKING:
@@ -69,7 +73,8 @@ __all__ = ["FINAL_RESULT", "RETRIES", "Settled", "StructuredOutput"]
 #: The name of the final-answer tool.
 FINAL_RESULT = "final_result"
 
-#: How many times invalid output is sent back to the model before the run fails.
+#: How many times invalid output is sent back to the model before the run fails, unless
+#: ``AgentConfig.output_retries`` says otherwise.
 RETRIES = 1
 
 #: The partial value is decoded after a delta only while the characters decoded so far stay within this
@@ -89,7 +94,9 @@ class Settled:
     :param results: the answers to the response's tool calls, in call order.
     :param retry: a message asking the model to try again, when the output did not fit.
     :param done: the run ends with :attr:`value`.
-    :param error: the run ends as ``error`` with this text.
+    :param error: the run ends with :attr:`outcome` and this text.
+    :param refusal: why the output was refused (its type, a validator, a guardrail), to report.
+    :param retried: whether the refusal goes back to the model.
     """
 
     results: list[ToolResultMessage] = field(default_factory=list)
@@ -97,6 +104,9 @@ class Settled:
     done: bool = False
     value: Any = None
     error: str | None = None
+    outcome: Outcome = Outcome.ERROR
+    refusal: Refusal | None = None
+    retried: bool = False
 
     def ends(self, state: RunState) -> bool:
         """Whether the run ends here; if so, its outcome, error and output are set in ``state``."""
@@ -104,7 +114,7 @@ class Settled:
             state.outcome, state.output = Outcome.COMPLETED, self.value
             return True
         if self.error is not None:
-            state.outcome, state.error = Outcome.ERROR, self.error
+            state.outcome, state.error = self.outcome, self.error
             return True
         return False
 
@@ -114,7 +124,6 @@ class StructuredOutput:
 
     def __init__(self, output_type: Any) -> None:
         self.output = OutputType(output_type)
-        self.retries_left = RETRIES
         self.native = False  # set by shape: whether the model answers in its text (native) or by the tool
         self._streaming: int | None = None  # the block of the response the output streams in
         self._reader = PartialJson()
@@ -191,13 +200,18 @@ class StructuredOutput:
             choice = "required"
         return dataclasses.replace(request, tools=[*request.tools, self.spec], tool_choice=choice, system=system)
 
-    def settle(self, message: AssistantMessage, batch: ToolBatch) -> Settled | None:
+    async def settle(self, message: AssistantMessage, batch: ToolBatch, budget: RetryBudget | None = None,
+                     check: Callable[[str, Any], Awaitable[Refusal | None]] | None = None) -> Settled | None:
         """What ``message`` means for the run; ``None``: its tool calls run as usual.
 
         The calls of a response that gives the final result are answered
         here, through ``batch`` (so they are announced and recorded like any
-        call); the others in it are not run.
+        call); the others in it are not run. An output that fits its type is
+        then given to ``check`` (the validators and guardrails); a refusal is
+        counted against ``budget`` (default: :data:`RETRIES`). A validator that
+        fails (:class:`~._refusals.ValidatorFailed`) ends the run as ``error``, without a retry.
         """
+        budget = RetryBudget(RETRIES) if budget is None else budget
         answer = batch.answer
         calls = message.tool_calls
         final = None if self.native else next((call for call in calls if call.name == FINAL_RESULT), None)
@@ -216,6 +230,16 @@ class StructuredOutput:
                 problem = f"the arguments are not JSON ({exc.msg})"
             except OutputInvalid as exc:
                 problem = str(exc)
+        refusal = None if problem is None else Refusal(problem, "output_type", Outcome.ERROR)
+        if refusal is None and check is not None:
+            try:
+                refusal = await check(message.text, settled.value)
+            except ValidatorFailed as exc:
+                settled.error = str(exc)
+        if refusal is not None:
+            problem = refusal.reason
+        elif settled.error is not None:
+            problem = "the output could not be checked"
         for call in calls:
             batch.started.add(call.id)
             batch.emit(ToolCallStart(call))
@@ -228,11 +252,16 @@ class StructuredOutput:
         if problem is None:
             settled.done = True
             return settled
-        if self.retries_left <= 0:
-            settled.error = (f"the model's structured output did not fit {self.output.name} after "
-                             f"{RETRIES} retry: {problem}")
+        if refusal is None:  # a validator failed: no retry
             return settled
-        self.retries_left -= 1
+        settled.refusal = refusal
+        settled.retried = budget.refuse() and not refusal.terminate
+        if not settled.retried:
+            settled.outcome = refusal.outcome
+            settled.error = (exhausted(refusal, budget) if refusal.by != "output_type" else
+                             f"the model's structured output did not fit {self.output.name} after {budget.limit} "
+                             f"{'retry' if budget.limit == 1 else 'retries'}: {problem}")
+            return settled
         if final is None:
             settled.retry = UserMessage.text(_retry_text(problem, native=self.native))
         return settled

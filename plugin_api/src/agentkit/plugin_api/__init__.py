@@ -38,7 +38,9 @@ if TYPE_CHECKING:
         MessageStart as MessageStart,
         ModelFallback as ModelFallback,
         OutputPartial as OutputPartial,
+        PromptBlocked as PromptBlocked,
         ProviderEvent as ProviderEvent,
+        RetryRequested as RetryRequested,
         SteeringMessage as SteeringMessage,
         SubagentEvent as SubagentEvent,
         ToolCallEnd as ToolCallEnd,
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
         WireRequest as WireRequest,
         provider_member as provider_member,
     )
+    from ._retry import Retry as Retry
     from ._schema import SchemaError as SchemaError, schema_from_function as schema_from_function
     from ._skills import Skill as Skill
     from ._tools import (
@@ -119,6 +122,9 @@ _EXPORTS = {
     "ModelFallback": "._events",
     "OutputPartial": "._events",
     "ProviderEvent": "._events",
+    "PromptBlocked": "._events",
+    "RetryRequested": "._events",
+    "Retry": "._retry",
     "SteeringMessage": "._events",
     "SubagentEvent": "._events",
     "ToolCallEnd": "._events",

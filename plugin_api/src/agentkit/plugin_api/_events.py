@@ -20,7 +20,8 @@ An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start
 / ``tool_call_end`` / ``turn_end`` / ``agent_end``; ``artifact_created`` comes
 before the ``tool_call_end`` of a result too long to inline. A structured run adds
 ``output_partial`` events as its output's JSON arrives. An agent with fallback
-models emits ``model_fallback`` when a turn's request goes to the next one. The events of a
+models emits ``model_fallback`` when a turn's request goes to the next one. A refused answer or tool call
+is a ``retry_requested`` event; a message a guardrail blocked, ``prompt_blocked``. The events of a
 subagent's run reach its parent wrapped in ``subagent`` events.
 """
 
@@ -215,6 +216,49 @@ class OutputPartial:
 
 
 @dataclass(slots=True)
+class PromptBlocked:
+    """A guardrail blocked a message before any request carried it; the run ends with outcome ``guardrail``.
+
+    :param reason: why, as the guardrail said it (or the error of a guardrail that failed: it fails closed).
+    :param by: who: ``plugin:<name>``.
+    :param source: which message: ``prompt`` (the run's own), ``steering`` or ``follow_up``.
+
+    .. versionadded:: 0.2
+    """
+
+    reason: str
+    by: str
+    source: str
+    type: Literal["prompt_blocked"] = field(default="prompt_blocked", init=False)
+
+
+@dataclass(slots=True)
+class RetryRequested:
+    """An answer or a tool call was refused with a reason for the model to try again.
+
+    :param reason: what the model is told was wrong.
+    :param by: who refused: ``validator`` (an output validator raised ``Retry``),
+        ``output_type`` (the structured output did not fit its type),
+        ``plugin:<name>`` (an output guardrail), or ``tool:<name>`` (a tool raised ``Retry``).
+    :param attempt: how many times in a row this was refused, this one included.
+    :param max_retries: how many retries were allowed (``AgentConfig.output_retries``, ``Tool.max_retries``).
+    :param retried: whether the model is asked again; ``False`` when the retries are spent (the run
+        ends, or the tool call's result is an error saying so) or a guardrail refused with ``terminate``.
+    :param tool_use_id: the refused tool call, for ``tool:<name>``; ``None`` for an answer.
+
+    .. versionadded:: 0.2
+    """
+
+    reason: str
+    by: str
+    attempt: int
+    max_retries: int
+    retried: bool
+    tool_use_id: str | None = None
+    type: Literal["retry_requested"] = field(default="retry_requested", init=False)
+
+
+@dataclass(slots=True)
 class SubagentEvent:
     """An event of a subagent's run, passed on to its parent's stream and subscribers.
 
@@ -235,7 +279,7 @@ class SubagentEvent:
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
     ProviderEvent | AgentStart | SteeringMessage | TurnStart | ModelFallback | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
-    | OutputPartial | SubagentEvent
+    | OutputPartial | SubagentEvent | PromptBlocked | RetryRequested
 )
 
 _EVENT_TYPES: dict[str, type[Event]] = {
@@ -257,6 +301,8 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         AgentEnd,
         OutputPartial,
         SubagentEvent,
+        PromptBlocked,
+        RetryRequested,
     )
 }
 

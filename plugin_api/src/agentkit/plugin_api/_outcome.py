@@ -32,3 +32,7 @@ class Outcome(StrEnum):
     CANCELLED = "cancelled"
     #: ``AgentConfig.run_timeout`` passed.
     TIMEOUT = "timeout"
+    #: A guardrail refused: a plugin's ``agentkit_input_guardrail`` blocked the prompt (or a steering or
+    #: follow-up message) before any request carried it, or its ``agentkit_output_guardrail`` refused the
+    #: answer more times than ``AgentConfig.output_retries`` allows (the run's ``error`` names the plugin).
+    GUARDRAIL = "guardrail"

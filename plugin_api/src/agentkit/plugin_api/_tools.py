@@ -209,9 +209,14 @@ class Tool:
         its side effects by :attr:`ToolContext.idempotency_key`. A durable run
         whose process died while the call ran runs such a call again; any
         other interrupted call is answered as interrupted (see ``docs/durable.md``).
+    :param max_retries: how many turns in a row the handler may raise
+        :class:`~agentkit.plugin_api.Retry` and have the model asked to call
+        it again; past that, the call's result is a ``retries_exhausted``
+        error. A turn in which the tool does not ask for a retry starts the
+        count again. Default 1; 0: a ``Retry`` is an error at once.
 
     .. versionchanged:: 0.2
-        ``retry_safe``.
+        ``retry_safe``, ``max_retries``.
     """
 
     name: str
@@ -224,8 +229,11 @@ class Tool:
     requires_authorization: bool = False
     timeout: float | None = None
     retry_safe: bool = False
+    max_retries: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or self.max_retries < 0:
+            raise ValueError(f"tool {self.name!r}: max_retries must be a whole number, 0 or more, got {self.max_retries!r}")
         if self.timeout is not None and not self.timeout > 0:
             raise ValueError(f"tool {self.name!r}: timeout must be a positive number of seconds or None, got {self.timeout!r}")
 
@@ -246,6 +254,7 @@ class Tool:
         requires_authorization: bool = False,
         timeout: float | None = None,
         retry_safe: bool = False,
+        max_retries: int = 1,
     ) -> Tool:
         """Build a tool from a typed function; its docstring describes it.
 
@@ -266,6 +275,7 @@ class Tool:
             requires_authorization=requires_authorization,
             timeout=timeout,
             retry_safe=retry_safe,
+            max_retries=max_retries,
         )
 
 

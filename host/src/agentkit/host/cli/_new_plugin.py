@@ -28,11 +28,15 @@ NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 #: the categories of ``agentkit.plugin_api.hookspecs.CATEGORIES``, spelled out so that parsing the command
 #: line does not import the hook specifications.
 DIST_WORD = {"providers": "provider", "tools": "tools", "skills": "skills", "hooks": "hooks"}
+#: Templates of a category that start a plugin of a particular kind: ``guardrails`` is a hooks plugin whose
+#: hooks are the two guardrails (its own template and tests), in the ``hooks`` category like any other.
+KINDS = {"guardrails": "hooks"}
 SUMMARIES = {
     "tools": "An agentkit tool plugin: a tool that repeats a text.",
     "hooks": "An agentkit hooks plugin: refuses tool calls that touch protected files.",
     "skills": "An agentkit skills plugin: one skill whose instructions the model reads on demand.",
     "providers": "An agentkit provider plugin: a codec for one wire API.",
+    "guardrails": "An agentkit guardrail plugin: refuses prompts and answers that carry a secret.",
 }
 
 
@@ -43,7 +47,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "hook, tests using the conformance plugin, README) that passes 'agentkit validate-plugins --path'.",
     )
     parser.add_argument("category", type=_category, metavar="CATEGORY",
-                        help=f"the plugin's category: {', '.join(sorted(DIST_WORD))} (or the singular)")
+                        help=f"the plugin's category: {', '.join(sorted(DIST_WORD))} (or the singular); "
+                        "'guardrail' writes a hooks plugin with an input and an output guardrail")
     parser.add_argument("name", help="the plugin's name: lower-case letters, digits and '_', starting with a letter")
     parser.add_argument("--dir", metavar="DIR",
                         help="the project directory to create (default: ./agentkit-<category>-<name>)")
@@ -51,12 +56,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 #: The singular each category also answers to (``agentkit new-plugin provider x``).
-SINGULAR = {"provider": "providers", "tool": "tools", "skill": "skills", "hook": "hooks"}
+SINGULAR = {"provider": "providers", "tool": "tools", "skill": "skills", "hook": "hooks", "guardrail": "guardrails"}
 
 
 def _category(value: str) -> str:
     category = SINGULAR.get(value, value)
-    if category not in DIST_WORD:
+    if category not in DIST_WORD and category not in KINDS:
         raise argparse.ArgumentTypeError(
             f"invalid category {value!r}: choose from {', '.join(sorted(DIST_WORD))} (or the singular)")
     return category
@@ -100,12 +105,13 @@ def _conformance_range() -> str:
 
 
 def render(category: str, name: str) -> dict[str, str]:
-    """Relative path -> text of the project for plugin ``name`` of ``category``."""
+    """Relative path -> text of the project for plugin ``name`` of ``category`` (or of a kind, :data:`KINDS`)."""
+    kind, category = category, KINDS.get(category, category)
     dist = f"agentkit-{DIST_WORD[category]}-{name.replace('_', '-')}"
     package = dist.replace("-", "_")
     values = {
         "name": name, "category": category, "dist": dist, "package": package,
-        "summary": SUMMARIES[category], "function": f"{name}_repeat", "env": name.upper(),
+        "summary": SUMMARIES[kind], "function": f"{name}_repeat", "env": name.upper(),
         "api_range": _range(plugin_api.__version__), "conformance_range": _conformance_range(),
     }
 
@@ -116,8 +122,8 @@ def render(category: str, name: str) -> dict[str, str]:
     files = {
         "pyproject.toml": fill("pyproject.toml.tmpl"),
         "README.md": fill("README.md.tmpl"),
-        f"src/{package}/__init__.py": fill(f"{category}.py.tmpl"),
-        "tests/test_plugin.py": fill(f"test_{category}.py.tmpl"),
+        f"src/{package}/__init__.py": fill(f"{kind}.py.tmpl"),
+        "tests/test_plugin.py": fill(f"test_{kind}.py.tmpl"),
         f"src/{package}/py.typed": "",  # PEP 561: checkers read the plugin's own annotations
     }
     if category == "providers":
@@ -136,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
                          "starting with a letter (at most 40), e.g. 'greet'")
     name = args.name.replace("-", "_")  # it also names Python identifiers
     files = render(args.category, name)
-    target = Path(args.dir) if args.dir else Path(f"agentkit-{DIST_WORD[args.category]}-{name.replace('_', '-')}")
+    word = DIST_WORD[KINDS.get(args.category, args.category)]
+    target = Path(args.dir) if args.dir else Path(f"agentkit-{word}-{name.replace('_', '-')}")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UsageError(f"{target} already exists and is not empty: choose another --dir")
     for relative, text in files.items():

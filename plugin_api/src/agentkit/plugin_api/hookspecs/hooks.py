@@ -4,6 +4,10 @@ Authorization hooks can only narrow. The embedder's own ``before_tool_call``
 decides first; a call it blocks never reaches a plugin. A hook may also defer
 a call to a person (:class:`~agentkit.plugin_api.Defer`); any block wins over
 a deferral, and a deferred call runs only once a person approves it.
+
+Guardrails narrow too: ``agentkit_input_guardrail`` and
+``agentkit_output_guardrail`` may refuse a message or an answer, never change
+it. Every plugin's guardrail is called (they are AND-ed: any refusal wins).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 from .._events import Event
 from .._hooks import Block, Defer, SessionInfo
 from .._markers import hookspec
-from .._messages import ToolResultMessage, ToolUseBlock
+from .._messages import Message, ToolResultMessage, ToolUseBlock
 from .._outcome import Outcome
 
 
@@ -88,9 +92,10 @@ def agentkit_session_end(session: SessionInfo, outcome: Outcome, error: str | No
     :param session: the run.
     :param outcome: how the run ended, as on its result (an :class:`Outcome`,
         which is a ``str``): ``completed``, ``max_turns``, ``stop_policy``,
-        ``terminated``, ``error``, ``aborted``, ``cancelled`` or ``timeout``.
-    :param error: what went wrong, when ``outcome`` is ``error``, ``cancelled``
-        or ``timeout``; otherwise ``None``.
+        ``terminated``, ``error``, ``aborted``, ``cancelled``, ``timeout`` or
+        ``guardrail``.
+    :param error: what went wrong, when ``outcome`` is ``error``, ``cancelled``,
+        ``timeout`` or ``guardrail``; otherwise ``None``.
     :returns: nothing; the return value is ignored.
 
     Called once on every exit: clean, error, abort, cancellation and deadline
@@ -123,6 +128,59 @@ def agentkit_run_observer(session: SessionInfo) -> Callable[[Event], None] | Non
     An exception, or an answer that is neither ``None`` nor callable, is
     reported and changes nothing: that plugin observes nothing of the run,
     or, when the function raises, the rest of the run goes on without it.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def agentkit_input_guardrail(message: Message, text: str, source: str, session: SessionInfo) -> Block | None:
+    """Refuse a message before any request carries it to the model.
+
+    :param message: a copy of the message: the run's prompt, or a message
+        queued with ``Agent.steer`` or ``Agent.follow_up``; changing it changes
+        nothing.
+    :param text: the message's text: its text blocks, joined with newlines.
+    :param source: which it is: ``prompt``, ``steering`` or ``follow_up``.
+    :param session: the run.
+    :returns: ``None`` for no objection, or a
+        :class:`~agentkit.plugin_api.Block` to refuse the message: it never
+        enters the history nor any request, and the run ends at once with
+        outcome ``guardrail`` (``Block.terminate`` changes nothing here).
+
+    Called for every plugin, in pluggy's order, before the message joins the
+    history (a prompt: after ``agentkit_session_start``, before the first
+    request); any refusal wins. An exception, an answer that is neither
+    ``None`` nor a ``Block``, or no answer within ``hook_timeout`` refuses the
+    message (fails closed) and is reported. ``wrapper``/``hookwrapper``
+    implementations are refused.
+
+    .. versionadded:: 0.2
+    """
+
+
+@hookspec
+def agentkit_output_guardrail(text: str, output: Any, session: SessionInfo) -> Block | None:
+    """Refuse the model's final answer, with a reason the model is given to answer again.
+
+    :param text: the text of the final response (for a structured run that
+        answers through its final-answer tool, usually empty).
+    :param output: for a run with an ``output_type``, a copy of the validated
+        value; ``None`` otherwise.
+    :param session: the run.
+    :returns: ``None`` for no objection, or a
+        :class:`~agentkit.plugin_api.Block` whose ``reason`` goes back to the
+        model, which answers again, up to ``AgentConfig.output_retries`` times
+        in a run; past that (or at once, with ``Block(reason,
+        terminate=True)``) the run ends with outcome ``guardrail``. A guardrail
+        cannot change the answer.
+
+    Called for every plugin, in pluggy's order, once the answer would end the
+    run (after the output validators accepted it); any refusal wins. An
+    exception, an answer that is neither ``None`` nor a ``Block``, or no
+    answer within ``hook_timeout`` refuses the answer (fails closed), naming
+    the error, and is reported. ``wrapper``/``hookwrapper`` implementations
+    are refused.
 
     .. versionadded:: 0.2
     """
