@@ -18,6 +18,7 @@ PINNED = [
     "ToolUseBlock", "TurnEnd", "TurnStart", "Usage", "UsageError", "UserMessage", "WireEvent", "WireRequest",
     "__version__", "block_from_dict", "event_from_dict", "event_to_dict", "hookimpl", "message_from_dict",
     "provider_member", "schema_from_function",
+    "AudioBlock", "DocumentBlock", "UserContent",
 ]
 
 
