@@ -108,8 +108,8 @@ def _admit(block: FileBlock, model: ModelInfo, root: Path) -> FileBlock:
     name = block.path or f"the {block.mime_type or 'untyped'} {kind}"
     raw = _read(block.path, root, limits, kind) if block.path is not None else _decoded(block, limits, name)
     if len(raw) > limits.max_bytes:
-        raise FileInputError(f"{name} is {len(raw)} bytes, above {model.key}'s {limits.max_bytes}-byte {kind} "
-                             "limit; send a smaller file")
+        raise FileInputError(f"{name} is larger than {model.key}'s {limits.max_bytes}-byte {kind} limit; "
+                             "send a smaller file")
     mime_type = _checked_type(raw, block, name)
     if mime_type not in limits.formats:
         raise FileInputError(f"{name} is {mime_type}, which {model.key} does not take as {kind} input; "
