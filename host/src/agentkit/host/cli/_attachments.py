@@ -1,7 +1,7 @@
 """``agentkit run --attach FILE|URL``: the files a task comes with, as the content blocks of its prompt.
 
-The kind of each attachment is read from its first bytes (a URL's, from the
-extension of its path): an image becomes an
+The kind of each attachment is read from its extension (``.pdf``, ``.txt``,
+``.wav``, ``.png``...), else from its first bytes: an image becomes an
 :class:`~agentkit.plugin_api.ImageBlock`, a PDF or a text file a
 :class:`~agentkit.plugin_api.DocumentBlock`, a recording an
 :class:`~agentkit.plugin_api.AudioBlock`. The host then admits each block at
@@ -14,7 +14,6 @@ user's own choice: it is read wherever it is.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,11 +24,11 @@ from .._media import sniff
 
 #: How many bytes of a file tell its kind (the longest magic number read is 12 bytes; text needs more).
 _HEAD = 4096
-#: A URL's extension -> the kind of block it becomes.
-_URL_KINDS: dict[str, Callable[[str], UserContent]] = {
-    **{ext: DocumentBlock.from_url for ext in (".pdf", ".txt", ".md")},
-    **{ext: AudioBlock.from_url for ext in (".wav", ".mp3", ".flac", ".ogg", ".aac", ".aiff")},
-    **{ext: ImageBlock.from_url for ext in (".png", ".jpg", ".jpeg", ".gif", ".webp")},
+#: An extension -> the kind of block a URL or a file of that name becomes.
+_KINDS: dict[str, type[DocumentBlock] | type[AudioBlock] | type[ImageBlock]] = {
+    **{ext: DocumentBlock for ext in (".pdf", ".txt", ".md")},
+    **{ext: AudioBlock for ext in (".wav", ".mp3", ".flac", ".ogg", ".aac", ".aiff")},
+    **{ext: ImageBlock for ext in (".png", ".jpg", ".jpeg", ".gif", ".webp")},
 }
 
 
@@ -42,11 +41,11 @@ def prompt_with(task: str, attachments: list[str], root: Path) -> str | list[Use
 
 def _block(item: str, root: Path) -> UserContent:
     if item.lower().startswith(("http://", "https://")):
-        block = _URL_KINDS.get(os.path.splitext(urlsplit(item).path)[1].lower())
-        if block is None:
+        kind = _KINDS.get(os.path.splitext(urlsplit(item).path)[1].lower())
+        if kind is None:
             raise UsageError(f"--attach {item}: cannot tell the kind of file from the URL; attach a URL that "
                              "ends in .pdf, .txt, .wav, .mp3, .png, .jpg ... or download it and attach the file")
-        return block(item)
+        return kind.from_url(item)
     path = (root / Path(item).expanduser()).resolve()
     if path.exists() and not path.is_file():  # a FIFO or a device would never end
         raise UsageError(f"--attach {item}: not a regular file; attach a file")
@@ -55,6 +54,9 @@ def _block(item: str, root: Path) -> UserContent:
             head = file.read(_HEAD)
     except OSError as exc:
         raise UsageError(f"--attach {item}: cannot read it ({exc.strerror or exc})") from None
+    by_name = _KINDS.get(path.suffix.lower())
+    if by_name is not None:  # the name says what the user means; the host checks the bytes agree
+        return by_name.from_path(path)
     shown = sniff(head)
     if shown.startswith("audio/"):
         return AudioBlock.from_path(path)
