@@ -47,7 +47,7 @@ def _sent_user_content(log: Path) -> list[dict[str, Any]]:
     (request,) = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     body = request["body"]
     messages = body.get("messages") or body.get("input") or body.get("contents")
-    user = [m for m in messages if m.get("role") == "user"][0]
+    user = next(m for m in messages if m.get("role") == "user")
     return user["content"]
 
 
