@@ -184,6 +184,13 @@ def test_a_url_on_a_wire_that_downloads_none_is_refused_naming_the_wires_that_do
     assert "Traceback" not in result.stderr
 
 
+def test_a_text_url_is_refused_by_anthropic_which_downloads_only_pdfs(agentkit, tmp_path: Path) -> None:
+    result = _dry_run(agentkit, tmp_path, "--model", "anthropic/claude-sonnet-4-6", "--attach",
+                      "https://example.com/notes.txt")
+    assert result.returncode != 0
+    assert "downloads only PDFs by URL" in result.stderr and "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize(("name", "content", "said"), [
     ("report.pdf", b"just some text\n", "named application/pdf, but its bytes are text/plain"),
     ("song.mp3", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "is application/pdf, which is not audio"),

@@ -58,6 +58,7 @@ from agentkit.plugin_api.codec import (
     inline_image,
     unsendable,
 )
+from agentkit.plugin_api.errors import ProviderError
 
 Wire = dict[str, Any]
 
@@ -187,6 +188,9 @@ def _content(part: object) -> Wire:
 
 def _document_source(block: DocumentBlock) -> Wire:
     if block.url and not block.path:  # the Messages API downloads a URL PDF itself
+        if block.mime_type == PLAIN_TEXT:
+            raise ProviderError(f"anthropic-messages downloads only PDFs by URL, not the text at {block.url}; "
+                                "pass the text's bytes or path")
         return {"type": "url", "url": block.url}
     inline_file(block, "anthropic-messages")
     if block.mime_type == PLAIN_TEXT:

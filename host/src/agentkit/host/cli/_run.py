@@ -56,7 +56,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     event_to_dict,
 )
-from agentkit.plugin_api.errors import UsageError
+from agentkit.plugin_api.errors import ProviderError, UsageError
 
 from .._terminal import visible, visible_line
 from ._attachments import prompt_with
@@ -235,7 +235,11 @@ def _dry_run(agent: Agent, prompt: Prompt) -> int:
     # Admitted as a run admits its prompt: what is printed is what would be sent, refusals included.
     new = admitted(as_messages(prompt), agent.model, agent.root, agent.config.connection.image_fetcher)
     request = build_request(agent._open_run(RunStop()), [*agent.history, *new])
-    prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
+    try:
+        prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
+    except ProviderError as exc:  # the wire cannot carry the request (a block it takes no form of)
+        print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
+        return 1
     try:
         body: Any = json.loads(prepared.body_bytes) if prepared.body_bytes else None
     except ValueError:
