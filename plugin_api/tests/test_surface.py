@@ -19,6 +19,7 @@ PINNED = [
     "__version__", "block_from_dict", "event_from_dict", "event_to_dict", "hookimpl", "message_from_dict",
     "provider_member", "schema_from_function",
     "PromptBlocked", "Retry", "RetryRequested",
+    "AudioBlock", "DocumentBlock", "UserContent",
 ]
 
 

@@ -22,6 +22,7 @@ from agentkit_provider_anthropic import AnthropicMessages
 from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
+    DocumentBlock,
     ImageBlock,
     StopReason,
     TextBlock,
@@ -106,6 +107,13 @@ _TRANSCRIPTS: dict[str, dict[str, Any]] = {
             ToolResultMessage("toolu_8", "search", [TextBlock("found:"), ImageBlock.from_url("https://images.example/vegetable.jpg")]),
         ],
         tools=[_SEARCH],
+    ),
+    # A PDF as a base64 source, a text file as a text source, a PDF by URL as a url source.
+    "documents": dict(
+        messages=[UserMessage([
+            TextBlock("Summarize these."), DocumentBlock.from_bytes(b"%PDF-1.4\n", "application/pdf"),
+            DocumentBlock.from_bytes(b"notes\n", "text/plain"), DocumentBlock.from_url("https://example.com/a.pdf"),
+        ])],
     ),
     "thinking_signed_and_redacted": dict(
         messages=[
@@ -266,3 +274,20 @@ def _parts(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if part["type"] == "tool_result" and isinstance(part.get("content"), list):
             found.extend(part["content"])
     return found
+
+
+def test_text_and_url_documents_fit_the_sdk_message_param_type(kit) -> None:
+    """A plain-text document (a ``text`` source) and a PDF by URL (a ``url`` source), as the SDK's
+    ``PlainTextSourceParam`` and ``URLPDFSourceParam`` declare them (the message type's source union
+    holds a file type the strict shape check cannot take; a base64 PDF is pinned by the SDK sending
+    our body unchanged)."""
+    messages = [UserMessage([TextBlock("Summarize."), DocumentBlock.from_bytes(b"notes\n", "text/plain"),
+                             DocumentBlock.from_url("https://example.com/a.pdf")])]
+    body = _body(AnthropicMessages().encode(kit.request_for(max_tokens=1024, messages=messages,
+                                                            model=kit.model_row("claude-sonnet-5-5"))))
+    sources = [part["source"] for part in body["messages"][0]["content"] if part["type"] == "document"]
+    assert sources == [{"type": "text", "media_type": "text/plain", "data": "notes\n"},
+                       {"type": "url", "url": "https://example.com/a.pdf"}]
+    text, url = sources
+    assert codec.shape_problems(text, anthropic.types.PlainTextSourceParam, "$.source") == []
+    assert codec.shape_problems(url, anthropic.types.URLPDFSourceParam, "$.source") == []

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from agentkit_provider_anthropic import AnthropicMessages
 
-from agentkit.plugin_api import ImageBlock, TextBlock, ToolSpec, UserMessage
+from agentkit.plugin_api import DocumentBlock, ImageBlock, TextBlock, ToolSpec, UserMessage
 
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CASSETTES = Path(__file__).resolve().parents[3] / "testdata" / "pydantic-ai" / "test_anthropic"
@@ -95,3 +95,18 @@ def test_a_recorded_url_image_is_what_we_send_for_the_same_image(kit) -> None:
     # Our cache breakpoint on the last part is the one difference pydantic-ai does not send.
     parts = [{key: value for key, value in part.items() if key != "cache_control"} for part in ours["content"]]
     assert [{**ours, "content": parts}] == recorded
+
+
+@pytest.mark.parametrize("cassette", ["test_document_binary_content_input", "test_document_url_input"])
+def test_a_recorded_document_is_what_we_send_for_the_same_document(kit, cassette) -> None:
+    """pydantic-ai's recorded questions about a PDF, by base64 and by URL: the same text and
+    document encode to the recorded ``document`` block (a ``base64`` or a ``url`` source)."""
+    recording = yaml.load((_CASSETTES / f"{cassette}.yaml").read_bytes(), Loader=FAST_YAML)
+    (message,) = recording["interactions"][0]["request"]["parsed_body"]["messages"]
+    text, part = message["content"]
+    source = part["source"]
+    document = (DocumentBlock.from_url(source["url"]) if source["type"] == "url"
+                else DocumentBlock(source["data"], source["media_type"]))
+    (ours,) = _encoded(kit, messages=[UserMessage([TextBlock(text["text"]), document])])["messages"]
+    parts = [{key: value for key, value in p.items() if key != "cache_control"} for p in ours["content"]]
+    assert [{**ours, "content": parts}] == [message]

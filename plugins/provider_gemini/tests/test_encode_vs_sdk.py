@@ -24,6 +24,8 @@ import pytest
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     StopReason,
     TextBlock,
@@ -125,6 +127,15 @@ def _images() -> list[Any]:
     ]
 
 
+def _documents_and_audio() -> list[Any]:
+    """A PDF, a text file and a recording inline, and a PDF by URL (fileData, which the API fetches)."""
+    return [UserMessage([
+        TextBlock("Read and listen."), DocumentBlock.from_bytes(b"%PDF-1.4\n", "application/pdf"),
+        DocumentBlock.from_bytes(b"notes\n", "text/plain"), AudioBlock.from_bytes(b"RIFF\0\0\0\0WAVE", "audio/wav"),
+        DocumentBlock.from_url("https://example.com/report.pdf", "application/pdf"),
+    ])]
+
+
 def _unicode() -> list[Any]:
     call = ToolUseBlock(
         "gemini_ffffffffffffffffffffffff", "grep", '{"pattern":"naïve \\"quoted\\" 🚀 日本"}'
@@ -141,6 +152,7 @@ TRANSCRIPTS = {
     "signatures": _signatures,
     "wire_ids": _wire_ids,
     "images": _images,
+    "documents_and_audio": _documents_and_audio,
     "unicode": _unicode,
 }
 

@@ -23,6 +23,8 @@ from agentkit_provider_openai import OpenAICompletions
 from agentkit.host.wire.errors import WireDecodeError
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     StopReason,
     TextBlock,
@@ -30,6 +32,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolSpec,
     ToolUseBlock,
+    UserContent,
     UserMessage,
 )
 
@@ -215,6 +218,10 @@ class _Unrepresentable(Exception):
     pass
 
 
+#: input_audio's format names -> the MIME types the host admits recordings as.
+_AUDIO_TYPES = {"wav": "audio/wav", "mp3": "audio/mpeg"}
+
+
 def _canonical_from_recorded(body: dict[str, Any]) -> tuple[str | None, list[Any]]:
     """The canonical transcript a recorded request body expresses, or ``_Unrepresentable``."""
     system = None
@@ -232,7 +239,7 @@ def _canonical_from_recorded(body: dict[str, Any]) -> tuple[str | None, list[Any
             if isinstance(content, str):
                 messages.append(UserMessage.text(content))
                 continue
-            blocks: list[TextBlock | ImageBlock] = []
+            blocks: list[UserContent] = []
             for part in content:
                 if part["type"] == "text":
                     blocks.append(TextBlock(part["text"]))
@@ -243,6 +250,12 @@ def _canonical_from_recorded(body: dict[str, Any]) -> tuple[str | None, list[Any
                         blocks.append(ImageBlock(data, head.removeprefix("data:").removesuffix(";base64")))
                     else:  # a web URL the wire downloads itself
                         blocks.append(ImageBlock.from_url(url))
+                elif part["type"] == "file" and set(part["file"]) == {"file_data", "filename"}:
+                    document = DocumentBlock.from_url(part["file"]["file_data"], name=part["file"]["filename"])
+                    blocks.append(document)
+                elif part["type"] == "input_audio":
+                    audio = part["input_audio"]
+                    blocks.append(AudioBlock(audio["data"], _AUDIO_TYPES[audio["format"]]))
                 else:
                     raise _Unrepresentable(f"a {part['type']} part")
             messages.append(UserMessage(blocks))

@@ -38,6 +38,8 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 from agentkit.conformance import codec
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     StopReason,
     TextBlock,
@@ -172,6 +174,11 @@ TRANSCRIPTS: dict[str, dict[str, Any]] = {
     "images": {"messages": _images(), "tools": [READ]},
     # A URL image goes as the image_url part's url, which the API downloads itself.
     "image_urls": {"messages": [UserMessage([TextBlock("What is this?"), ImageBlock.from_url("https://images.example/vegetable.jpg")])]},
+    # A PDF goes as a file part, a text document as a text part, a recording as an input_audio part.
+    "documents_and_audio": {"messages": [UserMessage([
+        TextBlock("Read and listen."), DocumentBlock.from_bytes(b"%PDF-1.4\n", "application/pdf", name="a.pdf"),
+        DocumentBlock.from_bytes(b"notes\n", "text/plain", name="n.txt"), AudioBlock.from_bytes(b"ID3\x03", "audio/mpeg"),
+    ])]},
     "limits_and_sampling": {
         "messages": [UserMessage.text("hi")],
         "max_tokens": 321,

@@ -16,7 +16,13 @@ from typing import Any
 import pytest
 import yaml
 
-from agentkit.plugin_api import ImageBlock, StopReason, TextBlock, UserMessage
+from agentkit.plugin_api import (
+    DocumentBlock,
+    ImageBlock,
+    StopReason,
+    TextBlock,
+    UserMessage,
+)
 
 # libyaml's parser where PyYAML has it: the cassettes are megabytes of YAML read at collection.
 FAST_YAML = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -146,3 +152,17 @@ def test_a_recorded_image_input_is_what_we_send_for_the_same_image(kit) -> None:
     ours = kit.body_of(kit.request_for(messages=[UserMessage(blocks)]))["input"]
     # We name the item's type ("message"), which pydantic-ai's easy input form leaves implicit.
     assert [{key: value for key, value in item.items() if key != "type"} for item in ours] == recorded
+
+
+@pytest.mark.parametrize("cassette", ["test_document_url_input_response_api#0",
+                                      "test_document_url_input_force_download_response_api#1"])
+def test_a_recorded_document_input_is_what_we_send_for_the_same_document(kit, cassette) -> None:
+    """pydantic-ai's recorded questions about a PDF: by ``file_url`` (the API downloads it) and by
+    ``file_data`` with a ``filename``, each the same ``input_file`` we encode."""
+    (interaction,) = [found for name, found in _exchanges() if name == cassette]
+    (message,) = interaction["request"]["parsed_body"]["input"]
+    text, part = message["content"]
+    document = (DocumentBlock.from_url(part["file_url"]) if "file_url" in part
+                else DocumentBlock.from_url(part["file_data"], name=part["filename"]))
+    ours = kit.body_of(kit.request_for(messages=[UserMessage([TextBlock(text["text"]), document])]))["input"]
+    assert [{key: value for key, value in item.items() if key != "type"} for item in ours] == [message]

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from .errors import (
         AgentBusy as AgentBusy,
         ConfigError as ConfigError,
+        FileInputError as FileInputError,
         ImageError as ImageError,
         ModelNotFound as ModelNotFound,
         NothingToContinue as NothingToContinue,
@@ -108,6 +109,7 @@ _EXPORTS = {
     "ToolCaller": "._tool_caller",
     "AgentBusy": ".errors",
     "ConfigError": ".errors",
+    "FileInputError": ".errors",
     "ImageError": ".errors",
     "ModelNotFound": ".errors",
     "NothingToContinue": ".errors",

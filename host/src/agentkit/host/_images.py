@@ -39,6 +39,7 @@ from agentkit.plugin_api import (
     ModelInfo,
     TextBlock,
     ToolResultMessage,
+    UserContent,
     UserMessage,
 )
 from agentkit.plugin_api.codec import DEFAULT_IMAGE_LIMITS, ImageLimits
@@ -65,6 +66,8 @@ _ORIENTATION = 0x0112
 
 ImageFetcher = Callable[[str], bytes]
 Content = list[TextBlock | ImageBlock]
+#: A user message's content: images among documents and recordings, which :func:`admit` keeps as they are.
+Mixed = list[UserContent]
 
 
 def has_images(messages: Sequence[Message]) -> bool:
@@ -79,14 +82,14 @@ def admit_messages(messages: Sequence[Message], model: ModelInfo, *, root: Path,
     for message in messages:
         if isinstance(message, UserMessage | ToolResultMessage) and has_images([message]):
             content = admit(message.content, model, root=root, fetcher=fetcher, from_tool=False)
-            message = dataclasses.replace(message, content=content)
+            message = dataclasses.replace(message, content=content)  # type: ignore[arg-type]  # a tool result holds text and images only
         admitted.append(message)
     return admitted
 
 
-def admit(content: Sequence[TextBlock | ImageBlock], model: ModelInfo, *, root: Path,
-          fetcher: ImageFetcher | None, from_tool: bool) -> Content:
-    """``content`` with each image normalized for ``model``; text is kept as it is.
+def admit(content: Sequence[UserContent], model: ModelInfo, *, root: Path,
+          fetcher: ImageFetcher | None, from_tool: bool) -> Mixed:
+    """``content`` with each image normalized for ``model``; text (documents, recordings) is kept as it is.
 
     :param root: the workspace: relative paths are read from it, and a tool's
         path must stay inside it.
@@ -102,7 +105,7 @@ def admit(content: Sequence[TextBlock | ImageBlock], model: ModelInfo, *, root: 
         raise ImageError(f"{model.key} does not take images (its catalog row has no image_input); "
                          "use a model with vision, or send the image as a description")
     limits = model.image_limits or DEFAULT_IMAGE_LIMITS
-    admitted: Content = []
+    admitted: Mixed = []
     position = 0
     for block in content:
         if not isinstance(block, ImageBlock):

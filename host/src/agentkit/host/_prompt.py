@@ -8,19 +8,19 @@ from pathlib import Path
 
 from agentkit.plugin_api import (
     AssistantMessage,
-    ImageBlock,
     Message,
     ModelInfo,
-    TextBlock,
     ToolResultMessage,
+    UserContent,
     UserMessage,
 )
 
 from ._images import ImageFetcher, admit_messages, has_images
+from ._media import admit_file_messages, has_files
 
 __all__ = ["Prompt", "admitted", "admitted_async", "as_messages"]
 
-Prompt = str | Message | Sequence[TextBlock | ImageBlock]
+Prompt = str | Message | Sequence[UserContent]
 
 
 def as_messages(prompt: Prompt | None) -> list[Message]:
@@ -34,10 +34,14 @@ def as_messages(prompt: Prompt | None) -> list[Message]:
 
 
 def admitted(messages: list[Message], model: ModelInfo, root: Path, fetcher: ImageFetcher | None) -> list[Message]:
-    """The embedder's messages with their images normalized for the model (see :mod:`._images`).
+    """The embedder's messages with their images normalized for the model (see :mod:`._images`),
+    their documents and recordings checked (see :mod:`._media`).
 
     :raises ImageError: the model takes no images, or one cannot be read or fetched.
+    :raises FileInputError: the model takes no such file, or one cannot be read or sent.
     """
+    if has_files(messages):
+        messages = admit_file_messages(messages, model, root=root)
     if not has_images(messages):
         return messages
     return admit_messages(messages, model, root=root, fetcher=fetcher)
@@ -45,7 +49,7 @@ def admitted(messages: list[Message], model: ModelInfo, root: Path, fetcher: Ima
 
 async def admitted_async(messages: list[Message], model: ModelInfo, root: Path,
                          fetcher: ImageFetcher | None) -> list[Message]:
-    """:func:`admitted` off the event loop when there is an image to decode or fetch."""
-    if not has_images(messages):
+    """:func:`admitted` off the event loop when there is an image to decode or a file to read."""
+    if not has_images(messages) and not has_files(messages):
         return messages
     return await asyncio.to_thread(admitted, messages, model, root, fetcher)

@@ -26,7 +26,8 @@ wire accepts:
    it: a missing result gets a synthetic error result (``No result
    provided``), an orphan or duplicate result is dropped.
 7. **Images** become a short text note when the target model takes no image
-   input.
+   input; so do **documents** and **recordings** of a user message, for a
+   model without document (audio) input.
 
 Messages the repair leaves alone are passed through as the same objects, so a
 codec that caches its encoding by identity keeps doing so.
@@ -43,7 +44,9 @@ from typing import Any
 from agentkit.plugin_api import (
     DEFAULT_TOOL_CALL_ID_RULE,
     AssistantMessage,
+    AudioBlock,
     ContentBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     ModelInfo,
@@ -76,6 +79,8 @@ ToolCallIdRule = tuple[str, int]
 
 MISSING_RESULT = "No result provided"
 IMAGE_OMITTED = "(image omitted: model does not support images)"
+#: What a document or a recording becomes for a model that takes none (``{}``: the block's type).
+FILE_OMITTED = "({} omitted: model does not support {} input)"
 
 # Digest characters appended to a rewritten id: enough that two different
 # foreign ids do not meet, short enough to leave room for a readable prefix.
@@ -165,6 +170,9 @@ class _Repair:
         self.target = target
         self.rule = rule
         self.images = target.image_input
+        # The kinds of file the target takes no input of, which a user message switched to it loses.
+        self.unsendable = tuple(kind for kind, able in ((DocumentBlock, target.document_input),
+                                                         (AudioBlock, target.audio_input)) if not able)
         self.out: list[Message] = []
         # The calls of the last kept assistant message, by their original id:
         # (the call as sent, its result as sent or None).
@@ -208,6 +216,10 @@ class _Repair:
         self.close()
         if not self.images and any(isinstance(block, ImageBlock) for block in message.content):
             message = dataclasses.replace(message, content=_images_to_text(message.content))
+        if self.unsendable and any(isinstance(block, self.unsendable) for block in message.content):
+            message = dataclasses.replace(message, content=[
+                TextBlock(FILE_OMITTED.format(block.type, block.type)) if isinstance(block, self.unsendable) else block
+                for block in message.content])
         self.out.append(message)
 
 

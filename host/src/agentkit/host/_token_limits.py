@@ -22,6 +22,8 @@ import json
 from collections.abc import Sequence
 
 from agentkit.plugin_api import (
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     ModelInfo,
@@ -69,6 +71,10 @@ def _block_chars(block: object) -> int:
         return len(block.name) + len(block.arguments)
     if isinstance(block, ImageBlock):
         return IMAGE_TOKENS * CHARS_PER_TOKEN
+    if isinstance(block, DocumentBlock):  # a character per byte: exact for text, near for a PDF's text
+        return len(block.data) * 3 // 4
+    if isinstance(block, AudioBlock):  # Gemini counts 32 tokens a second: ~1 per KB of 16 kHz WAV
+        return len(block.data) * 3 // 4 // 1024 * CHARS_PER_TOKEN
     return 0
 
 

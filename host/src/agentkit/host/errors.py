@@ -8,6 +8,7 @@
     │   │   ├── SkillConflictError     a skill's tool takes a name the agent already has
     │   │   └── UnsafeDataDirError     a data folder is another user's, or writable by group or others
     │   ├── ImageError                 an image cannot be read, fetched or sent to the model
+    │   ├── FileInputError             a document or a recording cannot be read or sent to the model
     │   ├── ModelNotFound              no installed provider serves the model
     │   ├── AgentBusy                  run/stream called while a run is in progress
     │   ├── NothingToContinue          continue_ called with nothing to continue
@@ -43,6 +44,11 @@ class UnsafeDataDirError(ConfigError):
 class ImageError(UsageError):
     """An image could not be read, fetched or sent: not an image, too large to decode, outside
     the workspace, a URL the embedder does not allow fetching, or a model without vision."""
+
+
+class FileInputError(UsageError):
+    """A document or a recording could not be sent: a model without the capability, a file that
+    cannot be read, lies about its type, is above the wire's cap, or a URL the wire does not take."""
 
 
 class ModelNotFound(UsageError):

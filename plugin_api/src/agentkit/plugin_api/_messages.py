@@ -107,6 +107,116 @@ class ImageBlock:
         return data
 
 
+def _file_from_url(url: str, kind: str) -> tuple[str, str, str | None]:
+    """``(data, mime_type, url)`` of a document or audio URL: ``http(s)`` kept, ``data:`` decoded."""
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme in ("http", "https"):
+        return "", "", url
+    if scheme == "data":
+        header, _, payload = url[5:].partition(",")
+        media_type, *params = header.split(";")
+        if "base64" not in params:
+            raise ValueError(f"a data: URL {kind} must be base64 (data:application/pdf;base64,...)")
+        try:
+            base64.b64decode(payload, validate=True)
+        except ValueError:
+            raise ValueError("the data: URL's payload is not valid base64") from None
+        return payload, media_type.strip().lower(), None
+    raise ValueError(f"a {kind} URL must be http(s) or data:, not {url[:40]!r}")
+
+
+@dataclass(slots=True)
+class DocumentBlock:
+    """A document (a PDF or plain text), carried as base64 ``data``, or named by ``url`` or ``path``.
+
+    Like :class:`ImageBlock`: the host reads a ``path``, checks the bytes
+    against the declared ``mime_type`` and the model's
+    :attr:`~agentkit.plugin_api.ModelInfo.document_limits` once, at the
+    history boundary, so a codec sees ``data`` (with the MIME type the bytes
+    show) or an ``http(s)`` ``url`` its wire downloads itself. ``name`` is the
+    file name a wire that asks for one is given. Build one with
+    :meth:`from_bytes`, :meth:`from_url` or :meth:`from_path`.
+    """
+
+    data: str
+    mime_type: str
+    url: str | None = field(default=None, kw_only=True)
+    path: str | None = field(default=None, kw_only=True)
+    name: str | None = field(default=None, kw_only=True)
+    type: Literal["document"] = field(default="document", init=False)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, mime_type: str = "", *, name: str | None = None) -> DocumentBlock:
+        """A document from its bytes (a PDF file's content, UTF-8 text); the host finds the type."""
+        return cls(base64.b64encode(data).decode("ascii"), mime_type, name=name)
+
+    @classmethod
+    def from_url(cls, url: str, mime_type: str = "", *, name: str | None = None) -> DocumentBlock:
+        """A document at an ``http(s)`` URL (sent only to wires that download it), or a ``data:`` URL.
+
+        :raises ValueError: another scheme, or a ``data:`` URL that is not base64.
+        """
+        data, declared, address = _file_from_url(url, "document")
+        return cls(data, declared or mime_type, url=address, name=name)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], mime_type: str = "") -> DocumentBlock:
+        """A document file the host reads when the block enters the history (a relative path: in the workspace)."""
+        return cls("", mime_type, path=os.fspath(path), name=os.path.basename(os.fspath(path)))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"type": "document", "data": self.data, "mime_type": self.mime_type}
+        for key in ("url", "path", "name"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
+
+
+@dataclass(slots=True)
+class AudioBlock:
+    """A sound recording (WAV, MP3, ...), carried as base64 ``data``, or named by ``url`` or ``path``.
+
+    Admitted by the host like a :class:`DocumentBlock`, against the model's
+    :attr:`~agentkit.plugin_api.ModelInfo.audio_limits`.
+    """
+
+    data: str
+    mime_type: str
+    url: str | None = field(default=None, kw_only=True)
+    path: str | None = field(default=None, kw_only=True)
+    type: Literal["audio"] = field(default="audio", init=False)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, mime_type: str = "") -> AudioBlock:
+        """A recording from its bytes (a WAV or MP3 file's content); the host finds the format."""
+        return cls(base64.b64encode(data).decode("ascii"), mime_type)
+
+    @classmethod
+    def from_url(cls, url: str, mime_type: str = "") -> AudioBlock:
+        """A recording at an ``http(s)`` URL (sent only to wires that download it), or a ``data:`` URL.
+
+        :raises ValueError: another scheme, or a ``data:`` URL that is not base64.
+        """
+        data, declared, address = _file_from_url(url, "audio")
+        return cls(data, declared or mime_type, url=address)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], mime_type: str = "") -> AudioBlock:
+        """A sound file the host reads when the block enters the history (a relative path: in the workspace)."""
+        return cls("", mime_type, path=os.fspath(path))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"type": "audio", "data": self.data, "mime_type": self.mime_type}
+        for key in ("url", "path"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
+
+
+#: What a user message may hold: text, images, documents and audio.
+UserContent: TypeAlias = TextBlock | ImageBlock | DocumentBlock | AudioBlock
+
+
 @dataclass(slots=True)
 class ToolUseBlock:
     """A tool call the model made.
@@ -189,7 +299,7 @@ class ThinkingBlock:
         }
 
 
-ContentBlock: TypeAlias = TextBlock | ImageBlock | ToolUseBlock | ThinkingBlock
+ContentBlock: TypeAlias = TextBlock | ImageBlock | ToolUseBlock | ThinkingBlock | DocumentBlock | AudioBlock
 
 
 def block_from_dict(data: dict[str, Any]) -> ContentBlock:
@@ -199,6 +309,11 @@ def block_from_dict(data: dict[str, Any]) -> ContentBlock:
         return TextBlock(data["text"])
     if kind == "image":
         return ImageBlock(data["data"], data["mime_type"], url=data.get("url"), path=data.get("path"))
+    if kind == "document":
+        return DocumentBlock(data["data"], data["mime_type"], url=data.get("url"), path=data.get("path"),
+                             name=data.get("name"))
+    if kind == "audio":
+        return AudioBlock(data["data"], data["mime_type"], url=data.get("url"), path=data.get("path"))
     if kind == "tool_use":
         return ToolUseBlock(data["id"], data["name"], data["arguments"])
     if kind == "thinking":
@@ -264,9 +379,9 @@ def _now() -> float:
 
 @dataclass(slots=True)
 class UserMessage:
-    """What the user (or the embedder on their behalf) said."""
+    """What the user (or the embedder on their behalf) said: text, images, documents, audio."""
 
-    content: list[TextBlock | ImageBlock]
+    content: list[UserContent]
     timestamp: float = field(default_factory=_now)
     role: Literal["user"] = field(default="user", init=False)
 
@@ -363,13 +478,16 @@ class ToolResultMessage:
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
 
 
-def _user_side_content(content: list[ContentBlock], role: str) -> list[TextBlock | ImageBlock]:
-    """``content`` if ``role`` may hold it: tool calls and thinking are the assistant's alone."""
-    plain: list[TextBlock | ImageBlock] = []
+def _user_side_content(content: list[ContentBlock], role: str) -> list[UserContent]:
+    """``content`` if ``role`` may hold it: tool calls and thinking are the assistant's alone,
+    documents and audio the user's."""
+    plain: list[UserContent] = []
+    allowed = (TextBlock, ImageBlock, DocumentBlock, AudioBlock) if role == "user" else (TextBlock, ImageBlock)
     for block in content:
-        if not isinstance(block, TextBlock | ImageBlock):
+        if not isinstance(block, allowed):
             raise ValueError(
-                f"a {role} message cannot hold a {block.type!r} block; only text and image blocks"
+                f"a {role} message cannot hold a {block.type!r} block; only "
+                + ("text, image, document and audio blocks" if role == "user" else "text and image blocks")
             )
         plain.append(block)
     return plain
@@ -400,7 +518,7 @@ def message_from_dict(data: dict[str, Any]) -> Message:
         return ToolResultMessage(
             data["tool_use_id"],
             data["tool_name"],
-            _user_side_content(content, "tool_result"),
+            _user_side_content(content, "tool_result"),  # type: ignore[arg-type]  # text and images only
             bool(data.get("is_error")),
             timestamp,
         )

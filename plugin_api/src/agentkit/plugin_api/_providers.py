@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal, Protocol, overload
 
 from ._events import ProviderEvent
 from ._images import ImageLimits
+from ._media import FileLimits
 from ._messages import AssistantMessage, Message, StopReason
 
 
@@ -42,6 +43,10 @@ class ModelInfo:
     ``document_input`` and ``audio_input`` say the model takes documents
     (PDF, plain text) and audio as input; a request that carries one to a
     model without the capability is refused before it is sent.
+    ``document_limits`` and ``audio_limits`` say what the wire takes of each
+    (size cap, formats, URLs); a row with the capability and no limits gets
+    :data:`~agentkit.plugin_api.codec.DEFAULT_DOCUMENT_LIMITS` or
+    :data:`~agentkit.plugin_api.codec.DEFAULT_AUDIO_LIMITS`.
     """
 
     vendor: str
@@ -65,6 +70,8 @@ class ModelInfo:
     image_limits: ImageLimits | None = None
     document_input: bool = False
     audio_input: bool = False
+    document_limits: FileLimits | None = None
+    audio_limits: FileLimits | None = None
 
     @property
     def key(self) -> str:

@@ -27,6 +27,11 @@ agentkit.plugin_api`` does not load it. Standard library only.
 * :class:`ImageLimits` is what a catalog row says of the images its wire
   takes; :func:`image_url` and :func:`inline_image` write a normalized image
   block the two ways wires take one.
+* :class:`FileLimits` is what a catalog row says of the documents and the
+  recordings its wire takes; :func:`file_data_url`, :func:`document_text`,
+  :func:`inline_file` and :func:`unsendable` write or refuse an admitted
+  :class:`~agentkit.plugin_api.DocumentBlock` or
+  :class:`~agentkit.plugin_api.AudioBlock`.
 * :func:`array`, :func:`count`, :func:`error_text` and :func:`chunks` are the
   small helpers every wire writes otherwise.
 
@@ -59,6 +64,19 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from ._images import DEFAULT_IMAGE_LIMITS, PNG_AND_JPEG, ImageLimits, image_url, inline_image
 from ._json import one_shot
+from ._media import (
+    AUDIO_FORMATS,
+    DEFAULT_AUDIO_LIMITS,
+    DEFAULT_DOCUMENT_LIMITS,
+    DOCUMENT_FORMATS,
+    PDF,
+    PLAIN_TEXT,
+    FileLimits,
+    document_text,
+    file_data_url,
+    inline_file,
+    unsendable,
+)
 from ._messages import Message
 from ._providers import Credential, CredentialKind, ModelInfo, Provider
 from ._settings import (
@@ -74,13 +92,20 @@ from ._settings import (
 from ._structured import is_strict, output_name, structured_output
 
 __all__ = [
+    "AUDIO_FORMATS",
+    "DEFAULT_AUDIO_LIMITS",
+    "DEFAULT_DOCUMENT_LIMITS",
     "DEFAULT_IMAGE_LIMITS",
+    "DOCUMENT_FORMATS",
     "FORCED_TOOL_CHOICE",
+    "PDF",
+    "PLAIN_TEXT",
     "PNG_AND_JPEG",
     "PRICED_COLUMNS",
     "SAMPLING_SETTINGS",
     "TOOL_CHOICE_MODES",
     "CodecProvider",
+    "FileLimits",
     "IdentityCache",
     "ImageLimits",
     "SamplingRules",
@@ -90,9 +115,12 @@ __all__ = [
     "array",
     "chunks",
     "count",
+    "document_text",
     "dumps",
     "error_text",
+    "file_data_url",
     "image_url",
+    "inline_file",
     "inline_image",
     "is_strict",
     "model_rows",
@@ -101,6 +129,7 @@ __all__ = [
     "sampling",
     "structured_output",
     "tool_choice",
+    "unsendable",
 ]
 
 V = TypeVar("V")

@@ -16,6 +16,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from agentkit.plugin_api import (
     AgentEnd,
     AgentStart,
+    AudioBlock,
+    DocumentBlock,
     Event,
     ImageBlock,
     Message,
@@ -185,8 +187,8 @@ def _parts(message: Message) -> list[dict[str, Any]]:
             parts.append({"type": "text", "content": block.text})
         elif isinstance(block, ToolUseBlock):
             parts.append({"type": "tool_call", "id": block.id, "name": block.name, "arguments": block.arguments})
-        elif isinstance(block, ImageBlock):
-            parts.append({"type": "image", "mime_type": block.mime_type})
+        elif isinstance(block, ImageBlock | DocumentBlock | AudioBlock):
+            parts.append({"type": block.type, "mime_type": block.mime_type})
     return parts
 
 

@@ -19,7 +19,7 @@ also refuses a forced tool choice (``forced_tool_choice``).
 from __future__ import annotations
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE, ImageLimits
+from agentkit.plugin_api.codec import DOCUMENT_FORMATS, FORCED_TOOL_CHOICE, FileLimits, ImageLimits
 
 #: Anthropic's vision guide: JPEG, PNG, GIF and WebP, by base64 or by URL; an image whose long
 #: edge exceeds 1568 px is scaled down by the API anyway (so we send no more), and the API refuses
@@ -30,6 +30,10 @@ IMAGE_LIMITS = ImageLimits(
     formats=frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"}),
     urls=True,
 )
+
+#: Anthropic's PDF support guide: PDFs by base64 or URL, plain text as a text source, in a request
+#: of at most 32 MB (counted on the base64 text: 32 MiB * 3/4 of file bytes).
+DOCUMENT_LIMITS = FileLimits(max_bytes=32 * 1024 * 1024 * 3 // 4, formats=DOCUMENT_FORMATS, urls=True)
 
 API = "anthropic-messages"
 VENDOR = "anthropic"
@@ -67,6 +71,8 @@ def _row(
         refused_settings=refused,
         image_input=True,
         image_limits=IMAGE_LIMITS,
+        document_input=True,
+        document_limits=DOCUMENT_LIMITS,
         reasoning_levels=levels,
         default=default,
         options={"thinking": thinking},

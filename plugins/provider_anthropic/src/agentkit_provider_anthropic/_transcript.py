@@ -30,6 +30,7 @@ appends to a transcript, it does not edit one in place.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -37,6 +38,8 @@ from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     TextBlock,
@@ -45,7 +48,17 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps, inline_image
+from agentkit.plugin_api.codec import (
+    PLAIN_TEXT,
+    IdentityCache,
+    TranscriptEncoder,
+    array,
+    dumps,
+    inline_file,
+    inline_image,
+    unsendable,
+)
+from agentkit.plugin_api.errors import ProviderError
 
 Wire = dict[str, Any]
 
@@ -166,5 +179,21 @@ def _content(part: object) -> Wire:
             "type": "image",
             "source": {"type": "base64", "media_type": part.mime_type, "data": part.data},
         }
+    if isinstance(part, DocumentBlock):
+        return {"type": "document", "source": _document_source(part)}
+    if isinstance(part, AudioBlock):
+        raise unsendable(part, "anthropic-messages")
     raise TypeError(f"{type(part).__name__} cannot appear in a user message or a tool result")
+
+
+def _document_source(block: DocumentBlock) -> Wire:
+    if block.url and not block.path:  # the Messages API downloads a URL PDF itself
+        if block.mime_type == PLAIN_TEXT:
+            raise ProviderError(f"anthropic-messages downloads only PDFs by URL, not the text at {block.url}; "
+                                "pass the text's bytes or path")
+        return {"type": "url", "url": block.url}
+    inline_file(block, "anthropic-messages")
+    if block.mime_type == PLAIN_TEXT:
+        return {"type": "text", "media_type": PLAIN_TEXT, "data": base64.b64decode(block.data).decode("utf-8")}
+    return {"type": "base64", "media_type": block.mime_type, "data": block.data}
 

@@ -57,6 +57,8 @@ CATALOG = (
         context_window=200_000,
         max_output=32_000,
         image_input=True,
+        document_input=True,  # with the default limits: a test of documents and audio needs no vendor
+        audio_input=True,
         reasoning_levels=("low", "medium", "high"),
         default=True,
     ),

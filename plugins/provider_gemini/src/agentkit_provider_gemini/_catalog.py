@@ -19,7 +19,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import PRICED_COLUMNS, ImageLimits, model_rows
+from agentkit.plugin_api.codec import (
+    AUDIO_FORMATS,
+    DOCUMENT_FORMATS,
+    PRICED_COLUMNS,
+    FileLimits,
+    ImageLimits,
+    model_rows,
+)
+
+#: Gemini's "File input methods" guide: PDFs inline up to 50 MB, other inline data (plain text,
+#: audio: WAV, MP3, AIFF, AAC, OGG, FLAC) up to 100 MB, and public or signed HTTPS URLs through
+#: fileData, which the API fetches itself.
+DOCUMENT_LIMITS = FileLimits(max_bytes=50 * 1000 * 1000, formats=DOCUMENT_FORMATS, urls=True)
+AUDIO_LIMITS = FileLimits(max_bytes=100 * 1000 * 1000, formats=AUDIO_FORMATS, urls=True)
 
 API = "google-generative-ai"
 VENDOR = "google"
@@ -100,5 +113,6 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], dict, bo
 CATALOG: tuple[ModelInfo, ...] = model_rows(
     _COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True,
     image_limits=IMAGE_LIMITS,
+    document_input=True, document_limits=DOCUMENT_LIMITS, audio_input=True, audio_limits=AUDIO_LIMITS,
     structured_output=True,  # responseJsonSchema, on every Gemini 2.5 and 3 model
 )

@@ -47,6 +47,8 @@ from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     TextBlock,
@@ -55,7 +57,15 @@ from agentkit.plugin_api import (
     ToolUseBlock,
     UserMessage,
 )
-from agentkit.plugin_api.codec import IdentityCache, TranscriptEncoder, array, dumps, inline_image
+from agentkit.plugin_api.codec import (
+    IdentityCache,
+    TranscriptEncoder,
+    array,
+    dumps,
+    inline_file,
+    inline_image,
+)
+from agentkit.plugin_api.errors import ProviderError
 
 from ._catalog import API
 from ._ids import is_carrier, wire_id, wire_signature
@@ -176,7 +186,8 @@ def _parts(message: Message) -> _Parts:
 
 
 def user_parts(blocks: Sequence[Any]) -> list[Wire]:
-    """The parts of user content: text (empty text dropped) and ``inlineData`` images."""
+    """The parts of user content: text (empty text dropped), ``inlineData`` images, documents and
+    recordings (``fileData`` for a URL the API fetches)."""
     parts: list[Wire] = []
     for block in blocks:
         if isinstance(block, TextBlock):
@@ -184,6 +195,8 @@ def user_parts(blocks: Sequence[Any]) -> list[Wire]:
                 parts.append({"text": block.text})
         elif isinstance(block, ImageBlock):
             parts.append(_inline(block))
+        elif isinstance(block, DocumentBlock | AudioBlock):
+            parts.append(_file(block))
         else:
             raise TypeError(f"{type(block).__name__} cannot appear in user content")
     return parts
@@ -193,6 +206,16 @@ def _inline(block: ImageBlock) -> Wire:
     # Gemini's fileData takes only Files API and Cloud Storage URIs: a web URL
     # image reaches it as bytes the host fetched.
     block = inline_image(block, API)
+    return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}
+
+
+def _file(block: DocumentBlock | AudioBlock) -> Wire:
+    if block.url and not block.path:  # a public or signed URL the API fetches itself
+        if not block.mime_type:
+            raise ProviderError(f"{API} needs the MIME type of the {block.type} at {block.url}; "
+                                f"pass it: {type(block).__name__}.from_url(url, mime_type)")
+        return {"fileData": {"mimeType": block.mime_type, "fileUri": block.url}}
+    block = inline_file(block, API)
     return {"inlineData": {"mimeType": block.mime_type, "data": block.data}}
 
 

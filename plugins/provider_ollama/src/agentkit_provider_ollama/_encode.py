@@ -48,6 +48,8 @@ from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     ProviderRequest,
@@ -56,6 +58,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolSpec,
     ToolUseBlock,
+    UserContent,
     UserMessage,
     WireRequest,
 )
@@ -70,6 +73,7 @@ from agentkit.plugin_api.codec import (
     sampling,
     structured_output,
     tool_choice,
+    unsendable,
 )
 
 PATH = "/api/chat"
@@ -194,8 +198,11 @@ def wire_message(message: Message) -> bytes:
 
 
 def _with_content(
-    wire: dict[str, Any], blocks: list[TextBlock | ImageBlock], prefix: str = ""
+    wire: dict[str, Any], blocks: Sequence[UserContent], prefix: str = ""
 ) -> dict[str, Any]:
+    for block in blocks:
+        if isinstance(block, DocumentBlock | AudioBlock):  # /api/chat takes text and images only
+            raise unsendable(block, "ollama-chat")
     text = TEXT_SEPARATOR.join(block.text for block in blocks if isinstance(block, TextBlock))
     text = prefix + text
     if text:

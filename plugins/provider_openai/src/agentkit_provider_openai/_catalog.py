@@ -14,7 +14,14 @@ from __future__ import annotations
 import dataclasses
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import PRICED_COLUMNS, ImageLimits, model_rows
+from agentkit.plugin_api.codec import (
+    PDF,
+    PLAIN_TEXT,
+    PRICED_COLUMNS,
+    FileLimits,
+    ImageLimits,
+    model_rows,
+)
 
 API = "openai-completions"
 
@@ -55,6 +62,7 @@ _ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...
     ("openai", "o4-mini", 200_000, 100_000, 1.1, 4.4, 0.275, True, _REASONING, False),
     ("openai", "gpt-5", 400_000, 128_000, 1.25, 10.0, 0.125, True, _GPT5_REASONING, False),
     ("openai", "gpt-5-mini", 400_000, 128_000, 0.25, 2.0, 0.025, True, _GPT5_REASONING, False),
+    ("openai", "gpt-4o-audio-preview", 128_000, 16_384, 2.5, 10.0, 0.0, False, (), False),
     ("openrouter", "anthropic/claude-sonnet-4", 200_000, 64_000, 3.0, 15.0, 0.3, True, (), True),
     ("openrouter", "openai/gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),
     (
@@ -103,10 +111,26 @@ _STRUCTURED = frozenset({
     "openrouter/google/gemini-2.5-flash", "groq/openai/gpt-oss-120b",
 })
 
+#: OpenAI's "File inputs" guide: Chat Completions takes PDFs only, as a ``file`` part of base64
+#: ``file_data`` (no URL), on the vision models, up to 32 MB per request; a plain-text document is
+#: sent as a text part, as the guide says. OpenRouter documents the same part for every model.
+_DOCUMENTS = FileLimits(max_bytes=32 * 1024 * 1024, formats=frozenset({PDF, PLAIN_TEXT}))
+#: OpenAI's "Audio and speech" guide: ``input_audio`` of base64 WAV or MP3 on the audio models; no
+#: URL. The cap is the 20 MB the images have (the guide names none below the request's size).
+_AUDIO = FileLimits(max_bytes=20 * 1024 * 1024, formats=frozenset({"audio/wav", "audio/mpeg"}))
+_AUDIO_ROWS = frozenset({"openai/gpt-4o-audio-preview"})
+
+
+def _files(row: ModelInfo) -> dict[str, object]:
+    documents = row.image_input and row.vendor in ("openai", "openrouter")
+    audio = row.key in _AUDIO_ROWS
+    return {"document_input": documents, "document_limits": _DOCUMENTS if documents else None,
+            "audio_input": audio, "audio_limits": _AUDIO if audio else None}
+
 
 CATALOG: tuple[ModelInfo, ...] = tuple(
     dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels),
-                        structured_output=row.key in _STRUCTURED)
+                        structured_output=row.key in _STRUCTURED, **_files(row))  # type: ignore[arg-type]
     for vendor, (base_url, _) in _VENDORS.items()
     for row in model_rows(
         _COLUMNS,

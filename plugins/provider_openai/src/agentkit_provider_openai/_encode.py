@@ -51,6 +51,8 @@ from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     ProviderRequest,
@@ -58,23 +60,29 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolSpec,
     ToolUseBlock,
+    UserContent,
     UserMessage,
     WireRequest,
 )
 from agentkit.plugin_api.codec import (
+    PLAIN_TEXT,
     IdentityCache,
     SamplingRules,
     ToolChoice,
     TranscriptEncoder,
     array,
+    document_text,
     dumps,
+    file_data_url,
     image_url,
+    inline_file,
     is_strict,
     output_name,
     sampling,
     structured_output,
     tool_choice,
 )
+from agentkit.plugin_api.errors import ProviderError
 
 from ._catalog import API
 from ._compat import CompatProfile
@@ -268,10 +276,24 @@ def _user(message: UserMessage) -> dict[str, Any]:
     return {"role": "user", "content": [_part(block) for block in content]}
 
 
-def _part(block: TextBlock | ImageBlock) -> dict[str, Any]:
+def _part(block: UserContent) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
+    if isinstance(block, DocumentBlock):
+        inline_file(block, "openai-completions")  # Chat's file part takes the bytes, never a URL
+        if block.mime_type == PLAIN_TEXT:  # a file part takes PDFs: a text document is sent as its text
+            return {"type": "text", "text": document_text(block)}
+        return {"type": "file", "file": {"file_data": file_data_url(block), "filename": block.name or "document.pdf"}}
+    if isinstance(block, AudioBlock):
+        inline_file(block, "openai-completions")
+        if block.mime_type not in _AUDIO_FORMAT:
+            raise ProviderError(f"openai-completions takes WAV and MP3 audio, not {block.mime_type or 'untyped'}")
+        return {"type": "input_audio", "input_audio": {"data": block.data, "format": _AUDIO_FORMAT[block.mime_type]}}
     return {"type": "image_url", "image_url": {"url": image_url(block)}}
+
+
+#: An admitted recording's MIME type -> the ``input_audio.format`` the wire names it by.
+_AUDIO_FORMAT = {"audio/wav": "wav", "audio/mpeg": "mp3"}
 
 
 def _assistant(message: AssistantMessage, id_limit: int | None) -> dict[str, Any] | None:

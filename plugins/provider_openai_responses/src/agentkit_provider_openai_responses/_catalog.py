@@ -16,7 +16,14 @@ from __future__ import annotations
 import dataclasses
 
 from agentkit.plugin_api import ModelInfo
-from agentkit.plugin_api.codec import PRICED_COLUMNS, ImageLimits, model_rows
+from agentkit.plugin_api.codec import (
+    PDF,
+    PLAIN_TEXT,
+    PRICED_COLUMNS,
+    FileLimits,
+    ImageLimits,
+    model_rows,
+)
 
 API = "openai-responses"
 VENDOR = "openai-responses"
@@ -29,6 +36,9 @@ IMAGE_LIMITS = ImageLimits(
     formats=frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"}),
     urls=True,
 )
+#: OpenAI's "File inputs" guide: input_file takes a PDF (text and page images, on the vision models
+#: every row here is) and text files, by base64 file_data or by file_url, up to 32 MB per request.
+DOCUMENT_LIMITS = FileLimits(max_bytes=32 * 1024 * 1024, formats=frozenset({PDF, PLAIN_TEXT}), urls=True)
 
 _O_SERIES = ("low", "medium", "high")
 _GPT5 = ("minimal", "low", "medium", "high")
@@ -51,5 +61,5 @@ CATALOG: tuple[ModelInfo, ...] = tuple(
     dataclasses.replace(row, cache_write_price=row.input_price, structured_output=True,  # text.format
                         refused_settings=_REASONING_REFUSES if row.reasoning_levels else frozenset())
     for row in model_rows(_COLUMNS, _ROWS, vendor=VENDOR, api=API, base_url=BASE_URL, image_input=True,
-                          image_limits=IMAGE_LIMITS)
+                          image_limits=IMAGE_LIMITS, document_input=True, document_limits=DOCUMENT_LIMITS)
 )

@@ -46,6 +46,8 @@ from typing import Any
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     ProviderRequest,
@@ -54,22 +56,27 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolSpec,
     ToolUseBlock,
+    UserContent,
     UserMessage,
     WireRequest,
 )
 from agentkit.plugin_api.codec import (
+    PLAIN_TEXT,
     IdentityCache,
     SamplingRules,
     ToolChoice,
     TranscriptEncoder,
     array,
     dumps,
+    file_data_url,
     image_url,
+    inline_file,
     is_strict,
     output_name,
     sampling,
     structured_output,
     tool_choice,
+    unsendable,
 )
 
 from ._ids import ReasoningRef, split_call_id
@@ -171,9 +178,17 @@ def _items(message: Message) -> bytes | None:
     return b",".join(dumps(item) for item in items) if items else None
 
 
-def _input_part(block: TextBlock | ImageBlock) -> dict[str, Any]:
+def _input_part(block: UserContent) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "input_text", "text": block.text}
+    if isinstance(block, AudioBlock):
+        raise unsendable(block, "openai-responses")
+    if isinstance(block, DocumentBlock):
+        if block.url and not block.path:
+            return {"type": "input_file", "file_url": block.url}  # the API downloads it
+        inline_file(block, "openai-responses")
+        default = "document.txt" if block.mime_type == PLAIN_TEXT else "document.pdf"
+        return {"type": "input_file", "file_data": file_data_url(block), "filename": block.name or default}
     return {
         "type": "input_image",
         "image_url": image_url(block),

@@ -23,7 +23,9 @@ from unittest.mock import ANY
 
 from agentkit.plugin_api import (
     AssistantMessage,
+    AudioBlock,
     ContentBlock,
+    DocumentBlock,
     ImageBlock,
     Message,
     TextBlock,
@@ -35,7 +37,8 @@ from agentkit.plugin_api import (
 
 __all__ = ["ANY", "ExpectedMessage", "assert_transcript", "assistant", "tool_result", "user"]
 
-#: A block as compared: ``("text", value)``, ``("tool_call", name, arguments)``, ``("thinking", value)``, ``("image",)``.
+#: A block as compared: ``("text", value)``, ``("tool_call", name, arguments)``, ``("thinking", value)``, ``("image",)``,
+#: ``("document",)``, ``("audio",)``.
 Shape = tuple[Any, ...]
 
 
@@ -146,6 +149,8 @@ def _block_shape(block: ContentBlock) -> Shape:
         return ("thinking", block.thinking)
     if isinstance(block, ImageBlock):
         return ("image",)
+    if isinstance(block, DocumentBlock | AudioBlock):
+        return (block.type,)
     raise TypeError(f"not a content block: {block!r}")
 
 

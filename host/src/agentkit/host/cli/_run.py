@@ -9,6 +9,8 @@ fallback models: a turn the first cannot serve goes to the next, ``--resume`` co
 session's id is printed to stderr at the end. ``--dry-run`` prints the request
 the first turn would send (method, URL, headers with credentials redacted,
 body as sent, the assembled system prompt included) and sends nothing.
+``--attach FILE|URL`` (repeatable) sends an image, a PDF or text document or
+a recording with the task (see :mod:`._attachments`).
 
 The project under ``--root`` may add to the system prompt (its skills under
 ``.agentkit/skills/``, its ``AGENTS.md`` files) only with ``--trust-project``.
@@ -54,12 +56,12 @@ from agentkit.plugin_api import (
     ToolCallEnd,
     ToolCallStart,
     ToolResultMessage,
-    UserMessage,
     event_to_dict,
 )
-from agentkit.plugin_api.errors import UsageError
+from agentkit.plugin_api.errors import ProviderError, UsageError
 
 from .._terminal import visible, visible_line
+from ._attachments import prompt_with
 from .support import (
     add_agent_options,
     load_script,
@@ -72,6 +74,7 @@ from .support import (
 if TYPE_CHECKING:
     from .._agent import Agent
     from .._plugins import PluginHost
+    from .._prompt import Prompt
     from ..sessions import Session
 
 
@@ -90,6 +93,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="write the run to a new session ('new'), or continue the stored session ID")
     parser.add_argument("--resume", action="store_true", help="continue the session written to last")
     add_agent_options(parser)
+    parser.add_argument("--attach", action="append", default=[], metavar="FILE|URL",
+                        help="send a file with the task: an image, a PDF or text document, or audio "
+                             "(repeatable; the model must take that kind of input)")
     parser.add_argument("--json", action="store_true", help="write every event as a JSON line")
     parser.add_argument("--dry-run", action="store_true", help="print the request that would be sent; send nothing")
     parser.add_argument(
@@ -221,9 +227,10 @@ def run(args: argparse.Namespace) -> int:
     for problem in agent.skills.problems:
         print(f"note: {visible_line(problem)}", file=sys.stderr)
 
+    prompt = prompt_with(args.task, args.attach, root)
     if args.dry_run:
         agent.structured = None if schema is None else StructuredOutput(schema)  # shown as the run would send it
-        return _dry_run(agent, args.task)
+        return _dry_run(agent, prompt)
     interrupted = threading.Event()
 
     def on_interrupt() -> None:
@@ -231,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         agent.abort()
 
     try:
-        code, _ = run_interruptibly(_stream(agent, args.task, as_json=args.json, out=sys.stdout,
+        code, _ = run_interruptibly(_stream(agent, prompt, as_json=args.json, out=sys.stdout,
                                             interrupted=interrupted, output_schema=schema),
                                     on_interrupt, exiting=True)
     finally:
@@ -242,14 +249,21 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _dry_run(agent: Agent, task: str) -> int:
+def _dry_run(agent: Agent, prompt: Prompt) -> int:
     import asyncio
 
+    from .._prompt import admitted, as_messages
     from .._request import build_request
     from .._stopping.run_stop import RunStop
 
-    request = build_request(agent._open_run(RunStop()), [*agent.history, UserMessage.text(task)])
-    prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
+    # Admitted as a run admits its prompt: what is printed is what would be sent, refusals included.
+    new = admitted(as_messages(prompt), agent.model, agent.root, agent.config.connection.image_fetcher)
+    request = build_request(agent._open_run(RunStop()), [*agent.history, *new])
+    try:
+        prepared = asyncio.run(agent.runtime.prepare(agent.provider, request))
+    except ProviderError as exc:  # the wire cannot carry the request (a block it takes no form of)
+        print(f"agentkit: error: {visible_line(str(exc))}", file=sys.stderr)
+        return 1
     try:
         body: Any = json.loads(prepared.body_bytes) if prepared.body_bytes else None
     except ValueError:
@@ -302,7 +316,7 @@ def _load_output_schema(path: str | None) -> dict[str, Any] | None:
     return schema
 
 
-async def _stream(agent: Agent, task: str, *, as_json: bool, out: TextIO,
+async def _stream(agent: Agent, task: Prompt, *, as_json: bool, out: TextIO,
                   interrupted: threading.Event | None = None, output_schema: dict[str, Any] | None = None) -> int:
     text_blocks: set[int] = set()
     wrote_text = False

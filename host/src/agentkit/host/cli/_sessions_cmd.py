@@ -196,8 +196,9 @@ def _render_message(tag: str, message: dict[str, Any]) -> list[str]:
             lines.append(_indent("(thinking) " + _cut(block["thinking"])))
         elif kind == "tool_use":
             lines.append(_indent(f"-> {visible_line(str(block['name']))} {_cut(block['arguments'])}"))
-        elif kind == "image":
-            lines.append(_indent(f"(image {visible_line(str(block.get('url') or block.get('mime_type', '')))})"))
+        elif kind in ("image", "document", "audio"):
+            shown = block.get("url") or block.get("name") or block.get("mime_type", "")
+            lines.append(_indent(f"({kind} {visible_line(str(shown))})"))
     if message.get("error_message"):
         lines.append(_indent(f"({visible_line(str(message.get('stop_reason')))}: {_cut(message['error_message'])})"))
     return lines
