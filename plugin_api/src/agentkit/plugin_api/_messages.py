@@ -214,7 +214,9 @@ class Usage:
     once); ``reasoning`` is a part of ``output``, never added to it;
     ``cache_write_1h`` (tokens written to a one-hour cache, priced at the
     row's ``cache_write_1h_price``) is likewise a part of ``cache_write``.
-    ``cost`` is in US dollars.
+    ``cost`` is in US dollars; ``None`` when it is unknown (a model whose
+    catalog row has no prices, see ``ModelInfo.priced``): a sum with an
+    unknown cost is unknown, never a partial figure.
     """
 
     input: int = 0
@@ -222,7 +224,7 @@ class Usage:
     reasoning: int = 0
     cache_read: int = 0
     cache_write: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0
     cache_write_1h: int = 0
 
     @property
@@ -236,7 +238,7 @@ class Usage:
             self.reasoning + other.reasoning,
             self.cache_read + other.cache_read,
             self.cache_write + other.cache_write,
-            self.cost + other.cost,
+            None if self.cost is None or other.cost is None else self.cost + other.cost,
             self.cache_write_1h + other.cache_write_1h,
         )
 

@@ -42,6 +42,16 @@ class ModelInfo:
     ``document_input`` and ``audio_input`` say the model takes documents
     (PDF, plain text) and audio as input; a request that carries one to a
     model without the capability is refused before it is sent.
+
+    How the host resolves a model id to a row (``docs/providers.md``):
+    ``aliases`` are other ids the vendor accepts for exactly this model
+    (dated snapshots such as ``claude-haiku-4-5-20251001``, ``-latest``
+    pointers); ``families`` are id prefixes this row stands for when an id has
+    no row of its own (``claude-haiku-4``: ``claude-haiku-4-7`` would take this
+    row; the longest matching family wins). ``priced`` is ``False`` on a row
+    whose prices are unknown (the host's row for an id in no family): the cost
+    of its responses is reported as unknown (``Usage.cost`` is ``None``),
+    never as zero.
     """
 
     vendor: str
@@ -65,6 +75,9 @@ class ModelInfo:
     image_limits: ImageLimits | None = None
     document_input: bool = False
     audio_input: bool = False
+    aliases: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    priced: bool = True
 
     @property
     def key(self) -> str:

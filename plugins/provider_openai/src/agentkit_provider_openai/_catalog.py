@@ -49,6 +49,7 @@ _COLUMNS = (*PRICED_COLUMNS, "image_input", "reasoning_levels", "default")
 _ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...], bool], ...] = (
     ("openai", "gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, True, (), True),
     ("openai", "gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),
+    ("openai", "gpt-4.1-nano", 1_047_576, 32_768, 0.1, 0.4, 0.025, True, (), False),
     ("openai", "gpt-4o", 128_000, 16_384, 2.5, 10.0, 1.25, True, (), False),
     ("openai", "gpt-4o-mini", 128_000, 16_384, 0.15, 0.6, 0.075, True, (), False),
     ("openai", "o3", 200_000, 100_000, 2.0, 8.0, 0.5, True, _REASONING, False),
@@ -87,7 +88,10 @@ def _options(vendor: str) -> dict[str, object]:
     return {"compat": vendor, "credential_env": credential_env}
 
 
-#: OpenAI's reasoning models answer 400 to a temperature or top_p other than the default.
+#: OpenAI's reasoning models answer 400 to a temperature or top_p: OpenAI's GPT-5 guide, "parameter
+#: compatibility" (platform.openai.com/docs/guides/latest-model), for gpt-5, gpt-5-mini and
+#: gpt-5-nano; for o3 and o4-mini the API's own 400 ``unsupported_parameter``, and Azure OpenAI's
+#: reasoning models page ("not supported"). Every other row takes both (the API range-checks them).
 _REASONING_REFUSES = frozenset({"temperature", "top_p"})
 
 
@@ -98,7 +102,7 @@ def _refused(vendor: str, levels: tuple[str, ...]) -> frozenset[str]:
 #: The rows that take ``response_format`` json_schema (native structured output): OpenAI's models,
 #: and what OpenRouter and Groq document for it; the rest get the host's final-answer tool.
 _STRUCTURED = frozenset({
-    "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "openai/gpt-4o-mini", "openai/o3",
+    "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4.1-nano", "openai/gpt-4o", "openai/gpt-4o-mini", "openai/o3",
     "openai/o4-mini", "openai/gpt-5", "openai/gpt-5-mini", "openrouter/openai/gpt-4.1-mini",
     "openrouter/google/gemini-2.5-flash", "groq/openai/gpt-oss-120b",
 })

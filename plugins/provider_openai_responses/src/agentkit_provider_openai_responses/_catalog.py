@@ -43,8 +43,17 @@ _ROWS: tuple[tuple[str, int, int, float, float, float, tuple[str, ...], bool], .
     ("o4-mini", 200_000, 100_000, 1.1, 4.4, 0.275, _O_SERIES, False),
     ("gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, (), False),
     ("gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, (), False),
+    ("gpt-4.1-nano", 1_047_576, 32_768, 0.1, 0.4, 0.025, (), False),
+    # The GPT-4o rows take temperature and top_p: the API range-checks them (0..2, 0..1).
+    ("gpt-4o", 128_000, 16_384, 2.5, 10.0, 1.25, (), False),
+    ("gpt-4o-mini", 128_000, 16_384, 0.15, 0.6, 0.075, (), False),
 )
 
+#: The reasoning rows (o-series, GPT-5) refuse temperature and top_p: OpenAI's GPT-5 guide,
+#: "parameter compatibility" (platform.openai.com/docs/guides/latest-model): requests to gpt-5,
+#: gpt-5-mini or gpt-5-nano "that include these fields will raise an error"; the o-series answer
+#: 400 ``unsupported_parameter`` ("'temperature' is not supported with this model"), as Azure
+#: OpenAI's reasoning models page lists them "not supported". Every other row takes them.
 _REASONING_REFUSES = frozenset({"temperature", "top_p"})
 
 CATALOG: tuple[ModelInfo, ...] = tuple(
