@@ -21,7 +21,7 @@ import yaml
 
 from agentkit.host import Agent, AgentConfig, Connection, ModelSettings, PluginHost
 from agentkit.host.runtime import ProviderRuntime
-from agentkit.plugin_api import ProviderRequest, UserMessage, Usage
+from agentkit.plugin_api import ProviderRequest, Usage, UserMessage
 from agentkit.plugin_api.errors import ProviderError
 
 HOST = PluginHost.discover()

@@ -110,8 +110,8 @@ def _known_row(model_id: str, rows: list[ModelInfo]) -> ModelInfo | None:
     for candidate in (model_id, *snapshot_bases(model_id)):
         for row in rows:
             for family in row.families:
-                if (candidate == family or candidate[len(family):len(family) + 1] in _BOUNDARY
-                        and candidate.startswith(family)) and (
+                if (candidate == family or (candidate[len(family):len(family) + 1] in _BOUNDARY
+                        and candidate.startswith(family))) and (
                         best is None or len(family) > best[0]):
                     best = (len(family), row)
     if best is not None:

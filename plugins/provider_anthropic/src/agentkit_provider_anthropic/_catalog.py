@@ -81,7 +81,7 @@ def _row(
         cache_write_1h_price=2 * input_price,
         refused_settings=refused,
         # A model that takes sampling settings takes them on the version that has them.
-        headers={} if _NO_SAMPLING <= refused else _SAMPLING_HEADERS,
+        headers={} if refused >= _NO_SAMPLING else _SAMPLING_HEADERS,
         image_input=True,
         image_limits=IMAGE_LIMITS,
         reasoning_levels=levels,
