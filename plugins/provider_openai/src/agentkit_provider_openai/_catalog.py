@@ -108,9 +108,24 @@ _STRUCTURED = frozenset({
 })
 
 
+#: The dated snapshot ids OpenAI's model pages list for each row (the undated id points at one of them).
+_SNAPSHOTS = {
+    "gpt-4.1": ("gpt-4.1-2025-04-14",),
+    "gpt-4.1-mini": ("gpt-4.1-mini-2025-04-14",),
+    "gpt-4.1-nano": ("gpt-4.1-nano-2025-04-14",),
+    "gpt-4o": ("gpt-4o-2024-08-06", "gpt-4o-2024-11-20"),
+    "gpt-4o-mini": ("gpt-4o-mini-2024-07-18",),
+    "o3": ("o3-2025-04-16",),
+    "o4-mini": ("o4-mini-2025-04-16",),
+    "gpt-5": ("gpt-5-2025-08-07",),
+    "gpt-5-mini": ("gpt-5-mini-2025-08-07",),
+    "gpt-5-nano": ("gpt-5-nano-2025-08-07",),
+}
+
 CATALOG: tuple[ModelInfo, ...] = tuple(
     dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels),
-                        structured_output=row.key in _STRUCTURED)
+                        structured_output=row.key in _STRUCTURED,
+                        aliases=_SNAPSHOTS.get(row.id, ()) if vendor == "openai" else ())
     for vendor, (base_url, _) in _VENDORS.items()
     for row in model_rows(
         _COLUMNS,
