@@ -257,7 +257,12 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
+        if data.keys() <= _USAGE_FIELDS:  # what to_dict wrote: passed as it is (a resumed session reads thousands)
+            return cls(**data)
         return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
+
+
+_USAGE_FIELDS = frozenset(Usage.__dataclass_fields__)
 
 
 def _now() -> float:
@@ -377,17 +382,21 @@ def _user_side_content(content: list[ContentBlock], role: str) -> list[TextBlock
     return plain
 
 
+#: By value: a dict lookup where calling the enum costs a microsecond (a resumed session reads thousands).
+_STOP_REASONS: dict[Any, StopReason] = {reason.value: reason for reason in StopReason}
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     """Rebuild a message from :meth:`to_dict` output; unknown keys are ignored."""
     role = data.get("role")
     content = [block_from_dict(block) for block in data.get("content", [])]
-    timestamp = data.get("timestamp", _now())
+    timestamp = data["timestamp"] if "timestamp" in data else _now()  # the clock only when none was kept
     if role == "user":
         return UserMessage(_user_side_content(content, "user"), timestamp)
     if role == "assistant":
         return AssistantMessage(
             content,
-            StopReason(data["stop_reason"]),
+            _STOP_REASONS.get(data["stop_reason"]) or StopReason(data["stop_reason"]),
             raw_stop_reason=data.get("raw_stop_reason"),
             provider=data.get("provider", ""),
             api=data.get("api", ""),
