@@ -19,7 +19,7 @@ import httpx
 import pytest
 import yaml
 
-from agentkit.host import Agent, AgentConfig, Connection, ModelSettings, PluginHost
+from agentkit.host import Agent, AgentConfig, Budget, Connection, ModelSettings, PluginHost
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import ProviderRequest, Usage, UserMessage
 from agentkit.plugin_api.errors import ProviderError
@@ -149,6 +149,13 @@ def test_the_cost_of_a_model_without_prices_is_unknown_in_the_result_and_the_eve
 def test_an_unknown_cost_is_never_summed_into_a_known_one() -> None:
     assert (Usage(cost=0.5) + Usage(cost=None)).cost is None
     assert (Usage(cost=0.5) + Usage(cost=0.25)).cost == 0.75
+
+
+def test_a_cost_limit_is_reached_by_an_unknown_cost_never_passed_by() -> None:
+    limit = Budget(cost=1.0)
+    assert limit.exhausted_by(0, Usage(output=1, cost=None))
+    assert not limit.exhausted_by(0, Usage(output=1, cost=0.5))
+    assert not Budget(turns=3).exhausted_by(0, Usage(cost=None))  # no cost limit: nothing to check
 
 
 def test_dry_run_of_an_id_in_no_family_sends_it_as_asked_with_one_note(agentkit, tmp_path: Path) -> None:
