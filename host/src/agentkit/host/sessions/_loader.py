@@ -118,8 +118,9 @@ def _parse(data: bytes, name: str, max_line_bytes: int) -> LoadedLog:
     if len(lines) == 1 and not ends_cleanly:
         log.repairs.append("line 1: the header had no newline; added")
     seen: set[str] = set()
+    last = len(lines)
     for number, line in enumerate(lines[1:], start=2):
-        last_unterminated = number == len(lines) and not ends_cleanly
+        last_unterminated = number == last and not ends_cleanly
         if len(line) > max_line_bytes:
             log.repairs.append(f"line {number}: {len(line)} bytes, over the limit of {max_line_bytes} bytes for "
                                "one line; skipped")
