@@ -69,3 +69,8 @@ def test_each_provider_has_a_section_naming_its_path_and_pinned_headers(api: str
         assert name in text and value in text, (
             f"the {api} codec sends '{name}: {value}', which its section in docs/providers.md does not record"
         )
+    for other in _rows(api):  # a row's own pinned headers (an API version some models need) too
+        for name, value in other.headers.items():
+            assert not PINNED.search(name) or (name in text and value in text), (
+                f"the {api} row {other.key} sends '{name}: {value}', which its section does not record"
+            )

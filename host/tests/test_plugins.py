@@ -111,11 +111,11 @@ def test_the_builtin_scripted_provider_is_found_through_its_entry_point():
     assert host.resolve_model("faux/scripted").api == "faux"
 
 
-def test_an_unknown_model_of_a_known_vendor_clones_its_default_row(caplog):
+def test_an_unknown_model_of_a_known_vendor_takes_its_default_rows_limits(caplog):
     host = discover()
     row = host.resolve_model("faux/newer-model")
     assert row.id == "newer-model" and row.max_output == host.resolve_model("faux/scripted").max_output
-    assert "not in the catalog" in caplog.text
+    assert "in no model family the catalog knows" in caplog.text
 
 
 @pytest.mark.parametrize(

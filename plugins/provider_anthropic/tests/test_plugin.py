@@ -31,15 +31,12 @@ def test_credentials_in_precedence_order() -> None:
 def test_auth_headers_per_credential_kind() -> None:
     provider = AnthropicMessages()
     assert provider.auth_headers(Credential("api_key", "sk-key")) == {
-        "anthropic-version": "2026-10-21",
         "x-api-key": "sk-key",
     }
     assert provider.auth_headers(Credential("bearer", "tok")) == {
-        "anthropic-version": "2026-10-21",
         "Authorization": "Bearer tok",
     }
     assert provider.auth_headers(Credential("oauth", "oat")) == {
-        "anthropic-version": "2026-10-21",
         "Authorization": "Bearer oat",
         "anthropic-beta": "oauth-2025-04-20",
     }

@@ -96,11 +96,12 @@ def result_summary(result: ToolResultMessage) -> str:
 
 
 def usage_line(label: str, usage: Usage) -> str:
-    """``label: 1,200 in, 80 out, 300 cached, $0.0042``."""
+    """``label: 1,200 in, 80 out, 300 cached, $0.0042`` (``cost unknown`` for a model without prices)."""
     parts = [f"{usage.input:,} in", f"{usage.output:,} out"]
     if usage.cache_read or usage.cache_write:
         parts.append(f"{usage.cache_read:,} cache read, {usage.cache_write:,} cache write")
-    return f"{label}: {', '.join(parts)}, ${usage.cost:.4f}"
+    cost = "cost unknown" if usage.cost is None else f"${usage.cost:.4f}"
+    return f"{label}: {', '.join(parts)}, {cost}"
 
 
 def session_usage(history: Iterable[Message]) -> Usage:

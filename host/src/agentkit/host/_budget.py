@@ -54,10 +54,14 @@ class Budget:
                       _least(self.cost, other.cost))
 
     def exhausted_by(self, turns: int, usage: Usage) -> bool:
-        """Whether ``turns`` and ``usage`` reach one of the limits."""
+        """Whether ``turns`` and ``usage`` reach one of the limits.
+
+        An unknown cost (a model without prices) reaches any cost limit: a
+        limit that cannot be checked stops the run rather than let it spend.
+        """
         return ((self.turns is not None and turns >= self.turns)
                 or (self.tokens is not None and usage.total >= self.tokens)
-                or (self.cost is not None and usage.cost >= self.cost))
+                or (self.cost is not None and (usage.cost is None or usage.cost >= self.cost)))
 
     @property
     def empty(self) -> bool:
@@ -103,7 +107,9 @@ class RunAccount:
         """What is left: the limit, less what was spent and what running delegations reserved."""
         turns = self.spent_turns + sum(item.turns or 0 for item in self._reserved)
         tokens = self.state.usage.total + sum(item.tokens or 0 for item in self._reserved)
-        cost = self.state.usage.cost + sum(item.cost or 0 for item in self._reserved)
+        spent = self.state.usage.cost
+        # An unknown cost leaves nothing of a cost limit that can be vouched for.
+        cost = spent + sum(item.cost or 0 for item in self._reserved) if spent is not None else math.inf
         return Budget(_minus(self.limit.turns, turns), _minus(self.limit.tokens, tokens),  # type: ignore[arg-type]
                       _minus(self.limit.cost, cost))
 

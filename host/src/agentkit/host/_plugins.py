@@ -294,11 +294,13 @@ class PluginHost:
         return self.registry.owner(kind, name)
 
     def resolve_model(self, spec: str) -> ModelInfo:
-        """The catalog row for ``vendor/model``.
+        """The catalog row for ``vendor/model``, the id kept as written.
 
-        An unknown model of a known vendor clones that vendor's default row
-        (with a logged warning), so a model released after the plugin still
-        works with sensible limits.
+        An id without a row of its own takes the row that lists it as an
+        alias, the row of its undated id (``claude-haiku-4-5-20251001``), or
+        the row of its family; an id in no known family is sent as asked, on
+        the vendor's default row with nothing refused and ``priced=False``
+        (with a logged warning). See :mod:`agentkit.host._models`.
 
         :raises ModelNotFound: ``spec`` is not ``vendor/model``, no plugin
             serves its vendor, or two plugins list it.

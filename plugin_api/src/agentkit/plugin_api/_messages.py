@@ -329,7 +329,9 @@ class Usage:
     once); ``reasoning`` is a part of ``output``, never added to it;
     ``cache_write_1h`` (tokens written to a one-hour cache, priced at the
     row's ``cache_write_1h_price``) is likewise a part of ``cache_write``.
-    ``cost`` is in US dollars.
+    ``cost`` is in US dollars; ``None`` when it is unknown (a model whose
+    catalog row has no prices, see ``ModelInfo.priced``): a sum with an
+    unknown cost is unknown, never a partial figure.
     """
 
     input: int = 0
@@ -337,7 +339,7 @@ class Usage:
     reasoning: int = 0
     cache_read: int = 0
     cache_write: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0
     cache_write_1h: int = 0
 
     @property
@@ -351,7 +353,7 @@ class Usage:
             self.reasoning + other.reasoning,
             self.cache_read + other.cache_read,
             self.cache_write + other.cache_write,
-            self.cost + other.cost,
+            None if self.cost is None or other.cost is None else self.cost + other.cost,
             self.cache_write_1h + other.cache_write_1h,
         )
 
@@ -370,7 +372,12 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:
+        if data.keys() <= _USAGE_FIELDS:  # what to_dict wrote: passed as it is (a resumed session reads thousands)
+            return cls(**data)
         return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
+
+
+_USAGE_FIELDS = frozenset(Usage.__dataclass_fields__)
 
 
 def _now() -> float:
@@ -493,17 +500,21 @@ def _user_side_content(content: list[ContentBlock], role: str) -> list[UserConte
     return plain
 
 
+#: By value: a dict lookup where calling the enum costs a microsecond (a resumed session reads thousands).
+_STOP_REASONS: dict[Any, StopReason] = {reason.value: reason for reason in StopReason}
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     """Rebuild a message from :meth:`to_dict` output; unknown keys are ignored."""
     role = data.get("role")
     content = [block_from_dict(block) for block in data.get("content", [])]
-    timestamp = data.get("timestamp", _now())
+    timestamp = data["timestamp"] if "timestamp" in data else _now()  # the clock only when none was kept
     if role == "user":
         return UserMessage(_user_side_content(content, "user"), timestamp)
     if role == "assistant":
         return AssistantMessage(
             content,
-            StopReason(data["stop_reason"]),
+            _STOP_REASONS.get(data["stop_reason"]) or StopReason(data["stop_reason"]),
             raw_stop_reason=data.get("raw_stop_reason"),
             provider=data.get("provider", ""),
             api=data.get("api", ""),

@@ -47,6 +47,16 @@ class ModelInfo:
     (size cap, formats, URLs); a row with the capability and no limits gets
     :data:`~agentkit.plugin_api.codec.DEFAULT_DOCUMENT_LIMITS` or
     :data:`~agentkit.plugin_api.codec.DEFAULT_AUDIO_LIMITS`.
+
+    How the host resolves a model id to a row (``docs/providers.md``):
+    ``aliases`` are other ids the vendor accepts for exactly this model
+    (dated snapshots such as ``claude-haiku-4-5-20251001``, ``-latest``
+    pointers); ``families`` are id prefixes this row stands for when an id has
+    no row of its own (``claude-haiku-4``: ``claude-haiku-4-7`` would take this
+    row; the longest matching family wins). ``priced`` is ``False`` on a row
+    whose prices are unknown (the host's row for an id in no family): the cost
+    of its responses is reported as unknown (``Usage.cost`` is ``None``),
+    never as zero.
     """
 
     vendor: str
@@ -72,6 +82,9 @@ class ModelInfo:
     audio_input: bool = False
     document_limits: FileLimits | None = None
     audio_limits: FileLimits | None = None
+    aliases: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    priced: bool = True
 
     @property
     def key(self) -> str:

@@ -164,13 +164,15 @@ class RunSpans:
 
 def _usage_attributes(usage: Usage) -> dict[str, Any]:
     # The conventions count cached tokens in the input; agentkit's ``input`` nets them out.
-    return {
+    attributes: dict[str, Any] = {
         INPUT_TOKENS: usage.input + usage.cache_read + usage.cache_write,
         OUTPUT_TOKENS: usage.output,
         CACHE_READ_TOKENS: usage.cache_read,
         CACHE_WRITE_TOKENS: usage.cache_write,
-        COST: usage.cost,
     }
+    if usage.cost is not None:  # an unknown cost is left out, never recorded as 0
+        attributes[COST] = usage.cost
+    return attributes
 
 
 def _text(blocks: list[Any]) -> str:

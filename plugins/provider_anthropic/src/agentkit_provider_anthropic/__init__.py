@@ -67,8 +67,11 @@ class AnthropicMessages(CodecProvider):
         self._encoder = Encoder()
 
     def auth_headers(self, credential: Credential) -> dict[str, str]:
-        """``x-api-key`` for a key; ``Authorization: Bearer`` for tokens (OAuth adds its beta)."""
-        headers = {"anthropic-version": API_VERSION}
+        """``x-api-key`` for a key; ``Authorization: Bearer`` for tokens (OAuth adds its beta).
+
+        The ``anthropic-version`` is the request's (see :meth:`encode`), not the credential's.
+        """
+        headers: dict[str, str] = {}
         if credential.kind == "api_key":
             headers["x-api-key"] = credential.value
         else:

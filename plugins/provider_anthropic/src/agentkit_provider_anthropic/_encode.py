@@ -17,7 +17,9 @@ The transcript rules (tool-result batches, argument replay, thinking) live in
   2026-10-21, what the SDK sends, took ``temperature``, ``top_p`` and
   ``top_k`` out of the request type: the catalog rows of the models that
   refuse them say so (``refused_settings``), and a request setting one for
-  such a model fails naming it. The request option ``stop_sequences`` is
+  such a model fails naming it. A request that carries one goes out on
+  version 2023-06-01, the version that has them (the rows of the models that
+  take them say so in their headers too). The request option ``stop_sequences`` is
   still read when the request sets none. With thinking on, the API refuses a
   forced tool choice, ``top_k``, a temperature other than 1 and a ``top_p``
   below 0.95: such a request is refused before sending.
@@ -50,8 +52,10 @@ from ._transcript import Transcript, Wire
 
 PATH = "/v1/messages"
 API_VERSION = "2026-10-21"
+#: The newest version whose request still has ``temperature``, ``top_p`` and ``top_k``.
+SAMPLING_API_VERSION = "2023-06-01"
 SAMPLING = SamplingRules(
-    f"anthropic-messages (anthropic-version {API_VERSION})",
+    "anthropic-messages",
     {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "stop_sequences": "stop_sequences"},
     temperature=(0.0, 1.0),
 )
@@ -129,10 +133,11 @@ class Encoder:
                 pieces.append(value if isinstance(value, bytes) else dumps(value))
             pieces.append(b",")
         pieces[-1] = b"}"
+        sampled = "temperature" in fields or "top_p" in fields or "top_k" in fields
         return WireRequest(
             path=PATH,
             body=b"".join(pieces),
-            headers={"anthropic-version": API_VERSION},
+            headers={"anthropic-version": SAMPLING_API_VERSION if sampled else API_VERSION},
             framing="sse" if request.stream else "json",
         )
 

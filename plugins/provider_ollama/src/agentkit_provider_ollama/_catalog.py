@@ -82,6 +82,8 @@ def _row(
         default=default,
         options=options,
         structured_output=True,  # format: a JSON Schema the server constrains the answer to
+        # A tagged id (qwen3:8b, llama3.1:70b) is the same model at another size or quantization.
+        families=() if ":" in model_id else (model_id,),
     )
 
 

@@ -56,6 +56,7 @@ _COLUMNS = (*PRICED_COLUMNS, "image_input", "reasoning_levels", "default")
 _ROWS: tuple[tuple[str, str, int, int, float, float, float, bool, tuple[str, ...], bool], ...] = (
     ("openai", "gpt-4.1", 1_047_576, 32_768, 2.0, 8.0, 0.5, True, (), True),
     ("openai", "gpt-4.1-mini", 1_047_576, 32_768, 0.4, 1.6, 0.1, True, (), False),
+    ("openai", "gpt-4.1-nano", 1_047_576, 32_768, 0.1, 0.4, 0.025, True, (), False),
     ("openai", "gpt-4o", 128_000, 16_384, 2.5, 10.0, 1.25, True, (), False),
     ("openai", "gpt-4o-mini", 128_000, 16_384, 0.15, 0.6, 0.075, True, (), False),
     ("openai", "o3", 200_000, 100_000, 2.0, 8.0, 0.5, True, _REASONING, False),
@@ -95,7 +96,10 @@ def _options(vendor: str) -> dict[str, object]:
     return {"compat": vendor, "credential_env": credential_env}
 
 
-#: OpenAI's reasoning models answer 400 to a temperature or top_p other than the default.
+#: OpenAI's reasoning models answer 400 to a temperature or top_p: OpenAI's GPT-5 guide, "parameter
+#: compatibility" (platform.openai.com/docs/guides/latest-model), for gpt-5, gpt-5-mini and
+#: gpt-5-nano; for o3 and o4-mini the API's own 400 ``unsupported_parameter``, and Azure OpenAI's
+#: reasoning models page ("not supported"). Every other row takes both (the API range-checks them).
 _REASONING_REFUSES = frozenset({"temperature", "top_p"})
 
 
@@ -106,7 +110,7 @@ def _refused(vendor: str, levels: tuple[str, ...]) -> frozenset[str]:
 #: The rows that take ``response_format`` json_schema (native structured output): OpenAI's models,
 #: and what OpenRouter and Groq document for it; the rest get the host's final-answer tool.
 _STRUCTURED = frozenset({
-    "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4o", "openai/gpt-4o-mini", "openai/o3",
+    "openai/gpt-4.1", "openai/gpt-4.1-mini", "openai/gpt-4.1-nano", "openai/gpt-4o", "openai/gpt-4o-mini", "openai/o3",
     "openai/o4-mini", "openai/gpt-5", "openai/gpt-5-mini", "openrouter/openai/gpt-4.1-mini",
     "openrouter/google/gemini-2.5-flash", "groq/openai/gpt-oss-120b",
 })
@@ -128,9 +132,25 @@ def _files(row: ModelInfo) -> dict[str, object]:
             "audio_input": audio, "audio_limits": _AUDIO if audio else None}
 
 
+#: The dated snapshot ids OpenAI's model pages list for each row (the undated id points at one of them).
+_SNAPSHOTS = {
+    "gpt-4.1": ("gpt-4.1-2025-04-14",),
+    "gpt-4.1-mini": ("gpt-4.1-mini-2025-04-14",),
+    "gpt-4.1-nano": ("gpt-4.1-nano-2025-04-14",),
+    "gpt-4o": ("gpt-4o-2024-08-06", "gpt-4o-2024-11-20"),
+    "gpt-4o-mini": ("gpt-4o-mini-2024-07-18",),
+    "o3": ("o3-2025-04-16",),
+    "o4-mini": ("o4-mini-2025-04-16",),
+    "gpt-5": ("gpt-5-2025-08-07",),
+    "gpt-5-mini": ("gpt-5-mini-2025-08-07",),
+    "gpt-5-nano": ("gpt-5-nano-2025-08-07",),
+}
+
 CATALOG: tuple[ModelInfo, ...] = tuple(
     dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels),
-                        structured_output=row.key in _STRUCTURED, **_files(row))  # type: ignore[arg-type]
+                        structured_output=row.key in _STRUCTURED,
+                        aliases=_SNAPSHOTS.get(row.id, ()) if vendor == "openai" else (),
+                        **_files(row))  # type: ignore[arg-type]
     for vendor, (base_url, _) in _VENDORS.items()
     for row in model_rows(
         _COLUMNS,

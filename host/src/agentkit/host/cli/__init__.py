@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("_plugins_cmd", "list installed plugins; --check loads them and says what failed"),
     "tools": ("_tools_cmd", "list the tools installed plugins provide"),
     "tool": ("_tools_cmd", "work with one tool"),
+    "models": ("_models_cmd", "list the models the installed providers know: prices, limits, capabilities"),
     "skills": ("_skills_cmd", "list and show the skills an agent would have"),
     "validate-plugins": ("_validate", "lint and conformance-check plugins; exit 1 if any fails"),
     "new-plugin": ("_new_plugin", "create a plugin distribution from the template"),

@@ -221,6 +221,9 @@ def run(args: argparse.Namespace) -> int:
     host = PluginHost.discover(project=open_project(root, args.trust_project))
     left_out = _tools(host, args.allow_all_tools)[1]
     agent = make_agent(args, host, args.model, session, check_credential=not args.dry_run)
+    if not agent.model.priced:
+        print(f"note: {agent.model.key} is in no model family the catalog knows: sent as asked, no setting "
+              "refused, price unknown (its cost is reported as unknown)", file=sys.stderr)
     if left_out:
         print(f"note: left out {', '.join(left_out)} (they run commands); pass --allow-all-tools to enable them",
               file=sys.stderr)

@@ -89,7 +89,7 @@ def show_session(args: argparse.Namespace) -> int:
             "repairs": session.repairs,
             "leaf_id": session.leaf_id,
             "leaves": [leaf.id for leaf in session.leaves()],
-            "entries": [entry.data for entry in session.entries],
+            "entries": [dict(entry.data) for entry in session.entries],
             "artifacts": [{"id": item.id, "size": item.size, "created": iso_utc(item.created)}
                           for item in ArtifactStore().list(session.id)],
         }, indent=2, ensure_ascii=False))

@@ -83,7 +83,10 @@ class Pricing:
         usage = message.usage
         if usage.cost:
             return message
-        cost = cost_of(usage, served_row(message, requested, self.models))
+        row = served_row(message, requested, self.models)
+        if not row.priced:  # no prices: the cost is unknown, never zero
+            return _replaced(message, usage=_replaced(usage, cost=None))
+        cost = cost_of(usage, row)
         if not cost:
             return message
         return _replaced(message, usage=_replaced(usage, cost=cost))

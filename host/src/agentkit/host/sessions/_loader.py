@@ -16,8 +16,8 @@ damaged. The loader never gives up on the entries it can read:
 * a line longer than :data:`MAX_LINE_BYTES` is skipped unread.
 
 Loading costs time in proportion to the log's size, whatever its lines hold:
-each line is decoded once, and a damaged one at most once more (see
-:func:`_salvage`).
+each line is decoded once, and a damaged one at most three times more (see
+:func:`_decode` and :func:`_salvage`).
 
 Each repair is one line of :attr:`LoadedLog.repairs`. A log that needs none is
 written back (:meth:`LoadedLog.to_bytes`) byte for byte as it was read.
@@ -25,13 +25,26 @@ written back (:meth:`LoadedLog.to_bytes`) byte for byte as it was read.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentkit.plugin_api import message_from_dict
+
 from ..errors import SessionLoadError
-from ._entries import ENTRY_TYPES, SESSION_VERSION, Entry, SessionHeader, read_payload, reparented
+from ._entries import (
+    ENTRY_TYPES,
+    MESSAGE,
+    SESSION_VERSION,
+    Entry,
+    SessionHeader,
+    loaded_entry,
+    read_payload,
+    reparented,
+)
 
 #: How a line written by agentkit begins: a torn line is searched for it.
 _ENTRY_START = b'{"id":'
@@ -60,6 +73,10 @@ class LoadedLog:
         return b"".join(line + b"\n" for line in (self.header.raw, *(entry.raw for entry in self.entries)))
 
 
+#: The C scanner ``json.loads`` ends in, called without the three Python frames around it (see :func:`_decode`).
+_SCAN_ONCE: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 def parse_log(data: bytes, name: str = "session log", *, max_line_bytes: int = MAX_LINE_BYTES) -> LoadedLog:
     """Parse and repair the bytes of a session log.
 
@@ -67,6 +84,26 @@ def parse_log(data: bytes, name: str = "session log", *, max_line_bytes: int = M
     :param max_line_bytes: a longer line is skipped (reported as a repair) without being decoded.
     :raises SessionLoadError: the first line is not a session header; nothing else raises.
     """
+    # Loading builds a few objects per entry and no reference cycle, yet the cyclic collector, counting
+    # allocations, walked every object built so far again and again: 150 of the 270 ms of CPU that
+    # loading 10,000 entries took (bench/bench_sessions.py). It is paused while the log is read, and
+    # what was built joins the oldest generation without a walk (freeze, then unfreeze), where the
+    # first collection after the pause spent 35 ms walking it once more; unless the process froze
+    # objects of its own, which unfreezing would release.
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        return _parse(data, name, max_line_bytes)
+    finally:
+        if collecting:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
+def _parse(data: bytes, name: str, max_line_bytes: int) -> LoadedLog:
     lines = data.split(b"\n")
     ends_cleanly = lines[-1] == b""
     if ends_cleanly:
@@ -81,15 +118,16 @@ def parse_log(data: bytes, name: str = "session log", *, max_line_bytes: int = M
     if len(lines) == 1 and not ends_cleanly:
         log.repairs.append("line 1: the header had no newline; added")
     seen: set[str] = set()
+    last = len(lines)
     for number, line in enumerate(lines[1:], start=2):
-        last_unterminated = number == len(lines) and not ends_cleanly
+        last_unterminated = number == last and not ends_cleanly
         if len(line) > max_line_bytes:
             log.repairs.append(f"line {number}: {len(line)} bytes, over the limit of {max_line_bytes} bytes for "
                                "one line; skipped")
             continue
-        entry, problem = _entry(line)
+        entry, problem, unreadable = _entry(line)
         if entry is None and not last_unterminated:
-            entry, problem = _salvage(line, problem)
+            entry, problem, unreadable = _salvage(line, problem)
         if entry is None:
             if last_unterminated:
                 log.repairs.append(f"line {number}: a truncated last line ({len(line)} bytes) was dropped")
@@ -108,11 +146,10 @@ def parse_log(data: bytes, name: str = "session log", *, max_line_bytes: int = M
             log.repairs.append(f"line {number}: entry {entry.id} names a missing parent {entry.parent_id}; "
                                f"re-parented to {nearest or 'the root'}")
             entry = reparented(entry, nearest)
-        entry, unreadable = _with_payload(entry)
         if unreadable:
             log.repairs.append(f"line {number}: entry {entry.id} ({entry.type}): {unreadable}; "
                                "kept as it is, left out of the conversation")
-        elif not entry.known:
+        elif entry.type not in ENTRY_TYPES:  # not entry.known: a property call less per entry
             log.repairs.append(f"line {number}: entry {entry.id} has a type this version does not know "
                                f"({entry.type!r}); kept as it is")
         seen.add(entry.id)
@@ -121,10 +158,25 @@ def parse_log(data: bytes, name: str = "session log", *, max_line_bytes: int = M
 
 
 def _decode(line: bytes) -> Any:
-    """The JSON value of a line, or ``None`` when it is not one."""
+    """The JSON value of a line, or ``None`` when it is not one: what ``json.loads`` of the line gives.
+
+    A line agentkit wrote is one JSON value from its first byte to its last, which the scanner
+    ``json.loads`` ends in reads alone; any other line (whitespace around the value, more after it,
+    no value) is left to ``json.loads`` itself, so both ways accept exactly the same lines.
+    """
     try:
-        return json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        text = line.decode("utf-8")
+    except ValueError:  # UnicodeDecodeError
+        return None
+    try:
+        value, end = _SCAN_ONCE(text, 0)
+        if end == len(text):
+            return value
+    except (StopIteration, ValueError, RecursionError):
+        pass
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
         return None
 
 
@@ -141,24 +193,78 @@ def _header(line: bytes, name: str) -> SessionHeader:
     )
 
 
-def _entry(line: bytes) -> tuple[Entry | None, str]:
-    """The entry a line holds, or ``None`` and what is wrong with it."""
+def _entry(line: bytes) -> tuple[Entry | None, str, str]:
+    """The entry a line holds with its payload read, or ``None`` and what is wrong with the line.
+
+    The third value says why a known payload cannot be read (the entry is then marked damaged).
+    """
     if not line.strip():
-        return None, "a blank line"
-    data = _decode(line)
+        return None, "a blank line", ""
+    try:  # _decode's first way, inline: a call less per entry
+        text = line.decode("utf-8")
+        data, end = _SCAN_ONCE(text, 0)
+        if end != len(text):
+            data = _decode(line)
+    except (ValueError, StopIteration, RecursionError):
+        data = _decode(line)
     if data is None:
-        return None, "not JSON (a torn write?)"
-    if not isinstance(data, dict) or not _is_id(data.get("id")) or not isinstance(data.get("type"), str):
-        return None, "not an entry (it needs a string id and type)"
-    if data["type"] == "session":
-        return None, "a second session header"
-    parent = data.get("parent_id")
-    if parent is not None and not _is_id(parent):
-        return None, "not an entry (its parent_id is neither a string id nor null)"
-    return Entry(data["id"], parent, data["type"], data.get("timestamp"), data, line), ""
+        return None, "not JSON (a torn write?)", ""
+    if type(data) is not dict:
+        return None, "not an entry (it needs a string id and type)", ""
+    entry_id, kind, parent = data.get("id"), data.get("type"), data.get("parent_id")
+    if not (type(entry_id) is str and entry_id and type(kind) is str):  # json gives exact str and dict
+        return None, "not an entry (it needs a string id and type)", ""
+    if kind == "session":
+        return None, "a second session header", ""
+    if parent is not None and not (type(parent) is str and parent):
+        return None, "not an entry (its parent_id is neither a string id nor null)", ""
+    message, unreadable = None, ""
+    payload = data.get("message")
+    if kind == MESSAGE and type(payload) is dict:  # read_payload's first case, inline: a call less per entry
+        try:
+            message = message_from_dict(payload)
+        except Exception as exc:  # as read_payload words it
+            unreadable = f"its message cannot be read ({type(exc).__name__}: {exc})"
+    elif kind in ENTRY_TYPES:
+        try:
+            message = read_payload(kind, data)
+        except ValueError as exc:
+            unreadable = str(exc)
+    fields: Mapping[str, Any] = data if message is None else _LineFields(line)
+    return (loaded_entry(entry_id, parent, kind, data.get("timestamp"), fields, line, message, bool(unreadable)),
+            "", unreadable)
 
 
-def _salvage(line: bytes, problem: str) -> tuple[Entry | None, str]:
+class _LineFields(Mapping[str, Any]):
+    """The fields of a message entry's line, decoded again when first asked for.
+
+    The message itself was read from them at load; keeping the decoded fields as well held every
+    message twice, and loading 10,000 entries took 110 ms of CPU with them kept, 91 without
+    (bench/bench_sessions.py). They are asked for only to show or rewrite a line.
+    """
+
+    __slots__ = ("_fields", "_line")
+
+    def __init__(self, line: bytes) -> None:
+        self._line = line
+        self._fields: dict[str, Any] | None = None
+
+    def _decoded(self) -> Any:
+        if self._fields is None:
+            self._fields = _decode(self._line)  # the line was decoded to a JSON object once already
+        return self._fields
+
+    def __getitem__(self, key: str) -> Any:
+        return self._decoded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+
+def _salvage(line: bytes, problem: str) -> tuple[Entry | None, str, str]:
     """An entry glued after the bytes of a torn write, if the line holds one.
 
     Only one place can hold it: where the JSON object that ends the line
@@ -168,10 +274,10 @@ def _salvage(line: bytes, problem: str) -> tuple[Entry | None, str]:
     """
     start = _last_object_start(line)
     if start > 0 and line.startswith(_ENTRY_START, start):
-        entry, _ = _entry(line[start:])
+        entry, _, unreadable = _entry(line[start:])
         if entry is not None:
-            return entry, f"{start} bytes of a torn write before entry {entry.id}; dropped, the entry kept"
-    return None, problem
+            return entry, f"{start} bytes of a torn write before entry {entry.id}; dropped, the entry kept", unreadable
+    return None, problem, ""
 
 
 def _last_object_start(line: bytes) -> int:
@@ -206,20 +312,6 @@ def _last_object_start(line: bytes) -> int:
             if depth < 0:
                 return -1
         position = run.end()
-
-
-def _with_payload(entry: Entry) -> tuple[Entry, str]:
-    """The entry with its message decoded; or why its known payload cannot be read."""
-    if entry.type not in ENTRY_TYPES:
-        return entry, ""
-    try:
-        message = read_payload(entry.type, entry.data)
-    except ValueError as exc:
-        return Entry(entry.id, entry.parent_id, entry.type, entry.timestamp, entry.data, entry.raw, None, True), str(exc)
-    if message is None:
-        return entry, ""
-    # Built directly: dataclasses.replace costs as much as the JSON decoding of the line.
-    return Entry(entry.id, entry.parent_id, entry.type, entry.timestamp, entry.data, entry.raw, message), ""
 
 
 def _is_id(value: object) -> bool:

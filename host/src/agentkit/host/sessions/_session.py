@@ -53,7 +53,9 @@ class Session:
         self._tree = Tree(self.entries)
         self._stored = stored
         self.leaf_id: str | None = self.entries[-1].id if self.entries else None
-        self._settings = fold(self.path())
+        # The last fold, by (leaf, entries): opening a session and resuming it folded the branch twice.
+        self._resumed: tuple[tuple[str | None, int], Resume] | None = None
+        self._settings = self.resume()
 
     # -- making and finding ----------------------------------------------------------
 
@@ -119,7 +121,11 @@ class Session:
 
     def resume(self) -> Resume:
         """The fold of the current branch: model, thinking level and conversation to continue with."""
-        return fold(self.path())
+        key = (self.leaf_id, len(self.entries))
+        if self._resumed is None or self._resumed[0] != key:
+            self._resumed = key, fold(self.path())
+        kept = self._resumed[1]
+        return dataclasses.replace(kept, messages=list(kept.messages))  # the caller's own, to change at will
 
     def messages(self) -> list[Message]:
         """The conversation of the current branch."""

@@ -66,8 +66,10 @@ class Tree:
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self.by_id: dict[str, Entry] = {}
         self.children: dict[str | None, int] = {}
-        for entry in entries:
-            self.add(entry)
+        by_id, children = self.by_id, self.children
+        for entry in entries:  # add(), inline: a session opened with 10,000 entries makes as many calls less
+            by_id[entry.id] = entry
+            children[entry.parent_id] = children.get(entry.parent_id, 0) + 1
 
     def add(self, entry: Entry) -> None:
         self.by_id[entry.id] = entry
