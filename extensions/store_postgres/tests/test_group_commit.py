@@ -17,7 +17,7 @@ import pytest
 from agentkit_store_postgres import PostgresSessionStore
 
 from agentkit.host.errors import SessionConflict, SessionError
-from agentkit.host.sessions import Session
+from agentkit.host.sessions import Session, parse_log
 from agentkit.plugin_api import UserMessage
 
 STEP = 60.0  # seconds any one step may take on a loaded machine: a bound for hangs, never a measure
@@ -154,3 +154,20 @@ def test_a_connection_killed_mid_group_fails_every_append_in_it_and_writes_none_
         for session in [held, *others]:  # the store reconnects; each session goes on from the leaf it had
             session.append_message(UserMessage.text("after"))
             assert len(Session.open(session.id, store).entries) == 2
+
+
+def test_an_append_longer_than_one_statement_can_carry_is_written_whole(dsn):
+    """A fork copies a whole branch in one append: more lines than one statement's 65535 parameters hold."""
+    lines = [b'{"type":"session","version":1,"id":"long","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}']
+    parent = "null"
+    for n in range(17_000):  # four parameters a line: 68,000
+        lines.append(b'{"type":"custom","id":"e%d","parent_id":%s,"timestamp":"t","custom_type":"x","data":%d}'
+                     % (n, parent.encode(), n))
+        parent = f'"e{n}"'
+    log = b"".join(line + b"\n" for line in lines)
+    parsed = parse_log(log)
+    with PostgresSessionStore(dsn) as store:
+        store.create(parsed.header)
+        store.append("long", parsed.entries, expected_last=None)
+        assert store.load("long").to_bytes() == log
+        Session.open("long", store).append_custom("x", "after")  # the last entry moved with the last part

@@ -97,9 +97,11 @@ class PostgresSessionStore:
         self._lock = threading.Lock()
         #: The sessions this store writes, whose shared advisory lock its connection holds.
         self._writing: set[str] = set()
-        #: Appends waiting for a group commit, in the order they came; guarded by ``_queue_lock``.
+        #: Appends waiting for a group commit, in the order they came, and whether a thread is committing a
+        #: group; both guarded by ``_queue_changed``, which is notified when a group ends.
         self._queue: list[QueuedAppend] = []
-        self._queue_lock = threading.Lock()
+        self._leading = False
+        self._queue_changed = threading.Condition(threading.Lock())
         #: Transactions that committed a group of appends: fewer than the appends when writers append at once.
         self.group_commits = 0
 
@@ -123,11 +125,23 @@ class PostgresSessionStore:
         :raises SessionError: the commit holding the append failed; it was not acknowledged.
         """
         queued = QueuedAppend(session_id, list(entries), expected_last)
-        with self._queue_lock:
+        with self._queue_changed:
             self._queue.append(queued)
-        with self._lock:
-            if not queued.done:  # no leader took it while this thread waited for the connection: lead a group
-                self._commit_group()
+            # A follower waits for its group's outcome: it wakes when a group ends, so that it learns at once
+            # that its append is decided, rather than after the next group's commit, as a plain lock would.
+            while self._leading and not queued.done:
+                self._queue_changed.wait()
+            lead = not queued.done
+            if lead:
+                self._leading = True
+        if lead:
+            try:
+                with self._lock:
+                    self._commit_group()
+            finally:
+                with self._queue_changed:
+                    self._leading = False
+                    self._queue_changed.notify_all()
         if queued.error is not None:
             raise queued.error
 
@@ -181,14 +195,14 @@ class PostgresSessionStore:
     @property
     def appends_waiting(self) -> int:
         """How many appends are queued for the next group commit (what a monitor of the store may watch)."""
-        with self._queue_lock:
+        with self._queue_changed:
             return len(self._queue)
 
     # -- the connection ---------------------------------------------------------------
 
     def _commit_group(self) -> None:
         """Commit every queued append in one transaction (the caller holds the connection lock)."""
-        with self._queue_lock:
+        with self._queue_changed:
             group, self._queue = self._queue, []
         try:
             connection = self._connect()
