@@ -51,8 +51,45 @@ class ServerPool:
             raise
 
     async def run_async(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
-        """Await ``coroutine`` on the pool's loop from another loop; cancelling this cancels it there."""
-        return await asyncio.wrap_future(self.submit(coroutine))
+        """Await ``coroutine`` on the pool's loop from another loop; cancelling this cancels it there.
+
+        A hop of one callback each way, without the thread-safe future (and its
+        condition) that ``run_coroutine_threadsafe`` and ``wrap_future`` put
+        between the loops: the hop is on every ``tools/call``
+        (bench/bench_mcp_client.py).
+        """
+        caller = asyncio.get_running_loop()
+        if caller is self._loop:
+            return await coroutine
+        answer: asyncio.Future[_T] = caller.create_future()
+        started: list[asyncio.Task[_T]] = []
+
+        def settle(task: asyncio.Task[_T]) -> None:  # on the caller's loop
+            if answer.done():
+                return
+            if task.cancelled():
+                answer.cancel()
+            elif (error := task.exception()) is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(task.result())
+
+        def hand_back(task: asyncio.Task[_T]) -> None:  # on the pool's loop
+            with contextlib.suppress(RuntimeError):  # the caller's loop is closed: nobody waits any more
+                caller.call_soon_threadsafe(settle, task)
+
+        def start() -> None:  # on the pool's loop
+            task = self._loop.create_task(coroutine)
+            started.append(task)
+            task.add_done_callback(hand_back)
+
+        self._loop.call_soon_threadsafe(start)
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            # Runs after ``start`` (both are the pool loop's callbacks, in order): the task exists by then.
+            self._loop.call_soon_threadsafe(lambda: started[0].cancel())
+            raise
 
     def list_all(self) -> dict[str, list[Any] | Exception]:
         """Connect to every server at once; each server's tools, or why it could not be reached."""
