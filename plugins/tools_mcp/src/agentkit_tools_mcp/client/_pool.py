@@ -65,11 +65,11 @@ class ServerPool:
         answer: asyncio.Future[_T] = caller.create_future()
         started: list[asyncio.Task[None]] = []
 
-        def settle(outcome: Callable[[], None]) -> None:  # on the caller's loop
+        def settle(outcome: Callable[[], object]) -> None:  # on the caller's loop
             if not answer.done():
                 outcome()
 
-        def hand_back(outcome: Callable[[], None]) -> None:  # on the pool's loop
+        def hand_back(outcome: Callable[[], object]) -> None:  # on the pool's loop
             with contextlib.suppress(RuntimeError):  # the caller's loop is closed: nobody waits any more
                 caller.call_soon_threadsafe(settle, outcome)
 
