@@ -18,7 +18,7 @@ store's, not the disk's). The same is measured on a server whose commits wait
 for the disk (``fsync`` and ``synchronous_commit`` on), printed for what it
 shows: there PostgreSQL's own WAL group flush lets eight connections share a
 flush, and one connection's groups (about four appends each, as a writer has
-one append in flight) do not beat them.
+one append in flight) do not always beat them.
 """
 
 from __future__ import annotations
