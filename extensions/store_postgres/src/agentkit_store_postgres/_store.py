@@ -214,6 +214,7 @@ class PostgresSessionStore:
             if isinstance(exc, psycopg.Error) and self._connection is not None and self._connection.broken:
                 self._connection = None
             reason = without_password(str(exc), self.conninfo) if isinstance(exc, psycopg.Error) else repr(exc)
+            reason = " ".join(reason.split())  # the server's message may run over lines (DETAIL, HINT): one line
             for queued in group:
                 failed = SessionError(f"the session store at {self.where} failed to commit {len(group)} append(s) "
                                       f"together ({reason}); this one was not acknowledged: reload the session "
@@ -227,7 +228,6 @@ class PostgresSessionStore:
         finally:
             for queued in group:
                 queued.done = True
-
 
     def disconnect(self) -> None:
         """Close the store's connection; using the store again reconnects."""
