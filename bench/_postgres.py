@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 SETTINGS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+#: A server whose commits reach the disk before they return, for what costs a flush per commit.
+DURABLE = "-c fsync=on -c synchronous_commit=on -c max_connections=200"
 
 
 def _bindir() -> Path:
@@ -44,8 +46,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def postgres() -> Iterator[str]:
-    """A running server's URL (database ``bench``, user ``bench``); stopped and removed on exit."""
+def postgres(settings: str = SETTINGS) -> Iterator[str]:
+    """A running server's URL (database ``bench``, user ``bench``); stopped and removed on exit.
+
+    :param settings: the server's options; :data:`DURABLE` for commits that wait for the disk.
+    """
     bindir = _bindir()
     folder = Path(tempfile.mkdtemp(prefix="agentkit-bench-pg-"))
     demote: Callable[[], None] | None = None
@@ -66,7 +71,7 @@ def postgres() -> Iterator[str]:
     try:
         call(str(bindir / "initdb"), "-D", str(data), "-U", "bench", "--auth=trust", "-E", "UTF8")
         call(str(bindir / "pg_ctl"), "start", "-w", "-D", str(data), "-l", str(folder / "log"),
-             "-o", f"-p {port} -k {folder} -h 127.0.0.1 {SETTINGS}")
+             "-o", f"-p {port} -k {folder} -h 127.0.0.1 {settings}")
         try:
             call(str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "bench", "bench")
             yield f"postgresql://bench@127.0.0.1:{port}/bench"

@@ -263,3 +263,38 @@ def test_questions_of_parallel_calls_are_each_recorded_with_the_call_that_asked(
     assert len(questions) == 9  # one elicitation per confirm; an input and a sampling record per summarize
     for record in questions:
         assert record.details is not None and f"calc__{record.details['tool']}" == calls[record.tool_call_id or ""]
+
+
+def test_an_agent_giving_up_on_a_handler_cancels_its_call_on_the_pools_loop(tmp_path: Path) -> None:
+    """The handler waits on the agent's loop for a call on the pool's: cancelling the wait cancels the call."""
+    import asyncio
+    import sys
+    import time
+
+    from agentkit_tools_mcp._config import ServerConfig
+    from agentkit_tools_mcp.client._pool import ServerPool
+    from agentkit_tools_mcp.client._tools import agent_tools
+
+    from agentkit.plugin_api import ToolContext
+
+    from .conftest import V2_SERVER
+
+    records: list[tuple[str, dict[str, Any]]] = []
+    pool = ServerPool([ServerConfig(name="calc", command=sys.executable, args=(str(V2_SERVER),),
+                                    connect_timeout_s=60)])
+    try:
+        tools = {tool.name: tool for tool in agent_tools(pool, pool.list_all())}
+        context = ToolContext(root=tmp_path, audit=lambda kind, **fields: records.append((kind, fields)))
+
+        async def give_up() -> None:
+            with pytest.raises(TimeoutError):  # the agent's deadline, far shorter than the entry's timeout_s
+                await asyncio.wait_for(tools["calc__hang"].handler({"x": 1}, context), 1.0)
+
+        asyncio.run(give_up())
+        for _ in range(600):  # the record is written on the pool's loop once the cancelled call has ended there
+            if records:
+                break
+            time.sleep(0.05)
+        assert [(kind, fields["detail"]) for kind, fields in records] == [("call", "cancelled")]
+    finally:
+        pool.close()

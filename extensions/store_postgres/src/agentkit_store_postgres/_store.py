@@ -1,12 +1,17 @@
 """Sessions in two PostgreSQL tables: one row per session, one row per entry line.
 
-An append is one transaction: it locks the session's row (``SELECT ... FOR
-UPDATE``), compares the session's last entry with the one the writer expected,
-inserts the lines and moves the last entry. Two writers appending to the same
-leaf at once are serialised by the row lock: the first commits, the second then
-reads the new last entry and gets :class:`SessionConflict` with nothing
-written. Lines are stored as the bytes they were written (``bytea``), so a log
-read back is the log written, byte for byte.
+An append is committed in one transaction: it locks the session's row
+(``SELECT ... FOR UPDATE``), compares the session's last entry with the one the
+writer expected, inserts the lines and moves the last entry. Two writers
+appending to the same leaf at once are serialised by the row lock: the first
+commits, the second then reads the new last entry and gets
+:class:`SessionConflict` with nothing written. Lines are stored as the bytes
+they were written (``bytea``), so a log read back is the log written, byte for
+byte.
+
+Appends from the threads of one process are committed in groups (see
+``_group.py``): those that arrive while a commit is in flight share the next
+transaction, each still checked against its own expected last entry.
 
 A store that writes a session holds a shared advisory lock on it (taken at
 its first write, let go by :meth:`PostgresSessionStore.close` or when the
@@ -34,6 +39,8 @@ from agentkit.host.sessions import (
     parse_log,
     without_password,
 )
+
+from ._group import QueuedAppend, write_group
 
 #: Any number, the same in every process: the advisory lock that serialises creating the tables.
 _SCHEMA_LOCK = 0x6167656E746B6974  # "agentkit"
@@ -67,8 +74,10 @@ class PostgresSessionStore:
     :param connect_timeout: seconds to wait for the server when connecting.
 
     The store connects on first use and creates its tables if they are
-    missing. One store serves the threads of a process one call at a time;
-    each process makes its own. :meth:`disconnect` (or ``with store:``)
+    missing. One store serves all the threads of a process through one
+    connection: their appends are committed in groups (appends that arrive
+    while a commit is in flight share the next one), other calls one at a
+    time. Each process makes its own. :meth:`disconnect` (or ``with store:``)
     closes the connection; using the store again reconnects.
     """
 
@@ -88,6 +97,13 @@ class PostgresSessionStore:
         self._lock = threading.Lock()
         #: The sessions this store writes, whose shared advisory lock its connection holds.
         self._writing: set[str] = set()
+        #: Appends waiting for a group commit, in the order they came, and whether a thread is committing a
+        #: group; both guarded by ``_queue_changed``, which is notified when a group ends.
+        self._queue: list[QueuedAppend] = []
+        self._leading = False
+        self._queue_changed = threading.Condition(threading.Lock())
+        #: Transactions that committed a group of appends: fewer than the appends when writers append at once.
+        self.group_commits = 0
 
     # -- the SessionStore protocol ----------------------------------------------------
 
@@ -100,26 +116,34 @@ class PostgresSessionStore:
                 raise SessionConflict(f"a session with id {header.id} already exists in {self.where}")
 
     def append(self, session_id: str, entries: Sequence[Entry], *, expected_last: str | None) -> None:
-        with self._transaction() as cursor:
-            self._hold(cursor, session_id)
-            cursor.execute("SELECT last_entry, entry_count FROM agentkit_sessions WHERE id = %s FOR UPDATE",
-                           (session_id,))
-            row = cursor.fetchone()
-            if row is None:
-                raise SessionNotFound(f"no session {session_id} in {self.where}")
-            last, count = row
-            if last != expected_last:
-                raise SessionConflict(f"session {session_id} was appended to by another writer: its last entry "
-                                      f"is {last}, not {expected_last}; reload it and retry")
-            if not entries:
-                return
-            cursor.executemany("INSERT INTO agentkit_session_entries (session_id, seq, entry_id, raw) "
-                               "VALUES (%s, %s, %s, %s)",
-                               [(session_id, count + offset, entry.id, entry.raw)
-                                for offset, entry in enumerate(entries)])
-            cursor.execute("UPDATE agentkit_sessions SET last_entry = %s, entry_count = %s, "
-                           "updated = clock_timestamp() WHERE id = %s",
-                           (entries[-1].id, count + len(entries), session_id))
+        """Append ``entries`` after ``expected_last``; returns once the commit holding them has returned.
+
+        Appends made at once by several threads share a commit (see the module's docstring).
+
+        :raises SessionConflict: the session's last entry is not ``expected_last``; nothing was written.
+        :raises SessionNotFound: no session has this id.
+        :raises SessionError: the commit holding the append failed; it was not acknowledged.
+        """
+        queued = QueuedAppend(session_id, list(entries), expected_last)
+        with self._queue_changed:
+            self._queue.append(queued)
+            # A follower waits for its group's outcome: it wakes when a group ends, so that it learns at once
+            # that its append is decided, rather than after the next group's commit, as a plain lock would.
+            while self._leading and not queued.done:
+                self._queue_changed.wait()
+            lead = not queued.done
+            if lead:
+                self._leading = True
+        if lead:
+            try:
+                with self._lock:
+                    self._commit_group()
+            finally:
+                with self._queue_changed:
+                    self._leading = False
+                    self._queue_changed.notify_all()
+        if queued.error is not None:
+            raise queued.error
 
     def checkpoint(self, session_id: str) -> None:
         """Nothing to do: an append is durable when its transaction commits."""
@@ -168,7 +192,42 @@ class PostgresSessionStore:
             if cursor.rowcount != 1:
                 raise SessionNotFound(f"no session {session_id} in {self.where}")
 
+    @property
+    def appends_waiting(self) -> int:
+        """How many appends are queued for the next group commit (what a monitor of the store may watch)."""
+        with self._queue_changed:
+            return len(self._queue)
+
     # -- the connection ---------------------------------------------------------------
+
+    def _commit_group(self) -> None:
+        """Commit every queued append in one transaction (the caller holds the connection lock)."""
+        with self._queue_changed:
+            group, self._queue = self._queue, []
+        try:
+            connection = self._connect()
+            with connection.transaction(), connection.cursor() as cursor:
+                for session_id in {queued.session_id for queued in group}:
+                    self._hold(cursor, session_id)
+                write_group(cursor, group, self.where)
+        except BaseException as exc:
+            if isinstance(exc, psycopg.Error) and self._connection is not None and self._connection.broken:
+                self._connection = None
+            reason = without_password(str(exc), self.conninfo) if isinstance(exc, psycopg.Error) else repr(exc)
+            reason = " ".join(reason.split())  # the server's message may run over lines (DETAIL, HINT): one line
+            for queued in group:
+                failed = SessionError(f"the session store at {self.where} failed to commit {len(group)} append(s) "
+                                      f"together ({reason}); this one was not acknowledged: reload the session "
+                                      f"to see where it stands, then append again")
+                failed.__cause__ = exc
+                queued.error = failed
+            if not isinstance(exc, Exception):
+                raise  # an interrupt of the leading thread is still its own
+        else:
+            self.group_commits += 1
+        finally:
+            for queued in group:
+                queued.done = True
 
     def disconnect(self) -> None:
         """Close the store's connection; using the store again reconnects."""

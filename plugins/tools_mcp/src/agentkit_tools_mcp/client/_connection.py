@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +144,8 @@ class ServerConnection:
 
         Under one lock, so calls racing a crash open one new connection, counted once.
         """
+        if self._client is not None and self._connecting is not None and not self._connecting.locked():
+            return self._client  # open, and nobody reopening it: the lock would only hand it back (every call)
         if self._connecting is None:
             self._connecting = asyncio.Lock()
             self.tools_changed = asyncio.Event()
@@ -322,8 +324,16 @@ class ServerConnection:
         task = asyncio.current_task()
         try:
             async with asyncio.timeout(self.config.timeout_s):
-                with self._questions_of(_AskingCall(report, tool, qualified_name, task)):
+                # The server's questions during the call are attributed to it (see _asking); a try/finally
+                # rather than a context manager: this is on every call.
+                asking = _AskingCall(report, tool, qualified_name, task)
+                token = _asking_call.set(asking)
+                self._calls_in_flight.append(asking)
+                try:
                     result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+                finally:
+                    self._calls_in_flight.remove(asking)
+                    _asking_call.reset(token)
         except asyncio.CancelledError:
             fault = None if task is None else self._faults.pop(task, None)
             if task is None or fault is None:  # the agent gave up on the call (its deadline, an abort): it was made
@@ -372,17 +382,6 @@ class ServerConnection:
                              protocol_version=self.protocol_version, detail=detail, **record), report)
 
     # -- the server's questions -------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _questions_of(self, call: _AskingCall) -> Iterator[None]:
-        """Attribute the server's questions during ``call`` to it, for its records in the run's trail."""
-        token = _asking_call.set(call)
-        self._calls_in_flight.append(call)
-        try:
-            yield
-        finally:
-            self._calls_in_flight.remove(call)
-            _asking_call.reset(token)
 
     def _asking(self) -> _AskingCall | None:
         """The call a question belongs to: the one whose task asks (an ``input_required`` round), else the

@@ -56,7 +56,12 @@ class McpAuditRecord:
     request_sha256: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {key: value for key, value in dataclasses.asdict(self).items() if value is not None}
+        # Every field is a string or a bool: asdict's deep copy of each value would copy nothing, slowly (one
+        # record per call, bench/bench_mcp_client.py).
+        return {name: value for name in _RECORD_FIELDS if (value := getattr(self, name)) is not None}
+
+
+_RECORD_FIELDS = tuple(field.name for field in dataclasses.fields(McpAuditRecord))
 
 
 @dataclass(frozen=True, slots=True)

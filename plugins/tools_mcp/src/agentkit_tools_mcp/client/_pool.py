@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
@@ -51,8 +52,48 @@ class ServerPool:
             raise
 
     async def run_async(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
-        """Await ``coroutine`` on the pool's loop from another loop; cancelling this cancels it there."""
-        return await asyncio.wrap_future(self.submit(coroutine))
+        """Await ``coroutine`` on the pool's loop from another loop; cancelling this cancels it there.
+
+        One thread-safe callback each way, without the thread-safe future (and
+        its condition) that ``run_coroutine_threadsafe`` and ``wrap_future`` put
+        between the loops: the hop is on every ``tools/call``, and this one runs
+        about 900 fewer bytecodes a call (bench/bench_mcp_client.py).
+        """
+        caller = asyncio.get_running_loop()
+        if caller is self._loop:
+            return await coroutine
+        answer: asyncio.Future[_T] = caller.create_future()
+        started: list[asyncio.Task[None]] = []
+
+        def settle(outcome: Callable[[], object]) -> None:  # on the caller's loop
+            if not answer.done():
+                outcome()
+
+        def hand_back(outcome: Callable[[], object]) -> None:  # on the pool's loop
+            with contextlib.suppress(RuntimeError):  # the caller's loop is closed: nobody waits any more
+                caller.call_soon_threadsafe(settle, outcome)
+
+        # On the pool's loop. It hands the outcome back itself: a done-callback would wait a loop turn more.
+        async def run() -> None:
+            try:
+                result = await coroutine
+            except asyncio.CancelledError:
+                hand_back(answer.cancel)
+                raise
+            except BaseException as error:
+                hand_back(functools.partial(answer.set_exception, error))
+                if not isinstance(error, Exception):
+                    raise
+            else:
+                hand_back(functools.partial(answer.set_result, result))
+
+        self._loop.call_soon_threadsafe(lambda: started.append(self._loop.create_task(run())))
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            # Runs after the task is made (both are the pool loop's callbacks, in order): it exists by then.
+            self._loop.call_soon_threadsafe(lambda: started[0].cancel())
+            raise
 
     def list_all(self) -> dict[str, list[Any] | Exception]:
         """Connect to every server at once; each server's tools, or why it could not be reached."""
