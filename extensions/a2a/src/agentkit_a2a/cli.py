@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,6 +67,8 @@ def main(argv: Sequence[str]) -> int:
               flush=True)
 
     description = args.description or f"An agentkit agent running {args.model}."
+    # uvicorn stops on SIGTERM and then raises it again: here it ends the process as Ctrl-C does, exit 0.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         asyncio.run(serve(make_agent, host=host, port=port, store=store, cwd=root, name=args.name,
                           description=description, api_key=api_key, on_ready=ready))
@@ -75,6 +78,10 @@ def main(argv: Sequence[str]) -> int:
         print(f"agentkit a2a serve: error: cannot listen on {args.http}: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _address(text: str) -> tuple[str, int]:
