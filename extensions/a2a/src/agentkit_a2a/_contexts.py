@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentkit.host.errors import SessionNotFound
 from agentkit.host.sessions import CUSTOM, Session, SessionStore
@@ -48,6 +48,8 @@ class Contexts:
         self.store = store
         self.cwd = cwd
         self._open: dict[str, Agent] = {}
+        #: The executor running the conversations' tasks (set by the app that serves them).
+        self.executor: Any = None
 
     def agent_for(self, context_id: str) -> Agent:
         """The agent of the conversation ``context_id``, its session opened or created.

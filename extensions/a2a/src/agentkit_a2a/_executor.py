@@ -14,6 +14,7 @@ session (an ``a2a.task`` entry), beside the run it started.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 
@@ -77,6 +78,19 @@ class RunExecutor(AgentExecutor):
         finally:
             self._running.pop(task_id, None)
         await _finish(updater, end)
+
+    def abort_all(self) -> None:
+        """Abort every running task's run (the server is stopping): each ends through its own path."""
+        for agent in list(self._running.values()):
+            agent.abort()  # type: ignore[attr-defined]
+
+    async def idle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the running tasks to end; whether they all did."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._running and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        return not self._running
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         agent = self._running.get(context.task_id or "")

@@ -51,8 +51,9 @@ def a2a_app(make_agent: Callable[[Session | None], Agent], *, url: str, store: S
     """
     card = agent_card(make_agent(None), url=url, name=name, description=description, needs_key=api_key is not None)
     contexts = Contexts(make_agent, store, cwd)
-    handler = DefaultRequestHandler(agent_executor=RunExecutor(contexts), task_store=InMemoryTaskStore(),
-                                    agent_card=card)
+    executor = RunExecutor(contexts)
+    contexts.executor = executor
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
     routes = [*create_agent_card_routes(card),
               *create_jsonrpc_routes(handler, RPC_PATH, enable_v0_3_compat=True)]
     return Gate(Starlette(routes=routes), api_key=api_key, loopback=loopback), contexts
@@ -89,6 +90,9 @@ async def serve(make_agent: Callable[[Session | None], Agent], *, host: str = "1
         await asyncio.wait([serving])
         raise
     finally:
+        # The runs in flight end as aborted (their sessions whole) before their sessions close.
+        contexts.executor.abort_all()
+        await contexts.executor.idle(SHUTDOWN_GRACE)
         contexts.close()
         sock.close()
 
