@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 from a2a.client import Client, ClientConfig, create_client
 from a2a.types import Message, Part, Role, SendMessageRequest
+from agentkit_a2a import Served, serve
 
 from agentkit.host import Agent, AgentConfig, Connection
 from agentkit.host.sessions import JsonlSessionStore
-from agentkit_a2a import Served, serve
 
 
 def agent_factory(root: Path, transport: Callable[[], Any], tools: list[str] | None = None) -> Callable[..., Agent]:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from a2a.helpers import get_artifact_text
 from a2a.types import TaskState
-
 from agentkit_a2a import Served
 
 from .conftest import events, sdk_client, user_message

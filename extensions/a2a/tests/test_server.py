@@ -16,10 +16,10 @@ import httpx
 from a2a.client import A2ACardResolver
 from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+from agentkit_a2a import CONTEXT_ENTRY, TASK_ENTRY
 
 from agentkit.host.sessions import CUSTOM, JsonlSessionStore, Session
 from agentkit.testing import FunctionModel, Script, Turn, text, tool_call
-from agentkit_a2a import CONTEXT_ENTRY, TASK_ENTRY
 
 from .conftest import agent_factory, events, running, sdk_client, user_message
 
@@ -35,9 +35,9 @@ def heard(request) -> str:
 def test_the_card_names_the_agent_its_skills_and_tools(tmp_path: Path) -> None:
     async def scenario() -> None:
         make = agent_factory(tmp_path, lambda: FunctionModel(heard), tools=["read_file", "find_files"])
-        async with running(make, tmp_path / "sessions", name="reader", description="Reads the workspace.") as served:
-            async with httpx.AsyncClient() as http:
-                card = await A2ACardResolver(http, served.url).get_agent_card()
+        async with running(make, tmp_path / "sessions", name="reader", description="Reads the workspace.") as served, \
+                httpx.AsyncClient() as http:
+            card = await A2ACardResolver(http, served.url).get_agent_card()
         assert (card.name, card.description) == ("reader", "Reads the workspace.")
         assert card.capabilities.streaming
         # The skills the model may choose (the installed skills_review plugin's), then the enabled tools.

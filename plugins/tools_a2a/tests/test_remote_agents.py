@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 from a2a.client import ClientConfig, create_client
 from a2a.types import GetTaskRequest, TaskState
+from agentkit_tools_a2a._tools import SCHEMA
 
 from agentkit.host import Agent, AgentConfig, Connection, PluginHost
 from agentkit.plugin_api import Project
 from agentkit.testing import FunctionModel, Script, Turn, text, tool_call
-from agentkit_tools_a2a._tools import SCHEMA
 
 from .conftest import agentkit_peer, asgi_peer, configure, running
 from .sample_agent import sample_app

@@ -15,8 +15,8 @@ session (an ``a2a.task`` entry), beside the run it started.
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
+from typing import TYPE_CHECKING
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -28,7 +28,8 @@ from agentkit.plugin_api import AgentEnd, AssistantMessage, Outcome, ToolCallSta
 
 from ._contexts import TASK_ENTRY, ContextRefused, Contexts
 
-log = logging.getLogger("agentkit_a2a")
+if TYPE_CHECKING:
+    from agentkit.host import Agent
 
 #: The most characters of one progress update (a turn's text, a tool's name): progress, not the answer.
 MAX_PROGRESS_CHARS = 2000
@@ -39,7 +40,7 @@ class RunExecutor(AgentExecutor):
 
     def __init__(self, contexts: Contexts) -> None:
         self.contexts = contexts
-        self._running: dict[str, object] = {}  # task id -> the agent running it
+        self._running: dict[str, Agent] = {}  # task id -> the agent running it
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task_id, context_id = context.task_id or "", context.context_id or ""
@@ -82,7 +83,7 @@ class RunExecutor(AgentExecutor):
     def abort_all(self) -> None:
         """Abort every running task's run (the server is stopping): each ends through its own path."""
         for agent in list(self._running.values()):
-            agent.abort()  # type: ignore[attr-defined]
+            agent.abort()
 
     async def idle(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the running tasks to end; whether they all did."""
@@ -95,7 +96,7 @@ class RunExecutor(AgentExecutor):
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         agent = self._running.get(context.task_id or "")
         if agent is not None:
-            agent.abort()  # type: ignore[attr-defined]
+            agent.abort()
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
 
 

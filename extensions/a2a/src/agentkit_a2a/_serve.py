@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,8 +23,6 @@ from ._gate import LOOPBACK_HOSTS, Gate
 if TYPE_CHECKING:
     from agentkit.host import Agent
     from agentkit.host.sessions import Session, SessionStore
-
-log = logging.getLogger("agentkit_a2a")
 
 #: Seconds the running tasks get to end (their runs aborted) once the server is told to stop.
 SHUTDOWN_GRACE = 5
@@ -73,8 +70,6 @@ async def serve(make_agent: Callable[[Session | None], Agent], *, host: str = "1
                             api_key=api_key, loopback=host in LOOPBACK_HOSTS)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none",
                             timeout_graceful_shutdown=SHUTDOWN_GRACE)
-    server = uvicorn.Server(config)
-
     class _Ready(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets)

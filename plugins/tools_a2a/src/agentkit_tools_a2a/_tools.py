@@ -22,7 +22,16 @@ from typing import Any
 import httpx
 from a2a.client import A2AClientError, ClientConfig, ClientFactory
 from a2a.helpers import get_artifact_text, get_message_text
-from a2a.types import AgentCard, AgentSkill, CancelTaskRequest, Message, Part, Role, SendMessageRequest, TaskState
+from a2a.types import (
+    AgentCard,
+    AgentSkill,
+    CancelTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    TaskState,
+)
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
 
