@@ -107,3 +107,16 @@ def test_a_remote_that_never_answers_times_out_and_its_task_is_cancelled(config_
         assert peer.call(remote_state()) == TaskState.TASK_STATE_CANCELED
     assert envelope["ok"] is False and envelope["error"] == "a2a_timeout"
     assert envelope["detail"] == "A2A agent 'mute' did not answer within 1 s (timeout_s); its task was cancelled"
+
+
+def test_a2a_agents_says_which_agent_has_which_tool_and_why_one_has_none(config_home: Path, tmp_path: Path) -> None:
+    with running(agentkit_peer(tmp_path, lambda: Script([Turn([text("hi")])]))) as peer:
+        configure(config_home, {"name": "up", "url": peer.url},
+                  {"name": "down", "url": f"http://127.0.0.1:{free_port()}", "connect_timeout_s": 5})
+        host = PluginHost.discover()
+    status = host.tools["a2a_agents"]
+    assert not status.default_enabled
+    listing = status.handler({}, None)
+    assert [(item["agent"], item["tools"]) for item in listing] == [("down", []), ("up", ["a2a__up"])]
+    assert listing[0]["problem"].startswith("cannot reach http://127.0.0.1:")
+    assert listing[1]["card_name"] == "helper"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from agentkit.plugin_api import Project, Tool, hookimpl
 
@@ -23,7 +24,7 @@ __all__ = ["agentkit_register_tools"]
 
 @hookimpl
 def agentkit_register_tools(register: Callable[[Tool], None], project: Project) -> None:
-    """Read each configured agent's card and register its tool(s).
+    """Read each configured agent's card and register its tool(s), and ``a2a_agents`` (off by default).
 
     A project's entries are neither read for tools nor contacted unless
     ``project.trusted``; each is named in one note line on stderr that says
@@ -40,6 +41,10 @@ def agentkit_register_tools(register: Callable[[Tool], None], project: Project) 
         for line in [*problems, *(untrusted_note(agent) for agent in every if agent.tier == "project")]:
             print(line, file=sys.stderr)
         agents = sorted((agent for agent in every if agent.tier == "user"), key=lambda agent: agent.name)
+    from ._status import status_tool
+
+    described: list[dict[str, Any]] = []
+    register(status_tool(lambda: [dict(item) for item in described]))
     if not agents:
         return
     from ._cards import CardProblem, fetch_card
@@ -47,14 +52,20 @@ def agentkit_register_tools(register: Callable[[Tool], None], project: Project) 
     from ._tools import agent_tools
 
     for entry in agents:
+        about: dict[str, Any] = {"agent": entry.name, "tier": entry.tier, "tools": []}
+        described.append(about)
         try:
             card = fetch_card(entry.resolved_url(os.environ), entry.resolved_headers(os.environ),
                               entry.connect_timeout_s)
         except (CardProblem, A2AConfigError) as exc:
+            about["problem"] = str(exc)
             print(f"warning: A2A agent {entry.name!r} contributes no tool: {exc}", file=sys.stderr)
             continue
+        about["card_name"] = card.name
         for tool in agent_tools(entry, card, lambda: os.environ):
             try:
                 register(tool)
             except Exception as exc:  # a name another plugin holds: this tool alone is left out
                 print(f"warning: A2A tool {tool.name!r} is left out: {exc}", file=sys.stderr)
+            else:
+                about["tools"].append(tool.name)
