@@ -154,6 +154,9 @@ def test_a_context_naming_a_session_that_is_no_a2a_conversation_is_rejected(tmp_
             (bad,) = await events(client, user_message("hi", context_id="no spaces allowed"))
             assert bad.task.status.state == TaskState.TASK_STATE_REJECTED
             assert "letters, digits" in get_message_text(bad.task.status.message)
+            (empty,) = await events(client, user_message("   "))
+            assert empty.task.status.state == TaskState.TASK_STATE_REJECTED
+            assert "holds no text" in get_message_text(empty.task.status.message)
 
     asyncio.run(scenario())
     assert len(Session.open(private.id, JsonlSessionStore(sessions)).messages()) == 0

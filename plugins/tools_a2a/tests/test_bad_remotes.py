@@ -59,6 +59,10 @@ def test_a_dead_remote_contributes_no_tool_and_says_so(config_home: Path, capsys
     (json.dumps({"name": "x", "supportedInterfaces": [{"url": "grpc://h", "protocolBinding": "GRPC"}]}).encode(),
      "offers GRPC; this client speaks JSONRPC or HTTP+JSON"),
     (json.dumps({"description": "no name"}).encode(), "has no name"),
+    # A card may not send the entry's headers (its key) to another server.
+    (json.dumps({"name": "x", "supportedInterfaces": [{"url": "http://127.0.0.2:9/", "protocolBinding": "JSONRPC",
+                                                      "protocolVersion": "1.0"}]}).encode(),
+     "sends calls to http://127.0.0.2:9/, not to"),
     (b" " * (1024 * 1024 + 10) + b"{}", "is over 1048576 bytes"),
 ])
 def test_a_malformed_card_contributes_no_tool_and_says_why(config_home: Path, capsys: pytest.CaptureFixture[str],

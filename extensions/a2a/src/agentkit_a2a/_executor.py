@@ -49,6 +49,10 @@ class RunExecutor(AgentExecutor):
             await event_queue.enqueue_event(Task(id=task_id, context_id=context_id,
                                                  status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
                                                  history=[context.message] if context.message else []))
+        prompt = context.get_user_input()
+        if not prompt.strip():
+            await updater.reject(_message(updater, "the message holds no text: this agent takes text parts"))
+            return
         try:
             agent = self.contexts.agent_for(context_id)
         except ContextRefused as exc:
@@ -63,7 +67,7 @@ class RunExecutor(AgentExecutor):
         self._running[task_id] = agent
         end: AgentEnd | None = None
         try:
-            async for event in agent.stream(context.get_user_input()):
+            async for event in agent.stream(prompt):
                 if isinstance(event, ToolCallStart):
                     await updater.update_status(TaskState.TASK_STATE_WORKING, _message(
                         updater, f"calling {event.call.name}"[:MAX_PROGRESS_CHARS]))

@@ -58,14 +58,18 @@ def a2a_app(make_agent: Callable[[Session | None], Agent], *, url: str, store: S
 
 async def serve(make_agent: Callable[[Session | None], Agent], *, host: str = "127.0.0.1", port: int = 0,
                 store: SessionStore, cwd: Path, name: str, description: str, api_key: str | None,
-                on_ready: Callable[[Served], None] | None = None) -> None:
-    """Serve until cancelled or interrupted; ``on_ready`` once the socket is bound (``port=0``: any free one)."""
+                on_ready: Callable[[Served], None] | None = None, public_url: str | None = None) -> None:
+    """Serve until cancelled or interrupted; ``on_ready`` once the socket is bound (``port=0``: any free one).
+
+    :param public_url: the base URL callers reach the server at, as the card names it (behind a
+        proxy, or bound to ``0.0.0.0``); default ``http://HOST:PORT`` of the bound socket.
+    """
     import uvicorn
 
     sock = _bind(host, port)
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
-    served = Served(f"http://{shown}:{bound[1]}")
+    served = Served(public_url.rstrip("/") if public_url else f"http://{shown}:{bound[1]}")
     app, contexts = a2a_app(make_agent, url=served.url, store=store, cwd=cwd, name=name, description=description,
                             api_key=api_key, loopback=host in LOOPBACK_HOSTS)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", ws="none",

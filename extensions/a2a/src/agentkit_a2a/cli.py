@@ -38,6 +38,8 @@ def parser() -> argparse.ArgumentParser:
                             help="serve an agent over A2A")
     p.add_argument("--http", default=DEFAULT_ADDRESS, metavar="HOST:PORT",
                    help=f"the address to listen on (default: {DEFAULT_ADDRESS}; port 0: any free port)")
+    p.add_argument("--url", default=None, metavar="URL",
+                   help="the base URL callers reach the server at, written on the card (default: http://HOST:PORT)")
     p.add_argument("--model", default=None, help="vendor/model the agent runs (a continued context: its own)")
     p.add_argument("--name", default="agentkit agent", help="the agent's name on its card")
     p.add_argument("--description", default=None, help="what the agent does, on its card")
@@ -55,6 +57,8 @@ def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="agentkit a2a serve: %(message)s")
     try:
         host, port = _address(args.http)
+        if args.url is not None and not args.url.startswith(("http://", "https://")):
+            raise UsageError(f"--url {args.url!r} is not an http:// or https:// URL")
         api_key = _api_key(args, host)
         make_agent, store, root = _agents(args)
     except UsageError as exc:
@@ -71,7 +75,8 @@ def main(argv: Sequence[str]) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         asyncio.run(serve(make_agent, host=host, port=port, store=store, cwd=root, name=args.name,
-                          description=description, api_key=api_key, on_ready=ready))
+                          description=description, api_key=api_key, on_ready=ready,
+                          public_url=args.url))
     except KeyboardInterrupt:
         pass
     except OSError as exc:  # the port is taken, the address is not ours...

@@ -2,7 +2,8 @@
 
 The card is read with a deadline and a size limit (:data:`MAX_CARD_BYTES`),
 and must be an Agent Card the SDK parses, with an interface this client
-speaks (JSON-RPC or HTTP+JSON) and text among its input modes. Anything else is
+speaks (JSON-RPC or HTTP+JSON) at the entry's own origin (the entry's headers,
+its key, are sent nowhere else) and text among its input modes. Anything else is
 a :class:`CardProblem` whose message says what is wrong with which agent.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 import httpx
 from a2a.client.card_resolver import parse_agent_card
@@ -50,7 +52,33 @@ def fetch_card(url: str, headers: Mapping[str, str], timeout_s: float) -> AgentC
     except Exception as exc:  # JSON, the SDK's ParseError, protobuf's: all mean "no card here"
         raise CardProblem(f"{card_url} is not an Agent Card ({type(exc).__name__}: {str(exc)[:200]})") from None
     check_usable(card, card_url)
+    return same_origin(card, url, card_url)
+
+
+def same_origin(card: AgentCard, url: str, where: str) -> AgentCard:
+    """``card`` with only the interfaces at ``url``'s origin: the entry's headers (its key) go nowhere else.
+
+    :raises CardProblem: every interface this client speaks is at another origin.
+    """
+    origin = _origin(url)
+    kept = [interface for interface in card.supported_interfaces
+            if interface.protocol_binding in BINDINGS and _origin(interface.url) == origin]
+    if not kept:
+        elsewhere = sorted({interface.url for interface in card.supported_interfaces})
+        raise CardProblem(f"the card at {where} sends calls to {', '.join(elsewhere)}, not to {origin}: the entry's "
+                          "headers go only to its own url's origin; set url to the agent's own address")
+    del card.supported_interfaces[:]
+    card.supported_interfaces.extend(kept)
     return card
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        port = None
+    return parts.scheme, (parts.hostname or "").lower(), port
 
 
 def check_usable(card: AgentCard, where: str) -> None:

@@ -79,11 +79,9 @@ def _tool(entry: AgentEntry, card: AgentCard, environ: Callable[[], Any], skill:
 
     async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         try:
-            env = environ()
-            headers, url = entry.resolved_headers(env), entry.resolved_url(env)
+            headers = entry.resolved_headers(environ())  # the card, read at the entry's url, names the endpoint
         except A2AConfigError as exc:
             return ToolResult.failure("a2a_config", detail=str(exc), a2a_agent=entry.name)
-        del url  # the card names the endpoint; the entry's url only found the card
         call = _Call(entry, card, context, headers)
         return await call.run(str(arguments.get("message", "")), arguments.get("context_id"))
 
