@@ -184,3 +184,23 @@ def test_the_key_is_required_of_every_request_but_the_cards(tmp_path: Path) -> N
                 assert last.task.status.state == TaskState.TASK_STATE_COMPLETED
 
     asyncio.run(scenario())
+
+
+def test_past_the_cap_the_least_recently_used_conversation_is_closed_and_comes_back_from_its_session(
+        tmp_path: Path) -> None:
+    from agentkit_a2a import Contexts
+
+    contexts = Contexts(agent_factory(tmp_path, lambda: FunctionModel(heard)), JsonlSessionStore(tmp_path / "s"),
+                        tmp_path, max_open=2)
+    first = contexts.agent_for("a")
+    first.run_sync("remember me")
+    contexts.agent_for("b")
+    assert contexts.agent_for("a") is first  # used again: now the most recent
+    contexts.agent_for("c")  # past the cap: "b" is closed, not "a"
+    assert contexts.agent_for("a") is first
+    again = contexts.agent_for("b")  # built again from its session; "c" closed
+    contexts.agent_for("c")  # built again; "a" is now the least recently used: closed
+    assert contexts.agent_for("a") is not first
+    assert [m.role for m in contexts.agent_for("a").session.messages()] == ["user", "assistant"]
+    assert again.session is not None
+    contexts.close()

@@ -27,6 +27,9 @@ AgentFactory: TypeAlias = Callable[[Session], "Agent"]
 CONTEXT_ENTRY = "a2a.context"
 #: The ``custom_type`` of the entry recording each A2A task the session served (its id, for the audit).
 TASK_ENTRY = "a2a.task"
+#: Conversations whose agent is kept open at once; past it the one used least recently (and not running)
+#: is closed, to be built again from its session when its context comes back.
+MAX_OPEN_CONTEXTS = 256
 #: What a context id may be: what the session store takes as a session id.
 CONTEXT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
@@ -41,10 +44,13 @@ class Contexts:
     :param make_agent: builds a session's agent (see :data:`AgentFactory`).
     :param store: where the sessions are kept.
     :param cwd: the directory new sessions record as theirs.
+    :param max_open: conversations kept open at once (see :data:`MAX_OPEN_CONTEXTS`).
     """
 
-    def __init__(self, make_agent: AgentFactory, store: SessionStore, cwd: Path) -> None:
+    def __init__(self, make_agent: AgentFactory, store: SessionStore, cwd: Path, *,
+                 max_open: int = MAX_OPEN_CONTEXTS) -> None:
         self._make_agent = make_agent
+        self.max_open = max_open
         self.store = store
         self.cwd = cwd
         self._open: dict[str, Agent] = {}
@@ -56,8 +62,9 @@ class Contexts:
 
         :raises ContextRefused: an id the store cannot take, or a session that is no A2A conversation.
         """
-        agent = self._open.get(context_id)
+        agent = self._open.pop(context_id, None)
         if agent is not None:
+            self._open[context_id] = agent  # the most recently used is the last
             return agent
         if not CONTEXT_ID.fullmatch(context_id):
             raise ContextRefused(f"contextId {context_id[:80]!r} cannot name a conversation here: use 1-128 "
@@ -69,7 +76,17 @@ class Contexts:
             session.close()
             raise
         self._open[context_id] = agent
+        self._close_idle_past_the_cap()
         return agent
+
+    def _close_idle_past_the_cap(self) -> None:
+        running = set(map(id, self.executor.running_agents())) if self.executor is not None else set()
+        for context_id in [key for key, agent in self._open.items() if id(agent) not in running]:
+            if len(self._open) <= self.max_open:
+                return
+            agent = self._open.pop(context_id)
+            if agent.session is not None:
+                agent.session.close()
 
     def _session(self, context_id: str) -> Session:
         try:

@@ -84,6 +84,10 @@ class RunExecutor(AgentExecutor):
             self._running.pop(task_id, None)
         await _finish(updater, end)
 
+    def running_agents(self) -> list[Agent]:
+        """The agents running a task now."""
+        return list(self._running.values())
+
     def abort_all(self) -> None:
         """Abort every running task's run (the server is stopping): each ends through its own path."""
         for agent in list(self._running.values()):
