@@ -204,3 +204,27 @@ def test_past_the_cap_the_least_recently_used_conversation_is_closed_and_comes_b
     assert [m.role for m in contexts.agent_for("a").session.messages()] == ["user", "assistant"]
     assert again.session is not None
     contexts.close()
+
+
+def test_the_endpoint_answers_protocol_1_0_method_names_and_0_3_ones(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        make = agent_factory(tmp_path, lambda: Script([Turn([text("one")]), Turn([text("two")])]))
+        async with running(make, tmp_path / "sessions") as served, httpx.AsyncClient(timeout=30) as http:
+            now = await http.post(served.url + "/", headers={"A2A-Version": "1.0"}, json={
+                "jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+                    "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}})
+            task = now.json()["result"]["task"]
+            assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+            got = await http.post(served.url + "/", headers={"A2A-Version": "1.0"}, json={
+                "jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}})
+            assert got.json()["result"]["id"] == task["id"]
+            before = await http.post(served.url + "/", json={
+                "jsonrpc": "2.0", "id": 3, "method": "message/send", "params": {"message": {
+                    "messageId": "m2", "role": "user", "kind": "message", "parts": [{"kind": "text", "text": "hi"}]}}})
+            old = before.json()["result"]
+            assert (old["kind"], old["status"]["state"]) == ("task", "completed")
+            cancel = await http.post(served.url + "/", json={
+                "jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": {"id": old["id"]}})
+            assert "error" in cancel.json()  # a completed task cannot be cancelled, in either era's words
+
+    asyncio.run(scenario())
