@@ -59,9 +59,9 @@ def test_help_loads_no_command_module_but_lists_every_command():
     result, modules = _run("--help")
     assert "logging" not in modules
     commands = [line.split()[0] for line in result.stdout.splitlines() if line[:4] == "    " and line[4:5].isalpha()]
-    assert commands == ["plugins", "tools", "tool", "models", "skills", "validate-plugins", "new-plugin", "demo", "run", "sessions",
-                        "artifacts", "rpc", "chat", "mcp", "runs", "worker"]  # the last four contributed by agentkit-chat,
-    # agentkit-tools-mcp and agentkit-durable (two), installed here
+    assert commands == ["plugins", "tools", "tool", "models", "skills", "validate-plugins", "new-plugin", "demo", "run",
+                        "sessions", "artifacts", "rpc", "a2a", "chat", "mcp", "runs", "worker"]  # the last five contributed by
+    # agentkit-a2a, agentkit-chat, agentkit-tools-mcp and agentkit-durable (two), installed here
     # the listing of the commands plugins contribute reads their metadata; it imports none of them
     assert {name for name in modules if name.startswith("agentkit.host.cli.")} == {"agentkit.host.cli._contributed"}
 

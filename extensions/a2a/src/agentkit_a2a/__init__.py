@@ -1,0 +1,15 @@
+"""An agent served over A2A (Agent2Agent), on the official ``a2a-sdk``: ``agentkit a2a serve``.
+
+See ``docs/a2a.md``. Embedders serve their own agent factory with :func:`serve`
+(or mount :func:`a2a_app`); the card is :func:`agent_card`.
+"""
+
+from __future__ import annotations
+
+from ._card import agent_card
+from ._contexts import CONTEXT_ENTRY, TASK_ENTRY, ContextRefused, Contexts
+from ._executor import RunExecutor
+from ._serve import Served, a2a_app, serve
+
+__all__ = ["CONTEXT_ENTRY", "TASK_ENTRY", "ContextRefused", "Contexts", "RunExecutor", "Served", "a2a_app",
+           "agent_card", "serve"]
