@@ -31,9 +31,20 @@ class Tools:
         register(Tool.from_function(count))
 
 ARGUMENTS = json.loads(sys.argv[1])
+SCAN = sys.argv[2] == "scan"
 script = Script([Turn([tool_call("count", arguments) for arguments in ARGUMENTS]), Turn([text("done")])])
 host = PluginHost()
-host.load_entry_points()
+if SCAN:
+    host.load_entry_points()
+else:
+    from agentkit_provider_faux import FauxProvider
+
+    class Faux:
+        @hookimpl
+        def agentkit_register_providers(self, register):
+            register(FauxProvider())
+
+    host.register(Faux(), name="faux")
 host.register(Tools(), name="tools")
 agent = Agent(AgentConfig(model="faux/scripted", tools=["count"], trust=Trust(before_tool_call=allow_all),
                           connection=Connection(transport=script)), host=host)
@@ -44,9 +55,11 @@ print(json.dumps({"built": built, "ran": sorted(sys.modules), "outcome": result.
 """
 
 
-def _first_use(arguments: list[dict]) -> dict:
-    out = subprocess.run([sys.executable, "-c", FIRST_USE, json.dumps(arguments)], capture_output=True, text=True,
-                         timeout=300, stdin=subprocess.DEVNULL)
+def _first_use(arguments: list[dict], plugins: str = "scan") -> dict:
+    """Run the first use in a fresh interpreter; ``plugins`` is ``scan`` (every installed plugin, from
+    metadata) or ``given`` (the host is handed the scripted provider and the tool)."""
+    out = subprocess.run([sys.executable, "-c", FIRST_USE, json.dumps(arguments), plugins], capture_output=True,
+                         text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -66,3 +79,11 @@ def test_arguments_the_quick_check_cannot_vouch_for_load_jsonschema_and_get_its_
     seen = _first_use([{"n": "three"}])
     assert "jsonschema" in seen["ran"]
     assert "'three' is not of type 'integer'" in seen["results"][0]
+
+
+def test_a_host_given_its_plugins_reads_no_distribution_metadata():
+    """The metadata scan (the importlib_metadata backport) and requirement checks are for plugins found
+    through their distributions."""
+    seen = _first_use([{"n": 1}], plugins="given")
+    assert seen["outcome"] == "completed"
+    assert _loaded(seen["ran"], ("importlib_metadata", *SCHEMA_LIBRARIES)) == set()
