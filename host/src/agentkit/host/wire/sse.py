@@ -57,11 +57,12 @@ class SSEMessage:
 
 
 # An SSEMessage made from its fields by its slots' own setters: a third cheaper than its frozen __init__.
+_SLOTS: dict[str, Any] = dict(vars(SSEMessage))
 _new_message = object.__new__
-_set_event = SSEMessage.event.__set__  # type: ignore[attr-defined]
-_set_data = SSEMessage.data.__set__  # type: ignore[attr-defined]
-_set_id = SSEMessage.id.__set__  # type: ignore[attr-defined]
-_set_retry = SSEMessage.retry.__set__  # type: ignore[attr-defined]
+_set_event = _SLOTS["event"].__set__
+_set_data = _SLOTS["data"].__set__
+_set_id = _SLOTS["id"].__set__
+_set_retry = _SLOTS["retry"].__set__
 
 #: One dispatched event as :meth:`SSEDecoder.feed_fields` gives it: the fields of its
 #: :class:`SSEMessage`, in their order (``event``, ``data``, ``id``, ``retry``).
