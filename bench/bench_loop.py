@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import json
 import os
 import shutil
@@ -342,6 +343,13 @@ def floor_run(row: Row, turns: int) -> Callable[[], object]:
     return lambda: asyncio.run(_floor(server, row.mode, row.floor_kind, []))
 
 
+def _settle() -> None:
+    """Collect, then freeze what survives: a full collection's cost is then the run's garbage, not the
+    size of the heap the imports and earlier rows left (which made counts jump by millions)."""
+    gc.collect()
+    gc.freeze()
+
+
 def _cpu(run: Callable[[], object]) -> float:
     started = time.process_time()
     run()
@@ -351,6 +359,7 @@ def _cpu(run: Callable[[], object]) -> float:
 def cpu_per_turn(row: Row) -> tuple[float, float]:
     """Median CPU seconds per request of whole ``TURNS``-turn runs: (agent, floor), runs interleaved."""
     agent_run(row, 2)(), floor_run(row, 2)()  # warm both up
+    _settle()
     agent, floor = [], []
     for _ in range(REPEATS):
         agent.append(_cpu(agent_run(row, TURNS)) / (TURNS + 1))
@@ -386,7 +395,9 @@ def count_in_this_process() -> None:
     for row in ROWS:
         for make in (agent_run, floor_run):
             for turns in COUNT_TURNS:
-                _marked(make(row, turns))
+                run = make(row, turns)
+                _settle()
+                _marked(run)
 
 
 def instructions_per_turn() -> tuple[dict[str, tuple[float, float]], str | None]:
