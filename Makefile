@@ -57,8 +57,11 @@ test: bootstrap
 # The benchmarks run in an environment of their own, .venv-bench: the workspace plus the `bench` group
 # (pydantic-ai, what the durable runs' cost is compared with; docs/decisions/0042), which `make test`'s
 # .venv never holds. The durable benchmark starts a PostgreSQL server (initdb, pg_ctl) of its own.
+# The workspace's sources are compiled first, as for `make test`: where PYTHONDONTWRITEBYTECODE is set,
+# every process bench_startup times would otherwise compile the host again and count it as start-up.
 BENCH_ENV = .venv-bench
 bench: bootstrap
+	@-$(RUN) python -m compileall -q $(WORKSPACE_SOURCES)
 	UV_PROJECT_ENVIRONMENT=$(BENCH_ENV) $(UV) run --locked --all-packages --group bench python bench/run.py
 
 # ruff for style, then mypy over every workspace member (scripts/typecheck.py; its flags are in

@@ -237,6 +237,8 @@ def test_an_inline_tool_is_not_run_once_the_run_was_aborted():
 
 
 def test_a_tool_argument_validator_is_compiled_once_for_every_call_of_every_run(monkeypatch):
+    """jsonschema's validator is built at most once per tool: never for a plain schema whose arguments the
+    quick check vouches for, once for a schema only jsonschema can judge, however many calls and runs."""
     compiled: list[object] = []
 
     real = jsonschema.Draft202012Validator
@@ -245,13 +247,16 @@ def test_a_tool_argument_validator_is_compiled_once_for_every_call_of_every_run(
         compiled.append(schema)
         return real(schema, *args, **kwargs)
 
-    note = Tool.from_function(lambda n: n, name="note", description="Note n.")
-    agent, script = make_agent([], ToolsPlugin(note), trust=Trust(before_tool_call=allow_all))
+    plain = Tool.from_function(lambda n: n, name="note", description="Note n.")
+    bounded = Tool("note", "Note n.", {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
+                   lambda arguments, context: arguments["n"])
     monkeypatch.setattr(jsonschema, "Draft202012Validator", counting)
-    for _ in range(2):
-        script.turns.extend(_tool_turns(2, calls=2))
-        assert agent.run_sync("go").outcome == "completed"
-    assert sum(schema is note.input_schema for schema in compiled) == 1
+    for note, times in ((plain, 0), (bounded, 1)):
+        agent, script = make_agent([], ToolsPlugin(note), trust=Trust(before_tool_call=allow_all))
+        for _ in range(2):
+            script.turns.extend(_tool_turns(2, calls=2))
+            assert agent.run_sync("go").outcome == "completed"
+        assert sum(schema is note.input_schema for schema in compiled) == times
 
 
 def test_invalid_arguments_are_still_refused_with_the_schema_error():

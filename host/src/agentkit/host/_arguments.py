@@ -12,13 +12,14 @@ which decides and words the errors.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Tool
 
 from .wire import json as strict_json
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["MAX_ARGUMENT_DEPTH", "ArgumentValidator", "parse_arguments", "quick_check"]
 
@@ -97,19 +98,32 @@ def quick_check(schema: Any) -> Callable[[Mapping[str, Any]], bool] | None:
 
 
 class ArgumentValidator:
-    """One tool's argument validator, compiled once: the quick check first, jsonschema when it says no."""
+    """One tool's argument validator, compiled once: the quick check first, jsonschema when it says no.
+
+    jsonschema is imported and its validator built only when the quick check
+    first says no (or cannot answer for the schema): a run whose arguments
+    all pass the quick check never loads it.
+    """
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        self._full = jsonschema.Draft202012Validator(schema)
+        self._schema = schema
+        self._full: jsonschema.Draft202012Validator | None = None
         self._quick = quick_check(schema)
+
+    def _validator(self) -> jsonschema.Draft202012Validator:
+        if self._full is None:
+            import jsonschema  # only arguments the quick check cannot vouch for pay for it
+
+            self._full = jsonschema.Draft202012Validator(self._schema)
+        return self._full
 
     def is_valid(self, arguments: Mapping[str, Any]) -> bool:
         if self._quick is not None and self._quick(arguments):
             return True
-        return bool(self._full.is_valid(arguments))
+        return bool(self._validator().is_valid(arguments))
 
     def iter_errors(self, arguments: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
-        return self._full.iter_errors(arguments)
+        return self._validator().iter_errors(arguments)
 
 
 #: Nesting deeper than this in tool arguments is refused (no schema needs more).

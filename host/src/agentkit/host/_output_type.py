@@ -17,11 +17,12 @@ import sys
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["OutputInvalid", "OutputType"]
 
@@ -46,6 +47,8 @@ class OutputType:
     def __init__(self, output_type: Any) -> None:
         self.type = output_type
         self.schema = _schema_of(output_type)
+        import jsonschema  # an output type always needs it; a run without one never loads it
+
         try:
             jsonschema.Draft202012Validator.check_schema(self.schema)
         except jsonschema.SchemaError as exc:
@@ -200,4 +203,6 @@ def _fits(kind: Any, value: Any) -> bool:
         schema = _annotation_schema(kind, type(None))
     except ConfigError:
         return False
+    import jsonschema
+
     return jsonschema.Draft202012Validator(schema).is_valid(value)

@@ -18,12 +18,9 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import importlib_metadata
 import pluggy
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Project, Provider, Skill, Tool
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
@@ -35,6 +32,10 @@ from ._hookimpls import check_markers, hashable
 from ._models import resolve_model
 from ._registry import RegistrationError, Registry
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    import importlib_metadata
+    from packaging.requirements import Requirement
 
 log = logging.getLogger("agentkit.host")
 
@@ -309,6 +310,11 @@ class PluginHost:
 
 
 def _plugin_api_requirement(dist: importlib_metadata.IDistribution) -> Requirement | None:
+    # Only a plugin found through its distribution's metadata is checked: a host given its plugins
+    # directly never loads packaging.
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     for line in dist.requires or []:
         try:
             requirement = Requirement(line)

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonschema
-
 from agentkit.plugin_api import ModelInfo, Provider, Skill, Tool
+
+from ._schemas import schema_problem
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 KINDS = ("tool", "provider", "skill", "model")
@@ -163,8 +163,7 @@ def check_tool(tool: Tool) -> None:
         raise RegistrationError(
             f"tool {tool.name!r}: input_schema must be a JSON Schema object with \"type\": \"object\""
         )
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise RegistrationError(f"tool {tool.name!r}: input_schema is not valid JSON Schema: {exc.message}") from exc
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise RegistrationError(f"tool {tool.name!r}: input_schema is not valid JSON Schema: {problem}")
 

@@ -27,6 +27,7 @@ chunked: when one chunk completes events and then hits a bad frame,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import FrameTooLarge, TruncatedStream, WireError
 
@@ -55,6 +56,14 @@ class SSEMessage:
     retry: int | None = None
 
 
+# An SSEMessage made from its fields by its slots' own setters: a third cheaper than its frozen __init__.
+_SLOTS: dict[str, Any] = dict(vars(SSEMessage))
+_new_message = object.__new__
+_set_event = _SLOTS["event"].__set__
+_set_data = _SLOTS["data"].__set__
+_set_id = _SLOTS["id"].__set__
+_set_retry = _SLOTS["retry"].__set__
+
 #: One dispatched event as :meth:`SSEDecoder.feed_fields` gives it: the fields of its
 #: :class:`SSEMessage`, in their order (``event``, ``data``, ``id``, ``retry``).
 SSEFields = tuple[str | None, str, str | None, int | None]
@@ -75,7 +84,8 @@ class SSEDecoder:
     ) -> None:
         self.max_line_bytes = max_line_bytes
         self.max_event_bytes = max_event_bytes
-        self._partial = bytearray()  # the unterminated tail of the input
+        self._partial = bytearray()  # the unterminated tail of the input, when it grew over several reads
+        self._tail: bytes = b""  # the unterminated tail of the input, when the last read ended a line
         self._at_start = True  # a BOM may still arrive
         self._skip_lf = False  # the last chunk ended in CR: a leading LF completes a CRLF
         self._broken: str | None = None
@@ -112,7 +122,17 @@ class SSEDecoder:
             events came before it in this chunk, they are returned and the
             error is raised by the next call instead).
         """
-        return [SSEMessage(*fields) for fields in self.feed_fields(chunk)]
+        # feed_fields written out (a call less per network read, which is often a few dozen bytes).
+        if self._pending_error is not None or self._broken is not None:
+            self._raise_pending()
+        out: list[Any] = []
+        try:
+            self._feed(chunk, out, True)
+        except WireError as exc:
+            if not out:
+                raise
+            self._pending_error = exc
+        return out
 
     def feed_fields(self, chunk: bytes) -> list[SSEFields]:
         """:meth:`feed`, each event given as the tuple of its fields rather than an :class:`SSEMessage`.
@@ -121,7 +141,8 @@ class SSEDecoder:
         host's framing makes a ``WireEvent`` of each): an event costs no
         message object in between. Same events, same order, same errors.
         """
-        self._raise_pending()
+        if self._pending_error is not None or self._broken is not None:
+            self._raise_pending()
         out: list[SSEFields] = []
         try:
             self._feed(chunk, out)
@@ -131,14 +152,14 @@ class SSEDecoder:
             self._pending_error = exc
         return out
 
-    def _feed(self, chunk: bytes, out: list[SSEFields]) -> None:
-        if not chunk:
-            return
+    def _start(self, chunk: bytes) -> bytes | None:
+        """``chunk`` without a leading byte order mark or the LF of a CRLF split across chunks; ``None``
+        while the first bytes may still be a byte order mark."""
         if self._at_start:
             head = bytes(self._partial) + bytes(chunk)
             if len(head) < len(_BOM) and _BOM.startswith(head):
                 self._partial = bytearray(head)
-                return
+                return None
             self._at_start = False
             self._partial = bytearray()
             chunk = head[len(_BOM) :] if head.startswith(_BOM) else head
@@ -146,26 +167,45 @@ class SSEDecoder:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-        partial = self._partial
-        has_cr = b"\r" in chunk
-        if not has_cr and b"\n" not in chunk:
+        return chunk
+
+    def _feed(self, chunk: bytes, out: list[Any], messages: bool = False) -> None:
+        """Decode ``chunk``, adding each event it completes to ``out``: an :class:`SSEMessage` if ``messages``,
+        else the tuple of its fields."""
+        # Called once per network read, often of a few dozen bytes (bench_sse's 64-byte chunks): the
+        # per-call work is a few membership tests, and the unterminated tail is kept as the bytes object
+        # split gave, joined to the next read by one concatenation.
+        if not chunk:
+            return
+        if self._at_start or self._skip_lf:
+            started = self._start(chunk)
+            if started is None:
+                return
+            chunk = started
+        if b"\n" not in chunk and b"\r" not in chunk:
+            partial = self._partial  # a line arriving in many reads grows here, not by copies of bytes
+            if self._tail:
+                partial += self._tail
+                self._tail = b""
             partial += chunk
             if len(partial) > self.max_line_bytes:
-                self._fail(
-                    f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
-                )
+                self._fail(f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended")
             return
-        if has_cr:
+        if b"\r" in chunk:
             # Normalize every line end to LF. A CR at the very end may be the
             # first half of a CRLF whose LF comes with the next chunk.
             if chunk.endswith(b"\r"):
                 self._skip_lf = True
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        lines = chunk.split(b"\n")
-        if partial:
-            partial += lines[0]
-            lines[0] = bytes(partial)
+        # What came before holds no line end: joined first, the chunk's first line is whole.
+        if self._tail:
+            chunk = self._tail + chunk
+        elif self._partial:
+            partial = self._partial
+            partial += chunk
+            chunk = bytes(partial)
             partial.clear()
+        lines = chunk.split(b"\n")
         tail = lines.pop()
         max_line = self.max_line_bytes
         # The per-line work is inlined, against a _line method: bench_sse's corpus in per-event chunks
@@ -173,40 +213,60 @@ class SSEDecoder:
         for line in lines:
             if not line:
                 if self._pending:
-                    if self._data:
+                    if self._data and messages:
+                        # What SSEMessage's frozen __init__ does, without its four object.__setattr__ calls.
+                        message = _new_message(SSEMessage)
+                        _set_event(message, self._event)
+                        _set_data(message, "\n".join(self._data))
+                        _set_id(message, self._last_id)
+                        _set_retry(message, self._retry)
+                        out.append(message)
+                    elif self._data:
                         out.append((self._event, "\n".join(self._data), self._last_id, self._retry))
-                    self._reset_event()
+                    self._data = []
+                    self._data_bytes = 0
+                    self._event = self._retry = None
+                    self._pending = False
                 continue
             if len(line) > max_line:
                 self._fail(f"an SSE line of {len(line)} bytes is longer than {max_line}")
-            if line[:6] == b"data: ":  # nearly every line: its field known without a split
-                name, value = b"data", line[6:]
+            if line.startswith(b"data: "):  # nearly every line: its field known without a split
+                value = line[6:]
+            elif line.startswith(b"event: "):  # and most of the others
+                try:  # strict UTF-8 first: cheaper to call than the "replace" handler, which only a bad byte needs
+                    self._event = line[7:].decode()
+                except UnicodeDecodeError:
+                    self._event = line[7:].decode("utf-8", "replace")
+                self._pending = True
+                continue
             elif line[0] == 0x3A:  # ":" comment
                 continue
             else:
                 name, colon, value = line.partition(b":")
                 if colon and value[:1] == b" ":
                     value = value[1:]
+                if name != b"data":
+                    self._pending = True
+                    if name == b"event":
+                        self._event = value.decode("utf-8", "replace")
+                    elif name == b"id":
+                        if b"\0" not in value:
+                            self._last_id = value.decode("utf-8", "replace")
+                    elif name == b"retry" and value.isdigit():
+                        self._retry = int(value)
+                    continue
             self._pending = True
-            if name == b"data":
-                self._data_bytes += len(value) + 1
-                if self._data_bytes > self.max_event_bytes:
-                    self._fail(f"an SSE event's data is larger than {self.max_event_bytes} bytes")
+            self._data_bytes += len(value) + 1
+            if self._data_bytes > self.max_event_bytes:
+                self._fail(f"an SSE event's data is larger than {self.max_event_bytes} bytes")
+            try:
+                self._data.append(value.decode())
+            except UnicodeDecodeError:
                 self._data.append(value.decode("utf-8", "replace"))
-            elif name == b"event":
-                self._event = value.decode("utf-8", "replace")
-            elif name == b"id":
-                if b"\0" not in value:
-                    self._last_id = value.decode("utf-8", "replace")
-            elif name == b"retry" and value.isdigit():
-                self._retry = int(value)
         # The unterminated tail is checked last, so the events before it are kept.
-        if tail:
-            partial += tail
-            if len(partial) > self.max_line_bytes:
-                self._fail(
-                    f"an SSE line is longer than {self.max_line_bytes} bytes and has not ended"
-                )
+        if len(tail) > max_line:
+            self._fail(f"an SSE line is longer than {max_line} bytes and has not ended")
+        self._tail = tail
 
     def close(self) -> list[SSEMessage]:
         """End of the stream.
@@ -222,8 +282,9 @@ class SSEDecoder:
         if self._broken is not None:
             return []  # the error was raised already
         truncated = bool(self._partial) and not (self._at_start and _BOM.startswith(self._partial))
-        truncated = truncated or self._pending
+        truncated = truncated or bool(self._tail) or self._pending
         self._partial = bytearray()
+        self._tail = b""
         self._reset_event()
         if truncated:
             raise TruncatedStream(

@@ -1,0 +1,89 @@
+"""What a first agent loads: building one with a plain-schema tool and sending its first request.
+
+Each check runs in a fresh interpreter and reads ``sys.modules`` at the end,
+so what is asserted is what a user's process loaded. jsonschema (and what it
+stands on) is the largest library the loop could load; a plain schema never
+needs it, so it loads only when a schema or an argument does.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+#: jsonschema and the libraries only it brings.
+SCHEMA_LIBRARIES = ("jsonschema", "jsonschema_specifications", "referencing", "rpds")
+
+FIRST_USE = """
+import json, sys
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
+from agentkit.plugin_api import Tool, ToolResultMessage, hookimpl
+from agentkit.testing import Script, Turn, text, tool_call
+
+def count(n: int, label: str = "") -> int:
+    '''Return n.'''
+    return n
+
+class Tools:
+    @hookimpl
+    def agentkit_register_tools(self, register):
+        register(Tool.from_function(count))
+
+ARGUMENTS = json.loads(sys.argv[1])
+SCAN = sys.argv[2] == "scan"
+script = Script([Turn([tool_call("count", arguments) for arguments in ARGUMENTS]), Turn([text("done")])])
+host = PluginHost()
+if SCAN:
+    host.load_entry_points()
+else:
+    from agentkit_provider_faux import FauxProvider
+
+    class Faux:
+        @hookimpl
+        def agentkit_register_providers(self, register):
+            register(FauxProvider())
+
+    host.register(Faux(), name="faux")
+host.register(Tools(), name="tools")
+agent = Agent(AgentConfig(model="faux/scripted", tools=["count"], trust=Trust(before_tool_call=allow_all),
+                          connection=Connection(transport=script)), host=host)
+built = sorted(sys.modules)
+result = agent.run_sync("go")
+print(json.dumps({"built": built, "ran": sorted(sys.modules), "outcome": result.outcome,
+                  "results": [m.text for m in result.messages if isinstance(m, ToolResultMessage)]}))
+"""
+
+
+def _first_use(arguments: list[dict], plugins: str = "scan") -> dict:
+    """Run the first use in a fresh interpreter; ``plugins`` is ``scan`` (every installed plugin, from
+    metadata) or ``given`` (the host is handed the scripted provider and the tool)."""
+    out = subprocess.run([sys.executable, "-c", FIRST_USE, json.dumps(arguments), plugins], capture_output=True,
+                         text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _loaded(modules: list[str], prefixes: tuple[str, ...]) -> set[str]:
+    return {name for name in modules if any(name == p or name.startswith(p + ".") for p in prefixes)}
+
+
+def test_a_plain_schema_tool_and_its_valid_calls_never_load_jsonschema():
+    seen = _first_use([{"n": 1}, {"n": 2, "label": "x"}])
+    assert seen["outcome"] == "completed" and len(seen["results"]) == 2
+    assert _loaded(seen["built"], SCHEMA_LIBRARIES) == set()
+    assert _loaded(seen["ran"], SCHEMA_LIBRARIES) == set()
+
+
+def test_arguments_the_quick_check_cannot_vouch_for_load_jsonschema_and_get_its_errors():
+    seen = _first_use([{"n": "three"}])
+    assert "jsonschema" in seen["ran"]
+    assert "'three' is not of type 'integer'" in seen["results"][0]
+
+
+def test_a_host_given_its_plugins_reads_no_distribution_metadata():
+    """The metadata scan (the importlib_metadata backport) and requirement checks are for plugins found
+    through their distributions."""
+    seen = _first_use([{"n": 1}], plugins="given")
+    assert seen["outcome"] == "completed"
+    assert _loaded(seen["ran"], ("importlib_metadata", *SCHEMA_LIBRARIES)) == set()
