@@ -70,7 +70,7 @@ from ._guard import (
 from ._spooled_results import settle_spooled
 from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
-from ._thread_batch import HANDLER_GRACE, ThreadBatch, tool_timeout_of
+from ._thread_batch import HANDLER_GRACE, ThreadBatch, ThreadCall, tool_timeout_of
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
     Rendered,
@@ -215,15 +215,17 @@ class ToolBatch:
             try:
                 for item in inline:
                     item.result = await self._execute(item)
-                launches.extend([*map(self._launch, asynchronous), *(threads.launched if threads else ())])
+                launches.extend(map(self._launch, asynchronous))
                 if launches:
                     await settle_all(launches, self.stop, HANDLER_GRACE, just_launched=True)
+                if threads is not None:
+                    await threads.settle()
             finally:
                 if threads is not None:
                     threads.close()
                 for launched in launches:
                     launched.future.cancel()  # only when this batch itself was cancelled
-            for item, launched in zip([*asynchronous, *threaded], launches, strict=True):
+            for item, launched in zip([*asynchronous, *threaded], [*launches, *(threads.calls if threads else ())], strict=True):
                 item.result = await self._conclude(item, launched)
 
     def not_executed(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultMessage]:
@@ -411,16 +413,14 @@ class ToolBatch:
 
     def _start_threads(self, threaded: list[_Call]) -> ThreadBatch:
         """Hand the sync calls to worker threads; each result is rendered in its thread too (see :meth:`_execute`)."""
-        threads = ThreadBatch()
+        threads = ThreadBatch(self.stop, HANDLER_GRACE)
         for item in threaded:
-            tool = item.tool
-            assert tool is not None
+            tool: Tool = item.tool  # type: ignore[assignment]  # admitted calls have their tool
             threads.add(call_and_render, tool.handler, self._render, item.arguments, self._context(item, tool),
                         timeout=tool_timeout_of(tool, self.tool_timeout), name=f"tool-{tool.name}")
-        threads.start()
-        return threads
+        return threads.start()
 
-    async def _conclude(self, item: _Call, launched: Launched) -> ToolResult:
+    async def _conclude(self, item: _Call, launched: Launched | ThreadCall) -> ToolResult:
         """The result of a settled call (an async handler's own value, or a sync handler's rendered one)."""
         try:
             value = launched.outcome()

@@ -2,23 +2,25 @@
 
 A sync handler never runs on the loop's thread (unless it says it is
 ``INLINE``): one that blocks would freeze the loop and every agent on it.
-Waking a worker thread costs about 90 µs of CPU and several context switches
-per call, more than a cheap handler itself. So the calls of a batch go into
-one queue, and a single worker drains it, one call after another, handing
-each outcome back as it finishes (:class:`~._guard._Handback` folds a burst of
-them into one wake-up of the loop).
+Waking a worker thread, and settling a future per call, cost more than a
+cheap handler itself. So the calls of a batch go into one queue that a single
+worker drains, one call after another; the last call to finish wakes the loop
+once, for the whole batch (through :class:`~._guard._Handback`).
 
 A call that blocks (a sleep, I/O, a lock) must not hold up the calls queued
-behind it. While calls are waiting, the loop looks every :data:`SPREAD_TICK`
-seconds: when no call finished during a whole tick, each waiting call gets a
-worker of its own, as every call had before. Calls that block therefore still
-run side by side; they start at most about two ticks later than a call with a
-thread to itself would (decision 0051). Each call keeps its own deadline and
-the run's stop (:func:`~._guard.settle_all`): a call given up on before it
-started never starts.
+behind it. While calls are waiting, the loop looks in every
+:data:`SPREAD_TICK` seconds: when no call finished during a whole tick, each
+waiting call gets a worker of its own, as every call had before. Calls that
+block therefore still run side by side; they start at most about two ticks
+later than with a thread each (decision 0051). Each call keeps its own
+deadline, and the run's stop its grace, as :func:`~._guard.settle_all` gives
+them: the loop looks in at the nearest deadline and as soon as the stop
+reaches it, gives up on the calls past their limit, and a call given up on
+before it started never starts.
 
-bench_loop, 50 sync calls per turn: 4.8x the floor's instructions per turn
-with a worker woken per call; see decision 0051 for the figures this buys.
+bench_loop, a plain sync tool, 3 calls a turn: 2.32M instructions a turn with a
+worker and a future per call, 2.05M with one worker and a future per call
+(1.65M with the tool ``INLINE``); see decision 0051 for this module's figures.
 """
 
 from __future__ import annotations
@@ -31,79 +33,148 @@ from typing import Any
 
 from agentkit.plugin_api import Tool
 
-from ._guard import _WORKERS, Launched, _handback
+from ._guard import _WORKERS, Abandoned, TimedOut, _unwrap
+from ._guard import _handback as handback_of
+from ._stopping.run_stop import STOP_BUDGET, RunStop
 
-__all__ = ["HANDLER_GRACE", "SPREAD_TICK", "ThreadBatch", "tool_timeout_of"]
+__all__ = ["HANDLER_GRACE", "SPREAD_TICK", "ThreadBatch", "ThreadCall", "tool_timeout_of"]
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.
 HANDLER_GRACE = 0.5
 #: Seconds without any call of the batch finishing before each waiting call gets a worker of its own.
 SPREAD_TICK = 0.005
 
-_Job = tuple["asyncio.Future[Any]", Callable[..., Any], tuple[Any, ...], str]
+
+class ThreadCall:
+    """One sync call of a :class:`ThreadBatch`: its deadline, then its outcome or the verdict on it."""
+
+    __slots__ = ("deadline", "done", "verdict")
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.done: tuple[bool, Any] | None = None  # set by its worker: (returned, value or exception)
+        self.verdict: Exception | None = None  # TimedOut or Abandoned once given up on
+
+    def outcome(self) -> Any:
+        """The call's value; what it raised (as :func:`~._guard.guarded_call` would), or the verdict, is raised."""
+        if self.verdict is not None:
+            raise self.verdict
+        assert self.done is not None  # settled: finished, or given a verdict
+        return _unwrap(*self.done)
+
+
+_Job = tuple[ThreadCall, Callable[..., Any], tuple[Any, ...], str]
 
 
 class ThreadBatch:
-    """Sync calls started together on one worker; :attr:`launched` holds one :class:`Launched` per call."""
+    """Sync calls run by worker threads, started together (:meth:`start`) and awaited together (:meth:`settle`).
 
-    def __init__(self) -> None:
+    :param stop: the run's stop; once it reaches the loop, running calls have ``grace`` more seconds.
+    """
+
+    def __init__(self, stop: RunStop | None, grace: float) -> None:
         self._loop = asyncio.get_running_loop()
-        self._handback = _handback(self._loop)
+        self._stop, self._grace = stop, grace
+        #: The calls added, in order.
+        self.calls: list[ThreadCall] = []
         self._waiting: collections.deque[_Job] = collections.deque()
-        self._finished = 0  # calls finished so far (written by the workers; read by the loop's tick)
-        self._seen = 0  # ``_finished`` at the last tick
+        self._finished: list[ThreadCall] = []  # appended by the workers (one append is atomic)
+        self._seen = 0  # how many had finished at the last tick
+        self._spread = False
         self._timer: asyncio.TimerHandle | None = None
-        #: The calls added, in order, for :func:`~._guard.settle_all`.
-        self.launched: list[Launched] = []
+        self._settled: asyncio.Future[None] = self._loop.create_future()
+        self._handback = handback_of(self._loop)
 
     def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, name: str) -> None:
-        """Queue ``function(*args)``, with its own deadline; :meth:`start` starts the batch."""
-        loop = self._loop
-        future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
-        self._waiting.append((future, function, args, f"agentkit-{name}"))
-        self.launched.append(Launched(future, None if timeout is None else loop.time() + timeout))
+        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from now)."""
+        call = ThreadCall(None if timeout is None else self._loop.time() + timeout)
+        self.calls.append(call)
+        self._waiting.append((call, function, args, f"agentkit-{name}"))
 
-    def start(self) -> None:
-        """Hand the queued calls to one worker, and look in on them every tick while some wait."""
-        if self._waiting:
-            _WORKERS.submit(self._drain, "agentkit-tools")
-            self._timer = self._loop.call_later(SPREAD_TICK, self._tick)
+    def start(self) -> ThreadBatch:
+        """Hand the queued calls to one worker; look in on them while some wait, at a deadline, at the stop."""
+        if not self.calls:
+            self._settled.set_result(None)
+            return self
+        _WORKERS.submit(self._drain, "agentkit-tools")
+        self._timer = self._loop.call_later(SPREAD_TICK, self._look_in)
+        if self._stop is not None:
+            self._stop.reached().add_done_callback(self._look_in)
+        return self
+
+    async def settle(self) -> None:
+        """Wait until every call finished or was given up on; the loop is free meanwhile."""
+        await self._settled
 
     def close(self) -> None:
         """Stop looking in; a call still waiting now was given up on, and never starts."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._stop is not None:
+            self._stop.reached().remove_done_callback(self._look_in)
         self._waiting.clear()
 
     def _drain(self) -> None:
-        waiting, current = self._waiting, threading.current_thread()
+        waiting, finished, total = self._waiting, self._finished, len(self.calls)
+        current = threading.current_thread()
         while True:
             try:
-                future, function, args, name = waiting.popleft()
+                call, function, args, name = waiting.popleft()
             except IndexError:
                 return
-            if future.done():  # given up on (deadline, stop) before it started
+            if call.verdict is not None:  # given up on (deadline, stop) before it started
                 continue
             if current.name != name:
                 current.name = name  # what a thread dump shows is the call it serves
             try:
-                outcome: tuple[bool, Any] = (True, function(*args))
+                call.done = (True, function(*args))
             except BaseException as exc:  # everything is handed back to the loop
-                outcome = (False, exc)
-            self._finished += 1  # a lost update only makes one tick spread early
-            self._handback.put(future, outcome)
+                call.done = (False, exc)
+            finished.append(call)
+            if len(finished) == total:  # the last one wakes the loop, once for the batch
+                self._handback.put(self._settled, None)
 
-    def _tick(self) -> None:
-        self._timer = None
-        if not self._waiting:
+    def _look_in(self, *_called_by: object) -> None:
+        """Give up on the calls past their limit, spread the waiting ones if none finished; settle or look in later."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._settled.done():
             return
-        if self._finished == self._seen:  # the running call took a whole tick: it may block the rest
-            for _ in range(len(self._waiting)):
-                _WORKERS.submit(self._drain, "agentkit-tools")
+        now = self._loop.time()
+        stop, stop_limit = self._stop, None
+        if stop is not None and stop.at is not None and stop.event.is_set():
+            stop_limit = min(stop.at + self._grace, stop.at + STOP_BUDGET)
+        nearest, running = None, False
+        for call in self.calls:
+            if call.done is not None or call.verdict is not None:
+                continue
+            limit = call.deadline
+            if stop_limit is not None:
+                limit = stop_limit if limit is None else min(limit, stop_limit)
+            if limit is not None and limit <= now:
+                stopped = stop_limit is not None and (call.deadline is None or now < call.deadline)
+                call.verdict = (Abandoned("the run was stopped before the call returned") if stopped
+                                else TimedOut("the call did not return before its deadline"))
+                continue
+            running = True
+            if limit is not None and (nearest is None or limit < nearest):
+                nearest = limit
+        if not running:
+            self._settled.set_result(None)
             return
-        self._seen = self._finished
-        self._timer = self._loop.call_later(SPREAD_TICK, self._tick)
+        if self._waiting and not self._spread:
+            if len(self._finished) == self._seen:  # the running call took a whole tick: it may block the rest
+                self._spread = True
+                for _ in range(len(self._waiting)):
+                    _WORKERS.submit(self._drain, "agentkit-tools")
+            else:
+                self._seen = len(self._finished)
+                tick = now + SPREAD_TICK
+                nearest = tick if nearest is None else min(nearest, tick)
+        if nearest is not None:
+            self._timer = self._loop.call_at(nearest, self._look_in)
 
 
 def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
