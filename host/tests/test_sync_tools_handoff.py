@@ -20,7 +20,7 @@ import pytest
 from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
-from agentkit.host import Trust, _guard, allow_all
+from agentkit.host import Timeouts, Trust, _guard, allow_all
 from agentkit.plugin_api import ExecutionMode, Tool, ToolResultMessage
 
 LONG_ENOUGH = 30  # seconds a test's own wait may take before it fails instead of hanging
@@ -202,3 +202,32 @@ def test_an_abort_ends_a_batch_of_sync_calls_that_all_block() -> None:
         aborter.join(LONG_ENOUGH)
     assert result.outcome == "aborted"
     assert [e["error"] for e in envelopes(result)] == ["aborted"] * 3
+
+
+def test_a_call_given_up_on_never_keeps_the_batch_from_settling_when_its_sibling_returns() -> None:
+    """One call is past its deadline and never returns; its sibling, with no deadline, returns later."""
+    release = threading.Event()
+
+    def stuck() -> str:
+        """Never return in time."""
+        release.wait(LONG_ENOUGH)
+        return "too late"
+
+    def later() -> str:
+        """Return after the sibling was given up on."""
+        threading.Event().wait(0.6)
+        return "later"
+
+    plugin = ToolsPlugin(Tool.from_function(stuck, timeout=0.2), Tool.from_function(later))
+    agent, _ = make_agent([Turn([tool_call("later"), tool_call("stuck")]), Turn([text("ok")])], plugin,
+                          timeouts=Timeouts(tool=None))
+    watchdog = threading.Timer(LONG_ENOUGH / 2, release.set)  # a batch that waited for the stuck call ends here
+    watchdog.start()
+    try:
+        result = agent.run_sync("go")
+        released_first = release.is_set()
+    finally:
+        release.set()
+        watchdog.cancel()
+    assert not released_first, "the batch waited for a call it had given up on"
+    assert [e.get("data", e.get("error")) for e in envelopes(result)] == ["later", "timeout"]

@@ -80,6 +80,9 @@ class ThreadBatch:
         self._waiting: collections.deque[_Job] = collections.deque()
         self._finished: list[ThreadCall] = []  # appended by the workers (one append is atomic)
         self._seen = 0  # how many had finished at the last tick
+        # The calls neither finished nor given up on; the lock makes each call leave the count once.
+        self._open = 0
+        self._lock = threading.Lock()
         self._spread = False
         self._timer: asyncio.TimerHandle | None = None
         self._settled: asyncio.Future[None] = self._loop.create_future()
@@ -89,6 +92,7 @@ class ThreadBatch:
         """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from now)."""
         call = ThreadCall(None if timeout is None else self._loop.time() + timeout)
         self.calls.append(call)
+        self._open += 1
         self._waiting.append((call, function, args, f"agentkit-{name}"))
 
     def start(self) -> ThreadBatch:
@@ -116,7 +120,7 @@ class ThreadBatch:
         self._waiting.clear()
 
     def _drain(self) -> None:
-        waiting, finished, total = self._waiting, self._finished, len(self.calls)
+        waiting, finished, lock = self._waiting, self._finished, self._lock
         current = threading.current_thread()
         while True:
             try:
@@ -128,12 +132,20 @@ class ThreadBatch:
             if current.name != name:
                 current.name = name  # what a thread dump shows is the call it serves
             try:
-                call.done = (True, function(*args))
+                outcome: tuple[bool, Any] = (True, function(*args))
             except BaseException as exc:  # everything is handed back to the loop
-                call.done = (False, exc)
+                outcome = (False, exc)
             finished.append(call)
-            if len(finished) == total:  # the last one wakes the loop, once for the batch
+            with lock:
+                call.done = outcome
+                last = call.verdict is None and self._leave()
+            if last:  # the last one wakes the loop, once for the batch
                 self._handback.put(self._settled, None)
+
+    def _leave(self) -> bool:
+        """Count a call out (holding the lock); whether it was the last one open."""
+        self._open -= 1
+        return not self._open
 
     def _look_in(self, *_called_by: object) -> None:
         """Give up on the calls past their limit, spread the waiting ones if none finished; settle or look in later."""
@@ -146,7 +158,7 @@ class ThreadBatch:
         stop, stop_limit = self._stop, None
         if stop is not None and stop.at is not None and stop.event.is_set():
             stop_limit = min(stop.at + self._grace, stop.at + STOP_BUDGET)
-        nearest, running = None, False
+        nearest = None
         for call in self.calls:
             if call.done is not None or call.verdict is not None:
                 continue
@@ -155,13 +167,15 @@ class ThreadBatch:
                 limit = stop_limit if limit is None else min(limit, stop_limit)
             if limit is not None and limit <= now:
                 stopped = stop_limit is not None and (call.deadline is None or now < call.deadline)
-                call.verdict = (Abandoned("the run was stopped before the call returned") if stopped
-                                else TimedOut("the call did not return before its deadline"))
+                with self._lock:
+                    if call.done is None:  # else it has just finished: its own outcome stands
+                        call.verdict = (Abandoned("the run was stopped before the call returned") if stopped
+                                        else TimedOut("the call did not return before its deadline"))
+                        self._leave()
                 continue
-            running = True
             if limit is not None and (nearest is None or limit < nearest):
                 nearest = limit
-        if not running:
+        if not self._open:  # every call finished or was given up on
             self._settled.set_result(None)
             return
         if self._waiting and not self._spread:
