@@ -9,10 +9,11 @@ once, for the whole batch (through :class:`~._guard._Handback`).
 
 A call that blocks (a sleep, I/O, a lock) must not hold up the calls queued
 behind it. While calls are waiting, the loop looks in every
-:data:`SPREAD_TICK` seconds: when no call finished during a whole tick, each
-waiting call gets a worker of its own, as every call had before. Calls that
-block therefore still run side by side; they start at most about two ticks
-later than with a thread each (decision 0051). Each call keeps its own
+:data:`SPREAD_TICK` seconds: when one call has been running for a whole tick
+and none began or finished meanwhile, each waiting call gets a worker of its
+own, as every call had before. Calls that block therefore still run side by
+side; they start at most about two ticks later than with a thread each
+(decision 0051). Each call keeps its own
 deadline, and the run's stop its grace, as :func:`~._guard.settle_all` gives
 them: the loop looks in at the nearest deadline and as soon as the stop
 reaches it, gives up on the calls past their limit, and a call given up on
@@ -41,7 +42,7 @@ __all__ = ["HANDLER_GRACE", "SPREAD_TICK", "ThreadBatch", "ThreadCall", "tool_ti
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.
 HANDLER_GRACE = 0.5
-#: Seconds without any call of the batch finishing before each waiting call gets a worker of its own.
+#: Seconds a call may run, with others waiting behind it, before each waiting call gets a worker of its own.
 SPREAD_TICK = 0.005
 
 
@@ -79,7 +80,8 @@ class ThreadBatch:
         self.calls: list[ThreadCall] = []
         self._waiting: collections.deque[_Job] = collections.deque()
         self._finished: list[ThreadCall] = []  # appended by the workers (one append is atomic)
-        self._seen = 0  # how many had finished at the last tick
+        self._begun = 0  # calls begun, by the one worker there is until the calls spread
+        self._seen = (0, 0)  # calls begun and finished at the last tick
         # The calls neither finished nor given up on; the lock makes each call leave the count once.
         self._open = 0
         self._lock = threading.Lock()
@@ -131,6 +133,7 @@ class ThreadBatch:
                 continue
             if current.name != name:
                 current.name = name  # what a thread dump shows is the call it serves
+            self._begun += 1
             try:
                 outcome: tuple[bool, Any] = (True, function(*args))
             except BaseException as exc:  # everything is handed back to the loop
@@ -179,12 +182,15 @@ class ThreadBatch:
             self._settled.set_result(None)
             return
         if self._waiting and not self._spread:
-            if len(self._finished) == self._seen:  # the running call took a whole tick: it may block the rest
+            progress = (self._begun, len(self._finished))
+            if progress == self._seen and progress[0] > progress[1]:
+                # One call has run for a whole tick, nothing else moved: it may block the rest. (A worker
+                # not yet scheduled is the system's matter; more of them would not run sooner.)
                 self._spread = True
                 for _ in range(len(self._waiting)):
                     _WORKERS.submit(self._drain, "agentkit-tools")
             else:
-                self._seen = len(self._finished)
+                self._seen = progress
                 tick = now + SPREAD_TICK
                 nearest = tick if nearest is None else min(nearest, tick)
         if nearest is not None:
