@@ -8,10 +8,10 @@ Three phases:
    hooks (only for calls the embedder allowed);
 2. execute: the abort decision is taken once, here, before any handler
    starts; then every runnable handler runs, concurrently unless one tool of
-   the batch is sequential (sync handlers in daemon threads, async ones as
-   tasks, ``INLINE`` sync ones on the loop's thread, one after another).
-   Each call is awaited on its own, so a failing call never cancels its
-   siblings: no fail-fast group is used;
+   the batch is sequential (sync handlers in daemon threads, handed over
+   together: :mod:`._thread_batch`; async ones as tasks; ``INLINE`` sync ones
+   on the loop's thread, one after another). Each call is settled on its own:
+   a failing call never cancels its siblings (no fail-fast group is used);
 3. finalize, in call order: the result message (made JSON-safe; past
    ``max_result_chars``, stored as an artifact the model gets a preview of,
    see :mod:`._artifact_results`), ``agentkit_after_tool_call``, the end event.
@@ -69,6 +69,7 @@ from ._guard import (
 from ._spooled_results import settle_spooled
 from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
+from ._thread_batch import HANDLER_GRACE, ThreadBatch, ThreadCall, tool_timeout_of
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
     Rendered,
@@ -208,28 +209,24 @@ class ToolBatch:
             for item in runnable:
                 item.result = await self._execute(item)
         elif runnable:
-            # Async handlers run in a task each, settled together below; sync ones
-            # that are not inline wait for their thread in a task each.
-            tasks = [asyncio.ensure_future(self._execute(item)) for item in threaded]
+            # Sync calls go to worker threads at once (:mod:`._thread_batch`), async ones each in a task.
+            threads = self._start_threads(threaded) if threaded else None
             launches: list[Launched] = []
             try:
                 for item in inline:
                     item.result = await self._execute(item)
-                for item in asynchronous:
-                    launches.append(self._launch(item))
+                launches.extend(map(self._launch, asynchronous))
                 if launches:
-                    await settle_all(launches, self.stop, _HANDLER_GRACE, just_launched=True)
-                if tasks:
-                    await asyncio.wait(tasks)  # each guarded: none raises, none cancels a sibling
+                    await settle_all(launches, self.stop, HANDLER_GRACE, just_launched=True)
+                if threads is not None:
+                    await threads.settle()
             finally:
-                for task in tasks:
-                    task.cancel()  # only when this batch itself was cancelled
+                if threads is not None:
+                    threads.close()
                 for launched in launches:
-                    launched.future.cancel()  # likewise: a settled one is done already
-            for item, launched in zip(asynchronous, launches, strict=True):
-                item.result = self._conclude(item, launched)
-            for item, task in zip(threaded, tasks, strict=True):
-                item.result = task.result()
+                    launched.future.cancel()  # only when this batch itself was cancelled
+            for item, launched in zip([*asynchronous, *threaded], [*launches, *(threads.calls if threads else ())], strict=True):
+                item.result = await self._conclude(item, launched)
 
     def not_executed(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultMessage]:
         """Answer calls of a response cut by the output limit without running them."""
@@ -414,12 +411,26 @@ class ToolBatch:
         return launch(tool.handler, item.arguments, self._context(item, tool),
                       timeout=tool_timeout_of(tool, self.tool_timeout))
 
-    def _conclude(self, item: _Call, launched: Launched) -> ToolResult:
+    def _start_threads(self, threaded: list[_Call]) -> ThreadBatch:
+        """Hand the sync calls to worker threads; each result is rendered in its thread too (see :meth:`_execute`)."""
+        threads = ThreadBatch(self.stop, HANDLER_GRACE)
+        for item in threaded:
+            tool: Tool = item.tool  # type: ignore[assignment]  # admitted calls have their tool
+            threads.add(call_and_render, tool.handler, self._render, item.arguments, self._context(item, tool),
+                        timeout=tool_timeout_of(tool, self.tool_timeout), name=f"tool-{tool.name}")
+        return threads.start()
+
+    async def _conclude(self, item: _Call, launched: Launched | ThreadCall) -> ToolResult:
+        """The result of a settled call (an async handler's own value, or a sync handler's rendered one)."""
         try:
             value = launched.outcome()
+            if not item.asynchronous and not isinstance(value, Rendered):  # a sync handler's coroutine
+                remaining = None if launched.deadline is None else max(0.0, launched.deadline - asyncio.get_running_loop().time())
+                value = await guarded_call(awaiting(value), timeout=remaining, stop=self.stop,
+                                           grace=HANDLER_GRACE, name=f"tool-{item.call.name}")
         except Exception as exc:
             return self._failure(item, exc)
-        return as_result(value)  # an async handler's own value: nothing was rendered beforehand
+        return self._success(item, value)
 
     async def _execute(self, item: _Call) -> ToolResult:
         tool = item.tool
@@ -441,7 +452,7 @@ class ToolBatch:
             else:
                 handler = functools.partial(call_and_render, tool.handler, self._render)
             value = await guarded_call(handler, *arguments, timeout=tool_timeout_of(tool, self.tool_timeout),
-                                       stop=self.stop, grace=_HANDLER_GRACE, name=f"tool-{tool.name}")
+                                       stop=self.stop, grace=HANDLER_GRACE, name=f"tool-{tool.name}")
         except Exception as exc:
             return self._failure(item, exc)
         return self._success(item, value)
@@ -487,12 +498,3 @@ class ToolBatch:
     def _render(self, result: ToolResult) -> Rendering:
         """The envelope as JSON text, whether it is a success, and its images."""
         return render(result, self.admit_images)
-
-
-#: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.
-_HANDLER_GRACE = 0.5
-
-
-def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
-    """The tool's own deadline when it sets one, else the agent's."""
-    return tool.timeout if tool.timeout is not None else default
