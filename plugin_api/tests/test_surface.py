@@ -20,6 +20,7 @@ PINNED = [
     "provider_member", "schema_from_function",
     "PromptBlocked", "Retry", "RetryRequested",
     "AudioBlock", "DocumentBlock", "UserContent",
+    "ToolCallProgress",
 ]
 
 

@@ -47,6 +47,8 @@ def test_the_model_asks_the_remote_agent_and_the_task_id_is_in_the_audit_trail(c
         audit: list[Any] = []
         agent = Agent(AgentConfig(model="faux/scripted", root=tmp_path, tools=["a2a__weather"], audit=audit.append,
                                   connection=Connection(transport=calling("a2a__weather", "weather in Paris?"))))
+        events: list[Any] = []
+        agent.subscribe(events.append)
         result = agent.run_sync("ask the weather agent")
     envelope = result_of(result)
     assert envelope["ok"] is True
@@ -58,6 +60,14 @@ def test_the_model_asks_the_remote_agent_and_the_task_id_is_in_the_audit_trail(c
     assert task.tool_name == "a2a__weather"
     states = [record.details["state"] for record in records if record.kind == "a2a.progress"]
     assert states[0] in ("submitted", "working") and states[-1] == "completed"
+    # Whoever watches the run sees the remote's progress within the call, as tool_call_progress events.
+    kinds = [event.type for event in events]
+    call = kinds[kinds.index("tool_call_start"):kinds.index("tool_call_end") + 1]
+    reports = [event for event in events if event.type == "tool_call_progress"]
+    assert call == ["tool_call_start", *["tool_call_progress"] * len(reports), "tool_call_end"]
+    assert {event.tool_name for event in reports} == {"a2a__weather"}
+    assert [event.message.split(":")[0] for event in reports][-1] == "completed"
+    assert {event.message.split(":")[0] for event in reports} >= set(states)
 
 
 def test_a_conversation_with_the_remote_agent_continues_by_its_context_id(config_home: Path,

@@ -66,6 +66,7 @@ from ._guard import (
     launch,
     settle_all,
 )
+from ._progress import progress_for
 from ._spooled_results import settle_spooled
 from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
@@ -402,6 +403,7 @@ class ToolBatch:
             add_tools=self.add_tools,
             audit=None if self.audit_for is None else self.audit_for(tool.name, item.call.id),
             run_id=self.run_id,
+            progress=progress_for(self, item.call),
         )
 
     def _launch(self, item: _Call) -> Launched:

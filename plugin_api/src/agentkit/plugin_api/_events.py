@@ -17,7 +17,8 @@ A failed or cancelled response still ends with ``message_end``, its message
 stopped with ``error`` or ``aborted``.
 
 An agent run wraps those in ``agent_start`` / ``turn_start`` / ``tool_call_start``
-/ ``tool_call_end`` / ``turn_end`` / ``agent_end``; ``artifact_created`` comes
+/ ``tool_call_end`` / ``turn_end`` / ``agent_end``; a tool that reports how it is going adds
+``tool_call_progress`` events between its call's start and end; ``artifact_created`` comes
 before the ``tool_call_end`` of a result too long to inline. A structured run adds
 ``output_partial`` events as its output's JSON arrives. An agent with fallback
 models emits ``model_fallback`` when a turn's request goes to the next one. A refused answer or tool call
@@ -160,6 +161,32 @@ class ToolCallEnd:
     type: Literal["tool_call_end"] = field(default="tool_call_end", init=False)
 
 
+#: The most characters of a ``tool_call_progress`` message: a chatty tool (or the
+#: remote it relays) cannot flood the event stream with one report.
+MAX_PROGRESS_CHARS = 4096
+
+
+@dataclass(slots=True)
+class ToolCallProgress:
+    """A running tool call reported how it is going (``ToolContext.progress``).
+
+    Comes after the call's ``tool_call_start`` and before its ``tool_call_end``.
+    A ``message`` longer than 4096 characters (:data:`MAX_PROGRESS_CHARS`) is
+    cut to its first 4095 and an ellipsis.
+
+    .. versionadded:: 0.2
+    """
+
+    tool_use_id: str
+    tool_name: str
+    message: str
+    type: Literal["tool_call_progress"] = field(default="tool_call_progress", init=False)
+
+    def __post_init__(self) -> None:
+        if len(self.message) > MAX_PROGRESS_CHARS:
+            self.message = self.message[:MAX_PROGRESS_CHARS - 1] + "\u2026"
+
+
 @dataclass(slots=True)
 class ArtifactCreated:
     """A tool result longer than the inline limit was stored whole as an artifact.
@@ -278,7 +305,7 @@ class SubagentEvent:
 
 ProviderEvent: TypeAlias = MessageStart | BlockStart | BlockDelta | BlockEnd | MessageEnd
 Event: TypeAlias = (
-    ProviderEvent | AgentStart | SteeringMessage | TurnStart | ModelFallback | ToolCallStart | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
+    ProviderEvent | AgentStart | SteeringMessage | TurnStart | ModelFallback | ToolCallStart | ToolCallProgress | ArtifactCreated | ToolCallEnd | TurnEnd | AgentEnd
     | OutputPartial | SubagentEvent | PromptBlocked | RetryRequested
 )
 
@@ -295,6 +322,7 @@ _EVENT_TYPES: dict[str, type[Event]] = {
         TurnStart,
         ModelFallback,
         ToolCallStart,
+        ToolCallProgress,
         ArtifactCreated,
         ToolCallEnd,
         TurnEnd,

@@ -90,9 +90,16 @@ class ToolContext:
     :param run_id: the id of the run making the call (a durable run's is its
         workflow id, the same in every process that runs it); ``""`` outside
         an agent's run.
+    :param progress: ``progress(message)`` reports how the call is going (a
+        step done, a remote task's state), shown to whoever watches the run as
+        a ``tool_call_progress`` event between the call's ``tool_call_start``
+        and ``tool_call_end``; never seen by the model. ``message`` is a
+        ``str`` (anything else raises ``TypeError``), cut past 4096
+        characters. Callable from any thread; a report made after the call
+        or its run ended is dropped. ``None`` outside an agent's run.
 
     .. versionchanged:: 0.2
-        ``add_tools``, ``audit``, ``run_id`` and :attr:`idempotency_key`.
+        ``add_tools``, ``audit``, ``run_id``, ``progress`` and :attr:`idempotency_key`.
     """
 
     root: Path
@@ -102,6 +109,7 @@ class ToolContext:
     add_tools: Callable[..., None] | None = None
     audit: Callable[..., None] | None = None
     run_id: str = ""
+    progress: Callable[[str], None] | None = None
 
     @property
     def idempotency_key(self) -> str:

@@ -4,8 +4,9 @@ A call sends the model's ``message`` to the remote agent (in ``context_id``'s
 conversation, when the model continues one) and waits for the task to end:
 its answer (the artifacts' text, else the last message's) is the result's
 data, with the task's state and the ids the model needs to continue. While it
-runs, each state the remote reports is a ``progress`` record of the run's audit
-trail; the remote task's id is in the trail (``task``) and in the result's
+runs, each status the remote reports is shown to whoever watches the run
+(``ToolContext.progress``: ``working: <its text>``), and each new state is a
+``progress`` record of the run's audit trail; the remote task's id is in the trail (``task``) and in the result's
 metadata. Cancelling the run cancels the remote task (``CancelTask``), as does
 the entry's ``timeout_s``. What the remote sends is untrusted input: it
 reaches the model as a tool result, never as instructions of the user.
@@ -43,7 +44,7 @@ PREFIX = "a2a__"
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 #: Seconds a cancelled call spends telling the remote to cancel its task.
 CANCEL_GRACE_S = 5.0
-#: The most characters of one progress record (the remote's status text): progress, not the answer.
+#: The most characters of the remote's status text in one progress report or record: progress, not the answer.
 MAX_PROGRESS_CHARS = 500
 #: The most characters of a description taken from a card (a remote's text, shown to the model).
 MAX_DESCRIPTION_CHARS = 2000
@@ -186,6 +187,8 @@ class _Call:
         text = get_message_text(status.message) if status.HasField("message") else ""
         if text:
             self.last_text = text
+        if self.context.progress is not None:
+            self.context.progress(_state(status.state) + (f": {text[:MAX_PROGRESS_CHARS]}" if text else ""))
         if status.state != self.state:
             self.state = status.state
             self._audit("progress", a2a_agent=self.entry.name, task_id=self.task_id, state=_state(status.state),

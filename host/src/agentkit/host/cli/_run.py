@@ -54,6 +54,7 @@ from agentkit.plugin_api import (
     Outcome,
     TextBlock,
     ToolCallEnd,
+    ToolCallProgress,
     ToolCallStart,
     ToolResultMessage,
     event_to_dict,
@@ -349,6 +350,8 @@ async def _stream(agent: Agent, task: Prompt, *, as_json: bool, out: TextIO,
                   f"asking {event.fallback}", file=sys.stderr)
         elif isinstance(event, ToolCallStart):
             print(f"[tool] {visible_line(event.call.name)} {visible_line(event.call.arguments)}", file=sys.stderr)
+        elif isinstance(event, ToolCallProgress):
+            print(f"[tool] {visible_line(event.tool_name)}: {visible_line(event.message)}", file=sys.stderr)
         elif isinstance(event, ToolCallEnd) and event.result.is_error:
             print(f"[tool] {visible_line(event.result.tool_name)} failed: {_failure_reason(event.result)}",
                   file=sys.stderr)
