@@ -58,7 +58,6 @@ from ._batch_inputs import BatchServices, CallPolicy
 from ._config import allow_all
 from ._guard import (
     Abandoned,
-    Escaped,
     Launched,
     TimedOut,
     awaiting,
@@ -70,7 +69,7 @@ from ._progress import progress_for
 from ._spooled_results import settle_spooled
 from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
-from ._thread_batch import HANDLER_GRACE, ThreadBatch, ThreadCall, tool_timeout_of
+from ._thread_batch import HANDLER_GRACE, ThreadBatch, ThreadCall, given_up, tool_timeout_of
 from ._tool_results import (
     LENGTH_NOT_EXECUTED,
     Rendered,
@@ -465,16 +464,8 @@ class ToolBatch:
         assert tool is not None
         if isinstance(exc, REFUSALS):  # ToolError chose its error; Retry asks the model to call again
             return self.retries.answer(tool, item.call, exc)
-        if isinstance(exc, TimedOut):
-            timeout = tool_timeout_of(tool, self.tool_timeout)
-            self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) ran past its {timeout}s deadline and was abandoned")
-            return ToolResult.failure("timeout", f"The tool did not finish within {timeout} seconds and was stopped.")
-        if isinstance(exc, Abandoned):
-            self.hooks.report(f"tool {tool.name!r} (call {item.call.id}) did not stop after the abort and was abandoned")
-            return ToolResult.failure("aborted", "Operation aborted")
-        if isinstance(exc, Escaped):
-            return ToolResult.failure("tool_failed", str(exc))
-        return ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
+        verdict = given_up(tool, item.call.id, exc, tool_timeout_of(tool, self.tool_timeout), self.hooks.report)
+        return verdict or ToolResult.failure("tool_failed", f"{type(exc).__name__}: {exc}")
 
     def _success(self, item: _Call, value: Any) -> ToolResult:
         if isinstance(value, Rendered):

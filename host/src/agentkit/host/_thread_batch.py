@@ -32,13 +32,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from agentkit.plugin_api import Tool
+from agentkit.plugin_api import Tool, ToolResult
 
-from ._guard import _WORKERS, Abandoned, TimedOut, _unwrap
+from ._guard import _WORKERS, Abandoned, Escaped, TimedOut, _unwrap
 from ._guard import _handback as handback_of
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 
-__all__ = ["HANDLER_GRACE", "SPREAD_TICK", "ThreadBatch", "ThreadCall", "tool_timeout_of"]
+__all__ = ["HANDLER_GRACE", "SPREAD_TICK", "ThreadBatch", "ThreadCall", "given_up", "tool_timeout_of"]
 
 #: Seconds a running handler gets, after an abort, to notice ``context.cancel`` and return.
 HANDLER_GRACE = 0.5
@@ -200,3 +200,18 @@ class ThreadBatch:
 def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
     """The tool's own deadline when it sets one, else the agent's."""
     return tool.timeout if tool.timeout is not None else default
+
+
+def given_up(tool: Tool, call_id: str, exc: Exception, timeout: float | None,
+             report: Callable[[str], None]) -> ToolResult | None:
+    """The result of a call the guard gave up on (its deadline, an abort, a ``BaseException`` that
+    escaped the handler), with the reason reported; ``None`` when ``exc`` is the handler's own error."""
+    if isinstance(exc, TimedOut):
+        report(f"tool {tool.name!r} (call {call_id}) ran past its {timeout}s deadline and was abandoned")
+        return ToolResult.failure("timeout", f"The tool did not finish within {timeout} seconds and was stopped.")
+    if isinstance(exc, Abandoned):
+        report(f"tool {tool.name!r} (call {call_id}) did not stop after the abort and was abandoned")
+        return ToolResult.failure("aborted", "Operation aborted")
+    if isinstance(exc, Escaped):
+        return ToolResult.failure("tool_failed", str(exc))
+    return None
