@@ -17,7 +17,7 @@ PINNED = [
     "ToolCallEnd", "ToolCallStart", "ToolContext", "ToolError", "ToolResult", "ToolResultMessage", "ToolSpec",
     "ToolUseBlock", "TurnEnd", "TurnStart", "Usage", "UsageError", "UserMessage", "WireEvent", "WireRequest",
     "__version__", "block_from_dict", "event_from_dict", "event_to_dict", "hookimpl", "message_from_dict",
-    "provider_member", "schema_from_function",
+    "provider_member", "schema_from_function", "user_config_file",
     "PromptBlocked", "Retry", "RetryRequested",
     "AudioBlock", "DocumentBlock", "UserContent",
     "ToolCallProgress",

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     )
     from ._outcome import Outcome as Outcome
     from ._project import Project as Project
+    from ._project import user_config_file as user_config_file
     from ._providers import (
         DEFAULT_TOOL_CALL_ID_RULE as DEFAULT_TOOL_CALL_ID_RULE,
         ConformanceResponder as ConformanceResponder,
@@ -142,6 +143,7 @@ _EXPORTS = {
     "Defer": "._hooks",
     "SessionInfo": "._hooks",
     "Project": "._project",
+    "user_config_file": "._project",
     "PROJECT_NAME": "._markers",
     "hookimpl": "._markers",
     "AssistantMessage": "._messages",

@@ -12,8 +12,13 @@ which refuses a repository whose top folder is not owned by the current user
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+#: The name of the configuration file of a project and of a user.
+CONFIG_FILE = "agentkit.toml"
 
 #: What marks a repository's top folder (a folder, or the file of a linked worktree).
 REPOSITORY_MARK = ".git"
@@ -87,3 +92,19 @@ def _foreign_owners(root: Path) -> list[str]:
                 "even with --trust-project; work in a copy you own, or have its owner chown it to you"
             )
     return problems
+
+
+def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's own ``agentkit.toml``, the tier a project's file never overrides without trust.
+
+    ``$AGENTKIT_CONFIG_DIR/agentkit.toml``, else ``%APPDATA%\\agentkit\\agentkit.toml`` on
+    Windows, else ``$XDG_CONFIG_HOME/agentkit/agentkit.toml``, else
+    ``~/.config/agentkit/agentkit.toml``. ``environ`` defaults to ``os.environ``.
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("AGENTKIT_CONFIG_DIR"):
+        return Path(environ["AGENTKIT_CONFIG_DIR"]) / CONFIG_FILE
+    if sys.platform == "win32" and environ.get("APPDATA"):
+        return Path(environ["APPDATA"]) / "agentkit" / CONFIG_FILE
+    base = Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "agentkit" / CONFIG_FILE

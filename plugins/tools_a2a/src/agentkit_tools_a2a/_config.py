@@ -12,16 +12,14 @@ file allows for that agent (``[[a2a.trusted_env]]``).
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentkit.plugin_api import AgentkitError
+from agentkit.plugin_api import AgentkitError, user_config_file
 
 PROJECT_FILE = "agentkit.toml"
 #: An agent's name: it is part of its tools' names (``a2a__NAME``), so it keeps to tool-name characters.
@@ -74,16 +72,6 @@ class AgentEntry:
         return {key: resolve(value, environ, f"{where} {key}", self.allowed_variables)
                 for key, value in self.headers.items()}
 
-
-def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
-    """The user's ``agentkit.toml`` (see the module docstring for the lookup)."""
-    environ = os.environ if environ is None else environ
-    if environ.get("AGENTKIT_CONFIG_DIR"):
-        return Path(environ["AGENTKIT_CONFIG_DIR"]) / PROJECT_FILE
-    if sys.platform == "win32" and environ.get("APPDATA"):
-        return Path(environ["APPDATA"]) / "agentkit" / PROJECT_FILE
-    base = Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else Path.home() / ".config"
-    return base / "agentkit" / PROJECT_FILE
 
 
 def read_document(path: Path) -> dict[str, Any]:

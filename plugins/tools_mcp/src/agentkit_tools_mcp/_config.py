@@ -19,16 +19,14 @@ the user's environment.
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentkit.plugin_api import AgentkitError
+from agentkit.plugin_api import AgentkitError, user_config_file
 
 ERAS = ("auto", "legacy", "2026-07-28")
 """``auto`` probes ``server/discover`` and falls back to ``initialize``; the others never probe."""
@@ -81,16 +79,6 @@ class ServerConfig:
     def transport(self) -> str:
         return "stdio" if self.command is not None else "http"
 
-
-def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
-    """The user's ``agentkit.toml`` (see the module docstring for the lookup)."""
-    environ = os.environ if environ is None else environ
-    if environ.get("AGENTKIT_CONFIG_DIR"):
-        return Path(environ["AGENTKIT_CONFIG_DIR"]) / PROJECT_FILE
-    if sys.platform == "win32" and environ.get("APPDATA"):
-        return Path(environ["APPDATA"]) / "agentkit" / PROJECT_FILE
-    base = Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else Path.home() / ".config"
-    return base / "agentkit" / PROJECT_FILE
 
 
 def project_config_file(cwd: Path | None = None) -> Path:
