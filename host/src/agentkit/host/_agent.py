@@ -16,7 +16,7 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any, Generic, overload
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -58,8 +58,10 @@ from ._token_limits import PromptEstimator
 from ._toolset import agent_toolset
 from .errors import AgentBusy, NothingToContinue
 from .sessions._artifacts import ArtifactStore
-from .sessions._session import Session
-from .skills import SkillSet
+
+if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from .sessions._session import Session
+    from .skills import SkillSet
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
 
