@@ -71,8 +71,8 @@ from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message,
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
 from ._structured import Settled
-from .runtime import ModelUnavailable
 from ._tool_retries import ToolRetries
+from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
 
 __all__ = ["drive", "request", "run_turns"]

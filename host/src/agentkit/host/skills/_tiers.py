@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from agentkit.plugin_api import Project, Skill, ToolError
 from agentkit.plugin_api.workspace import locate
 
-
 if TYPE_CHECKING:
     from .._plugins import PluginHost
 
