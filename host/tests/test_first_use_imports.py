@@ -9,6 +9,7 @@ needs it, so it loads only when a schema or an argument does.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -55,11 +56,25 @@ print(json.dumps({"built": built, "ran": sorted(sys.modules), "outcome": result.
 """
 
 
-def _first_use(arguments: list[dict], plugins: str = "scan") -> dict:
+#: What an agent without a session, skills, subagents or plugin discovery never needs: the session
+#: store and its loader, the skill checks (with packaging and tomllib), the entry-point scan,
+#: delegation, and the workspace's ignore engine and globs.
+NOT_AT_FIRST_USE = (
+    "agentkit.host.sessions._store", "agentkit.host.sessions._session", "agentkit.host.sessions._loader",
+    "agentkit.host.sessions._tree", "agentkit.host.sessions._recorder", "agentkit.host.sessions._selection",
+    "agentkit.host.skills._check", "agentkit.host.skills._manifest", "packaging", "tomllib",
+    "agentkit.host._entry_points", "agentkit.host._delegation",
+    "agentkit.plugin_api.workspace._ignore", "agentkit.plugin_api.workspace._glob",
+)
+
+
+def _first_use(arguments: list[dict], plugins: str = "scan", home: str | None = None) -> dict:
     """Run the first use in a fresh interpreter; ``plugins`` is ``scan`` (every installed plugin, from
-    metadata) or ``given`` (the host is handed the scripted provider and the tool)."""
+    metadata) or ``given`` (the host is handed the scripted provider and the tool); ``home``: HOME for it
+    (where the user's skills are looked for)."""
+    env = None if home is None else {**os.environ, "HOME": home}
     out = subprocess.run([sys.executable, "-c", FIRST_USE, json.dumps(arguments), plugins], capture_output=True,
-                         text=True, timeout=300, stdin=subprocess.DEVNULL)
+                         text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -87,3 +102,19 @@ def test_a_host_given_its_plugins_reads_no_distribution_metadata():
     seen = _first_use([{"n": 1}], plugins="given")
     assert seen["outcome"] == "completed"
     assert _loaded(seen["ran"], ("importlib_metadata", *SCHEMA_LIBRARIES)) == set()
+
+
+def test_a_first_run_without_a_session_or_skills_loads_neither_their_modules_nor_plugin_discovery(tmp_path):
+    seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and len(seen["results"]) == 1
+    assert _loaded(seen["ran"], NOT_AT_FIRST_USE) == set()
+
+
+def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
+    """The other side of the one above: the checks load when a skill is there to check."""
+    folder = tmp_path / ".agentkit" / "skills" / "greet"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello.\n---\nSay hello.\n")
+    seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed"
+    assert {"agentkit.host.skills._check", "agentkit.host.skills._manifest"} <= set(seen["ran"])

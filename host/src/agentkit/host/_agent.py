@@ -16,7 +16,7 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
-from typing import Any, Generic, overload
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -36,7 +36,6 @@ from ._budget import Budget, RunAccount
 from ._compaction import Compactor, SummaryModel, compact_now
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config
 from ._context_files import load_context_files, render_context_file
-from ._delegation import Delegation, delegation_tool
 from ._guard import wait_out
 from ._hooks import HookRunner
 from ._loop import drive
@@ -58,8 +57,9 @@ from ._token_limits import PromptEstimator
 from ._toolset import agent_toolset
 from .errors import AgentBusy, NothingToContinue
 from .sessions._artifacts import ArtifactStore
-from .sessions._session import Session
-from .skills import SkillSet
+
+if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from .sessions._session import Session
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
 
@@ -121,7 +121,7 @@ class Agent(Generic[AgentOutputT]):
         self.toolset = agent_toolset(self.host, config, self.root, self.project.trusted, self.stats)
         #: The skills this agent has (plugins, the user's folder, the trusted project's),
         #: and in ``skills.problems`` what was refused or skipped, one line each.
-        self.skills: SkillSet = self.toolset.skills
+        self.skills = self.toolset.skills
         #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
         self.context_files = load_context_files(self.root, trust_project=self.project.trusted,
                                                 problems=self.skills.problems)
@@ -249,6 +249,8 @@ class Agent(Generic[AgentOutputT]):
         taken from what the calling run has left. This agent's own history and
         session are not used. See ``docs/sessions.md``.
         """
+        from ._delegation import Delegation, delegation_tool  # here: the one use
+
         return delegation_tool(name, description, Delegation(name, self.config, budget, self.host, Agent))
 
     # -- control ---------------------------------------------------------------------

@@ -74,7 +74,6 @@ from ._structured import Settled
 from ._tool_retries import ToolRetries
 from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
-from .sessions._recorder import RunLog
 
 __all__ = ["drive", "request", "run_turns"]
 
@@ -117,7 +116,12 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
     """The run's log, its audit trail, ``session_start``, the caller's messages, and its tool batch; whether
     the run goes on (an input guardrail may have blocked the caller's messages)."""
     hooks, config = run.hooks, run.config
-    run.log = log = RunLog.start(run.session, run.model.key, config.reasoning, run.stop)
+    run.log = log = None
+    if run.session is not None:
+        # Here, not at the top (once a run): the session's writer, and the store under it, are for a run that has one.
+        from .sessions._recorder import RunLog
+
+        run.log = log = RunLog.start(run.session, run.model.key, config.reasoning, run.stop)
     enter_run(run)  # set in the run's own task: its tool calls see it, its caller does not
     if run.steps is not None:  # before anything is written or emitted: the steps may wrap both
         run.steps.begin(run)

@@ -27,7 +27,6 @@ from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere
-from ._entry_points import Entries, plugin_entry_points, switched_on
 from ._hookimpls import check_markers, hashable
 from ._models import resolve_model
 from ._registry import RegistrationError, Registry
@@ -36,6 +35,8 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     import importlib_metadata
     from packaging.requirements import Requirement
+
+    from ._entry_points import Entries
 
 log = logging.getLogger("agentkit.host")
 
@@ -123,6 +124,9 @@ class PluginHost:
         name under several categories is one plugin when every entry names the
         same object, else one plugin per object, named ``name[category,...]``.
         """
+        # Here, not at the top: a host handed its plugins reads no distribution metadata.
+        from ._entry_points import plugin_entry_points
+
         return plugin_entry_points()
 
     def load_entry_points(self, env: Mapping[str, str] | None = None) -> list[PluginRecord]:
@@ -132,11 +136,17 @@ class PluginHost:
         entry-point or distribution names) disable plugins or allow only the
         listed ones.
         """
+        # Here, not at the top: a host handed its plugins reads no distribution metadata.
+        from ._entry_points import plugin_entry_points
+
         env = os.environ if env is None else env
         found = plugin_entry_points()
         return [self._load_entry(name, found[name], env) for name in sorted(found)]
 
     def _load_entry(self, name: str, entries: Entries, env: Mapping[str, str]) -> PluginRecord:
+        # Loaded already by load_entry_points, the one caller: here it is a dictionary lookup.
+        from ._entry_points import switched_on
+
         kept, why_off = switched_on(name, entries, env)
         entries = sorted(kept or entries, key=lambda entry: (entry[1].value, entry[0]))
         _category, ep = entries[0]

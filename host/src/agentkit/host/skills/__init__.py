@@ -6,25 +6,68 @@ folder formats), ``_check`` (the checks every skill passes), ``_tiers``
 the model sees).
 """
 
-from ._block import READ_TOOLS, read_tool, render_skills_block
-from ._check import SKILL_NAME, check_skill
-from ._manifest import MANIFESTS, SkillRejected, read_skill_folder
-from ._tiers import PROJECT_SKILLS, TIERS, USER_SKILLS, SkillEntry, SkillSet, load_skills, user_home
+from __future__ import annotations
 
-__all__ = [
-    "MANIFESTS",
-    "PROJECT_SKILLS",
-    "READ_TOOLS",
-    "SKILL_NAME",
-    "TIERS",
-    "USER_SKILLS",
-    "SkillEntry",
-    "SkillRejected",
-    "SkillSet",
-    "check_skill",
-    "load_skills",
-    "read_skill_folder",
-    "read_tool",
-    "render_skills_block",
-    "user_home",
-]
+from importlib import import_module
+
+# The names below load on first use (PEP 562): the host imports single modules of this package
+# (an agent given no skills needs none of the checks, the manifests or packaging), and importing one
+# runs this file first. The flag is spelled out, as type checkers honour it and typing costs more
+# than this package.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # `import X as X` marks each name as re-exported (PEP 484), for type checkers.
+    # isort: off
+    from typing import Any
+
+    from ._block import READ_TOOLS as READ_TOOLS, read_tool as read_tool, render_skills_block as render_skills_block
+    from ._check import SKILL_NAME as SKILL_NAME, check_skill as check_skill
+    from ._manifest import (
+        MANIFESTS as MANIFESTS,
+        SkillRejected as SkillRejected,
+        read_skill_folder as read_skill_folder,
+    )
+    from ._tiers import (
+        PROJECT_SKILLS as PROJECT_SKILLS,
+        TIERS as TIERS,
+        USER_SKILLS as USER_SKILLS,
+        SkillEntry as SkillEntry,
+        SkillSet as SkillSet,
+        load_skills as load_skills,
+        user_home as user_home,
+    )
+    # isort: on
+
+#: Each public name with the module that defines it: the one list __all__ is made from.
+_EXPORTS = {
+    "READ_TOOLS": "._block",
+    "read_tool": "._block",
+    "render_skills_block": "._block",
+    "SKILL_NAME": "._check",
+    "check_skill": "._check",
+    "MANIFESTS": "._manifest",
+    "SkillRejected": "._manifest",
+    "read_skill_folder": "._manifest",
+    "PROJECT_SKILLS": "._tiers",
+    "TIERS": "._tiers",
+    "USER_SKILLS": "._tiers",
+    "SkillEntry": "._tiers",
+    "SkillSet": "._tiers",
+    "load_skills": "._tiers",
+    "user_home": "._tiers",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    where = _EXPORTS.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(where, __name__), name)
+    globals()[name] = value  # looked up once: later uses are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

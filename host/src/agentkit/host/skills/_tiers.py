@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING
 from agentkit.plugin_api import Project, Skill, ToolError
 from agentkit.plugin_api.workspace import locate
 
-from ._check import check_skill
-from ._manifest import SkillRejected, read_skill_folder
-
 if TYPE_CHECKING:
     from .._plugins import PluginHost
 
@@ -89,7 +86,11 @@ def load_skills(host: PluginHost | None, root: Path, *, trust_project: bool) -> 
     """Every skill from the three tiers, checked; refusals are in ``problems``, never raised."""
     found = SkillSet(trust_project=trust_project)
     tiers: dict[str, dict[str, SkillEntry]] = {tier: {} for tier in TIERS}
-    if host is not None:
+    if host is not None and host.skills:
+        # Here, not at the top: the checks (packaging, tomllib) are for an agent that has a skill.
+        from ._check import check_skill
+        from ._manifest import SkillRejected
+
         for name, skill in host.skills.items():
             plugin = host.plugin_of("skill", name) or "?"
             try:
@@ -125,6 +126,10 @@ def _read_tier(folder: Path, tier: str, problems: list[str], within: Path | None
     """The skills of ``folder``; with ``within``, only those whose files stay inside that folder, links resolved."""
     if not folder.is_dir():
         return {}
+    # Here, not at the top: the checks (packaging, tomllib) are for a folder that may hold a skill.
+    from ._check import check_skill
+    from ._manifest import SkillRejected, read_skill_folder
+
     entries: dict[str, SkillEntry] = {}
     claims: dict[str, list[Path]] = {}
     for child in sorted(folder.iterdir()):
@@ -155,6 +160,8 @@ _SKILL_FILES = ("SKILL.md", "skill.toml", "prompt.md")
 
 def _check_contained(skill_folder: Path, within: Path) -> None:
     """Refuse a skill whose folder or files lead out of ``within`` through a link, with ``read_file``'s words."""
+    from ._manifest import SkillRejected  # loaded already: only _read_tier calls this
+
     below = skill_folder.relative_to(within)
     for relative in (below, *(below / name for name in _SKILL_FILES if (skill_folder / name).exists())):
         try:

@@ -30,12 +30,48 @@ a path leading out of the root.
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from . import _directory
-from ._beneath import Located, locate
-from ._directory import READ_FLAGS, Directory, WalkedFiles, open_relative_directory
-from ._glob import Glob, compile_glob, expand_braces
-from ._ignore import Entry, IgnoreEngine
-from ._paths import PATH_NOT_ALLOWED, display_path, normalize
+
+# The names below load on first use (PEP 562): an agent that reads one file (its context files,
+# the check of a skill folder) needs the containment walk, not the ignore engine or the globs.
+# The flag is spelled out, as type checkers honour it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # `import X as X` marks each name as re-exported (PEP 484), for type checkers.
+    # isort: off
+    from typing import Any
+
+    from ._beneath import Located as Located, locate as locate
+    from ._directory import (
+        READ_FLAGS as READ_FLAGS,
+        Directory as Directory,
+        WalkedFiles as WalkedFiles,
+        open_relative_directory as open_relative_directory,
+    )
+    from ._glob import Glob as Glob, compile_glob as compile_glob, expand_braces as expand_braces
+    from ._ignore import Entry as Entry, IgnoreEngine as IgnoreEngine
+    from ._paths import PATH_NOT_ALLOWED as PATH_NOT_ALLOWED, display_path as display_path, normalize as normalize
+    # isort: on
+
+#: Each public name with the module that defines it.
+_EXPORTS = {
+    "Located": "._beneath",
+    "locate": "._beneath",
+    "READ_FLAGS": "._directory",
+    "Directory": "._directory",
+    "WalkedFiles": "._directory",
+    "open_relative_directory": "._directory",
+    "Glob": "._glob",
+    "compile_glob": "._glob",
+    "expand_braces": "._glob",
+    "Entry": "._ignore",
+    "IgnoreEngine": "._ignore",
+    "PATH_NOT_ALLOWED": "._paths",
+    "display_path": "._paths",
+    "normalize": "._paths",
+}
 
 __all__ = [
     "PATH_NOT_ALLOWED",
@@ -64,3 +100,16 @@ def descriptors_available() -> bool:
     ``containment="best-effort"`` in their result metadata.
     """
     return _directory.DESCRIPTORS
+
+
+def __getattr__(name: str) -> Any:
+    where = _EXPORTS.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(where, __name__), name)
+    globals()[name] = value  # looked up once: later uses are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
