@@ -74,3 +74,20 @@ def test_an_unknown_task_is_not_found_and_a_crafted_record_a_clear_error(tmp_pat
     assert "not found" in unknown.lower()
     assert "session crafted" in bad and "does not parse" in bad and "remove that entry" in bad
     assert "Traceback" not in bad
+
+
+def test_a_server_sharing_the_store_answers_for_tasks_another_ran_after_it_looked(tmp_path: Path) -> None:
+    sessions = tmp_path / "sessions"
+    make = agent_factory(tmp_path, lambda: Script([Turn([text("four")])]))
+
+    async def scenario() -> None:
+        async with running(make, sessions) as one, running(make, sessions) as other, \
+                sdk_client(one, streaming=False) as asking, sdk_client(other, streaming=False) as looking:
+            with pytest.raises(TaskNotFoundError):  # the other server has read the store once, before the task
+                await looking.get_task(GetTaskRequest(id="not-yet"))
+            (last,) = await events(asking, user_message("two plus two?"))
+            got = await looking.get_task(GetTaskRequest(id=last.task.id))
+        assert got.status.state == TaskState.TASK_STATE_COMPLETED
+        assert [get_artifact_text(artifact) for artifact in got.artifacts] == ["four"]
+
+    asyncio.run(scenario())
