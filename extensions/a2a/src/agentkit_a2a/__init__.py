@@ -10,6 +10,7 @@ from ._card import agent_card
 from ._contexts import CONTEXT_ENTRY, TASK_ENTRY, ContextRefused, Contexts
 from ._executor import RunExecutor
 from ._serve import Served, a2a_app, serve
+from ._tasks import TASK_FINAL_ENTRY, SessionTaskStore
 
-__all__ = ["CONTEXT_ENTRY", "TASK_ENTRY", "ContextRefused", "Contexts", "RunExecutor", "Served", "a2a_app",
-           "agent_card", "serve"]
+__all__ = ["CONTEXT_ENTRY", "TASK_ENTRY", "TASK_FINAL_ENTRY", "ContextRefused", "Contexts", "RunExecutor", "Served",
+           "SessionTaskStore", "a2a_app", "agent_card", "serve"]

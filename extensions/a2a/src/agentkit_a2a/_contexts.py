@@ -11,12 +11,12 @@ after a restart it is built again from the stored session, history included.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentkit.host.errors import SessionNotFound
-from agentkit.host.sessions import CUSTOM, Session, SessionStore
+from agentkit.host.sessions import CUSTOM, Entry, Session, SessionStore
 
 if TYPE_CHECKING:
     from agentkit.host import Agent
@@ -96,12 +96,49 @@ class Contexts:
             session.append_custom(CONTEXT_ENTRY, {"context_id": context_id})
             return session
         session = Session.open(context_id, self.store)
-        if not any(entry.type == CUSTOM and entry.data.get("custom_type") == CONTEXT_ENTRY
-                   for entry in session.entries):
+        if not _is_a2a(session.entries):
             session.close()
             raise ContextRefused(f"contextId {context_id!r} names a session that is not an A2A conversation: "
                                  "send another contextId (or none)")
         return session
+
+    def record(self, context_id: str, custom_type: str, data: Any) -> bool:
+        """Append a custom entry to the conversation ``context_id``'s session; whether there was one to take it.
+
+        The open agent's session takes it (the one writer of that session);
+        a conversation closed meanwhile is opened for the entry and closed
+        again. A context that names no A2A conversation (a refused id) has none.
+        """
+        agent = self._open.get(context_id)
+        if agent is not None and agent.session is not None:
+            agent.session.append_custom(custom_type, data)
+            return True
+        if not CONTEXT_ID.fullmatch(context_id):
+            return False
+        try:
+            session = Session.open(context_id, self.store)
+        except SessionNotFound:
+            return False
+        try:
+            if not _is_a2a(session.entries):
+                return False
+            session.append_custom(custom_type, data)
+            return True
+        finally:
+            session.close()
+
+    def entries(self, context_id: str) -> list[Entry]:
+        """The entries of the conversation ``context_id``'s session (none for a context that names none)."""
+        agent = self._open.get(context_id)
+        if agent is not None and agent.session is not None:
+            return list(agent.session.entries)
+        if not CONTEXT_ID.fullmatch(context_id):
+            return []
+        try:
+            entries = self.store.load(context_id).entries
+        except SessionNotFound:
+            return []
+        return entries if _is_a2a(entries) else []
 
     def close(self) -> None:
         """Close every open conversation's session (the server is stopping)."""
@@ -109,3 +146,8 @@ class Contexts:
             if agent.session is not None:
                 agent.session.close()
         self._open.clear()
+
+
+def _is_a2a(entries: Iterable[Entry]) -> bool:
+    """Whether a session's entries mark it as an A2A conversation."""
+    return any(entry.type == CUSTOM and entry.data.get("custom_type") == CONTEXT_ENTRY for entry in entries)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
 
@@ -19,6 +18,7 @@ from ._card import RPC_PATH, agent_card
 from ._contexts import Contexts
 from ._executor import RunExecutor
 from ._gate import LOOPBACK_HOSTS, Gate
+from ._tasks import SessionTaskStore
 
 if TYPE_CHECKING:
     from agentkit.host import Agent
@@ -50,7 +50,7 @@ def a2a_app(make_agent: Callable[[Session | None], Agent], *, url: str, store: S
     contexts = Contexts(make_agent, store, cwd)
     executor = RunExecutor(contexts)
     contexts.executor = executor
-    handler = DefaultRequestHandler(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
+    handler = DefaultRequestHandler(agent_executor=executor, task_store=SessionTaskStore(contexts), agent_card=card)
     routes = [*create_agent_card_routes(card),
               *create_jsonrpc_routes(handler, RPC_PATH, enable_v0_3_compat=True)]
     return Gate(Starlette(routes=routes), api_key=api_key, loopback=loopback), contexts
