@@ -203,10 +203,15 @@ def _counts(database: str) -> dict[str, int]:
     return {status: sum(run.status == status for run in runs) for status in {run.status for run in runs}}
 
 
+# The queue-wide limit is exact across workers on PostgreSQL only: on SQLite, DBOS counts the queue's
+# running workflows before its write transaction begins, so two workers polling at once may each start one
+# (docs/durable.md says so). A single worker's own limit is exact on either.
 @pytest.mark.parametrize("limits", [["--concurrency", "1"], ["--concurrency", "3", "--queue-concurrency", "1"]],
                          ids=["per-worker", "per-queue"])
-def test_a_worker_executes_no_more_runs_at_once_than_its_limits(world: DurableWorld, limits: list[str]) -> None:
-    database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
+def test_a_worker_executes_no_more_runs_at_once_than_its_limits(world: DurableWorld, limits: list[str],
+                                                                 request: pytest.FixtureRequest) -> None:
+    database = (request.getfixturevalue("system_db") if "--queue-concurrency" in limits
+                else "sqlite:///" + str(world.folder / "db" / "durable.sqlite"))
     run_ids = _queued_slow_runs(world, database, 3)
     # Per queue: two workers, the limit across both; per worker: one.
     workers = [world.start("worker", "--db", database, *limits) for _ in range(2 if "--queue-concurrency" in limits
