@@ -8,7 +8,7 @@ and each run is written as it happens.
 
 from __future__ import annotations
 
-from importlib import import_module
+from agentkit.plugin_api._lazy import lazy_exports
 
 # The names below load on first use (PEP 562): the host imports single modules of this package
 # (an agent without a store needs none of the store, the loader or the tree), and importing one
@@ -18,8 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     # `import X as X` marks each name as re-exported (PEP 484), for type checkers.
     # isort: off
-    from typing import Any
-
     from ._artifacts import (
         ARTIFACT_PREFIX as ARTIFACT_PREFIX,
         ArtifactInfo as ArtifactInfo,
@@ -100,14 +98,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    where = _EXPORTS.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(where, __name__), name)
-    globals()[name] = value  # looked up once: later uses are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -8,7 +8,7 @@ the model sees).
 
 from __future__ import annotations
 
-from importlib import import_module
+from agentkit.plugin_api._lazy import lazy_exports
 
 # The names below load on first use (PEP 562): the host imports single modules of this package
 # (an agent given no skills needs none of the checks, the manifests or packaging), and importing one
@@ -18,8 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     # `import X as X` marks each name as re-exported (PEP 484), for type checkers.
     # isort: off
-    from typing import Any
-
     from ._block import READ_TOOLS as READ_TOOLS, read_tool as read_tool, render_skills_block as render_skills_block
     from ._check import SKILL_NAME as SKILL_NAME, check_skill as check_skill
     from ._manifest import (
@@ -60,14 +58,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    where = _EXPORTS.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(where, __name__), name)
-    globals()[name] = value  # looked up once: later uses are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

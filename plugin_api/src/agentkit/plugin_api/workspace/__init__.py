@@ -30,8 +30,7 @@ a path leading out of the root.
 
 from __future__ import annotations
 
-from importlib import import_module
-
+from .._lazy import lazy_exports
 from . import _directory
 
 # The names below load on first use (PEP 562): an agent that reads one file (its context files,
@@ -41,8 +40,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     # `import X as X` marks each name as re-exported (PEP 484), for type checkers.
     # isort: off
-    from typing import Any
-
     from ._beneath import Located as Located, locate as locate
     from ._directory import (
         READ_FLAGS as READ_FLAGS,
@@ -102,14 +99,4 @@ def descriptors_available() -> bool:
     return _directory.DESCRIPTORS
 
 
-def __getattr__(name: str) -> Any:
-    where = _EXPORTS.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(where, __name__), name)
-    globals()[name] = value  # looked up once: later uses are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,0 +1,47 @@
+"""Public names that load where first used (PEP 562), for the packages of ``agentkit``.
+
+A package lists each public name with the module that defines it and gets its
+``__getattr__`` and ``__dir__`` from :func:`lazy_exports`: importing one of its
+modules (which runs the package's ``__init__`` first) then loads nothing else.
+The host's packages use it too; both distributions are released together. The
+plugin API's own top package keeps its own (importing it must load no submodule).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+TYPE_CHECKING = False  # spelled out: typing costs more than the packages that use this
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+
+def lazy_exports(
+    package: str,
+    exports: Mapping[str, str],
+    namespace: dict[str, Any],
+    fallback: Callable[[str], Any] | None = None,
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``(__getattr__, __dir__)`` for ``package``, whose ``namespace`` is its ``globals()``.
+
+    :param exports: each public name with the module (relative to ``package``) that defines it.
+    :param fallback: the value of a name ``exports`` does not hold (``__version__``); it raises
+        ``AttributeError`` for a name the package does not have. Without it, such a name raises.
+    """
+
+    def __getattr__(name: str) -> Any:
+        where = exports.get(name)
+        if where is not None:
+            value = getattr(import_module(where, package), name)
+        elif fallback is not None:
+            value = fallback(name)
+        else:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        namespace[name] = value  # looked up once: later uses are plain attribute reads
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(namespace.get("__all__", exports)))
+
+    return __getattr__, __dir__
