@@ -228,3 +228,27 @@ def test_the_endpoint_answers_protocol_1_0_method_names_and_0_3_ones(tmp_path: P
             assert "error" in cancel.json()  # a completed task cannot be cancelled, in either era's words
 
     asyncio.run(scenario())
+
+
+def test_a_body_past_the_cap_or_not_json_is_refused_and_the_server_keeps_serving(tmp_path: Path) -> None:
+    from agentkit_a2a._gate import MAX_BODY_BYTES
+
+    async def scenario() -> None:
+        make = agent_factory(tmp_path, lambda: Script([Turn([text("still here")])]))
+        async with running(make, tmp_path / "sessions") as served, httpx.AsyncClient() as http:
+            huge = await http.post(served.url + "/", content=b"{" + b" " * MAX_BODY_BYTES + b"}",
+                                   headers={"Content-Type": "application/json"})
+            assert huge.status_code == 413
+            garbage = await http.post(served.url + "/", content=b"{not json",
+                                      headers={"Content-Type": "application/json"})
+            assert garbage.status_code == 200  # JSON-RPC answers a parse error in its body
+            assert garbage.json()["error"]["code"] == -32700
+            # Bytes that are not UTF-8: the SDK answers an internal error (-32603), still an answer.
+            undecodable = await http.post(served.url + "/", content=b"\xff\xfe{",
+                                          headers={"Content-Type": "application/json"})
+            assert "error" in undecodable.json()
+            async with sdk_client(served, streaming=False) as client:
+                (last,) = await events(client, user_message("hi"))
+                assert last.task.status.state == TaskState.TASK_STATE_COMPLETED
+
+    asyncio.run(scenario())
