@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import httpx
+import pytest
 from a2a.client import A2ACardResolver
 from a2a.helpers import get_artifact_text, get_message_text
 from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
@@ -252,3 +253,37 @@ def test_a_body_past_the_cap_or_not_json_is_refused_and_the_server_keeps_serving
                 assert last.task.status.state == TaskState.TASK_STATE_COMPLETED
 
     asyncio.run(scenario())
+
+
+def test_a_body_that_stops_coming_ends_its_request_and_a_long_stream_is_not_cut(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from urllib.parse import urlsplit
+
+    from agentkit_a2a import _gate
+
+    monkeypatch.setattr(_gate, "BODY_TIMEOUT", 0.5)
+
+    async def scenario() -> None:
+        make = agent_factory(tmp_path, lambda: FunctionModel(slow_answer))
+        async with running(make, tmp_path / "sessions") as served:
+            where = urlsplit(served.url)
+            reader, writer = await asyncio.open_connection(where.hostname, where.port)
+            writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 1000\r\n\r\n{\"jsonrpc\": ")  # and nothing more
+            await writer.drain()
+            # The server lets go of the request: it answers or closes, well before a client would give up.
+            assert await asyncio.wait_for(reader.read(), timeout=30) is not None
+            writer.close()
+            # A streamed answer longer than the body timeout still arrives whole.
+            async with sdk_client(served) as client:
+                *_, last = await events(client, user_message("take your time"))
+                assert last.status_update.status.state == TaskState.TASK_STATE_COMPLETED
+
+    asyncio.run(scenario())
+
+
+def slow_answer(request) -> str:  # type: ignore[no-untyped-def]
+    import time
+
+    time.sleep(1.5)  # three body timeouts: a stream must not be cut by them
+    return "done slowly"

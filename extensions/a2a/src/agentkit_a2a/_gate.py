@@ -8,11 +8,13 @@ Agent Card is served to anyone who reaches the server (discovery is what it is
 for); every other request needs the key. A browser page may not call the
 server: a request whose ``Origin`` is not a loopback origin is refused (403),
 and on a loopback address a ``Host`` that is not a loopback name too (a DNS
-rebinding page). A request body is read up to :data:`MAX_BODY_BYTES` (413 past it).
+rebinding page). A request body is read up to :data:`MAX_BODY_BYTES` (413 past it), and a body that
+stops coming for :data:`BODY_TIMEOUT` seconds ends its request, so a slow client cannot hold a connection.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from typing import Any
@@ -26,6 +28,8 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 MIN_API_KEY_CHARS = 16
 #: The largest request body read (a message's text rarely passes a few KB; files are not taken).
 MAX_BODY_BYTES = 4 * 1024 * 1024
+#: Seconds a request body may go without a byte arriving (as ``agentkit mcp serve``'s).
+BODY_TIMEOUT = 20.0
 
 ASGIApp = Any
 
@@ -56,8 +60,9 @@ class Gate:
     """
 
     def __init__(self, app: ASGIApp, *, api_key: str | None, loopback: bool,
-                 max_body_bytes: int = MAX_BODY_BYTES) -> None:
+                 max_body_bytes: int = MAX_BODY_BYTES, body_timeout: float | None = None) -> None:
         self.app = app
+        self.body_timeout = BODY_TIMEOUT if body_timeout is None else body_timeout
         self._key = api_key.encode("utf-8") if api_key is not None else None
         self.loopback = loopback
         self.max_body_bytes = max_body_bytes
@@ -94,17 +99,24 @@ class Gate:
         return hmac.compare_digest(given.encode("utf-8", "replace"), self._key)
 
     def _bounded(self, receive: Any) -> Any:
-        """``receive`` that ends the request once its body passes the limit (a body sent without a length)."""
-        seen = 0
-        limit = self.max_body_bytes
+        """``receive`` that ends the request once its body passes the limit (a body sent without a length)
+        or stalls past the body timeout."""
+        seen, whole = 0, False
+        limit, timeout = self.max_body_bytes, self.body_timeout
 
         async def bounded() -> Any:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, whole
+            if whole:  # once the body is in, receive() waits for the client to leave (a stream): no deadline
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), timeout)
+            except TimeoutError:
+                return {"type": "http.disconnect"}
             if message.get("type") == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
                     return {"type": "http.disconnect"}
+                whole = not message.get("more_body", False)
             return message
 
         return bounded
