@@ -134,9 +134,11 @@ class _DaemonWorkers:
         jobs.put((job, name))
 
     def _serve(self, jobs: queue.SimpleQueue[Any]) -> None:
+        current = threading.current_thread()
         while True:
             job, name = jobs.get()
-            threading.current_thread().name = name  # what a thread dump shows is the call it serves
+            if current.name != name:  # most jobs serve the tool the last one served
+                current.name = name  # what a thread dump shows is the call it serves
             job()
             with self._lock:
                 if len(self._idle) >= self.max_idle:

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from .sessions._recorder import RunLog
     from .sessions._session import Session
 
-__all__ = ["CHILD_END_BUDGET", "Run", "RunState", "Subscribers", "current_run", "enter_run"]
+__all__ = ["CHILD_END_BUDGET", "Run", "RunState", "Subscribers", "current_run", "enter_run", "heard"]
 
 #: Seconds an aborted child's run may take to end: its stop budget, its end hooks' floor, and room.
 CHILD_END_BUDGET = STOP_BUDGET + SESSION_END_FLOOR + 2.0
@@ -197,3 +197,9 @@ def current_run() -> Run | None:
 
 def enter_run(run: Run) -> contextvars.Token[Run | None]:
     return _RUN.set(run)
+
+
+def heard(run: Run) -> bool:
+    """Whether an event emitted now reaches anyone: the run's stream, a subscriber, an observing plugin, or
+    the run's steps (which may pass it on). The loop builds no event nobody hears (decision 0057)."""
+    return run.put is not None or bool(run.subscribers.all) or bool(run.observers) or run.steps is not None

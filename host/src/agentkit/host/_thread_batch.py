@@ -89,10 +89,12 @@ class ThreadBatch:
         self._timer: asyncio.TimerHandle | None = None
         self._settled: asyncio.Future[None] = self._loop.create_future()
         self._handback = handback_of(self._loop)
+        # The batch is made, filled and started in one step of the loop: one reading of its clock serves all.
+        self._now = self._loop.time()
 
     def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, name: str) -> None:
-        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from now)."""
-        call = ThreadCall(None if timeout is None else self._loop.time() + timeout)
+        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from the batch's making)."""
+        call = ThreadCall(None if timeout is None else self._now + timeout)
         self.calls.append(call)
         self._open += 1
         self._waiting.append((call, function, args, f"agentkit-{name}"))
@@ -102,8 +104,8 @@ class ThreadBatch:
         if not self.calls:
             self._settled.set_result(None)
             return self
-        _WORKERS.submit(self._drain, "agentkit-tools")
-        self._timer = self._loop.call_later(SPREAD_TICK, self._look_in)
+        _WORKERS.submit(self._drain, self._waiting[0][3])  # named for its first call: no renaming for that one
+        self._timer = self._loop.call_at(self._now + SPREAD_TICK, self._look_in)
         if self._stop is not None:
             self._stop.reached().add_done_callback(self._look_in)
         return self
@@ -124,6 +126,7 @@ class ThreadBatch:
     def _drain(self) -> None:
         waiting, finished, lock = self._waiting, self._finished, self._lock
         current = threading.current_thread()
+        shown = current.name
         while True:
             try:
                 call, function, args, name = waiting.popleft()
@@ -131,8 +134,8 @@ class ThreadBatch:
                 return
             if call.verdict is not None:  # given up on (deadline, stop) before it started
                 continue
-            if current.name != name:
-                current.name = name  # what a thread dump shows is the call it serves
+            if shown != name:
+                current.name = shown = name  # what a thread dump shows is the call it serves
             self._begun += 1
             try:
                 outcome: tuple[bool, Any] = (True, function(*args))
@@ -141,7 +144,10 @@ class ThreadBatch:
             finished.append(call)
             with lock:
                 call.done = outcome
-                last = call.verdict is None and self._leave()
+                last = False
+                if call.verdict is None:  # else the loop counted it out when it gave up on it
+                    self._open -= 1
+                    last = not self._open
             if last:  # the last one wakes the loop, once for the batch
                 self._handback.put(self._settled, None)
 
