@@ -421,7 +421,7 @@ class ToolBatch:
         for item in threaded:
             tool: Tool = item.tool  # type: ignore[assignment]  # admitted calls have their tool
             threads.add(call_and_render, tool.handler, self._render, item.arguments, self._context(item, tool),
-                        timeout=tool_timeout_of(tool, self.tool_timeout), name=f"tool-{tool.name}")
+                        timeout=self.tool_timeout if tool.timeout is None else tool.timeout, thread_name=f"agentkit-tool-{tool.name}")
         return threads.start()
 
     def _conclude(self, item: _Call, launched: Launched | ThreadCall) -> ToolResult | None:

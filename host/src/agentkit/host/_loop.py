@@ -65,7 +65,7 @@ from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
 from ._route import Route
-from ._run import Run, enter_run, heard
+from ._run import Run, enter_run, heard, hearing
 from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
 from ._stopping.policies import StopContext
@@ -156,7 +156,7 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
         session=session,
         cancel=stop.cancel,
         emit=run.emit,
-        heard=functools.partial(heard, run),
+        heard=hearing(run),
         stop=stop,
         run_id=run.run_id,
         steps=run.steps,

@@ -92,12 +92,13 @@ class ThreadBatch:
         # The batch is made, filled and started in one step of the loop: one reading of its clock serves all.
         self._now = self._loop.time()
 
-    def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, name: str) -> None:
-        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from the batch's making)."""
+    def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, thread_name: str) -> None:
+        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from the batch's making);
+        ``thread_name`` names the worker while it serves the call, for whoever reads a thread dump."""
         call = ThreadCall(None if timeout is None else self._now + timeout)
         self.calls.append(call)
         self._open += 1
-        self._waiting.append((call, function, args, f"agentkit-{name}"))
+        self._waiting.append((call, function, args, thread_name))
 
     def start(self) -> ThreadBatch:
         """Hand the queued calls to one worker; look in on them while some wait, at a deadline, at the stop."""
