@@ -86,6 +86,8 @@ class ThreadBatch:
         self._open = 0
         self._lock = threading.Lock()
         self._spread = False
+        self._due: float | None = None  # the soonest deadline of the batch's calls, known at the first look-in
+        self._due_known = False
         self._timer: asyncio.TimerHandle | None = None
         self._settled: asyncio.Future[None] = self._loop.create_future()
         self._handback = handback_of(self._loop)
@@ -157,14 +159,43 @@ class ThreadBatch:
         self._open -= 1
         return not self._open
 
-    def _look_in(self, *_called_by: object) -> None:
+    def _look_in(self, *called_by: object) -> None:
         """Give up on the calls past their limit, spread the waiting ones if none finished; settle or look in later."""
         if self._timer is not None:
-            self._timer.cancel()
+            if called_by:  # by the stop: the timer is still armed (called by the timer, it is spent)
+                self._timer.cancel()
             self._timer = None
         if self._settled.done():
             return
         now = self._loop.time()
+        if not self._due_known:  # no call can be past its deadline before this
+            self._due_known = True
+            self._due = min((call.deadline for call in self.calls if call.deadline is not None), default=None)
+        stop = self._stop
+        if (stop is None or not stop.event.is_set()) and (self._due is None or now < self._due):
+            nearest = self._due  # nothing is due: no stop, no deadline passed (the common tick)
+        else:
+            nearest = self._give_up_due(now)
+        if not self._open:  # every call finished or was given up on
+            self._settled.set_result(None)
+            return
+        if self._waiting and not self._spread:
+            progress = (self._begun, len(self._finished))
+            if progress == self._seen and progress[0] > progress[1]:
+                # One call has run for a whole tick, nothing else moved: it may block the rest. (A worker
+                # not yet scheduled is the system's matter; more of them would not run sooner.)
+                self._spread = True
+                for _ in range(len(self._waiting)):
+                    _WORKERS.submit(self._drain, "agentkit-tools")
+            else:
+                self._seen = progress
+                tick = now + SPREAD_TICK
+                nearest = tick if nearest is None else min(nearest, tick)
+        if nearest is not None:
+            self._timer = self._loop.call_at(nearest, self._look_in)
+
+    def _give_up_due(self, now: float) -> float | None:
+        """Give up on the calls past their deadline or the stop's grace; the nearest limit of the others."""
         stop, stop_limit = self._stop, None
         if stop is not None and stop.at is not None and stop.event.is_set():
             stop_limit = min(stop.at + self._grace, stop.at + STOP_BUDGET)
@@ -185,23 +216,7 @@ class ThreadBatch:
                 continue
             if limit is not None and (nearest is None or limit < nearest):
                 nearest = limit
-        if not self._open:  # every call finished or was given up on
-            self._settled.set_result(None)
-            return
-        if self._waiting and not self._spread:
-            progress = (self._begun, len(self._finished))
-            if progress == self._seen and progress[0] > progress[1]:
-                # One call has run for a whole tick, nothing else moved: it may block the rest. (A worker
-                # not yet scheduled is the system's matter; more of them would not run sooner.)
-                self._spread = True
-                for _ in range(len(self._waiting)):
-                    _WORKERS.submit(self._drain, "agentkit-tools")
-            else:
-                self._seen = progress
-                tick = now + SPREAD_TICK
-                nearest = tick if nearest is None else min(nearest, tick)
-        if nearest is not None:
-            self._timer = self._loop.call_at(nearest, self._look_in)
+        return nearest
 
 
 def tool_timeout_of(tool: Tool, default: float | None) -> float | None:
