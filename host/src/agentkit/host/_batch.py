@@ -253,12 +253,7 @@ class ToolBatch:
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
             text = over_limit(self.artifacts, self.tools, call, text, ok, limit, self.emit, self.hooks.report)
-        message = ToolResultMessage(
-            tool_use_id=call.id,
-            tool_name=call.name,
-            content=[TextBlock(text), *images],
-            is_error=not ok,
-        )
+        message = ToolResultMessage(call.id, call.name, [TextBlock(text), *images], not ok)  # by position: cheaper
         self.settled[call.id] = message
         if self.heard():
             self.emit(ToolCallEnd(message))
