@@ -332,7 +332,8 @@ def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> boo
 
 async def _answered(run: Run, message: AssistantMessage) -> bool:
     """A response without tool calls: whether the run ends, or a queued message (or a retry) keeps it going."""
-    run.emit(TurnEnd(run.state.turn, message, []))
+    if heard(run):
+        run.emit(TurnEnd(run.state.turn, message, []))
     if run.stop.requested:
         return True
     if run.queues.steering:
