@@ -220,7 +220,7 @@ class ToolBatch:
                 if launches:
                     await settle_all(launches, self.stop, HANDLER_GRACE, just_launched=True)
                 if threads is not None:
-                    await threads.settle()
+                    await threads.settled  # the future itself: no coroutine of its own
             finally:
                 if threads is not None:
                     threads.close()

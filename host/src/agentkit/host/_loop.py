@@ -47,7 +47,7 @@ from agentkit.plugin_api import (
     TurnStart,
 )
 
-from ._audit import server_descriptions
+from ._audit import call_audits, server_descriptions
 from ._batch import ToolBatch
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
@@ -174,7 +174,7 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
             admit_images=functools.partial(_admit_tool_images, run),
             add_tools=toolset.add,
             artifacts=run.artifacts,
-            audit_for=lambda name, call_id: audit.for_call(toolset.plugin_of(name) if audit.kept else "", name, call_id),
+            audit_for=call_audits(audit, toolset.plugin_of),
             retries=ToolRetries(lambda: run.state.turn, functools.partial(record_retry, run)),
         ),
     )

@@ -68,7 +68,7 @@ _Job = tuple[ThreadCall, Callable[..., Any], tuple[Any, ...], str]
 
 
 class ThreadBatch:
-    """Sync calls run by worker threads, started together (:meth:`start`) and awaited together (:meth:`settle`).
+    """Sync calls run by worker threads, started together (:meth:`start`) and awaited together (:attr:`settled`).
 
     :param stop: the run's stop; once it reaches the loop, running calls have ``grace`` more seconds.
     """
@@ -89,7 +89,8 @@ class ThreadBatch:
         self._due: float | None = None  # the soonest deadline of the batch's calls, known at the first look-in
         self._due_known = False
         self._timer: asyncio.TimerHandle | None = None
-        self._settled: asyncio.Future[None] = self._loop.create_future()
+        #: Done once every call finished or was given up on; the loop is free while it is awaited.
+        self.settled: asyncio.Future[None] = self._loop.create_future()
         self._handback = handback_of(self._loop)
         # The batch is made, filled and started in one step of the loop: one reading of its clock serves all.
         self._now = self._loop.time()
@@ -105,17 +106,13 @@ class ThreadBatch:
     def start(self) -> ThreadBatch:
         """Hand the queued calls to one worker; look in on them while some wait, at a deadline, at the stop."""
         if not self.calls:
-            self._settled.set_result(None)
+            self.settled.set_result(None)
             return self
         _WORKERS.submit(self._drain, self._waiting[0][3])  # named for its first call: no renaming for that one
         self._timer = self._loop.call_at(self._now + SPREAD_TICK, self._look_in)
         if self._stop is not None:
             self._stop.reached().add_done_callback(self._look_in)
         return self
-
-    async def settle(self) -> None:
-        """Wait until every call finished or was given up on; the loop is free meanwhile."""
-        await self._settled
 
     def close(self) -> None:
         """Stop looking in; a call still waiting now was given up on, and never starts."""
@@ -152,7 +149,7 @@ class ThreadBatch:
                     self._open -= 1
                     last = not self._open
             if last:  # the last one wakes the loop, once for the batch
-                self._handback.put(self._settled, None)
+                self._handback.put(self.settled, None)
 
     def _leave(self) -> bool:
         """Count a call out (holding the lock); whether it was the last one open."""
@@ -165,7 +162,7 @@ class ThreadBatch:
             if called_by:  # by the stop: the timer is still armed (called by the timer, it is spent)
                 self._timer.cancel()
             self._timer = None
-        if self._settled.done():
+        if self.settled.done():
             return
         now = self._loop.time()
         if not self._due_known:  # no call can be past its deadline before this
@@ -177,7 +174,7 @@ class ThreadBatch:
         else:
             nearest = self._give_up_due(now)
         if not self._open:  # every call finished or was given up on
-            self._settled.set_result(None)
+            self.settled.set_result(None)
             return
         if self._waiting and not self._spread:
             progress = (self._begun, len(self._finished))
