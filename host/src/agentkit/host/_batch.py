@@ -174,7 +174,7 @@ class ToolBatch:
             item = self._admit(call)
             if item.result is None:
                 # Asked only when someone may refuse: a call nobody checks awaits nothing. bench_loop: -117 bytecodes/turn
-                # json sync, -181 json async, -159 sse (0.6-1.0%); the plain form passed the +3% ceiling (decision 0034).
+                # json sync, -181 json async, -159 sse (0.6-1.0%); kept: the plain form took the loop past +3% (decision 0034).
                 if may_refuse:
                     await self._authorize(item)
                 else:
