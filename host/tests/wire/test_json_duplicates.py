@@ -185,3 +185,38 @@ def test_a_duplicate_is_found_without_a_second_parse_when_every_key_has_one_spel
         return
     where = {offset for found in repeats for name, offset in found if name == first}
     assert _duplicates.locate(bytes(out), first) in where
+
+
+def test_a_duplicate_met_by_one_thread_is_never_another_threads() -> None:
+    # The parses of two threads interleave (the scanner lets go of the interpreter at every object
+    # when the switch interval is tiny): each must be judged on its own text, the clean one accepted
+    # and the one with a duplicate refused, naming its own key.
+    import sys
+    import threading
+
+    clean = json.dumps([{"k": i, "v": [i]} for i in range(300)])
+    repeated = "[" + ",".join('{"a": 1, "b": {"c": 2, "c": 3}}' for _ in range(300)) + "]"
+    verdicts: dict[str, list[str]] = {"clean": [], "repeated": []}
+    together = threading.Barrier(2)
+
+    def parse(name: str, text: str) -> None:
+        together.wait()
+        for _ in range(120):
+            try:
+                loads(text)
+                verdicts[name].append("accepted")
+            except WireDecodeError as exc:
+                verdicts[name].append(str(exc).split(" in a JSON")[0])
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=parse, args=("clean", clean)),
+                   threading.Thread(target=parse, args=("repeated", repeated))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert verdicts == {"clean": ["accepted"] * 120, "repeated": ["duplicate key 'c'"] * 120}

@@ -275,6 +275,15 @@ class RunAudit:
             self._report(f"the audit sink raised {type(exc).__name__}: {exc}; the {kind} record was not kept")
 
 
+def call_audits(audit: RunAudit, plugin_of: Callable[[str], str]) -> Callable[[str, str], Callable[..., None]]:
+    """A run's ``audit_for(tool name, call id)``: :meth:`RunAudit.for_call` with the tool's plugin. Whether
+    anyone keeps the trail is settled before the first turn: for a trail nobody keeps, every call gets
+    the same no-op without asking again."""
+    if not audit.kept:
+        return lambda name, call_id: _unkept
+    return lambda name, call_id: audit.for_call(plugin_of(name), name, call_id)
+
+
 def _unkept(kind: str, /, **fields: Any) -> None:
     """``ToolContext.audit`` of a run whose trail nobody keeps: misuse still raises, as it would elsewhere."""
     _plugin_fields(kind, fields)

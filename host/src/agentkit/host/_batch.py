@@ -107,6 +107,7 @@ class ToolBatch:
     :param session: the session handlers and hooks see.
     :param cancel: the token handlers see; with a ``stop``, the stop's own token.
     :param emit: where the call events go.
+    :param heard: whether an event emitted now reaches anyone (none is built for nobody); ``None``: always.
     :param stop: the run's stop (abort, cancellation, run deadline); without
         one, the ``cancel`` token alone decides, and running calls are never
         given up on except at their deadline.
@@ -126,6 +127,7 @@ class ToolBatch:
         cancel: CancelToken,
         emit: Callable[[Any], None],
         services: BatchServices,
+        heard: Callable[[], bool] | None = None,
         stop: RunStop | None = None,
         policy: CallPolicy = _HOST_DEFAULTS,
         run_id: str = "",
@@ -136,7 +138,7 @@ class ToolBatch:
         self.session = session
         self.cancel = cancel
         self.stop = stop
-        self.emit = emit
+        self.emit, self.heard = emit, heard or (lambda: True)
         # Kept flat, once per batch: every call reads them, and the batch lives as long as its run.
         self.before_tool_call = policy.before_tool_call
         self.tool_options = policy.tool_options
@@ -171,9 +173,8 @@ class ToolBatch:
         for call in calls:
             item = self._admit(call)
             if item.result is None:
-                # Asked only when someone may refuse: a call nobody checks awaits nothing. bench_loop:
-                # -117 bytecodes/turn json sync, -181 json async, -159 sse (0.6-1.0%); kept because
-                # the plain form would take the loop past its +3% per-turn ceiling (decision 0034).
+                # Asked only when someone may refuse: a call nobody checks awaits nothing. bench_loop: -117 bytecodes/turn
+                # json sync, -181 json async, -159 sse (0.6-1.0%); kept: the plain form took the loop past +3% (decision 0034).
                 if may_refuse:
                     await self._authorize(item)
                 else:
@@ -219,14 +220,15 @@ class ToolBatch:
                 if launches:
                     await settle_all(launches, self.stop, HANDLER_GRACE, just_launched=True)
                 if threads is not None:
-                    await threads.settle()
+                    await threads.settled  # the future itself: no coroutine of its own
             finally:
                 if threads is not None:
                     threads.close()
                 for launched in launches:
                     launched.future.cancel()  # only when this batch itself was cancelled
             for item, launched in zip([*asynchronous, *threaded], [*launches, *(threads.calls if threads else ())], strict=True):
-                item.result = await self._conclude(item, launched)
+                result = self._conclude(item, launched)
+                item.result = result if result is not None else await self._await_returned(item, launched)
 
     def not_executed(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultMessage]:
         """Answer calls of a response cut by the output limit without running them."""
@@ -251,14 +253,10 @@ class ToolBatch:
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
             text = over_limit(self.artifacts, self.tools, call, text, ok, limit, self.emit, self.hooks.report)
-        message = ToolResultMessage(
-            tool_use_id=call.id,
-            tool_name=call.name,
-            content=[TextBlock(text), *images],
-            is_error=not ok,
-        )
+        message = ToolResultMessage(call.id, call.name, [TextBlock(text), *images], not ok)  # by position: cheaper
         self.settled[call.id] = message
-        self.emit(ToolCallEnd(message))
+        if self.heard():
+            self.emit(ToolCallEnd(message))
         return message
 
     # -- phase 1 ---------------------------------------------------------------------
@@ -266,7 +264,8 @@ class ToolBatch:
     def _admit(self, call: ToolUseBlock) -> _Call:
         """Announce ``call`` and check its tool and arguments; a refused call comes back settled."""
         self.started.add(call.id)
-        self.emit(ToolCallStart(call))
+        if self.heard():
+            self.emit(ToolCallStart(call))
         tool = self.tools.get(call.name)
         item = _Call(call, tool)
         if tool is None:
@@ -407,8 +406,7 @@ class ToolBatch:
 
     def _launch(self, item: _Call) -> Launched:
         """Start an async handler's call in its own task; :meth:`_conclude` reads its result."""
-        tool = item.tool
-        assert tool is not None
+        tool: Tool = item.tool  # type: ignore[assignment]  # admitted calls have their tool
         return launch(tool.handler, item.arguments, self._context(item, tool),
                       timeout=tool_timeout_of(tool, self.tool_timeout))
 
@@ -418,27 +416,31 @@ class ToolBatch:
         for item in threaded:
             tool: Tool = item.tool  # type: ignore[assignment]  # admitted calls have their tool
             threads.add(call_and_render, tool.handler, self._render, item.arguments, self._context(item, tool),
-                        timeout=tool_timeout_of(tool, self.tool_timeout), name=f"tool-{tool.name}")
+                        timeout=self.tool_timeout if tool.timeout is None else tool.timeout, thread_name=f"agentkit-tool-{tool.name}")
         return threads.start()
 
-    async def _conclude(self, item: _Call, launched: Launched | ThreadCall) -> ToolResult:
-        """The result of a settled call (an async handler's own value, or a sync handler's rendered one)."""
+    def _conclude(self, item: _Call, launched: Launched | ThreadCall) -> ToolResult | None:
+        """A settled call's result (an async handler's value, a sync one's rendering); ``None``: a coroutine."""
         try:
             value = launched.outcome()
-            if not item.asynchronous and not isinstance(value, Rendered):  # a sync handler's coroutine
-                remaining = None if launched.deadline is None else max(0.0, launched.deadline - asyncio.get_running_loop().time())
-                value = await guarded_call(awaiting(value), timeout=remaining, stop=self.stop,
-                                           grace=HANDLER_GRACE, name=f"tool-{item.call.name}")
+        except Exception as exc:
+            return self._failure(item, exc)
+        return None if not item.asynchronous and not isinstance(value, Rendered) else self._success(item, value)
+
+    async def _await_returned(self, item: _Call, launched: Launched | ThreadCall) -> ToolResult:
+        """The result of the coroutine a sync handler returned, awaited within the rest of its deadline."""
+        remaining = None if launched.deadline is None else max(0.0, launched.deadline - asyncio.get_running_loop().time())
+        try:
+            value = await guarded_call(awaiting(launched.outcome()), timeout=remaining, stop=self.stop,
+                                       grace=HANDLER_GRACE, name=f"tool-{item.call.name}")
         except Exception as exc:
             return self._failure(item, exc)
         return self._success(item, value)
 
     async def _execute(self, item: _Call) -> ToolResult:
-        tool = item.tool
-        assert tool is not None
+        tool: Tool = item.tool  # type: ignore[assignment]  # admitted calls have their tool
         context = self._context(item, tool)
-        # A sync handler's result is rendered in its own thread too: data
-        # that is slow or impossible to serialize stays inside the call's guard.
+        # A sync handler's result is rendered in its own thread too: what is slow or cannot serialize stays guarded.
         try:
             handler: Callable[..., Any]
             arguments: tuple[Any, ...] = (item.arguments, context)

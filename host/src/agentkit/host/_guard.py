@@ -23,7 +23,6 @@ reach the run:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import queue
 import threading
@@ -134,9 +133,11 @@ class _DaemonWorkers:
         jobs.put((job, name))
 
     def _serve(self, jobs: queue.SimpleQueue[Any]) -> None:
+        current = threading.current_thread()
         while True:
             job, name = jobs.get()
-            threading.current_thread().name = name  # what a thread dump shows is the call it serves
+            if current.name != name:  # most jobs serve the tool the last one served
+                current.name = name  # what a thread dump shows is the call it serves
             job()
             with self._lock:
                 if len(self._idle) >= self.max_idle:
@@ -164,8 +165,10 @@ class _Handback:
             self._pending.append((future, outcome))
             if len(self._pending) > 1:
                 return  # a wake-up is already on its way
-        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+        try:  # noqa: SIM105 - contextlib.suppress costs three Python calls more, on every batch of sync calls
             self.loop.call_soon_threadsafe(self._deliver)
+        except RuntimeError:  # the loop closed: nobody waits any more
+            pass
 
     def _deliver(self) -> None:
         with self._lock:

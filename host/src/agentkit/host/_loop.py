@@ -47,7 +47,7 @@ from agentkit.plugin_api import (
     TurnStart,
 )
 
-from ._audit import server_descriptions
+from ._audit import call_audits, server_descriptions
 from ._batch import ToolBatch
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
@@ -65,7 +65,7 @@ from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
 from ._route import Route
-from ._run import Run, enter_run
+from ._run import Run, enter_run, heard, hearing
 from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
 from ._stopping.policies import StopContext
@@ -156,6 +156,7 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
         session=session,
         cancel=stop.cancel,
         emit=run.emit,
+        heard=hearing(run),
         stop=stop,
         run_id=run.run_id,
         steps=run.steps,
@@ -173,7 +174,7 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
             admit_images=functools.partial(_admit_tool_images, run),
             add_tools=toolset.add,
             artifacts=run.artifacts,
-            audit_for=lambda name, call_id: audit.for_call(toolset.plugin_of(name), name, call_id),
+            audit_for=call_audits(audit, toolset.plugin_of),
             retries=ToolRetries(lambda: run.state.turn, functools.partial(record_retry, run)),
         ),
     )
@@ -279,7 +280,8 @@ async def run_turns(run: Run) -> None:
             end_stopped(run)
             return
         state.turn += 1
-        emit(TurnStart(state.turn))
+        if heard(run):
+            emit(TurnStart(state.turn))
         steps = run.steps
         message = await (request(run) if steps is None else steps.model_request(functools.partial(request, run)))
         append(message)
@@ -330,7 +332,8 @@ def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> boo
 
 async def _answered(run: Run, message: AssistantMessage) -> bool:
     """A response without tool calls: whether the run ends, or a queued message (or a retry) keeps it going."""
-    run.emit(TurnEnd(run.state.turn, message, []))
+    if heard(run):
+        run.emit(TurnEnd(run.state.turn, message, []))
     if run.stop.requested:
         return True
     if run.queues.steering:
@@ -361,7 +364,8 @@ async def _ran_tools(run: Run, batch: ToolBatch, message: AssistantMessage, call
     for result in results:
         run.append(result)
     state.skills.extend(run.toolset.activate_read_skills(calls, results))
-    run.emit(TurnEnd(state.turn, message, results))
+    if heard(run):
+        run.emit(TurnEnd(state.turn, message, results))
     if stop.requested:
         end_stopped(run)
         return True
@@ -479,7 +483,8 @@ async def _stream(run: Run, provider: Provider, request: ProviderRequest, fallba
     message: AssistantMessage | None = None
     structured, emit = run.structured, run.emit
     async for events in run.runtime.stream_batches(provider, request, abort=run.stop.event, fallback=fallback):
-        for event in events:
+        # Whether anyone hears is asked once a list: nobody there, nothing between its events makes one listen.
+        for event in events if structured is not None or heard(run) else ():
             emit(event)
             if structured is not None:
                 partial = structured.partial(event)

@@ -265,8 +265,11 @@ class PluginHost:
         own machinery, so the host can call plugins one at a time (see
         ``HookRunner``) with pluggy's rules for arguments and order.
         """
+        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+        if not impls:  # most hooks of most runs: asked every batch (the tool-call hooks), answered at once
+            return []
         plugins: dict[str, object] = {}
-        for impl in reversed(getattr(self.pm.hook, hook_name).get_hookimpls()):
+        for impl in reversed(impls):
             plugins.setdefault(impl.plugin_name, impl.plugin)
         return [(name, self._caller_of(hook_name, plugin)) for name, plugin in plugins.items()]
 

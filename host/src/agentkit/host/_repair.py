@@ -193,10 +193,12 @@ class _Repair:
         if not content:
             return  # nothing left to say; no wire accepts an empty assistant turn
         # A block the repair adapts is never equal to the original (another type, or another id).
-        self.out.append(message if content == message.content else dataclasses.replace(message, content=content))
+        same = content == message.content  # nearly always: the blocks as they are, the same objects
+        self.out.append(message if same else dataclasses.replace(message, content=content))
         self.opened_at = message.timestamp
+        calls = message.tool_calls
         for original, sent in zip(
-            message.tool_calls, [block for block in content if isinstance(block, ToolUseBlock)], strict=True
+            calls, calls if same else [block for block in content if isinstance(block, ToolUseBlock)], strict=True
         ):
             self.open.setdefault(original.id, (sent, None))
 

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from .sessions._recorder import RunLog
     from .sessions._session import Session
 
-__all__ = ["CHILD_END_BUDGET", "Run", "RunState", "Subscribers", "current_run", "enter_run"]
+__all__ = ["CHILD_END_BUDGET", "Run", "RunState", "Subscribers", "current_run", "enter_run", "heard", "hearing"]
 
 #: Seconds an aborted child's run may take to end: its stop budget, its end hooks' floor, and room.
 CHILD_END_BUDGET = STOP_BUDGET + SESSION_END_FLOOR + 2.0
@@ -197,3 +197,18 @@ def current_run() -> Run | None:
 
 def enter_run(run: Run) -> contextvars.Token[Run | None]:
     return _RUN.set(run)
+
+
+def heard(run: Run) -> bool:
+    """Whether an event emitted now reaches anyone: the run's stream, a subscriber, an observing plugin, or
+    the run's steps (which may pass it on). The loop builds no event nobody hears (decision 0057)."""
+    return run.put is not None or run.steps is not None or bool(run.subscribers.all or run.observers)
+
+
+def hearing(run: Run) -> Callable[[], bool]:
+    """:func:`heard` of ``run`` as a function of nothing, asked for every tool call: a run's stream and steps
+    are set when it is made, so only its subscribers and observers (lists that change) are asked each time."""
+    if run.put is not None or run.steps is not None:
+        return lambda: True
+    subscribers, observers = run.subscribers, run.observers
+    return lambda: bool(subscribers.all or observers)

@@ -68,7 +68,7 @@ _Job = tuple[ThreadCall, Callable[..., Any], tuple[Any, ...], str]
 
 
 class ThreadBatch:
-    """Sync calls run by worker threads, started together (:meth:`start`) and awaited together (:meth:`settle`).
+    """Sync calls run by worker threads, started together (:meth:`start`) and awaited together (:attr:`settled`).
 
     :param stop: the run's stop; once it reaches the loop, running calls have ``grace`` more seconds.
     """
@@ -86,31 +86,33 @@ class ThreadBatch:
         self._open = 0
         self._lock = threading.Lock()
         self._spread = False
+        self._due: float | None = None  # the soonest deadline of the batch's calls, known at the first look-in
+        self._due_known = False
         self._timer: asyncio.TimerHandle | None = None
-        self._settled: asyncio.Future[None] = self._loop.create_future()
+        #: Done once every call finished or was given up on; the loop is free while it is awaited.
+        self.settled: asyncio.Future[None] = self._loop.create_future()
         self._handback = handback_of(self._loop)
+        # The batch is made, filled and started in one step of the loop: one reading of its clock serves all.
+        self._now = self._loop.time()
 
-    def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, name: str) -> None:
-        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from now)."""
-        call = ThreadCall(None if timeout is None else self._loop.time() + timeout)
+    def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, thread_name: str) -> None:
+        """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from the batch's making);
+        ``thread_name`` names the worker while it serves the call, for whoever reads a thread dump."""
+        call = ThreadCall(None if timeout is None else self._now + timeout)
         self.calls.append(call)
         self._open += 1
-        self._waiting.append((call, function, args, f"agentkit-{name}"))
+        self._waiting.append((call, function, args, thread_name))
 
     def start(self) -> ThreadBatch:
         """Hand the queued calls to one worker; look in on them while some wait, at a deadline, at the stop."""
         if not self.calls:
-            self._settled.set_result(None)
+            self.settled.set_result(None)
             return self
-        _WORKERS.submit(self._drain, "agentkit-tools")
-        self._timer = self._loop.call_later(SPREAD_TICK, self._look_in)
+        _WORKERS.submit(self._drain, self._waiting[0][3])  # named for its first call: no renaming for that one
+        self._timer = self._loop.call_at(self._now + SPREAD_TICK, self._look_in)
         if self._stop is not None:
             self._stop.reached().add_done_callback(self._look_in)
         return self
-
-    async def settle(self) -> None:
-        """Wait until every call finished or was given up on; the loop is free meanwhile."""
-        await self._settled
 
     def close(self) -> None:
         """Stop looking in; a call still waiting now was given up on, and never starts."""
@@ -124,6 +126,7 @@ class ThreadBatch:
     def _drain(self) -> None:
         waiting, finished, lock = self._waiting, self._finished, self._lock
         current = threading.current_thread()
+        shown = current.name
         while True:
             try:
                 call, function, args, name = waiting.popleft()
@@ -131,8 +134,8 @@ class ThreadBatch:
                 return
             if call.verdict is not None:  # given up on (deadline, stop) before it started
                 continue
-            if current.name != name:
-                current.name = name  # what a thread dump shows is the call it serves
+            if shown != name:
+                current.name = shown = name  # what a thread dump shows is the call it serves
             self._begun += 1
             try:
                 outcome: tuple[bool, Any] = (True, function(*args))
@@ -141,23 +144,55 @@ class ThreadBatch:
             finished.append(call)
             with lock:
                 call.done = outcome
-                last = call.verdict is None and self._leave()
+                last = False
+                if call.verdict is None:  # else the loop counted it out when it gave up on it
+                    self._open -= 1
+                    last = not self._open
             if last:  # the last one wakes the loop, once for the batch
-                self._handback.put(self._settled, None)
+                self._handback.put(self.settled, None)
 
     def _leave(self) -> bool:
         """Count a call out (holding the lock); whether it was the last one open."""
         self._open -= 1
         return not self._open
 
-    def _look_in(self, *_called_by: object) -> None:
+    def _look_in(self, *called_by: object) -> None:
         """Give up on the calls past their limit, spread the waiting ones if none finished; settle or look in later."""
         if self._timer is not None:
-            self._timer.cancel()
+            if called_by:  # by the stop: the timer is still armed (called by the timer, it is spent)
+                self._timer.cancel()
             self._timer = None
-        if self._settled.done():
+        if self.settled.done():
             return
         now = self._loop.time()
+        if not self._due_known:  # no call can be past its deadline before this
+            self._due_known = True
+            self._due = min((call.deadline for call in self.calls if call.deadline is not None), default=None)
+        stop = self._stop
+        if (stop is None or not stop.event.is_set()) and (self._due is None or now < self._due):
+            nearest = self._due  # nothing is due: no stop, no deadline passed (the common tick)
+        else:
+            nearest = self._give_up_due(now)
+        if not self._open:  # every call finished or was given up on
+            self.settled.set_result(None)
+            return
+        if self._waiting and not self._spread:
+            progress = (self._begun, len(self._finished))
+            if progress == self._seen and progress[0] > progress[1]:
+                # One call has run for a whole tick, nothing else moved: it may block the rest. (A worker
+                # not yet scheduled is the system's matter; more of them would not run sooner.)
+                self._spread = True
+                for _ in range(len(self._waiting)):
+                    _WORKERS.submit(self._drain, "agentkit-tools")
+            else:
+                self._seen = progress
+                tick = now + SPREAD_TICK
+                nearest = tick if nearest is None else min(nearest, tick)
+        if nearest is not None:
+            self._timer = self._loop.call_at(nearest, self._look_in)
+
+    def _give_up_due(self, now: float) -> float | None:
+        """Give up on the calls past their deadline or the stop's grace; the nearest limit of the others."""
         stop, stop_limit = self._stop, None
         if stop is not None and stop.at is not None and stop.event.is_set():
             stop_limit = min(stop.at + self._grace, stop.at + STOP_BUDGET)
@@ -178,23 +213,7 @@ class ThreadBatch:
                 continue
             if limit is not None and (nearest is None or limit < nearest):
                 nearest = limit
-        if not self._open:  # every call finished or was given up on
-            self._settled.set_result(None)
-            return
-        if self._waiting and not self._spread:
-            progress = (self._begun, len(self._finished))
-            if progress == self._seen and progress[0] > progress[1]:
-                # One call has run for a whole tick, nothing else moved: it may block the rest. (A worker
-                # not yet scheduled is the system's matter; more of them would not run sooner.)
-                self._spread = True
-                for _ in range(len(self._waiting)):
-                    _WORKERS.submit(self._drain, "agentkit-tools")
-            else:
-                self._seen = progress
-                tick = now + SPREAD_TICK
-                nearest = tick if nearest is None else min(nearest, tick)
-        if nearest is not None:
-            self._timer = self._loop.call_at(nearest, self._look_in)
+        return nearest
 
 
 def tool_timeout_of(tool: Tool, default: float | None) -> float | None:

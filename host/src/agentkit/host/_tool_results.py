@@ -88,9 +88,14 @@ def as_result(value: Any) -> ToolResult:
     return value if isinstance(value, ToolResult) else ToolResult.success(value)
 
 
+#: What handlers return most, by exact type: none is awaitable, so ``inspect.isawaitable`` (an ABC check) is not
+#: asked of them (a subclass could define ``__await__``, so it is asked of those).
+_NEVER_AWAITABLE = frozenset({str, int, float, bool, type(None), dict, list, tuple, bytes, ToolResult})
+
+
 def call_and_render(handler: Callable[..., Any], render: Callable[[ToolResult], Rendering], *args: Any) -> Any:
     value = handler(*args)
-    if inspect.isawaitable(value):
+    if type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value):
         return value  # a sync function handing back a coroutine: awaited on the loop
     result = as_result(value)
     return Rendered(result, render(result))

@@ -232,14 +232,14 @@ class CompletionsDecoder:
             if whole:
                 for position, call in enumerate(tool_calls):
                     if isinstance(call, dict):
-                        events.extend(self._tool_call_delta(call, position))
+                        self._tool_call_delta(call, position, events)
             else:  # a chunk's few calls, each with the index the wire gave it
                 for call in tool_calls:
                     if isinstance(call, dict):
-                        events.extend(self._tool_call_delta(call, call.get("index")))
+                        self._tool_call_delta(call, call.get("index"), events)
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
-            events.extend(self._tool_call_delta({"function": legacy}, _LEGACY_CALL))
+            self._tool_call_delta({"function": legacy}, _LEGACY_CALL, events)
 
     def _text_delta(self, text: str) -> list[ProviderEvent]:
         events: list[ProviderEvent] = []
@@ -259,15 +259,15 @@ class CompletionsDecoder:
         events.extend(self._assembler.delta(self._thinking, text))
         return events
 
-    def _tool_call_delta(self, wire: dict[str, Any], index: Any) -> list[ProviderEvent]:
-        """One call's delta; ``index``: the wire's index of the call (anything, as the wire sent it)."""
+    def _tool_call_delta(self, wire: dict[str, Any], index: Any, events: list[ProviderEvent]) -> None:
+        """One call's delta, its events added to ``events``; ``index``: the wire's index of the call (anything,
+        as the wire sent it)."""
         function = wire.get("function")
         function = function if isinstance(function, dict) else {}
         call_id = given_id if isinstance(given_id := wire.get("id"), str) else ""
         name = given_name if isinstance(given_name := function.get("name"), str) else ""
         arguments = function.get("arguments")
         key = index if type(index) is int else self._call_key(index, call_id, name)
-        events: list[ProviderEvent] = []
         call = self._calls.get(key)
         if call is None:
             # Text and reasoning end where tool calls begin.
@@ -291,10 +291,9 @@ class CompletionsDecoder:
                     f"openai-completions: argument text for tool call {call.name or key!r} "
                     "arrived after the call was closed by later content"
                 )
-                return events
+                return
             call.arguments.append(arguments)
             events.extend(self._assembler.delta(call.block, arguments))
-        return events
 
     def _call_key(self, index: Any, call_id: str, name: str) -> int:
         if isinstance(index, int) and not isinstance(index, bool):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 
 __all__ = ["AbortEvent"]
@@ -35,5 +34,7 @@ class AbortEvent(asyncio.Event):
 
     def remove_set_callback(self, callback: Callable[[], object]) -> None:
         """Stop calling ``callback``; one that is not there is ignored."""
-        with contextlib.suppress(ValueError):
+        try:  # noqa: SIM105 - contextlib.suppress costs three Python calls more, on every request
             self._callbacks.remove(callback)
+        except ValueError:
+            pass

@@ -124,7 +124,15 @@ class Output:
         return out
 
     def _finalize(self, event: MessageEnd) -> MessageEnd:
-        message = self.pricing(event.message, self.model)
+        pricing, message = self.pricing, event.message
+        if type(pricing) is Pricing:
+            # The decoder's message, made for this response and seen by nobody yet: priced in place rather than
+            # copied with a new end event (bench_loop, callgrind: about 8,000 instructions a response).
+            usage = pricing._priced_usage(message, self.model)
+            if usage is not None:
+                message.usage = usage
+        else:
+            message = pricing(message, self.model)
         error = scrub(message.error_message, self.secrets) if message.error_message else None
         if error != message.error_message:
             message = dataclasses.replace(message, error_message=error)

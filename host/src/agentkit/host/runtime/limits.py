@@ -37,6 +37,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 from agentkit.plugin_api import ModelInfo
 
@@ -90,7 +91,17 @@ class ResponseLimits:
 
     def resolve(self, model: ModelInfo) -> ResponseLimits:
         """These limits with every ``None`` replaced by the default for ``model``."""
-        return _resolved(self, model.max_output)
+        limits, max_output, kept = _LAST[0]
+        if limits is self and max_output == model.max_output:  # a runtime's own limits, response after response
+            resolved: ResponseLimits = kept
+            return resolved
+        resolved = _resolved(self, model.max_output)
+        _LAST[0] = (self, model.max_output, resolved)  # one assignment: a thread sees the old entry or the new
+        return resolved
+
+
+#: The limits resolved last, by identity: the cache below hashes and compares the dataclass by value, in Python.
+_LAST: list[tuple[object, int, Any]] = [(None, -1, None)]
 
 
 @functools.lru_cache(maxsize=64)

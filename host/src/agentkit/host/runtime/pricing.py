@@ -80,16 +80,19 @@ class Pricing:
 
     def __call__(self, message: AssistantMessage, requested: ModelInfo) -> AssistantMessage:
         """``message`` with its cost; a cost the wire reported is kept as it is."""
+        usage = self._priced_usage(message, requested)
+        return message if usage is None else _replaced(message, usage=usage)
+
+    def _priced_usage(self, message: AssistantMessage, requested: ModelInfo) -> Usage | None:
+        """``message``'s usage with its cost; ``None`` when it stays as it is."""
         usage = message.usage
         if usage.cost:
-            return message
+            return None
         row = served_row(message, requested, self.models)
         if not row.priced:  # no prices: the cost is unknown, never zero
-            return _replaced(message, usage=_replaced(usage, cost=None))
+            return _replaced(usage, cost=None)
         cost = cost_of(usage, row)
-        if not cost:
-            return message
-        return _replaced(message, usage=_replaced(usage, cost=cost))
+        return _replaced(usage, cost=cost) if cost else None
 
 
 #: By dataclass: its ``__init__`` fields' names, in order, and a getter of all their values at once.

@@ -70,12 +70,16 @@ class _Duplicate(Exception):
     """An object repeats a key (the exact parse finds which, and where, from the offsets)."""
 
 
-# The first duplicate key met by the current thread's parse (``loads`` clears
-# it before each parse, whatever the last one left). Recording it
-# (rather than raising from inside the C scanner) keeps the refusal of a
-# duplicate as cheap as the acceptance of the same document: the parse runs
-# to its end either way, and no exception unwinds through the scanner.
-_state = threading.local()
+# The first duplicate key met by each thread's parse, by thread id (``loads``
+# takes its thread's out before and after each parse, whatever the last one
+# left). Recording it (rather than raising from inside the C scanner) keeps the
+# refusal of a duplicate as cheap as the acceptance of the same document: the
+# parse runs to its end either way, and no exception unwinds through the
+# scanner. A dict rather than a ``threading.local``: a parse without duplicates
+# (nearly all) asks only whether it is empty, where a thread-local's attribute
+# was set and read on every parse (bench_loop, callgrind: about 1,000
+# instructions a parse).
+_repeats: dict[int, str] = {}
 
 
 def _repeated(pairs: list[tuple[str, Any]]) -> str:
@@ -89,8 +93,10 @@ def _repeated(pairs: list[tuple[str, Any]]) -> str:
 
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
-    if len(result) != len(pairs) and _state.duplicate is None:
-        _state.duplicate = _repeated(pairs)
+    if len(result) != len(pairs):
+        ident = threading.get_ident()
+        if ident not in _repeats:  # the first one met is the one refused
+            _repeats[ident] = _repeated(pairs)
     return result
 
 
@@ -111,7 +117,7 @@ def _refuse_duplicate(text: str, raw: bytes | None, valid: int | None) -> None:
         with the duplicate is among them; what follows is not JSON and could
         mislead the byte search), or ``None`` when that is not known.
     """
-    key = _state.duplicate
+    key = _repeats.pop(threading.get_ident(), None) if _repeats else None
     if key is None:
         return
     # A str reaches here only without lone surrogates (they are refused first): strict UTF-8 encodes it.
@@ -289,8 +295,10 @@ def loads(
                 f"JSON text is not valid UTF-8 at byte {exc.start}", offset=exc.start
             ) from None
 
-    _check_depth(text, max_depth)
-    _state.duplicate = None  # whatever an interrupted parse of this thread left
+    if len(text) > max_depth:  # _check_depth's own first exit, without the call
+        _check_depth(text, max_depth)
+    if _repeats:  # whatever an interrupted parse of this thread left
+        _repeats.pop(threading.get_ident(), None)
     try:
         try:
             # JSONDecoder.decode with its two Python frames written out: bench_sse's events, loads
@@ -304,7 +312,8 @@ def loads(
                 raise _json.JSONDecodeError("Extra data", text, end)
         except RecursionError:
             # The caller's own stack was deep: parse again without recursing.
-            _state.duplicate = None
+            if _repeats:
+                _repeats.pop(threading.get_ident(), None)
             value = _iterative.decode(
                 text, pairs_hook=_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
             )
@@ -327,7 +336,7 @@ def loads(
             f"invalid JSON at byte {where}: an integer has more than {limit} digits",
             offset=where,
         ) from None
-    if _state.duplicate is not None:
+    if _repeats:  # this thread's parse, or another's running now
         _refuse_duplicate(text, raw, _ALL)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
