@@ -11,12 +11,13 @@ it is written, by the group and field that hold it, never as an
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeAlias
 
 import httpx
 
 from agentkit.plugin_api import Block, Defer, ToolUseBlock
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._budget import Budget
 from .errors import ConfigError

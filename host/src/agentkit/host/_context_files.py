@@ -22,11 +22,11 @@ BOM is stripped, and both its path and its body are XML-escaped in the prompt.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from agentkit.plugin_api import Project, ToolError
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.workspace import locate
 
 from .skills import user_home

@@ -16,7 +16,7 @@ import logging
 import os
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,6 +24,7 @@ import pluggy
 
 from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Project, Provider, Skill, Tool
 from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import ImageBlock, TextBlock, ToolResult
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._guard import Escaped
 from .errors import ImageError

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
 
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api._dataclass import dataclass
 
 __all__ = [
     "BYTES_PER_TOKEN",

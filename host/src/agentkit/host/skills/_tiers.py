@@ -14,11 +14,12 @@ the working directory.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import Project, Skill, ToolError
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.workspace import locate
 
 if TYPE_CHECKING:
