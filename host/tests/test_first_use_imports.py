@@ -59,7 +59,8 @@ print(json.dumps({"built": built, "ran": sorted(sys.modules), "outcome": result.
 #: What an agent without a session, skills, subagents or plugin discovery never needs: the session
 #: store and its loader, the skill checks (with packaging and tomllib), the entry-point scan,
 #: delegation, the workspace's ignore engine, globs and opening beneath a root (for a trusted
-#: project's context files and skill folders), and xml.sax (prompt text is escaped without it).
+#: project's context files and skill folders), xml.sax (prompt text is escaped without it), and
+#: structured output (an output type).
 NOT_AT_FIRST_USE = (
     "agentkit.host.sessions._store", "agentkit.host.sessions._session", "agentkit.host.sessions._loader",
     "agentkit.host.sessions._tree", "agentkit.host.sessions._recorder", "agentkit.host.sessions._selection",
@@ -67,6 +68,7 @@ NOT_AT_FIRST_USE = (
     "agentkit.host._entry_points", "agentkit.host._delegation",
     "agentkit.plugin_api.workspace._ignore", "agentkit.plugin_api.workspace._glob",
     "agentkit.plugin_api.workspace._beneath", "xml",
+    "agentkit.host._structured", "agentkit.host._output_type", "agentkit.host._partial_json",
 )
 
 

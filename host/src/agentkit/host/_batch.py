@@ -89,6 +89,8 @@ _HOST_DEFAULTS = CallPolicy()  # frozen: one shared instance is safe
 
 @dataclass(slots=True)
 class _Call:
+    """One tool call of a batch, from preparation to its result."""
+
     call: ToolUseBlock
     tool: Tool | None = None
     arguments: dict[str, Any] = field(default_factory=dict)

@@ -49,6 +49,8 @@ AdmitImages = Callable[[list[ImageBlock]], list[TextBlock | ImageBlock]]
 
 @dataclass(slots=True)
 class Rendered:
+    """A tool's result with its rendering for the model."""
+
     result: ToolResult
     rendered: Rendering
 
