@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
-from typing import Any, TypeAlias
-
-import httpx
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentkit.plugin_api import Block, Defer, ToolUseBlock
 from agentkit.plugin_api._dataclass import dataclass
@@ -29,6 +27,9 @@ from .runtime.limits import (
     ResponseLimits,
 )
 from .runtime.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
@@ -176,7 +177,10 @@ class Connection:
     def __post_init__(self) -> None:
         # What the annotations say, held at run time too: a wrong value would otherwise
         # fail as an AttributeError in the middle of a request.
-        _instance_or_none(self, "transport", httpx.AsyncBaseTransport, "an httpx.AsyncBaseTransport")
+        if self.transport is not None:  # only a given transport is checked: a config without one needs no httpx
+            import httpx
+
+            _instance_or_none(self, "transport", httpx.AsyncBaseTransport, "an httpx.AsyncBaseTransport")
         _instance_or_none(self, "retry", RetryPolicy, "a RetryPolicy")
         _instance_or_none(self, "credential_store", CredentialStore, "a CredentialStore")
 
