@@ -29,7 +29,7 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import agent_models, provider_runtime, stop_policy
+from ._agent_parts import agent_models, provider_runtime, stop_policy, structured_output
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._audit import RunAudit, check_sink
 from ._budget import Budget, RunAccount
@@ -103,10 +103,7 @@ class Agent(Generic[AgentOutputT]):
                  session: Session | None = None, output_type: OutputTypeArg = None) -> None:
         check_config(config)
         if output_type is not None:  # a type no run can end with fails here, not at the first run
-            # Here, not at the top: an agent without an output type never loads structured output.
-            from ._structured import StructuredOutput
-
-            StructuredOutput(output_type)
+            structured_output(output_type)
         #: The output type of every run not given its own (``run(..., output_type=...)``), or ``None``.
         self.output_type = output_type
         if config.audit is not None:
@@ -461,9 +458,7 @@ class Agent(Generic[AgentOutputT]):
             output_type = self.output_type
         if output_type is None:
             return None
-        from ._structured import StructuredOutput  # once per run that has an output type
-
-        structured = StructuredOutput(output_type)
+        structured = structured_output(output_type)
         structured.check_settings({"tool_choice": self.config.settings.get("tool_choice"), **overrides}, set(self.toolset.tools), self.model)
         return structured
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentkit.plugin_api import Block, Defer, ToolUseBlock
 from agentkit.plugin_api._dataclass import dataclass
+from agentkit.plugin_api._lazy import DeferredModule
 
 from ._budget import Budget
 from .errors import ConfigError
@@ -30,6 +31,10 @@ from .runtime.retry import RetryPolicy
 
 if TYPE_CHECKING:
     import httpx
+else:
+    # Imported on first use (the check of a given transport, typing.get_type_hints(Connection)): a tool
+    # server (agentkit mcp serve) makes no model request and so never loads httpx.
+    httpx = DeferredModule("httpx")
 
 __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
@@ -178,8 +183,6 @@ class Connection:
         # What the annotations say, held at run time too: a wrong value would otherwise
         # fail as an AttributeError in the middle of a request.
         if self.transport is not None:  # only a given transport is checked: a config without one needs no httpx
-            import httpx
-
             _instance_or_none(self, "transport", httpx.AsyncBaseTransport, "an httpx.AsyncBaseTransport")
         _instance_or_none(self, "retry", RetryPolicy, "a RetryPolicy")
         _instance_or_none(self, "credential_store", CredentialStore, "a CredentialStore")
