@@ -58,13 +58,17 @@ print(json.dumps({"built": built, "ran": sorted(sys.modules), "outcome": result.
 
 #: What an agent without a session, skills, subagents or plugin discovery never needs: the session
 #: store and its loader, the skill checks (with packaging and tomllib), the entry-point scan,
-#: delegation, and the workspace's ignore engine and globs.
+#: delegation, the workspace's ignore engine, globs and opening beneath a root (for a trusted
+#: project's context files and skill folders), xml.sax (prompt text is escaped without it), and
+#: structured output (an output type).
 NOT_AT_FIRST_USE = (
     "agentkit.host.sessions._store", "agentkit.host.sessions._session", "agentkit.host.sessions._loader",
     "agentkit.host.sessions._tree", "agentkit.host.sessions._recorder", "agentkit.host.sessions._selection",
     "agentkit.host.skills._check", "agentkit.host.skills._manifest", "packaging", "tomllib",
     "agentkit.host._entry_points", "agentkit.host._delegation",
     "agentkit.plugin_api.workspace._ignore", "agentkit.plugin_api.workspace._glob",
+    "agentkit.plugin_api.workspace._beneath", "xml",
+    "agentkit.host._structured", "agentkit.host._output_type", "agentkit.host._partial_json",
 )
 
 
@@ -98,10 +102,11 @@ def test_arguments_the_quick_check_cannot_vouch_for_load_jsonschema_and_get_its_
 
 def test_a_host_given_its_plugins_reads_no_distribution_metadata():
     """The metadata scan (the importlib_metadata backport) and requirement checks are for plugins found
-    through their distributions."""
+    through their distributions; the ``User-Agent``'s version is read from the host's own metadata files
+    without importing ``importlib.metadata``."""
     seen = _first_use([{"n": 1}], plugins="given")
     assert seen["outcome"] == "completed"
-    assert _loaded(seen["ran"], ("importlib_metadata", *SCHEMA_LIBRARIES)) == set()
+    assert _loaded(seen["ran"], ("importlib_metadata", "importlib.metadata", *SCHEMA_LIBRARIES)) == set()
 
 
 def test_a_first_run_without_a_session_or_skills_loads_neither_their_modules_nor_plugin_discovery(tmp_path):

@@ -9,7 +9,7 @@ from pathlib import Path
 import importlib_metadata
 import pytest
 
-from agentkit.host import _entry_points
+from agentkit.host import _dist_info, _entry_points
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 
@@ -45,7 +45,7 @@ def test_the_listing_finds_what_the_loader_finds(site_dir, tmp_path, monkeypatch
     (shadowed / "spaced_plugin-9.9.dist-info" / "entry_points.txt").write_text("[agentkit.tools]\nshadow = shadow_mod\n")
     monkeypatch.setattr(sys, "path", [*sys.path, str(shadowed)])
     importlib.invalidate_caches()
-    assert _entry_points._plain_path_only()  # the listing reads the files itself here
+    assert _dist_info.plain_path_only()  # the listing reads the files itself here
 
     listed = _seen(_entry_points.listed_entry_points())
     assert listed == _seen(_entry_points.plugin_entry_points())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 
 import httpx
 from _runtime_fakes import FakeProvider, model, request, text_stream
@@ -64,3 +65,8 @@ def test_attribution_can_be_turned_off() -> None:
 def test_merge_is_case_insensitive_and_keeps_the_winning_spelling() -> None:
     merged = merge_headers({"X-A": "1", "x-b": "2"}, {"x-a": "3"}, {"X-B": None})
     assert merged == {"x-a": "3"}
+
+
+def test_attribution_names_the_installed_host_version() -> None:
+    headers = sent_headers({"FAKE_API_KEY": "k"})
+    assert headers["user-agent"] == f"agentkit/{importlib.metadata.version('agentkit-host')}"

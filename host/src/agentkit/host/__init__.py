@@ -124,13 +124,9 @@ __all__ = [*_EXPORTS, "__version__"]
 
 
 def _version() -> str:
-    # importlib.metadata scans the installed distributions: done once, when someone asks.
-    from importlib.metadata import PackageNotFoundError, version
+    from ._dist_info import host_version
 
-    try:
-        return version("agentkit-host")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
+    return host_version()
 
 
 def _terminate(reason: str) -> Block:

@@ -29,7 +29,7 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import agent_models, provider_runtime, stop_policy
+from ._agent_parts import agent_models, provider_runtime, stop_policy, structured_output
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._audit import RunAudit, check_sink
 from ._budget import Budget, RunAccount
@@ -51,7 +51,6 @@ from ._stats import AgentStats
 from ._steps import RunSteps
 from ._stopping.interrupt import run_interruptibly
 from ._stopping.run_stop import RunStop
-from ._structured import StructuredOutput
 from ._system_prompt import assemble_system_prompt
 from ._token_limits import PromptEstimator
 from ._toolset import agent_toolset
@@ -59,6 +58,7 @@ from .errors import AgentBusy, NothingToContinue
 from .sessions._artifacts import ArtifactStore
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from ._structured import StructuredOutput
     from .sessions._session import Session
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
@@ -103,7 +103,7 @@ class Agent(Generic[AgentOutputT]):
                  session: Session | None = None, output_type: OutputTypeArg = None) -> None:
         check_config(config)
         if output_type is not None:  # a type no run can end with fails here, not at the first run
-            StructuredOutput(output_type)
+            structured_output(output_type)
         #: The output type of every run not given its own (``run(..., output_type=...)``), or ``None``.
         self.output_type = output_type
         if config.audit is not None:
@@ -458,7 +458,7 @@ class Agent(Generic[AgentOutputT]):
             output_type = self.output_type
         if output_type is None:
             return None
-        structured = StructuredOutput(output_type)
+        structured = structured_output(output_type)
         structured.check_settings({"tool_choice": self.config.settings.get("tool_choice"), **overrides}, set(self.toolset.tools), self.model)
         return structured
 

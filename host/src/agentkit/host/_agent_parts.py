@@ -1,8 +1,10 @@
-"""What an agent builds from its configuration once, when it is made: its runtime, fallbacks and stop policy."""
+"""What an agent builds from its configuration once, when it is made: its runtime, fallbacks, stop policy and
+the structured output of an output type."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import ModelInfo, Provider
 
@@ -13,7 +15,10 @@ from ._route import Route
 from ._stopping.policies import StopPolicy, any_of, as_policy, max_turns
 from .runtime import Pricing, ProviderRuntime, http_timeouts
 
-__all__ = ["agent_models", "provider_runtime", "stop_policy"]
+if TYPE_CHECKING:
+    from ._structured import StructuredOutput
+
+__all__ = ["agent_models", "provider_runtime", "stop_policy", "structured_output"]
 
 
 def provider_runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
@@ -49,3 +54,13 @@ def stop_policy(config: AgentConfig) -> StopPolicy | None:
     if config.stop_policy is not None:
         policies.append(as_policy(config.stop_policy))
     return any_of(*policies) if policies else None
+
+
+def structured_output(output_type: Any) -> StructuredOutput:
+    """The structured output of ``output_type``, checked (once per agent or run that has an output type).
+
+    Imported here, not at the top: an agent without an output type never loads structured output.
+    """
+    from ._structured import StructuredOutput
+
+    return StructuredOutput(output_type)

@@ -13,9 +13,9 @@ cannot be parked never hangs waiting for someone who has no way to answer.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from agentkit.plugin_api import Block, Defer, ToolResult, ToolUseBlock
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._guard import Abandoned, guarded_call
 from ._stopping.run_stop import RunStop

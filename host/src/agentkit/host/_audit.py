@@ -30,11 +30,12 @@ import re
 import reprlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from agentkit.plugin_api import AssistantMessage, Message, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api._dataclass import dataclass
 
 from .errors import ConfigError
 from .sessions._entries import encode_line, now

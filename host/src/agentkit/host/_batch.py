@@ -30,7 +30,7 @@ import asyncio
 import copy
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -49,6 +49,7 @@ from agentkit.plugin_api import (
     ToolResultMessage,
     ToolUseBlock,
 )
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.results import SpooledResult
 
 from ._approvals import ask_person, settled
@@ -88,6 +89,8 @@ _HOST_DEFAULTS = CallPolicy()  # frozen: one shared instance is safe
 
 @dataclass(slots=True)
 class _Call:
+    """One tool call of a batch, from preparation to its result."""
+
     call: ToolUseBlock
     tool: Tool | None = None
     arguments: dict[str, Any] = field(default_factory=dict)

@@ -16,11 +16,12 @@ The batch is built once per run (and once per call by the public
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
 from agentkit.plugin_api import Tool
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._arguments import ArgumentValidator
 from ._artifact_results import ArtifactKeeper

@@ -12,10 +12,10 @@ one batch can never together take more than their parent had left.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from agentkit.plugin_api import Usage
+from agentkit.plugin_api._dataclass import dataclass
 
 if TYPE_CHECKING:
     from ._run_state import RunState

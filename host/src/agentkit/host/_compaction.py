@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentkit.plugin_api import (
@@ -52,6 +52,7 @@ from agentkit.plugin_api import (
     Usage,
     UserMessage,
 )
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._token_limits import CHARS_PER_TOKEN, message_chars
 from .errors import ConfigError

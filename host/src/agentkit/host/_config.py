@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Unpack
 
 from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUseBlock, Usage
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._audit import AuditRecord, AuditSink
 from ._compaction import NO_COMPACTION, Compaction

@@ -11,12 +11,12 @@ it is written, by the group and field that hold it, never as an
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
-
-import httpx
+from dataclasses import field
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agentkit.plugin_api import Block, Defer, ToolUseBlock
+from agentkit.plugin_api._dataclass import dataclass
+from agentkit.plugin_api._lazy import DeferredModule
 
 from ._budget import Budget
 from .errors import ConfigError
@@ -28,6 +28,13 @@ from .runtime.limits import (
     ResponseLimits,
 )
 from .runtime.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    # Imported on first use (the check of a given transport, typing.get_type_hints(Connection)): a tool
+    # server (agentkit mcp serve) makes no model request and so never loads httpx.
+    httpx = DeferredModule("httpx")
 
 __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
@@ -175,7 +182,8 @@ class Connection:
     def __post_init__(self) -> None:
         # What the annotations say, held at run time too: a wrong value would otherwise
         # fail as an AttributeError in the middle of a request.
-        _instance_or_none(self, "transport", httpx.AsyncBaseTransport, "an httpx.AsyncBaseTransport")
+        if self.transport is not None:  # only a given transport is checked: a config without one needs no httpx
+            _instance_or_none(self, "transport", httpx.AsyncBaseTransport, "an httpx.AsyncBaseTransport")
         _instance_or_none(self, "retry", RetryPolicy, "a RetryPolicy")
         _instance_or_none(self, "credential_store", CredentialStore, "a CredentialStore")
 

@@ -22,13 +22,12 @@ BOM is stripped, and both its path and its body are XML-escaped in the prompt.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from agentkit.plugin_api import Project, ToolError
-from agentkit.plugin_api.workspace import locate
+from agentkit.plugin_api._dataclass import dataclass
 
+from ._escape import escape
 from .skills import user_home
 
 __all__ = ["CANDIDATES", "MAX_CONTEXT_FILE_BYTES", "ContextFile", "load_context_files", "render_context_file"]
@@ -89,6 +88,9 @@ def _read_folder(folder: Path, tier: str) -> list[ContextFile]:
 
 def _read_project_folder(top: Path, folder: Path, problems: list[str]) -> list[ContextFile]:
     """The first candidate of ``folder``, opened beneath the repository's ``top`` folder, never through a link out."""
+    # Here, not at the top: only a trusted project's folders are opened beneath its root.
+    from agentkit.plugin_api.workspace import locate
+
     below = folder.relative_to(top)
     for name in CANDIDATES:
         if not (folder / name).is_file():
@@ -121,5 +123,5 @@ def render_context_file(item: ContextFile) -> str:
     if item.cut:
         body += (f"\n[cut: {item.path.name} is {item.size} bytes; only the first {MAX_CONTEXT_FILE_BYTES} are "
                  "shown. Read the file for the rest.]")
-    path = escape(str(item.path), {'"': "&quot;"})
+    path = escape(str(item.path)).replace('"', "&quot;")
     return f'<context_file path="{path}">\n{body}\n</context_file>'

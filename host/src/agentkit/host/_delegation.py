@@ -38,7 +38,6 @@ import dataclasses
 import functools
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import (
@@ -49,6 +48,7 @@ from agentkit.plugin_api import (
     ToolResult,
     Usage,
 )
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._budget import Budget
 from ._run import current_run

@@ -15,10 +15,9 @@ finder of distributions other than the standard one), it asks
 from __future__ import annotations
 
 import os
-import re
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from importlib.machinery import PathFinder
+
+from ._dist_info import Distribution, canonical, distributions, plain_path_only
 
 # Kept out of `agentkit --help` and `agentkit plugins`, as in agentkit.host.cli (typing: 2.2-2.4 ms
 # more after the CLI's 9 ms, by `python -X importtime`); type checkers honour the flag.
@@ -66,11 +65,6 @@ LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
 Entries = list[tuple[str, "importlib_metadata.EntryPoint"]]
 
 
-def canonical(name: str) -> str:
-    """A distribution or plugin name as PEP 503 compares it (``packaging.utils.canonicalize_name``'s rule)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def names_from_env(env: Mapping[str, str], key: str) -> set[str] | None:
     """The comma-separated names of ``env[key]``, canonical; None when the variable is unset."""
     value = env.get(key)
@@ -95,7 +89,7 @@ def plugin_entry_points() -> dict[str, Entries]:
 
 def listed_entry_points() -> Mapping[str, Sequence[tuple[str, EntryPointLike]]]:
     """What :func:`plugin_entry_points` finds, read from the metadata files without ``importlib_metadata``."""
-    if not _plain_path_only():
+    if not plain_path_only():
         return plugin_entry_points()
     return _by_plugin(_read_entry_points())
 
@@ -123,81 +117,18 @@ def _by_plugin(every: Iterable[EP]) -> dict[str, list[tuple[str, EP]]]:
     return plugins
 
 
-def _plain_path_only() -> bool:
-    """Whether every distribution ``importlib_metadata`` would find is a directory of metadata on ``sys.path``."""
-    for finder in sys.meta_path:
-        if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder \
-                and not type(finder).__module__.startswith("importlib_metadata"):
-            return False
-    return not any(entry.lower().endswith(".egg") or os.path.isfile(entry) for entry in sys.path)
-
-
-class _Distribution:
-    """An installed distribution's ``*.dist-info`` or ``*.egg-info`` directory; its headers read on first use."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._headers: dict[str, str] | None = None
-
-    def _header(self, key: str) -> str:
-        if self._headers is None:
-            self._headers = {}
-            for filename in ("METADATA", "PKG-INFO"):
-                try:
-                    with open(os.path.join(self.path, filename), encoding="utf-8") as file:
-                        for line in file:
-                            if not line.strip():
-                                break  # the headers end at the first blank line; the description follows
-                            field, sep, value = line.partition(":")
-                            if sep and not line[0].isspace():
-                                self._headers.setdefault(field.strip().lower(), value.strip())
-                    break
-                except OSError:
-                    continue
-        return self._headers.get(key, "")
-
-    @property
-    def name(self) -> str:
-        return self._header("name")
-
-    @property
-    def version(self) -> str:
-        return self._header("version")
-
-    @property
-    def summary(self) -> str:
-        return self._header("summary")
-
-
 class _EntryPoint:
     """One line of an ``entry_points.txt``: enough to list it, nothing to load it."""
 
-    def __init__(self, name: str, value: str, group: str, dist: _Distribution) -> None:
+    def __init__(self, name: str, value: str, group: str, dist: Distribution) -> None:
         self.name, self.value, self.group, self.dist = name, value, group, dist
 
 
 def _read_entry_points() -> Iterator[_EntryPoint]:
     """Every entry point of the distributions on ``sys.path``, the first of each name winning, as
     ``importlib_metadata`` finds them: the same directories, the same order, the same parse."""
-    seen: set[str] = set()
-    for entry in sys.path:
-        root = entry or "."
-        try:
-            children = os.listdir(root)
-        except OSError:
-            continue
-        by_name: dict[str, list[str]] = {}
-        for child in children:
-            low = child.lower()
-            if low.endswith((".dist-info", ".egg-info")):
-                name = low.rpartition(".")[0].partition("-")[0]
-                by_name.setdefault(canonical(name), []).append(os.path.join(root, child))
-        for name, paths in by_name.items():
-            for path in paths:
-                if name in seen:
-                    break
-                seen.add(name)
-                yield from _parse(path)
+    for _, path in distributions():
+        yield from _parse(path)
 
 
 def _parse(path: str) -> Iterator[_EntryPoint]:
@@ -206,7 +137,7 @@ def _parse(path: str) -> Iterator[_EntryPoint]:
             text = file.read()
     except OSError:
         return
-    dist = _Distribution(path)
+    dist = Distribution(path)
     group = None
     for line in map(str.strip, text.splitlines()):
         if not line or line.startswith("#"):
@@ -230,7 +161,7 @@ def command_entry_points(env: Mapping[str, str]) -> dict[str, EntryPointLike]:
 
 def contributed_entry_points(group: str, kind: str, env: Mapping[str, str]) -> dict[str, EntryPointLike]:
     """Name -> the first entry point of ``group`` declaring it, among the distributions switched on."""
-    if _plain_path_only():
+    if plain_path_only():
         every: Iterable[EntryPointLike] = _read_entry_points()
     else:
         import importlib_metadata
@@ -248,7 +179,7 @@ def summary(ep: EntryPointLike) -> str:
     dist = ep.dist
     if dist is None:
         return ""
-    if isinstance(dist, _Distribution):
+    if isinstance(dist, Distribution):
         return dist.summary
     metadata = getattr(dist, "metadata", None)  # an importlib_metadata.Distribution's headers
     return str(metadata.get("Summary") or "") if metadata is not None else ""

@@ -28,8 +28,9 @@ import queue
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 

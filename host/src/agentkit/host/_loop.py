@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import (
     AgentEnd,
@@ -70,10 +70,12 @@ from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
-from ._structured import Settled
 from ._tool_retries import ToolRetries
 from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
+
+if TYPE_CHECKING:  # a structured run's settling is loaded with its output type (Agent._structured)
+    from ._structured import Settled
 
 __all__ = ["drive", "request", "run_turns"]
 

@@ -16,14 +16,14 @@ import logging
 import os
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pluggy
 
 from agentkit.plugin_api import PROJECT_NAME, ModelInfo, Project, Provider, Skill, Tool
-from agentkit.plugin_api import __version__ as PLUGIN_API_VERSION
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere
@@ -344,10 +344,13 @@ def _api_range_problem(dist: importlib_metadata.IDistribution | None) -> str | N
     requirement = _plugin_api_requirement(dist)
     if requirement is None or not requirement.specifier:
         return None
-    if requirement.specifier.contains(PLUGIN_API_VERSION, prereleases=True):
+    # Here, not at the top: the version is read from the metadata, which a host given its plugins never reads.
+    from agentkit.plugin_api import __version__ as installed
+
+    if requirement.specifier.contains(installed, prereleases=True):
         return None
     return (
-        f"requires agentkit-plugin-api{requirement.specifier} but {PLUGIN_API_VERSION} is installed: "
+        f"requires agentkit-plugin-api{requirement.specifier} but {installed} is installed: "
         "install a version of the plugin built for this agentkit-plugin-api"
     )
 

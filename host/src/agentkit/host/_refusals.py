@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from agentkit.plugin_api import Outcome
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._run_state import RetryBudget
 

@@ -11,10 +11,11 @@ served as usual. Names are never renamed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentkit.plugin_api import ModelInfo, Provider, Skill, Tool
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._schemas import schema_problem
 

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.errors import UsageError
 
 __all__ = ["REPLAY_ENV", "REPLAY_LOG_ENV", "RecordedResponse", "ReplayTransport"]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from agentkit.plugin_api import ModelInfo, Provider
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._repair import TranscriptRepair
 

@@ -28,11 +28,12 @@ import contextvars
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Event, Message, ModelInfo, SubagentEvent, ToolSpec
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._run_state import RetryBudget, RunState
 from ._stopping.ending import SESSION_END_FLOOR

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentkit.plugin_api import Message, Outcome, Usage
+from agentkit.plugin_api._dataclass import dataclass
 
 __all__ = ["RetryBudget", "RunState"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from agentkit.plugin_api._dataclass import dataclass
 
 __all__ = ["AgentStats"]
 

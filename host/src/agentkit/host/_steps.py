@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentkit.plugin_api import AssistantMessage, Block, Defer, Tool, ToolResult, ToolUseBlock
+from agentkit.plugin_api._dataclass import dataclass
 
 if TYPE_CHECKING:
     from ._approvals import Approval

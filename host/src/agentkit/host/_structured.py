@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import (
@@ -56,6 +56,7 @@ from agentkit.plugin_api import (
     ToolSpec,
     UserMessage,
 )
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.codec import FORCED_TOOL_CHOICE
 
 from ._output_type import OutputInvalid, OutputType

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import Tool
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._agent import Agent
 from ._budget import Budget

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import ImageBlock, TextBlock, ToolResult
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._guard import Escaped
 from .errors import ImageError
@@ -49,6 +49,8 @@ AdmitImages = Callable[[list[ImageBlock]], list[TextBlock | ImageBlock]]
 
 @dataclass(slots=True)
 class Rendered:
+    """A tool's result with its rendering for the model."""
+
     result: ToolResult
     rendered: Rendering
 

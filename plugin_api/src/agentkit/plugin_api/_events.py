@@ -29,9 +29,10 @@ subagent's run reach its parent wrapped in ``subagent`` events.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias
 
+from ._dataclass import dataclass
 from ._messages import (
     AssistantMessage,
     ContentBlock,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from ._dataclass import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,7 @@ then only writes the block in its wire's shape; :func:`image_url` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ._dataclass import dataclass
 from ._messages import ImageBlock
 from .errors import ProviderError
 

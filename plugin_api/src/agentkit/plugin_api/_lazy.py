@@ -45,3 +45,20 @@ def lazy_exports(
         return sorted(set(namespace) | set(namespace.get("__all__", exports)))
 
     return __getattr__, __dir__
+
+
+class DeferredModule:
+    """Stands for module ``name`` where only some uses need it: the first attribute read imports it.
+
+    For a name that annotations mention (``typing.get_type_hints`` reads ``httpx.AsyncBaseTransport``
+    through it) and a rare check uses, in a module that most processes load without needing ``name``.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(import_module(self._name), attribute)
+
+    def __repr__(self) -> str:
+        return f"<deferred module {self._name!r}>"

@@ -13,8 +13,8 @@ wire's shape. Standard library only.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
 
+from ._dataclass import dataclass
 from ._messages import AudioBlock, DocumentBlock
 from .errors import ProviderError
 

@@ -12,9 +12,11 @@ import base64
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any, Literal, TypeAlias
+
+from ._dataclass import dataclass
 
 
 class StopReason(StrEnum):

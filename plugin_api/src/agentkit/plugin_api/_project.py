@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from ._dataclass import dataclass
 
 #: The name of the configuration file of a project and of a user.
 CONFIG_FILE = "agentkit.toml"

@@ -10,10 +10,11 @@ credentials, the same for every wire.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Protocol, overload
 
+from ._dataclass import dataclass
 from ._events import ProviderEvent
 from ._images import ImageLimits
 from ._media import FileLimits

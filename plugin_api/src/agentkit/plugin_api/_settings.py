@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from ._dataclass import dataclass
 from ._providers import ProviderRequest
 from .errors import UsageError
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ._dataclass import dataclass
 
 if TYPE_CHECKING:
     from ._tools import Tool

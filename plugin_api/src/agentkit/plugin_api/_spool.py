@@ -25,9 +25,9 @@ import contextlib
 import os
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
+from ._dataclass import dataclass
 from ._tools import ToolResult
 
 #: The most bytes one spool keeps, unless its owner says otherwise.

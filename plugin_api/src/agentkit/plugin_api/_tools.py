@@ -6,11 +6,12 @@ import inspect
 import json
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from ._dataclass import dataclass
 from ._json import one_shot
 from ._messages import ImageBlock
 from ._schema import schema_from_function

@@ -30,9 +30,10 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ._dataclass import dataclass
 from ._spool import DEFAULT_SPOOL_CAP, DEFAULT_SPOOL_MEMORY, Spool, SpooledResult
 from ._tools import ToolContext, ToolError, ToolResult
 from .workspace import descriptors_available

@@ -9,10 +9,10 @@ policy's ``name`` as its ``stopped_by``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from agentkit.plugin_api import AssistantMessage, Message, Outcome, ToolResultMessage, Usage
+from agentkit.plugin_api._dataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ removing a field or changing what one means takes a new version.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from agentkit.plugin_api._dataclass import dataclass
 
 #: The stamp of every request line.
 REQUEST_SCHEMA = "agentkit.rpc.request/v1"

@@ -13,8 +13,9 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
+
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._contracts import MAX_LINE_BYTES
 

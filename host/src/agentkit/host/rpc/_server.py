@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeAlias
 
 from agentkit.plugin_api import event_to_dict
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.errors import UsageError
 
 from ..errors import SessionError, SessionNotFound

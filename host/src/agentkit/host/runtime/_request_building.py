@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from agentkit.plugin_api import Credential, Provider, ProviderRequest, WireRequest
+from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api.codec import dumps
 from agentkit.plugin_api.errors import ProviderError
 

@@ -17,9 +17,9 @@ a user or content, and ``AGENTKIT_TELEMETRY=0`` turns it off.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError, version
+
+from .._dist_info import host_version
 
 __all__ = ["attribution_headers", "merge_headers", "redact_headers"]
 
@@ -30,17 +30,9 @@ SENSITIVE_HEADERS = frozenset(
 )
 
 
-@functools.cache
-def _host_version() -> str:
-    try:
-        return version("agentkit-host")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        return "0+unknown"
-
-
 def attribution_headers(*, enabled: bool = True) -> dict[str, str]:
     """The lowest layer: ``User-Agent: agentkit/<version>`` when attribution is on."""
-    return {"User-Agent": f"agentkit/{_host_version()}"} if enabled else {}
+    return {"User-Agent": f"agentkit/{host_version()}"} if enabled else {}
 
 
 def merge_headers(*layers: Mapping[str, str | None] | None) -> dict[str, str]:

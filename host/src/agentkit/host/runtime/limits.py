@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 from agentkit.plugin_api import ModelInfo
+from agentkit.plugin_api._dataclass import dataclass
 
 __all__ = [
     "BYTES_PER_TOKEN",

@@ -22,7 +22,8 @@ from __future__ import annotations
 import email.utils
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+from agentkit.plugin_api._dataclass import dataclass
 
 __all__ = ["RETRYABLE_STATUS", "RetryPolicy", "backoff_delay", "server_delay", "should_retry"]
 

@@ -23,9 +23,11 @@ import json
 import os
 import socket
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
+
+from agentkit.plugin_api._dataclass import dataclass
 
 __all__ = ["OWNER_RECORD", "UNKNOWN_OWNER_MAX_AGE", "OwnerRecord", "OwnerState", "owner_state", "this_process"]
 

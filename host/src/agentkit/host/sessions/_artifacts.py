@@ -28,8 +28,9 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from agentkit.plugin_api._dataclass import dataclass
 
 from ..errors import SessionNotFound
 from ._artifact_owners import (

@@ -19,10 +19,11 @@ import datetime
 import json
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentkit.plugin_api import Message, message_from_dict
+from agentkit.plugin_api._dataclass import dataclass
 
 #: The log format this host writes; it reads this one.
 SESSION_VERSION = 1

@@ -29,10 +29,11 @@ import gc
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from agentkit.plugin_api import message_from_dict
+from agentkit.plugin_api._dataclass import dataclass
 
 from ..errors import SessionLoadError
 from ._entries import (

@@ -22,10 +22,11 @@ import datetime
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+from agentkit.plugin_api._dataclass import dataclass
 
 from ..errors import ConfigError, SessionConflict, SessionLoadError, SessionNotFound
 from ._entries import Entry, SessionHeader

@@ -17,9 +17,10 @@ the model as a user message wrapped in :data:`BRANCH_SUMMARY_PREFIX` and
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from agentkit.plugin_api import AssistantMessage, Message, UserMessage
+from agentkit.plugin_api._dataclass import dataclass
 
 from ._entries import (
     BRANCH_SUMMARY,

@@ -9,17 +9,14 @@ description cannot close the block or forge a skill.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from xml.sax.saxutils import escape
 
+from .._escape import escape
 from ._tiers import SkillEntry
 
 __all__ = ["READ_TOOLS", "read_tool", "render_skills_block"]
 
 #: Tools that can read a skill's file, in order of preference: the file reader, else a shell.
 READ_TOOLS = ("read_file", "execute", "run_command", "powershell")
-
-_QUOTES = {'"': "&quot;", "'": "&apos;"}
-
 
 def read_tool(tools: Iterable[str]) -> str | None:
     """The tool the model should read instructions with, or ``None`` when the agent has none."""
@@ -54,6 +51,6 @@ def render_skills_block(entries: Iterable[SkillEntry], tool: str) -> str:
 
 
 def _escape(text: str) -> str:
-    return escape(text, _QUOTES)
+    return escape(text, quotes=True)
 
 

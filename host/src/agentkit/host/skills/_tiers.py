@@ -14,12 +14,12 @@ the working directory.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import Project, Skill, ToolError
-from agentkit.plugin_api.workspace import locate
+from agentkit.plugin_api._dataclass import dataclass
 
 if TYPE_CHECKING:
     from .._plugins import PluginHost
@@ -160,6 +160,8 @@ _SKILL_FILES = ("SKILL.md", "skill.toml", "prompt.md")
 
 def _check_contained(skill_folder: Path, within: Path) -> None:
     """Refuse a skill whose folder or files lead out of ``within`` through a link, with ``read_file``'s words."""
+    from agentkit.plugin_api.workspace import locate
+
     from ._manifest import SkillRejected  # loaded already: only _read_tier calls this
 
     below = skill_folder.relative_to(within)

@@ -26,8 +26,9 @@ chunked: when one chunk completes events and then hits a bad frame,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from agentkit.plugin_api._dataclass import dataclass
 
 from .errors import FrameTooLarge, TruncatedStream, WireError
 

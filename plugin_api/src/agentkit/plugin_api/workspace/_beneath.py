@@ -32,9 +32,10 @@ import errno
 import os
 import stat
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from .._dataclass import dataclass
 from .._tools import ToolError
 from ._directory import (
     DESCRIPTORS,

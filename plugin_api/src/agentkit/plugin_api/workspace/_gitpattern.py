@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from .._dataclass import dataclass
 
 __all__ = ["MalformedPattern", "Pattern", "parse_line", "parse_lines", "trim_trailing_spaces", "wildmatch"]
 

@@ -29,8 +29,9 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from .._dataclass import dataclass
 from .._tools import ToolError
 from ._gitpattern import MalformedPattern, wildmatch
 from ._globwalk import enter_test, file_test

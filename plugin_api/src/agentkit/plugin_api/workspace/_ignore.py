@@ -35,9 +35,10 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from .._dataclass import dataclass
 from ._directory import Directory, open_relative_directory
 from ._gitconfig import global_excludes_file, ignore_case
 from ._gitpattern import Pattern, parse_lines

@@ -1,0 +1,64 @@
+"""What `agentkit mcp serve` loads to serve its tools: no HTTP client and no model runtime.
+
+A server's tools never make a model request, so what its start loads beyond the
+MCP SDK's own server is the plugin host; httpx (with what it imports) and the
+provider runtime load with an agent's first request. The check runs the command's
+``main`` in a fresh interpreter over stdio, answers one ``tools/list`` and reads
+``sys.modules`` when the client's input ends.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {}}
+
+PLUGIN = '''
+from agentkit.plugin_api import Tool, hookimpl
+
+
+@hookimpl
+def agentkit_register_tools(register):
+    register(Tool(name="echo", description="Echo.", handler=lambda arguments, context: arguments["text"],
+                  input_schema={"type": "object", "properties": {"text": {"type": "string"}}}))
+'''
+
+SERVE = """
+import json, sys
+from pathlib import Path
+from agentkit.host.cli import main
+code = main(["mcp", "serve", "--watch", "0"])
+Path(sys.argv[1]).write_text(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+#: Loaded by an agent's model requests, never by serving tools.
+NOT_AT_SERVE = ("httpx", "agentkit.host.runtime._runtime", "agentkit.host.runtime._client",
+                "agentkit.host.runtime._request_building", "agentkit.host._loop", "agentkit.host._agent")
+
+
+def test_serving_tools_over_stdio_loads_no_http_client_and_no_model_runtime(agentkit, site_dir, tmp_path):
+    site_dir("echo-tools", entry_points={"agentkit.tools": {"echo_tools": "echo_tools"}},
+             files={"echo_tools.py": PLUGIN})
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
+    report = tmp_path / "modules.json"
+    env = agentkit.environment({"AGENTKIT_LOAD_PLUGINS": "echo_tools,agentkit-tools-mcp"}, site_dir.site)
+    with (tmp_path / "stderr").open("wb") as errors:
+        process = subprocess.Popen([sys.executable, "-c", SERVE, str(report)], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=errors, env=env)
+        try:
+            process.stdin.write(json.dumps(listing).encode() + b"\n")
+            process.stdin.flush()
+            answer = json.loads(process.stdout.readline())  # the input stays open until the answer is in
+            process.stdin.close()
+            process.wait(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    seen = json.loads(report.read_text())
+    assert seen["code"] == 0
+    assert [tool["name"] for tool in answer["result"]["tools"]] == ["echo"]
+    loaded = {name for name in seen["modules"] if any(name == p or name.startswith(p + ".") for p in NOT_AT_SERVE)}
+    assert loaded == set()

@@ -1,0 +1,119 @@
+"""Installed distributions read from their ``*.dist-info`` / ``*.egg-info`` directories, as ``importlib.metadata`` finds them.
+
+Reading the files costs a directory listing and a few lines; importing
+``importlib.metadata`` costs more than a first request (``zipfile``, ``csv``,
+``email`` parsing, about 8 ms). Where this reading cannot see what
+``importlib.metadata`` would (a zip or an egg on ``sys.path``, a finder of
+distributions other than the standard one), :func:`plain_path_only` says so and
+the callers ask ``importlib.metadata`` (or its backport) instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sys
+from collections.abc import Iterator
+from importlib.machinery import PathFinder
+
+
+def canonical(name: str) -> str:
+    """A distribution or plugin name as PEP 503 compares it (``packaging.utils.canonicalize_name``'s rule)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def plain_path_only() -> bool:
+    """Whether every distribution ``importlib_metadata`` would find is a directory of metadata on ``sys.path``."""
+    for finder in sys.meta_path:
+        if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder \
+                and not type(finder).__module__.startswith("importlib_metadata"):
+            return False
+    return not any(entry.lower().endswith(".egg") or os.path.isfile(entry) for entry in sys.path)
+
+
+class Distribution:
+    """An installed distribution's ``*.dist-info`` or ``*.egg-info`` directory; its headers read on first use."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._headers: dict[str, str] | None = None
+
+    def _header(self, key: str) -> str:
+        if self._headers is None:
+            self._headers = {}
+            for filename in ("METADATA", "PKG-INFO"):
+                try:
+                    with open(os.path.join(self.path, filename), encoding="utf-8") as file:
+                        for line in file:
+                            if not line.strip():
+                                break  # the headers end at the first blank line; the description follows
+                            field, sep, value = line.partition(":")
+                            if sep and not line[0].isspace():
+                                self._headers.setdefault(field.strip().lower(), value.strip())
+                    break
+                except OSError:
+                    continue
+        return self._headers.get(key, "")
+
+    @property
+    def name(self) -> str:
+        return self._header("name")
+
+    @property
+    def version(self) -> str:
+        return self._header("version")
+
+    @property
+    def summary(self) -> str:
+        return self._header("summary")
+
+
+def distributions() -> Iterator[tuple[str, str]]:
+    """``(canonical name, metadata directory)`` of every distribution on ``sys.path``, the first of each name
+    winning: the directories ``importlib_metadata`` finds, in its order."""
+    seen: set[str] = set()
+    for entry in sys.path:
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except OSError:
+            continue
+        by_name: dict[str, list[str]] = {}
+        for child in children:
+            low = child.lower()
+            if low.endswith((".dist-info", ".egg-info")):
+                name = low.rpartition(".")[0].partition("-")[0]
+                by_name.setdefault(canonical(name), []).append(os.path.join(root, child))
+        for name, paths in by_name.items():
+            for path in paths:
+                if name in seen:
+                    break
+                seen.add(name)
+                yield name, path
+
+
+def installed_version(name: str) -> str | None:
+    """``importlib.metadata.version(name)`` read from the files; None when not found or :func:`plain_path_only`
+    says the files alone cannot tell."""
+    if not plain_path_only():
+        return None
+    wanted = canonical(name)
+    for found, path in distributions():
+        if found == wanted:
+            return Distribution(path).version or None
+    return None
+
+
+@functools.cache
+def host_version() -> str:
+    """The installed ``agentkit-host``'s version (``agentkit.host.__version__``, the ``User-Agent``'s)."""
+    found = installed_version("agentkit-host")
+    if found is not None:
+        return found
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentkit-host")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0+unknown"

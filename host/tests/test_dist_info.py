@@ -1,0 +1,48 @@
+"""Versions read from the installed metadata files give what ``importlib.metadata`` gives.
+
+The ``User-Agent`` of every request and ``agentkit.host.__version__`` carry the
+host's version; reading it must not cost the import of ``importlib.metadata``
+where the files alone can tell, and must give its answer everywhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import sys
+
+from agentkit.host import _dist_info
+
+
+def test_every_installed_distribution_has_the_version_importlib_metadata_gives():
+    names = {dist.metadata["Name"] for dist in importlib.metadata.distributions()}
+    assert len(names) > 20
+    for name in sorted(names):
+        assert _dist_info.installed_version(name) == importlib.metadata.version(name), name
+
+
+def test_a_distribution_that_is_not_installed_has_no_version():
+    assert _dist_info.installed_version("agentkit-no-such-distribution") is None
+
+
+def test_the_first_of_two_copies_on_the_path_gives_the_version(tmp_path, monkeypatch):
+    for folder, version in (("first", "1.2.3"), ("second", "9.9")):
+        info = tmp_path / folder / f"Some_Dist-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: some-dist\nVersion: {version}\n\nVersion: 0\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "first"), str(tmp_path / "second"), *sys.path])
+    importlib.invalidate_caches()
+    assert _dist_info.installed_version("some.dist") == importlib.metadata.version("some.dist") == "1.2.3"
+
+
+def test_an_egg_on_the_path_leaves_the_answer_to_importlib_metadata(tmp_path, monkeypatch):
+    egg = tmp_path / "thing-1.0-py3.11.egg"
+    egg.write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(egg)])
+    assert _dist_info.installed_version("agentkit-host") is None
+
+
+def test_the_host_version_is_the_installed_one():
+    import agentkit.host
+
+    assert agentkit.host.__version__ == importlib.metadata.version("agentkit-host")

@@ -1,0 +1,292 @@
+"""``dataclass`` as the standard library's, but cheaper to declare: no source is compiled at import.
+
+On Python 3.11 the standard decorator writes the text of ``__init__``,
+``__repr__``, ``__eq__`` (and for a frozen class ``__setattr__``,
+``__delattr__`` and ``__hash__``) and compiles each with ``exec``: 300-400 us
+a class, and about a quarter of the instructions of a first use
+(``bench/_first_use.py``: 251 M of 976 M under callgrind, most of it in the
+parser). Most of the classes so declared are never instantiated by a given
+process.
+
+This decorator gives the same class at a tenth of the cost. It lets the
+standard decorator do everything but write methods (the fields, their checks,
+``__match_args__``, ``__slots__``), then adds:
+
+* ``__init__`` written and compiled by the first look-up of it (the first
+  instance, or ``inspect.signature``): the standard library's assignments
+  (``object.__setattr__`` for a frozen class, read from a cell rather than
+  looked up on ``object``), with the defaults and annotations set on the
+  function instead of written into its text, which halves what is parsed; an
+  instance costs what it did, a frozen one a bytecode less per field;
+* ``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__`` and
+  ``__delattr__`` as closures over the field names, giving the same results
+  as the generated ones (these are not on a hot path);
+* ``__dataclass_params__`` saying what was asked for, so a subclass declared
+  with the standard decorator checks ``frozen`` as it would.
+
+``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` see a
+dataclass. A class without a docstring (the standard library writes one from
+the signature), an ``InitVar`` field or a dataclass base is handed to the
+standard decorator whole. ``tests/test_dataclass.py`` in this distribution holds
+the two decorators to the same behaviour.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import sys
+from _thread import get_ident
+from dataclasses import MISSING, Field, FrozenInstanceError
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, TypeVar, dataclass_transform, overload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["dataclass"]
+
+_T = TypeVar("_T", bound=type)
+
+
+@overload
+def dataclass(cls: _T, /) -> _T: ...
+
+
+@overload
+def dataclass(
+    cls: None = None, /, *, init: bool = True, repr: bool = True, eq: bool = True, frozen: bool = False,
+    slots: bool = False,
+) -> Callable[[_T], _T]: ...
+
+
+@dataclass_transform(field_specifiers=(dataclasses.field, Field))
+def dataclass(
+    cls: _T | None = None, /, *, init: bool = True, repr: bool = True, eq: bool = True, frozen: bool = False,
+    slots: bool = False,
+) -> _T | Callable[[_T], _T]:
+    """:func:`dataclasses.dataclass` with these parameters, giving the same class; see the module's docstring."""
+
+    def wrap(cls: _T) -> _T:
+        return _process(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> _T:
+    own = dict(cls.__dict__)  # what the class body defined (slots=True makes a new class below)
+    if not own.get("__doc__") or _has_initvar(own) or any(dataclasses.is_dataclass(b) for b in cls.__mro__[1:]):
+        whole: Any = dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
+        return whole  # type: ignore[no-any-return]
+    if frozen:
+        for name in ("__setattr__", "__delattr__"):
+            if name in own:  # the standard library's words
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    made: Any = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+    made.__dataclass_params__ = _params(made.__dataclass_params__, init=init, repr=repr, eq=eq, frozen=frozen)
+    fields = dataclasses.fields(made)
+    if init:
+        _check_default_order(fields)
+        if "__init__" not in own:
+            made.__init__ = _InitOnFirstUse(made, frozen=frozen, slots=slots)
+    if repr and "__repr__" not in own:
+        made.__repr__ = _repr(made, tuple(f.name for f in fields if f.repr))
+    if eq and "__eq__" not in own:
+        made.__eq__ = _eq(made, _tuple_of(tuple(f.name for f in fields if f.compare)))
+    explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
+    if eq and not explicit_hash:
+        if frozen:
+            hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+            made.__hash__ = _hash(made, _tuple_of(hashed))
+        else:
+            made.__hash__ = None
+    if frozen:
+        _freeze(made, frozenset(f.name for f in fields), slots=slots, own=own)
+    return made  # type: ignore[no-any-return]
+
+
+def _has_initvar(own: dict[str, Any]) -> bool:
+    annotations = own.get("__annotations__", {})
+    return any(isinstance(a, dataclasses.InitVar) or (isinstance(a, str) and "InitVar" in a)
+               for a in annotations.values())
+
+
+#: (the standard library's parameters object's type, init, repr, eq, frozen) -> a shared copy saying so.
+_PARAMS: dict[tuple[Any, ...], Any] = {}
+
+
+def _params(given: Any, *, init: bool, repr: bool, eq: bool, frozen: bool) -> Any:
+    key = (type(given), init, repr, eq, frozen, *(getattr(given, name, None) for name in ("slots", "match_args")))
+    params = _PARAMS.get(key)
+    if params is None:
+        params = copy.copy(given)
+        params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
+        _PARAMS[key] = params
+    return params
+
+
+def _check_default_order(fields: tuple[Field[Any], ...]) -> None:
+    seen_default = False
+    for f in fields:
+        if not f.init or f.kw_only:
+            continue
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            seen_default = True
+        elif seen_default:  # the standard library's words
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+
+
+def _qualify(cls: type, function: Callable[..., Any]) -> Callable[..., Any]:
+    function.__qualname__ = f"{cls.__qualname__}.{function.__name__}"
+    return function
+
+
+class _Factory:
+    """What the signature shows for a field with a ``default_factory``, as the standard library's marker does."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_HAS_DEFAULT_FACTORY = _Factory()
+
+
+class _InitOnFirstUse:
+    """``__init__`` of a class until first looked up; it then writes and compiles the real one and puts it in place.
+
+    The body is the standard library's (3.11): an assignment per field
+    (``object.__setattr__`` for a frozen class), a default factory called when
+    its argument was not given, then ``__post_init__``.
+    """
+
+    __slots__ = ("cls", "frozen", "slots")
+
+    def __init__(self, cls: type, *, frozen: bool, slots: bool) -> None:
+        self.cls, self.frozen, self.slots = cls, frozen, slots
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        init = _qualify(self.cls, _compile_init(self.cls, frozen=self.frozen, slots=self.slots))
+        type.__setattr__(self.cls, "__init__", init)
+        return init if instance is None else init.__get__(instance, owner)
+
+
+def _compile_init(cls: type, *, frozen: bool, slots: bool) -> Callable[..., None]:
+    fields = dataclasses.fields(cls)
+    self_name = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
+    # What the body reads, as closure cells (the standard library's way); defaults and annotations are set
+    # on the function afterwards rather than written into its text, which halves what is parsed.
+    cells: dict[str, Any] = {"_HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY}
+    if frozen:
+        cells["_setattr"] = object.__setattr__  # what a frozen class's own __setattr__ would refuse
+    body = []
+    for f in fields:
+        default = f"_dflt_{f.name}"
+        if f.default_factory is not MISSING:
+            cells[default] = f.default_factory
+            value = f"{default}() if {f.name} is _HAS_DEFAULT_FACTORY else {f.name}" if f.init else f"{default}()"
+        elif f.init:
+            value = f.name
+        elif slots and f.default is not MISSING:
+            cells[default] = f.default
+            value = default
+        else:
+            continue  # read from the class attribute that holds the default
+        body.append(f"_setattr({self_name},{f.name!r},{value})" if frozen else f"{self_name}.{f.name}={value}")
+    if hasattr(cls, "__post_init__"):
+        body.append(f"{self_name}.__post_init__()")
+    positional = [f for f in fields if f.init and not f.kw_only]
+    keywords = [f for f in fields if f.init and f.kw_only]
+    params = [f.name for f in positional] + (["*", *(f.name for f in keywords)] if keywords else [])
+    lines = "\n".join(f"  {line}" for line in body or ["pass"])
+    text = (f"def __create_fn__({', '.join(cells)}):\n"
+            f" def __init__({', '.join([self_name, *params])}):\n{lines}\n"
+            f" return __init__")
+    module = sys.modules.get(cls.__module__)
+    scope: dict[str, Any] = {}
+    exec(compile(text, "<string>", "exec", dont_inherit=True), module.__dict__ if module else {}, scope)
+    init: Any = scope["__create_fn__"](**cells)
+    init.__defaults__ = tuple(_default(f) for f in positional if _has_default(f)) or None
+    init.__kwdefaults__ = {f.name: _default(f) for f in keywords if _has_default(f)} or None
+    init.__annotations__ = {**{f.name: f.type for f in (*positional, *keywords)}, "return": None}
+    return init  # type: ignore[no-any-return]
+
+
+def _has_default(f: Field[Any]) -> bool:
+    return f.default is not MISSING or f.default_factory is not MISSING
+
+
+def _default(f: Field[Any]) -> Any:
+    """What the signature shows: the default, or the marker of a default factory."""
+    return _HAS_DEFAULT_FACTORY if f.default_factory is not MISSING else f.default
+
+
+def _tuple_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The field values as the tuple the standard library's methods compare and hash."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        (name,) = names
+        return lambda obj: (getattr(obj, name),)
+    return lambda obj: ()
+
+
+def _repr(cls: type, names: tuple[str, ...]) -> Callable[[Any], str]:
+    running: set[tuple[int, int]] = set()
+
+    def __repr__(self: Any) -> str:
+        key = (id(self), get_ident())
+        if key in running:  # a value that holds itself, as reprlib.recursive_repr shows it
+            return "..."
+        running.add(key)
+        try:
+            shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        finally:
+            running.discard(key)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    return _qualify(cls, __repr__)
+
+
+def _eq(cls: type, values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, Any], Any]:
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return values(self) == values(other)
+        return NotImplemented
+
+    return _qualify(cls, __eq__)
+
+
+def _hash(cls: type, values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    return _qualify(cls, __hash__)
+
+
+def _freeze(cls: Any, names: frozenset[str], *, slots: bool, own: dict[str, Any]) -> None:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    type.__setattr__(cls, "__setattr__", _qualify(cls, __setattr__))
+    type.__setattr__(cls, "__delattr__", _qualify(cls, __delattr__))
+    if slots:  # what the standard library adds so that copy and pickle can fill a frozen slotted instance
+        if "__getstate__" not in own:
+            type.__setattr__(cls, "__getstate__", _getstate)
+        if "__setstate__" not in own:
+            type.__setattr__(cls, "__setstate__", _setstate)
+
+
+def _getstate(self: Any) -> list[Any]:
+    return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for f, value in zip(dataclasses.fields(self), state, strict=False):
+        object.__setattr__(self, f.name, value)

@@ -1,0 +1,278 @@
+"""The plugin API's ``dataclass`` gives the class the standard library's does, observed from outside.
+
+Each case declares the same class body twice, once with each decorator, and
+holds the two to the same answers: the signature and annotations of
+``__init__``, ``repr``, equality and hashing, frozen assignment and deletion,
+``copy``, ``pickle``, ``dataclasses.fields``/``replace``/``asdict``,
+``__match_args__``, ``__slots__``, ``__dataclass_params__`` and the errors of a
+bad declaration. The public types declared with it are checked against a twin
+made with the standard library.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import pickle
+import re
+import sys
+import typing
+from dataclasses import field
+
+import pytest
+
+from agentkit.plugin_api._dataclass import dataclass as fast_dataclass
+
+DECORATORS = {"stdlib": dataclasses.dataclass, "fast": fast_dataclass}
+OPTIONS = [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}, {"eq": False},
+           {"frozen": True, "eq": False}, {"repr": False}, {"init": False}]
+
+
+def declare(decorator, options, body="plain", tag="fast"):
+    """A class of this module (so that pickle finds it) with one of the bodies below, under ``decorator``."""
+
+    if body == "plain":
+        class Point:
+            """A point."""
+
+            x: int
+            y: float = 0.5
+            label: str | None = field(default=None, kw_only=True)
+            tags: list[str] = field(default_factory=list)
+            kind: typing.Literal["point"] = field(default="point", init=False)
+            hidden: int = field(default=3, repr=False, compare=False)
+    elif body == "post_init":
+        class Point:  # type: ignore[no-redef]
+            """A point that checks itself."""
+
+            x: int
+            y: int = 0
+
+            def __post_init__(self) -> None:
+                if self.x < 0:
+                    raise ValueError("x must be >= 0")
+    elif body == "own_methods":
+        class Point:  # type: ignore[no-redef]
+            """A point with its own equality and repr."""
+
+            x: int
+            y: int = 0
+
+            def __eq__(self, other: object) -> bool:
+                return isinstance(other, Point) and other.x == self.x
+
+            def __repr__(self) -> str:
+                return f"<{self.x}>"
+    elif body == "own_hash":
+        class Point:  # type: ignore[no-redef]
+            """A point with its own hash."""
+
+            x: int
+
+            def __hash__(self) -> int:
+                return 7
+    elif body == "self_field":
+        class Point:  # type: ignore[no-redef]
+            """A field called self."""
+
+            self: int
+            other: int = 1
+    elif body == "empty":
+        class Point:  # type: ignore[no-redef]
+            """No fields."""
+    elif body == "classvar":
+        class Point:  # type: ignore[no-redef]
+            """A class variable is no field."""
+
+            limit: typing.ClassVar[int] = 3
+            x: int = 0
+    made = decorator(**options)(Point)
+    made.__qualname__ = made.__name__ = f"Point_{body}_{tag}"
+    setattr(sys.modules[__name__], made.__qualname__, made)  # pickle looks the class up by its qualified name
+    return made
+
+
+def pair(options, body="plain"):
+    return [declare(decorator, options, body, tag) for tag, decorator in DECORATORS.items()]
+
+
+def shown(value):
+    """``repr(value)`` with the class's name left out (the twins are named apart)."""
+    return re.sub(" at 0x[0-9a-f]+", "", repr(value).replace(type(value).__qualname__, "Point"))
+
+
+def outcome(call):
+    """What a call gives: its value, or the type and words of what it raised."""
+    try:
+        return ("value", call())
+    except Exception as exc:  # the point is to compare what is raised
+        return ("raised", type(exc), re.sub(r"Point_\w+_(fast|stdlib)", "Point", str(exc)))
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_the_plain_body_behaves_as_under_the_standard_decorator(options):
+    stdlib, fast = pair(options)
+    assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
+    if options.get("init") is not False:
+        assert fast.__init__.__annotations__ == stdlib.__init__.__annotations__
+        assert typing.get_type_hints(fast.__init__) == typing.get_type_hints(stdlib.__init__)
+    assert fast.__init__.__qualname__.split(".")[-1] == "__init__"
+    assert [(f.name, f.type, f.default, f.init, f.repr, f.compare, f.kw_only) for f in dataclasses.fields(fast)] == \
+        [(f.name, f.type, f.default, f.init, f.repr, f.compare, f.kw_only) for f in dataclasses.fields(stdlib)]
+    assert fast.__match_args__ == stdlib.__match_args__
+    assert hasattr(fast, "__slots__") == hasattr(stdlib, "__slots__")
+    for name in ("init", "repr", "eq", "order", "unsafe_hash", "frozen"):
+        assert getattr(fast.__dataclass_params__, name) == getattr(stdlib.__dataclass_params__, name)
+    assert (fast.__hash__ is None) == (stdlib.__hash__ is None)
+    if options.get("init") is False:
+        return
+    a, b = stdlib(1, label="a"), fast(1, label="a")
+    assert shown(b) == shown(a)
+    assert outcome(lambda: fast(1) == fast(1)) == outcome(lambda: stdlib(1) == stdlib(1))
+    assert outcome(lambda: fast(1) == fast(1, 2.0)) == outcome(lambda: stdlib(1) == stdlib(1, 2.0))
+    assert (fast(1, hidden=5) == fast(1)) == (stdlib(1, hidden=5) == stdlib(1))
+    assert fast(1).__eq__(object()) is NotImplemented or options.get("eq") is False
+    assert outcome(lambda: hash(fast(1)) == hash(fast(1))) == outcome(lambda: hash(stdlib(1)) == hash(stdlib(1)))
+    assert fast(1).tags is not fast(1).tags  # a factory per instance
+    assert outcome(lambda: setattr(b, "x", 2)) == outcome(lambda: setattr(a, "x", 2))
+    assert outcome(lambda: delattr(b, "y")) == outcome(lambda: delattr(a, "y"))
+    if options.get("frozen") and options.get("slots"):
+        # Python 3.11's own refuses with a TypeError from super() (its __setattr__ names the class
+        # before __slots__ made a new one); this one says FrozenInstanceError. Both refuse.
+        assert outcome(lambda: setattr(b, "other", 2))[0] == outcome(lambda: setattr(a, "other", 2))[0] == "raised"
+    else:
+        assert outcome(lambda: setattr(b, "other", 2)) == outcome(lambda: setattr(a, "other", 2))
+    a, b = stdlib(1, label="a", tags=["t"]), fast(1, label="a", tags=["t"])
+    for clone in (copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))):
+        assert dataclasses.asdict(clone(b)) == dataclasses.asdict(clone(a)) == dataclasses.asdict(a)
+    assert dataclasses.asdict(dataclasses.replace(b, y=4.0)) == dataclasses.asdict(dataclasses.replace(a, y=4.0))
+    assert outcome(lambda: dataclasses.replace(b, kind="x")) == outcome(lambda: dataclasses.replace(a, kind="x"))
+    match fast(1):
+        case fast(x, y):
+            assert (x, y) == (1, 0.5)
+
+
+@pytest.mark.parametrize("options", [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}], ids=str)
+@pytest.mark.parametrize("body", ["post_init", "own_methods", "own_hash", "self_field", "empty", "classvar"])
+def test_other_bodies_behave_as_under_the_standard_decorator(options, body):
+    stdlib, fast = pair(options, body)
+    assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
+    assert [f.name for f in dataclasses.fields(fast)] == [f.name for f in dataclasses.fields(stdlib)]
+    assert (fast.__hash__ is None) == (stdlib.__hash__ is None)
+    arguments = {"post_init": [(1,), (-1,)], "own_methods": [(1, 2)], "own_hash": [(1,)], "self_field": [(1, 2)],
+                 "empty": [()], "classvar": [(1,)]}[body]
+    for args in arguments:
+        assert_same_instances(stdlib, fast, args, hashed=body != "own_methods" and stdlib.__hash__ is not None)
+
+
+def assert_same_instances(stdlib, fast, args, *, hashed):
+    a, b = outcome(lambda: stdlib(*args)), outcome(lambda: fast(*args))
+    assert a[0] == b[0]
+    if a[0] == "raised":
+        assert a[1:] == b[1:]
+        return
+    assert shown(b[1]) == shown(a[1])
+    assert outcome(lambda: b[1] == fast(*args)) == outcome(lambda: a[1] == stdlib(*args))
+    if hashed:  # the same tuple is hashed
+        assert outcome(lambda: hash(b[1])) == outcome(lambda: hash(a[1]))
+
+
+def test_a_value_that_holds_itself_is_shown_as_the_standard_library_shows_it():
+    stdlib, fast = pair({})
+    a, b = stdlib(1), fast(1)
+    a.tags.append(a)
+    b.tags.append(b)
+    assert shown(b) == shown(a)
+    assert "..." in repr(b)
+
+
+@pytest.mark.parametrize("decorator", DECORATORS.values(), ids=DECORATORS)
+def test_bad_declarations_are_refused_when_declared_with_the_standard_words(decorator):
+    def declared(make):
+        try:
+            make()
+        except (TypeError, ValueError) as exc:
+            return type(exc), str(exc)
+        return None
+
+    def mutable_default():
+        class Bad:
+            """Shared list."""
+
+            items: list[int] = []
+
+        decorator(Bad)
+
+    def default_order():
+        class Bad:
+            """Order."""
+
+            x: int = 0
+            y: int
+
+        decorator(Bad)
+
+    def frozen_setattr():
+        class Bad:
+            """Own setattr."""
+
+            x: int
+
+            def __setattr__(self, name, value):
+                pass
+
+        decorator(frozen=True)(Bad)
+
+    expected = {
+        mutable_default: (ValueError, "mutable default <class 'list'> for field items is not allowed: "
+                                      "use default_factory"),
+        default_order: (TypeError, "non-default argument 'y' follows default argument"),
+        frozen_setattr: (TypeError, "Cannot overwrite attribute __setattr__ in class Bad"),
+    }
+    for make, words in expected.items():
+        assert declared(make) == words
+
+
+def test_a_standard_frozen_subclass_of_a_frozen_class_is_accepted_and_a_thawed_one_refused():
+    (_, base) = pair({"frozen": True})
+
+    @dataclasses.dataclass(frozen=True)
+    class Child(base):
+        """A frozen child."""
+
+        z: int = 0
+
+    assert Child(1, z=2).z == 2
+    with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
+        @dataclasses.dataclass
+        class Thawed(base):
+            """A thawed child."""
+
+
+def test_the_signature_is_there_before_the_first_instance():
+    fast = declare(fast_dataclass, {"frozen": True, "slots": True})
+    assert list(inspect.signature(fast).parameters) == ["x", "y", "tags", "hidden", "label"]
+    assert fast(3).x == 3
+
+
+def _public_dataclasses():
+    import agentkit.plugin_api as api
+
+    for name in api.__all__:
+        value = getattr(api, name)
+        if isinstance(value, type) and dataclasses.is_dataclass(value):
+            yield value
+
+
+@pytest.mark.parametrize("cls", list(_public_dataclasses()), ids=lambda c: c.__name__)
+def test_each_public_dataclass_has_the_signature_its_fields_give(cls):
+    """A twin made from the same fields by the standard library takes the same arguments."""
+    twin = dataclasses.make_dataclass(
+        cls.__name__,
+        [(f.name, f.type, field(default=f.default, default_factory=f.default_factory, init=f.init, repr=f.repr,
+                                hash=f.hash, compare=f.compare, kw_only=f.kw_only)) for f in dataclasses.fields(cls)],
+        frozen=cls.__dataclass_params__.frozen, eq=cls.__dataclass_params__.eq, namespace={"__module__": cls.__module__},
+    )
+    assert str(inspect.signature(cls)) == str(inspect.signature(twin))
+    assert (cls.__hash__ is None) == (twin.__hash__ is None) or "__hash__" in vars(cls)
