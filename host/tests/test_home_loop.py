@@ -1,0 +1,106 @@
+"""A tool's ``home_loop``: a run started from sync code runs on the loop its tools' connections live on.
+
+A plugin that holds connections open on a loop in a thread of its own (the
+MCP client) names that loop on its tools. ``run_sync`` then runs the whole
+run there, so the handler is awaited where its connections are, with no
+hand-off between threads; the caller's thread waits, its context carried
+over. An async run stays on its caller's loop, and a loop that is not
+running is no home.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from agentkit_provider_faux import Turn, text, tool_call
+from host_helpers import ToolsPlugin, make_agent
+
+from agentkit.plugin_api import Tool, ToolContext
+
+LONG_ENOUGH = 30  # seconds a test's own wait may take before it fails instead of hanging
+_caller = contextvars.ContextVar("caller", default="unset")
+
+
+@pytest.fixture
+def home() -> Iterator[asyncio.AbstractEventLoop]:
+    """A loop another thread runs for the whole test, as a plugin's connection pool does."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="home", daemon=True)
+    thread.start()
+    yield loop
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(LONG_ENOUGH)
+    loop.close()
+
+
+def where_tool(seen: list[tuple[Any, str, str]], home_loop: asyncio.AbstractEventLoop | None) -> Tool:
+    async def where(arguments: dict[str, Any], context: ToolContext) -> str:
+        seen.append((asyncio.get_running_loop(), threading.current_thread().name, _caller.get()))
+        return "here"
+
+    return Tool(name="where", description="Where the call runs.", input_schema={"type": "object"},
+                handler=where, home_loop=home_loop)
+
+
+def twice() -> list[Turn]:
+    return [Turn([tool_call("where", {})]), Turn([tool_call("where", {})]), Turn([text("done")])]
+
+
+def test_run_sync_runs_on_the_loop_the_tools_name_in_the_callers_context(home: asyncio.AbstractEventLoop) -> None:
+    seen: list[tuple[Any, str, str]] = []
+    agent, _ = make_agent(twice(), ToolsPlugin(where_tool(seen, home)))
+    token = _caller.set("the embedder's")
+    try:
+        result = agent.run_sync("go")
+    finally:
+        _caller.reset(token)
+    assert result.outcome == "completed"
+    assert seen == [(home, "home", "the embedder's")] * 2
+    # The loop goes on serving its owner: the run left nothing of its own behind on it.
+    assert asyncio.run_coroutine_threadsafe(asyncio.sleep(0, "alive"), home).result(LONG_ENOUGH) == "alive"
+
+
+def test_an_async_run_stays_on_its_callers_loop(home: asyncio.AbstractEventLoop) -> None:
+    seen: list[tuple[Any, str, str]] = []
+    agent, _ = make_agent(twice(), ToolsPlugin(where_tool(seen, home)))
+
+    async def run() -> asyncio.AbstractEventLoop:
+        assert (await agent.run("go")).outcome == "completed"
+        return asyncio.get_running_loop()
+
+    caller = asyncio.run(run())
+    assert [loop for loop, _, _ in seen] == [caller, caller]
+
+
+def test_a_home_loop_that_no_longer_runs_is_ignored(home: asyncio.AbstractEventLoop) -> None:
+    asyncio.run_coroutine_threadsafe(asyncio.sleep(0), home).result(LONG_ENOUGH)
+    home.call_soon_threadsafe(home.stop)
+    for _ in range(LONG_ENOUGH * 100):
+        if not home.is_running():
+            break
+        threading.Event().wait(0.01)
+    seen: list[tuple[Any, str, str]] = []
+    agent, _ = make_agent(twice(), ToolsPlugin(where_tool(seen, home)))
+    assert agent.run_sync("go").outcome == "completed"
+    assert [name for _, name, _ in seen] == [threading.current_thread().name] * 2  # a loop of its own, here
+
+
+def test_an_abort_ends_a_run_on_the_home_loop(home: asyncio.AbstractEventLoop) -> None:
+    started = threading.Event()
+
+    async def wait_forever(arguments: dict[str, Any], context: ToolContext) -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    tool = Tool(name="where", description="Waits.", input_schema={"type": "object"}, handler=wait_forever,
+                home_loop=home)
+    agent, _ = make_agent(twice(), ToolsPlugin(tool))
+    threading.Thread(target=lambda: started.wait(LONG_ENOUGH) and agent.abort(), daemon=True).start()
+    result = agent.run_sync("go")
+    assert started.is_set() and result.outcome == "aborted"
