@@ -39,7 +39,7 @@ from mcp import InputRequiredRoundsExceededError, MCPError
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
 
 from ._connection import ProtocolFault
-from ._embedder import MAX_INPUT_ROUNDS, McpAuditRecord, Reporter
+from ._embedder import MAX_INPUT_ROUNDS, Reporter
 from ._pool import ServerPool
 from ._results import to_tool_result
 from ._screen import one_line
@@ -134,14 +134,13 @@ async def _relist_if_stale(pool: ServerPool, server: str, context: ToolContext |
 
 
 def _trail(context: ToolContext | None) -> Reporter | None:
-    """The agent's audit trail for one call's records, as ``mcp.call`` (called on the pool's loop: it hops)."""
+    """The agent's audit trail for one call's records, as ``mcp.call`` (called on the pool's loop)."""
     audit = None if context is None else context.audit
     if audit is None:
         return None
 
-    def report(record: McpAuditRecord) -> None:
-        fields = record.to_dict()
-        audit(fields.pop("kind"), **fields)
+    def report(kind: str, fields: dict[str, Any]) -> None:
+        audit(kind, **fields)
 
     return report
 
@@ -166,7 +165,9 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
                 f"MCP server {server!r} asked more than {MAX_INPUT_ROUNDS} rounds of questions for one call"))
         except Exception as exc:
             return ToolResult.failure("mcp_unavailable", detail=str(exc), mcp_server=server)
-        await _relist_if_stale(pool, server, context)  # the call may have brought a list-changed notice
+        changed = connection.tools_changed
+        if changed is not None and changed.is_set():  # the call brought a list-changed notice (a TTL waits)
+            await _relist_if_stale(pool, server, context)
         return to_tool_result(result, mcp_server=server, mcp_tool=mcp_tool.name,
                               protocol_version=connection.protocol_version)
 
@@ -180,6 +181,7 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
         execution_mode=ExecutionMode.PARALLEL if _read_only(mcp_tool) else ExecutionMode.SEQUENTIAL,
         timeout=connection.config.timeout_s + _DEADLINE_MARGIN_S,
         retry_safe=_read_only(mcp_tool) or _idempotent(mcp_tool),
+        home_loop=pool.loop,  # a run from sync code runs there: its calls need no hop (decision 0058)
     )
 
 
