@@ -172,7 +172,7 @@ def test_a_call_the_agent_gives_up_on_is_still_recorded_as_made() -> None:
         try:
             await connection.connect()
             call = asyncio.ensure_future(connection.call_tool("hang", {"x": SECRET}, "calc__hang",
-                                                              lambda kind, fields: reported.append((kind, fields))))
+                                                              lambda kind, **fields: reported.append((kind, fields))))
             await asyncio.sleep(0)  # connected and unlocked: the call runs until it waits for the server's answer
             call.cancel()
             with pytest.raises(asyncio.CancelledError):

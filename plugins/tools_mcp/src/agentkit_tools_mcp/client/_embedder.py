@@ -86,9 +86,9 @@ InputHandler = Callable[[InputRequest], "Mapping[str, Any] | Awaitable[Mapping[s
 "content": {...}}`` for an elicitation, a ``CreateMessageResult`` for sampling."""
 
 AuditSink = Callable[[McpAuditRecord], object]
-#: Where one call's records go besides the sink: the agent's audit trail (``ToolContext.audit``), as
-#: ``report(kind, fields)``: the record's other fields that are set, as :meth:`McpAuditRecord.to_dict` has them.
-Reporter = Callable[[str, dict[str, Any]], None]
+#: Where one call's records go besides the sink: the agent's audit trail (``ToolContext.audit`` itself), as
+#: ``report(kind, **fields)``: the record's other fields that are set, as :meth:`McpAuditRecord.to_dict` has them.
+Reporter = Callable[..., None]
 
 _state: dict[str, Any] = {"audit": None, "input": None}
 
@@ -116,7 +116,7 @@ def audit(kind: str, fields: dict[str, Any], report: Reporter | None = None) -> 
     """
     if report is not None:
         try:
-            report(kind, fields)
+            report(kind, **fields)
         except Exception:  # the trail never takes a call down
             _audit_log.exception("the MCP call's record could not join the agent's audit trail: %s",
                                  {"kind": kind, **fields})
