@@ -22,7 +22,7 @@ import pytest
 from agentkit_provider_faux import Script, Turn, text, tool_call
 
 from agentkit.host import Agent, AgentConfig, Connection, PluginHost
-from agentkit.plugin_api import ToolResultMessage
+from agentkit.plugin_api import Tool, ToolResultMessage, hookimpl
 
 from .conftest import configure, v2_stdio_entry
 
@@ -138,3 +138,31 @@ def test_an_abort_of_a_sync_run_cancels_its_call_on_the_server_and_keeps_the_con
     assert seen == 1
     [calc] = status({}, None)  # type: ignore[arg-type]
     assert calc["reconnects"] == 0
+
+
+def test_a_host_built_inside_a_sync_run_fails_the_mcp_plugin_with_the_way_out_instead_of_hanging(
+        config_home: Path) -> None:
+    configure(v2_stdio_entry("calc"))
+    built: list[PluginHost] = []
+
+    class Builder:
+        @hookimpl
+        def agentkit_register_tools(self, register: Any) -> None:
+            async def build_host(arguments: dict[str, Any], context: Any) -> str:
+                built.append(PluginHost.discover())  # on the connections' loop: it cannot wait for them there
+                return "built"
+
+            register(Tool(name="build_host", description="Builds a plugin host.", input_schema={"type": "object"},
+                          handler=build_host))
+
+    host = PluginHost()
+    host.register(Builder(), name="builder", category="tools")
+    host.load_entry_points()
+    script = Script([Turn([tool_call("calc__echo", {"text": "x"}), tool_call("build_host", {})]),
+                     Turn([text("done")])])
+    result = Agent(AgentConfig(model="faux/scripted", root=Path.cwd(), tools=["calc__echo", "build_host"],
+                               connection=Connection(transport=script)), host=host).run_sync("build")
+    assert result.outcome == "completed"
+    [inner] = built
+    assert inner.records["mcp"].status == "failed"
+    assert "build the PluginHost before the run and reuse it" in (inner.records["mcp"].reason or "")
