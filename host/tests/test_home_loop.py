@@ -12,8 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -104,3 +112,69 @@ def test_an_abort_ends_a_run_on_the_home_loop(home: asyncio.AbstractEventLoop) -
     threading.Thread(target=lambda: started.wait(LONG_ENOUGH) and agent.abort(), daemon=True).start()
     result = agent.run_sync("go")
     assert started.is_set() and result.outcome == "aborted"
+
+
+HOME_LOOP_RUN_SYNC = textwrap.dedent('''
+    import asyncio, json, os, pathlib, threading
+    from agentkit_provider_faux import FauxProvider, Script, Turn, text, tool_call
+    from agentkit.host import Agent, AgentConfig, PluginHost
+    from agentkit.plugin_api import Tool, ToolResultMessage, hookimpl
+
+    home = asyncio.new_event_loop()
+    threading.Thread(target=home.run_forever, name="home", daemon=True).start()
+    seen = []
+
+    async def stuck(arguments, context):
+        seen.append(threading.current_thread().name)
+        pathlib.Path(os.environ["STARTED_FILE"]).write_text("started")
+        await asyncio.Event().wait()  # only the abort's cancellation ends it
+
+    class Plugins:
+        @hookimpl
+        def agentkit_register_providers(self, register):
+            register(FauxProvider())
+
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            register(Tool("stuck", "never returns", {"type": "object"}, stuck, home_loop=home))
+
+    host = PluginHost()
+    host.register(Plugins(), name="plugins")
+    agent = Agent(AgentConfig(model="faux/scripted", tools=["stuck"],
+                              transport=Script([Turn([tool_call("stuck")]), Turn([text("never")])])), host=host)
+    try:
+        agent.run_sync("go")
+        raised = False
+    except KeyboardInterrupt:
+        raised = True
+    answered = [m.tool_use_id for m in agent.history if isinstance(m, ToolResultMessage)]
+    print(json.dumps({"raised": raised, "seen": seen, "answered": answered, "outcome": agent.last_result.outcome}))
+''')
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+@pytest.mark.parametrize("presses", [1, 2])
+def test_ctrl_c_aborts_a_run_sync_on_the_home_loop_and_raises_after_a_well_formed_end(
+        tmp_path: Path, presses: int) -> None:
+    script, started = tmp_path / "driver.py", tmp_path / "started"
+    script.write_text(HOME_LOOP_RUN_SYNC, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=tmp_path,
+                               env={**os.environ, "STARTED_FILE": str(started), "PYTHONUNBUFFERED": "1"})
+    try:
+        for _ in range(LONG_ENOUGH * 50):
+            if started.exists() or process.poll() is not None:
+                break
+            time.sleep(0.02)
+        assert started.exists(), process.communicate()[1]
+        for _ in range(presses):
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.05)
+        out, err = process.communicate(timeout=LONG_ENOUGH)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0 and "Traceback" not in err, err
+    report = json.loads(out)
+    assert report == {"raised": True, "seen": ["home"], "answered": ["call_1_1"], "outcome": "aborted"}
