@@ -49,7 +49,7 @@ from ._run_state import RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
 from ._steps import RunSteps
-from ._stopping.interrupt import run_interruptibly
+from ._stopping.interrupt import home_loop, run_interruptibly
 from ._stopping.run_stop import RunStop
 from ._system_prompt import assemble_system_prompt
 from ._token_limits import PromptEstimator
@@ -377,7 +377,7 @@ class Agent(Generic[AgentOutputT]):
         ``KeyboardInterrupt`` is raised. A third press raises at once.
         """
         result, interrupted = run_interruptibly(self.run(prompt, settings=settings, output_type=output_type),
-                                                self.abort)
+                                                self.abort, loop=home_loop(self.tools.values()))
         if interrupted:
             raise KeyboardInterrupt
         return result
@@ -415,7 +415,7 @@ class Agent(Generic[AgentOutputT]):
 
     def continue_sync(self) -> RunResult[AgentOutputT]:
         """``continue_`` for code that is not async; Ctrl-C as in :meth:`run_sync`."""
-        result, interrupted = run_interruptibly(self.continue_(), self.abort)
+        result, interrupted = run_interruptibly(self.continue_(), self.abort, loop=home_loop(self.tools.values()))
         if interrupted:
             raise KeyboardInterrupt
         return result

@@ -9,12 +9,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ._dataclass import dataclass
 from ._json import one_shot
 from ._messages import ImageBlock
 from ._schema import schema_from_function
+
+if TYPE_CHECKING:  # the plugin API imports no asyncio: a tool plugin that names a loop has one already
+    import asyncio
 
 
 class ExecutionMode(StrEnum):
@@ -223,9 +226,17 @@ class Tool:
         it again; past that, the call's result is a ``retries_exhausted``
         error. A turn in which the tool does not ask for a retry starts the
         count again. Default 1; 0: a ``Retry`` is an error at once.
+    :param home_loop: the event loop an async handler's resources live on
+        (connections a plugin holds open on a loop in a thread of its own),
+        or ``None``. A run started from sync code (``run_sync``,
+        ``agentkit run``) whose enabled tools name a running one runs on that
+        loop, so the handler is awaited where its connections are, with no
+        hand-off between threads. An async run stays on its caller's loop.
 
     .. versionchanged:: 0.2
         ``retry_safe``, ``max_retries``.
+    .. versionchanged:: 0.3
+        ``home_loop``.
     """
 
     name: str
@@ -239,6 +250,7 @@ class Tool:
     timeout: float | None = None
     retry_safe: bool = False
     max_retries: int = 1
+    home_loop: asyncio.AbstractEventLoop | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int) or self.max_retries < 0:

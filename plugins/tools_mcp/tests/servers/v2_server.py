@@ -172,6 +172,28 @@ def swap() -> str:
     return "swapped"
 
 
+_cancelled: list[str] = []
+
+
+@server.tool()
+async def wait() -> str:
+    """Waits until the client cancels the call, and remembers that it did."""
+    import anyio
+
+    try:
+        await anyio.sleep(3600)
+    except anyio.get_cancelled_exc_class():
+        _cancelled.append("wait")
+        raise
+    return "late"
+
+
+@server.tool()
+def cancelled() -> int:
+    """How many calls of 'wait' the client cancelled (this process's)."""
+    return len(_cancelled)
+
+
 # A name agentkit cannot carry: the client must leave it out, not fail.
 server.add_tool(echo, name="dotted.name", description="Say the text back, under a name with a dot.")
 

@@ -10,16 +10,25 @@ within a second, with a well-formed history. A third press raises
 ``KeyboardInterrupt``: the way out when something still does not end. Tasks
 left over when the coroutine returns get a bounded time to finish, then are
 left behind.
+
+Given a ``loop`` that another thread runs (a tool's ``home_loop``: the loop a
+plugin's connections live on), the coroutine runs there instead of on a new
+loop, and this thread waits: the tool's handler is then awaited without a
+hand-off between threads. Leftover tasks on that loop are its owner's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from agentkit.plugin_api import Tool
 
 T = TypeVar("T")
 
@@ -29,10 +38,20 @@ LEFTOVER_BUDGET = 0.5
 GENTLE_PRESSES = 2
 
 
+def home_loop(tools: Iterable[Tool]) -> asyncio.AbstractEventLoop | None:
+    """The running loop the first of ``tools`` that names one lives on (``Tool.home_loop``), else ``None``."""
+    for tool in tools:
+        loop = tool.home_loop
+        if loop is not None and loop.is_running():
+            return loop
+    return None
+
+
 def run_interruptibly(
-    main: Coroutine[Any, Any, T], on_interrupt: Callable[[], None], *, exiting: bool = False
+    main: Coroutine[Any, Any, T], on_interrupt: Callable[[], None], *, exiting: bool = False,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> tuple[T, bool]:
-    """Run ``main`` on a new loop; return its value and whether Ctrl-C was pressed.
+    """Run ``main`` on a new loop (or on ``loop``); return its value and whether Ctrl-C was pressed.
 
     Ctrl-C is only caught in the main thread (where Python delivers signals);
     elsewhere this is a plain run on a new loop.
@@ -40,6 +59,9 @@ def run_interruptibly(
     :param exiting: the process ends once this returns (a command): after a
         press, further presses are ignored rather than raising
         ``KeyboardInterrupt`` wherever the interpreter is on its way out.
+    :param loop: a loop another thread runs (see :func:`home_loop`): ``main``
+        runs there, in this thread's context, and this thread waits for it.
+        One that is not running is ignored.
     """
     try:
         asyncio.get_running_loop()
@@ -48,7 +70,8 @@ def run_interruptibly(
     else:
         main.close()
         raise RuntimeError("run_sync() cannot be called from a running event loop; await run() instead")
-    loop = asyncio.new_event_loop()
+    home = loop if loop is not None and loop.is_running() else None
+    loop = home or asyncio.new_event_loop()
     presses = 0
 
     def on_sigint(signum: int, frame: Any) -> None:
@@ -62,17 +85,37 @@ def run_interruptibly(
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, on_sigint) if in_main else None
     try:
-        asyncio.set_event_loop(loop)
-        value = loop.run_until_complete(main)
-        return value, presses > 0
-    finally:
+        if home is not None:
+            return _run_on(home, main), presses > 0
         try:
-            _finish_leftovers(loop)
+            asyncio.set_event_loop(loop)
+            value = loop.run_until_complete(main)
+            return value, presses > 0
         finally:
-            asyncio.set_event_loop(None)
-            loop.close()
-            if in_main:
-                signal.signal(signal.SIGINT, signal.SIG_IGN if exiting and presses else previous)
+            try:
+                _finish_leftovers(loop)
+            finally:
+                asyncio.set_event_loop(None)
+                loop.close()
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, signal.SIG_IGN if exiting and presses else previous)
+
+
+def _run_on(loop: asyncio.AbstractEventLoop, main: Coroutine[Any, Any, T]) -> T:
+    """``main`` on ``loop``, which another thread runs; waits here (a signal handler still runs meanwhile)."""
+    # Scheduled from this thread, the task starts in a copy of this thread's context, as run_until_complete's would.
+    future = asyncio.run_coroutine_threadsafe(main, loop)
+    try:
+        while True:
+            done, _ = concurrent.futures.wait([future], timeout=1.0)
+            if done:
+                return future.result()
+            if not loop.is_running():  # closed under the run (its owner ended): nothing will finish it
+                raise RuntimeError("the event loop the run was on stopped before the run ended")
+    except BaseException:  # a third Ctrl-C, or the loop gone: the run must not go on unwatched
+        future.cancel()
+        raise
 
 
 def _finish_leftovers(loop: asyncio.AbstractEventLoop) -> None:

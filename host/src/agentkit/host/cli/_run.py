@@ -244,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         code, _ = run_interruptibly(_stream(agent, prompt, as_json=args.json, out=sys.stdout,
                                             interrupted=interrupted, output_schema=schema),
-                                    on_interrupt, exiting=True)
+                                    on_interrupt, exiting=True, tools=agent.tools.values())
     finally:
         if session is not None:
             session.close()

@@ -31,11 +31,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentkit.plugin_api import ModelInfo, Project, Provider, provider_member
+from agentkit.plugin_api import ModelInfo, Project, Provider, Tool, provider_member
 from agentkit.plugin_api.errors import UsageError
 
 from .._terminal import visible, visible_line
@@ -151,7 +151,7 @@ def load_script(provider: Provider, path: str | None, *, by_transcript: bool = F
 
 
 def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], None], *,
-                      exiting: bool = False) -> tuple[T, bool]:
+                      exiting: bool = False, tools: Iterable[Tool] = ()) -> tuple[T, bool]:
     """Run ``main`` on a new event loop; return its value and whether Ctrl-C was pressed.
 
     The first two presses call ``on_interrupt`` on the loop (give it
@@ -161,13 +161,21 @@ def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], N
 
     :param exiting: the process ends once this returns (a command that runs
         one task): after a press, further presses are ignored.
+    :param tools: the run's tools (``agent.tools.values()``): when one names a
+        running ``Tool.home_loop`` (an MCP server's connection), ``main`` runs
+        on that loop, as ``Agent.run_sync`` does, and its calls need no hand-off
+        between threads.
     :raises RuntimeError: called from a running event loop (await the coroutine there instead).
+
+    .. versionchanged:: 0.3
+        ``tools``.
     """
+    from .._stopping.interrupt import home_loop
     from .._stopping.interrupt import (
         run_interruptibly as run,  # the event loop, imported when one runs
     )
 
-    return run(main, on_interrupt, exiting=exiting)
+    return run(main, on_interrupt, exiting=exiting, loop=home_loop(tools))
 
 
 def open_session(session_id: str, store: SessionStore) -> Session:

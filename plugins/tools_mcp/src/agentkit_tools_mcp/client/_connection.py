@@ -25,7 +25,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
@@ -37,7 +36,6 @@ from .._config import ServerConfig, resolve, resolved_table
 from ._embedder import (
     MAX_INPUT_ROUNDS,
     InputRequest,
-    McpAuditRecord,
     Reporter,
     arguments_sha256,
     ask,
@@ -186,7 +184,7 @@ class ServerConnection:
         assert self._client is not None
         self.connects += 1
         self.listing.invalidate()  # the list is per connection: a new one may reach a server with other tools
-        audit(McpAuditRecord("connect", self.config.name, era=self.era, protocol_version=self.protocol_version))
+        audit("connect", self._connection_fields({"server": self.config.name}))
         return self._client
 
     async def _hold(self, client: Client, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
@@ -322,18 +320,20 @@ class ServerConnection:
             self._audit_call(report, record, True, str(exc))
             raise
         task = asyncio.current_task()
+        # The server's questions during the call are attributed to it (see _asking); a try/finally rather
+        # than a context manager: this is on every call.
+        asking = _AskingCall(report, tool, qualified_name, task)
+        token = _asking_call.set(asking)
+        self._calls_in_flight.append(asking)
         try:
-            async with asyncio.timeout(self.config.timeout_s):
-                # The server's questions during the call are attributed to it (see _asking); a try/finally
-                # rather than a context manager: this is on every call.
-                asking = _AskingCall(report, tool, qualified_name, task)
-                token = _asking_call.set(asking)
-                self._calls_in_flight.append(asking)
-                try:
-                    result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
-                finally:
-                    self._calls_in_flight.remove(asking)
-                    _asking_call.reset(token)
+            try:
+                # The deadline is the SDK's own (per round; it stops while the embedder answers a question,
+                # and tells the server the call is cancelled): one of ours around it ran ~600 bytecodes a
+                # call (decision 0058). A call whose rounds together run long meets the tool's host deadline.
+                result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+            finally:
+                self._calls_in_flight.remove(asking)
+                _asking_call.reset(token)
         except asyncio.CancelledError:
             fault = None if task is None else self._faults.pop(task, None)
             if task is None or fault is None:  # the agent gave up on the call (its deadline, an abort): it was made
@@ -343,14 +343,14 @@ class ServerConnection:
             self._audit_call(report, record, True, "protocol fault")
             raise ProtocolFault(f"MCP server {self.config.name!r}: {fault}, while {tool!r} waited for its answer; "
                                 "the call is ended") from None
-        except TimeoutError:
-            await self._fail("it did not answer in time", client)
-            self._audit_call(report, record, True, "timeout")
-            raise ServerUnavailable(
-                f"MCP server {self.config.name!r} did not answer {tool!r} within {self.config.timeout_s:g} s "
-                "(timeout_s); the connection is reset"
-            ) from None
         except MCPError as exc:
+            if exc.code == types.REQUEST_TIMEOUT:
+                await self._fail("it did not answer in time", client)
+                self._audit_call(report, record, True, "timeout")
+                raise ServerUnavailable(
+                    f"MCP server {self.config.name!r} did not answer {tool!r} within {self.config.timeout_s:g} s "
+                    "(timeout_s); the connection is reset"
+                ) from None
             if exc.code in _BROKEN_CODES:
                 await self._fail(_describe(exc), client)
                 self._audit_call(report, record, True, "disconnected")
@@ -378,8 +378,16 @@ class ServerConnection:
             await self._drop()
 
     def _audit_call(self, report: Reporter | None, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
-        audit(McpAuditRecord("call", self.config.name, is_error=is_error, era=self.era,
-                             protocol_version=self.protocol_version, detail=detail, **record), report)
+        fields = self._connection_fields({"server": self.config.name, **record, "is_error": is_error})
+        if detail is not None:
+            fields["detail"] = detail
+        audit("call", fields, report)
+
+    def _connection_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """``fields`` with the connection's era and version, when it has connected."""
+        if self.protocol_version is not None:
+            fields["era"], fields["protocol_version"] = self.era, self.protocol_version
+        return fields
 
     # -- the server's questions -------------------------------------------------------
 
@@ -395,9 +403,12 @@ class ServerConnection:
     def _audit_question(self, kind: str, method: str, question: Mapping[str, Any], is_error: bool,
                         detail: str | None) -> None:
         call = self._asking()
-        audit(McpAuditRecord(kind, self.config.name, era=self.era, protocol_version=self.protocol_version,
-                             tool=call.tool if call else None, qualified_name=call.qualified_name if call else None,
-                             request_sha256=arguments_sha256(question), is_error=is_error, detail=detail or method),
+        fields: dict[str, Any] = {"server": self.config.name}
+        if call is not None:
+            fields["tool"], fields["qualified_name"] = call.tool, call.qualified_name
+        fields["is_error"] = is_error
+        audit(kind, self._connection_fields({**fields, "detail": detail or method,
+                                             "request_sha256": arguments_sha256(question)}),
               call.report if call else None)
 
     async def _elicit(self, context: Any, params: Any) -> Any:
@@ -422,15 +433,20 @@ class ServerConnection:
         return answer
 
 
-@dataclass(frozen=True, eq=False, slots=True)
 class _AskingCall:
-    """A ``tools/call`` in flight, to which the server's questions are attributed."""
+    """A ``tools/call`` in flight, to which the server's questions are attributed.
 
-    report: Reporter | None
-    tool: str
-    qualified_name: str
-    #: The task waiting for the answer, which a protocol fault ends.
-    task: asyncio.Task[Any] | None = None
+    A plain class: one is made per call, and a frozen dataclass's ``__init__``
+    (an ``object.__setattr__`` per field) costs several times this one's.
+    """
+
+    __slots__ = ("qualified_name", "report", "task", "tool")
+
+    def __init__(self, report: Reporter | None, tool: str, qualified_name: str,
+                 task: asyncio.Task[Any] | None = None) -> None:
+        self.report, self.tool, self.qualified_name = report, tool, qualified_name
+        #: The task waiting for the answer, which a protocol fault ends.
+        self.task = task
 
 
 #: The call the current task is making: the SDK asks ``input_required`` questions on the caller's task.

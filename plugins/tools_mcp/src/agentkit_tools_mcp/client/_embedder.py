@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._json import one_shot
+
 _audit_log = logging.getLogger("agentkit.mcp.audit")
 
 MAX_INPUT_ROUNDS = 3
@@ -84,8 +86,9 @@ InputHandler = Callable[[InputRequest], "Mapping[str, Any] | Awaitable[Mapping[s
 "content": {...}}`` for an elicitation, a ``CreateMessageResult`` for sampling."""
 
 AuditSink = Callable[[McpAuditRecord], object]
-#: Where one call's records go besides the sink: the agent's audit trail (``ToolContext.audit``).
-Reporter = Callable[[McpAuditRecord], None]
+#: Where one call's records go besides the sink: the agent's audit trail (``ToolContext.audit`` itself), as
+#: ``report(kind, **fields)``: the record's other fields that are set, as :meth:`McpAuditRecord.to_dict` has them.
+Reporter = Callable[..., None]
 
 _state: dict[str, Any] = {"audit": None, "input": None}
 
@@ -104,18 +107,25 @@ def set_input_handler(handler: InputHandler | None) -> None:
     _state["input"] = handler
 
 
-def audit(record: McpAuditRecord, report: Reporter | None = None) -> None:
-    """Hand ``record`` to ``report`` and to the embedder's sink, or log it; a failure is logged, never propagated."""
+def audit(kind: str, fields: dict[str, Any], report: Reporter | None = None) -> None:
+    """Hand a record to ``report`` and to the embedder's sink, or log it; a failure is logged, never propagated.
+
+    ``fields`` are the :class:`McpAuditRecord` fields after ``kind`` that are
+    set (``server`` always): the record is made only for a sink, as a run's
+    trail takes the fields (a record per ``tools/call``; decision 0058).
+    """
     if report is not None:
         try:
-            report(record)
+            report(kind, **fields)
         except Exception:  # the trail never takes a call down
-            _audit_log.exception("the MCP call's record could not join the agent's audit trail: %s", record.to_dict())
+            _audit_log.exception("the MCP call's record could not join the agent's audit trail: %s",
+                                 {"kind": kind, **fields})
     sink = _state["audit"]
     if sink is None:
         if _audit_log.isEnabledFor(logging.INFO):  # the record is encoded only for a logger that keeps it
-            _audit_log.info("%s", json.dumps(record.to_dict(), sort_keys=True))
+            _audit_log.info("%s", json.dumps({"kind": kind, **fields}, sort_keys=True))
         return
+    record = McpAuditRecord(kind, **fields)
     try:
         sink(record)
     except Exception:  # the embedder's sink never takes a call down
@@ -134,5 +144,9 @@ async def ask(request: InputRequest) -> Mapping[str, Any] | None:
 
 
 def arguments_sha256(arguments: Mapping[str, Any]) -> str:
-    text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(_sorted_json(arguments).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: The compact sorted JSON that is hashed: ``json.dumps(..., sort_keys=True, separators=(",", ":"),
+#: ensure_ascii=False, default=str)``, the same text.
+_sorted_json = one_shot(json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str))

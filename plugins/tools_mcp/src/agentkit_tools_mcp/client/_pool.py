@@ -6,6 +6,12 @@ that opened them. So the connections live on one loop in a daemon thread for
 the life of the process (one ``agentkit run`` is one session), and both kinds
 of caller hand it coroutines. A handler cancelled by the agent (its deadline,
 an abort) cancels the call on the pool's loop too.
+
+Every tool names that loop as its ``Tool.home_loop``, so a run started from
+sync code (``run_sync``, ``agentkit run``) runs on it, and its calls are
+awaited there directly: no hop between threads (:meth:`ServerPool.run_async`
+then awaits the call as it is). A run on another loop (an embedder's own)
+still hops, once each way per call.
 """
 
 from __future__ import annotations
@@ -39,11 +45,20 @@ class ServerPool:
         self._thread.start()
         self._closed = False
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the connections live on: every tool names it as its ``home_loop``."""
+        return self._loop
+
     def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
 
     def run(self, coroutine: Coroutine[Any, Any, _T], timeout: float | None = None) -> _T:
         """Run ``coroutine`` on the pool's loop and wait for it, from a thread that is not the pool's."""
+        if threading.current_thread() is self._thread:  # waiting here would stop the loop it waits for
+            coroutine.close()
+            raise RuntimeError("the MCP connections cannot be waited for from a run on their own loop (a host "
+                               "built inside a run_sync run): build the PluginHost before the run and reuse it")
         future = self.submit(coroutine)
         try:
             return future.result(timeout)

@@ -21,6 +21,8 @@ from typing import Any
 
 from agentkit.plugin_api import ImageBlock, ToolResult
 
+from ._json import one_shot
+
 RESULT_CHARACTER_CAP = 50_000
 """The most characters of one MCP result the model is shown (REQ-MCP-CLIENT-09)."""
 
@@ -59,7 +61,7 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
         else:
             texts.append(f"[{kind} content omitted]")
     text = "\n".join(texts)
-    structured_text = "" if structured is None else json.dumps(structured, ensure_ascii=False, default=str)
+    structured_text = "" if structured is None else _structured_json(structured)
     total = len(text) + len(structured_text)
     note = None
     if total > cap:
@@ -78,6 +80,10 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
         tool_result = ToolResult.success(data, **metadata)
     tool_result.images.extend(images)
     return tool_result
+
+
+#: ``json.dumps(structured, ensure_ascii=False, default=str)``, its encoder made once rather than per result.
+_structured_json = one_shot(json.JSONEncoder(ensure_ascii=False, default=str))
 
 
 def _repeats(text: str, structured: Any) -> bool:

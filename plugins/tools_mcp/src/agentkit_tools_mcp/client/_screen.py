@@ -61,6 +61,13 @@ class _ScreenedReads:
 
     def __init__(self, inner: Any, screen: Screen) -> None:
         self._inner, self._screen = inner, screen
+        self._carries_context = hasattr(inner, "last_context")
+
+    @property
+    def last_context(self) -> Any:
+        # The SDK asks for it after every message; through __getattr__ that raised (and built) an
+        # AttributeError or two per message. Only the SDK's ContextReceiveStream carries one.
+        return self._inner.last_context if self._carries_context else None
 
     async def receive(self) -> Any:
         return self._screen.look(await self._inner.receive())
@@ -80,7 +87,7 @@ class _ScreenedReads:
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
 
-    def __getattr__(self, name: str) -> Any:  # last_context and whatever else a stream offers
+    def __getattr__(self, name: str) -> Any:  # whatever else a stream offers
         return getattr(self._inner, name)
 
 

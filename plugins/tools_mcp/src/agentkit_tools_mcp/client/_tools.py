@@ -29,6 +29,7 @@ prefix); a tool the server no longer lists is answered with an
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable
@@ -39,7 +40,7 @@ from mcp import InputRequiredRoundsExceededError, MCPError
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolResult
 
 from ._connection import ProtocolFault
-from ._embedder import MAX_INPUT_ROUNDS, McpAuditRecord, Reporter
+from ._embedder import MAX_INPUT_ROUNDS
 from ._pool import ServerPool
 from ._results import to_tool_result
 from ._screen import one_line
@@ -133,30 +134,21 @@ async def _relist_if_stale(pool: ServerPool, server: str, context: ToolContext |
                      server, exc)
 
 
-def _trail(context: ToolContext | None) -> Reporter | None:
-    """The agent's audit trail for one call's records, as ``mcp.call`` (called on the pool's loop: it hops)."""
-    audit = None if context is None else context.audit
-    if audit is None:
-        return None
-
-    def report(record: McpAuditRecord) -> None:
-        fields = record.to_dict()
-        audit(fields.pop("kind"), **fields)
-
-    return report
-
-
 def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
     connection = pool.connections[server]
 
     async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-        await _relist_if_stale(pool, server, context)
+        if connection.listing_is_stale():  # checked here first: most calls find it fresh, and skip a coroutine
+            await _relist_if_stale(pool, server, context)
         if not connection.listing.lists(mcp_tool.name):
             return ToolResult.failure("mcp_tool_removed", mcp_server=server, detail=(
                 f"MCP server {server!r} no longer lists the tool {mcp_tool.name!r}: it was removed during "
                 "this session; use another tool"))
         try:
-            result = await pool.run_async(connection.call_tool(mcp_tool.name, arguments, name, _trail(context)))
+            # The run's audit trail takes the call's record (as mcp.call), on the connection's loop.
+            call = connection.call_tool(mcp_tool.name, arguments, name, None if context is None else context.audit)
+            # On the connection's loop (a run from sync code: the tool's home_loop) the call is awaited as it is.
+            result = await (call if asyncio.get_running_loop() is pool.loop else pool.run_async(call))
         except MCPError as exc:
             return ToolResult.failure("mcp_error", detail=f"MCP server {server!r}: {exc}", mcp_server=server)
         except ProtocolFault as exc:
@@ -166,7 +158,9 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
                 f"MCP server {server!r} asked more than {MAX_INPUT_ROUNDS} rounds of questions for one call"))
         except Exception as exc:
             return ToolResult.failure("mcp_unavailable", detail=str(exc), mcp_server=server)
-        await _relist_if_stale(pool, server, context)  # the call may have brought a list-changed notice
+        changed = connection.tools_changed
+        if changed is not None and changed.is_set():  # the call brought a list-changed notice (a TTL waits)
+            await _relist_if_stale(pool, server, context)
         return to_tool_result(result, mcp_server=server, mcp_tool=mcp_tool.name,
                               protocol_version=connection.protocol_version)
 
@@ -180,6 +174,7 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
         execution_mode=ExecutionMode.PARALLEL if _read_only(mcp_tool) else ExecutionMode.SEQUENTIAL,
         timeout=connection.config.timeout_s + _DEADLINE_MARGIN_S,
         retry_safe=_read_only(mcp_tool) or _idempotent(mcp_tool),
+        home_loop=pool.loop,  # a run from sync code runs there: its calls need no hop (decision 0058)
     )
 
 
