@@ -8,12 +8,15 @@ worker drains, one call after another; the last call to finish wakes the loop
 once, for the whole batch (through :class:`~._guard._Handback`).
 
 A call that blocks (a sleep, I/O, a lock) must not hold up the calls queued
-behind it. While calls are waiting, the loop looks in every
-:data:`SPREAD_TICK` seconds: when one call has been running for a whole tick
-and none began or finished meanwhile, each waiting call gets a worker of its
-own, as every call had before. Calls that block therefore still run side by
-side; they start at most about two ticks later than with a thread each
-(decision 0051). Each call keeps its own
+behind it. While calls are waiting, the loop looks in on them: when one call
+has been running for a whole :data:`SPREAD_TICK` and none began or finished
+meanwhile, each waiting call gets a worker of its own, as every call had
+before. The worker notes when each call begins, so the loop first looks in two
+ticks after the batch started (a batch of cheap calls is over by then, and
+nothing was looked at for it), then when the running call will have run a
+whole tick. Calls that block therefore still run side by side; they start at
+most two ticks after the batch, or one after the call that blocks them began,
+whichever is later (decisions 0051, 0057). Each call keeps its own
 deadline, and the run's stop its grace, as :func:`~._guard.settle_all` gives
 them: the loop looks in at the nearest deadline and as soon as the stop
 reaches it, gives up on the calls past their limit, and a call given up on
@@ -81,24 +84,26 @@ class ThreadBatch:
         self._waiting: collections.deque[_Job] = collections.deque()
         self._finished: list[ThreadCall] = []  # appended by the workers (one append is atomic)
         self._begun = 0  # calls begun, by the one worker there is until the calls spread
-        self._seen = (0, 0)  # calls begun and finished at the last tick
         # The calls neither finished nor given up on; the lock makes each call leave the count once.
         self._open = 0
         self._lock = threading.Lock()
         self._spread = False
-        self._due: float | None = None  # the soonest deadline of the batch's calls, known at the first look-in
-        self._due_known = False
+        self._due: float | None = None  # the soonest deadline of the batch's calls
         self._timer: asyncio.TimerHandle | None = None
         #: Done once every call finished or was given up on; the loop is free while it is awaited.
         self.settled: asyncio.Future[None] = self._loop.create_future()
         self._handback = handback_of(self._loop)
         # The batch is made, filled and started in one step of the loop: one reading of its clock serves all.
         self._now = self._loop.time()
+        self._moved = self._now  # when the last call began, by the loop's clock (the worker sets it)
 
     def add(self, function: Callable[..., Any], *args: Any, timeout: float | None, thread_name: str) -> None:
         """Queue ``function(*args)`` with its own deadline (``timeout`` seconds from the batch's making);
         ``thread_name`` names the worker while it serves the call, for whoever reads a thread dump."""
-        call = ThreadCall(None if timeout is None else self._now + timeout)
+        deadline = None if timeout is None else self._now + timeout
+        if deadline is not None and (self._due is None or deadline < self._due):
+            self._due = deadline
+        call = ThreadCall(deadline)
         self.calls.append(call)
         self._open += 1
         self._waiting.append((call, function, args, thread_name))
@@ -109,7 +114,10 @@ class ThreadBatch:
             self.settled.set_result(None)
             return self
         _WORKERS.submit(self._drain, self._waiting[0][3])  # named for its first call: no renaming for that one
-        self._timer = self._loop.call_at(self._now + SPREAD_TICK, self._look_in)
+        # No call can have run a whole tick before two ticks have passed unless it began in the first one;
+        # one that did is found then, as the ticks of decision 0051 found it.
+        first = self._now + 2 * SPREAD_TICK
+        self._timer = self._loop.call_at(first if self._due is None else min(first, self._due), self._look_in)
         if self._stop is not None:
             self._stop.reached().add_done_callback(self._look_in)
         return self
@@ -124,7 +132,7 @@ class ThreadBatch:
         self._waiting.clear()
 
     def _drain(self) -> None:
-        waiting, finished, lock = self._waiting, self._finished, self._lock
+        waiting, finished, lock, clock = self._waiting, self._finished, self._lock, self._loop.time
         current = threading.current_thread()
         shown = current.name
         while True:
@@ -136,6 +144,7 @@ class ThreadBatch:
                 continue
             if shown != name:
                 current.name = shown = name  # what a thread dump shows is the call it serves
+            self._moved = clock()  # before the count: the loop reads the count first (see _look_in)
             self._begun += 1
             try:
                 outcome: tuple[bool, Any] = (True, function(*args))
@@ -165,9 +174,6 @@ class ThreadBatch:
         if self.settled.done():
             return
         now = self._loop.time()
-        if not self._due_known:  # no call can be past its deadline before this
-            self._due_known = True
-            self._due = min((call.deadline for call in self.calls if call.deadline is not None), default=None)
         stop = self._stop
         if (stop is None or not stop.event.is_set()) and (self._due is None or now < self._due):
             nearest = self._due  # nothing is due: no stop, no deadline passed (the common tick)
@@ -177,16 +183,17 @@ class ThreadBatch:
             self.settled.set_result(None)
             return
         if self._waiting and not self._spread:
-            progress = (self._begun, len(self._finished))
-            if progress == self._seen and progress[0] > progress[1]:
+            # The count before the time: the worker writes the time first, so a count is never newer than it.
+            running = self._begun > len(self._finished)
+            moved = self._moved
+            if running and now - moved >= SPREAD_TICK:
                 # One call has run for a whole tick, nothing else moved: it may block the rest. (A worker
                 # not yet scheduled is the system's matter; more of them would not run sooner.)
                 self._spread = True
                 for _ in range(len(self._waiting)):
                     _WORKERS.submit(self._drain, "agentkit-tools")
-            else:
-                self._seen = progress
-                tick = now + SPREAD_TICK
+            else:  # when the running call will have run a whole tick; between calls, a tick from now
+                tick = (moved if running else now) + SPREAD_TICK
                 nearest = tick if nearest is None else min(nearest, tick)
         if nearest is not None:
             self._timer = self._loop.call_at(nearest, self._look_in)
