@@ -234,9 +234,7 @@ class Tool:
         hand-off between threads. An async run stays on its caller's loop.
 
     .. versionchanged:: 0.2
-        ``retry_safe``, ``max_retries``.
-    .. versionchanged:: 0.3
-        ``home_loop``.
+        ``retry_safe``, ``max_retries``, ``home_loop``.
     """
 
     name: str

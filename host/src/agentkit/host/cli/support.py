@@ -167,7 +167,7 @@ def run_interruptibly(main: Coroutine[Any, Any, T], on_interrupt: Callable[[], N
         between threads.
     :raises RuntimeError: called from a running event loop (await the coroutine there instead).
 
-    .. versionchanged:: 0.3
+    .. versionchanged:: 0.2
         ``tools``.
     """
     from .._stopping.interrupt import home_loop
