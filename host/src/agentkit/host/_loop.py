@@ -67,10 +67,11 @@ from ._request import build_request
 from ._route import Route
 from ._run import Run, enter_run, heard, hearing
 from ._run_state import RetryBudget
-from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, aborted_message, answer_pending
+from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
 from ._tool_retries import ToolRetries
+from ._turn_ends import end_failed, end_stopped
 from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
 
@@ -289,7 +290,7 @@ async def run_turns(run: Run) -> None:
         append(message)
         state.usage = state.usage + message.usage
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
-            _end_failed(run, message)
+            end_failed(run, message)
             return
         settled = None if run.structured is None else await run.structured.settle(
             message, batch, run.output_budget, functools.partial(check_answer, run) if run.output_checked else None)
@@ -304,16 +305,6 @@ async def run_turns(run: Run) -> None:
             continue
         if await _ran_tools(run, batch, message, calls):
             return
-
-
-def _end_failed(run: Run, message: AssistantMessage) -> None:
-    """A response that failed or was aborted ends the run."""
-    state, stop = run.state, run.stop
-    run.emit(TurnEnd(state.turn, message, []))
-    state.outcome = Outcome.ERROR if message.stop_reason is StopReason.ERROR else Outcome.ABORTED
-    state.error = message.error_message
-    if message.stop_reason is StopReason.ABORTED and stop.reason is not None:
-        state.outcome, state.error = stop.reason, stop.detail
 
 
 def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> bool:
@@ -387,18 +378,6 @@ async def _ran_tools(run: Run, batch: ToolBatch, message: AssistantMessage, call
         state.outcome, state.stopped_by = Outcome.STOP_POLICY, "budget"
         return True
     return False
-
-
-def end_stopped(run: Run) -> None:
-    """End a run whose stop was requested: the stopped response is recorded, the outcome is the stop's."""
-    stop, state = run.stop, run.state
-    reason = stop.reason or Outcome.ABORTED
-    message = aborted_message(run.model)
-    if stop.detail:
-        message.error_message = stop.detail
-    run.append(message)
-    state.outcome = reason
-    state.error = stop.detail if reason is not Outcome.ABORTED else None
 
 
 async def check_policy(run: Run, context: StopContext) -> Any:
