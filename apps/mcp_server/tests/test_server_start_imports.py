@@ -1,4 +1,4 @@
-"""What `agentkit mcp serve` loads to serve its tools: no HTTP client, no model runtime, no metadata library.
+"""What `agentkit mcp serve` loads to serve its tools: no HTTP client, no model runtime or compaction, no metadata library.
 
 A server's tools never make a model request, so what its start loads beyond the
 MCP SDK's own server is the plugin host; httpx (with what it imports) and the
@@ -41,7 +41,8 @@ Path(sys.argv[1]).write_text(json.dumps({"code": code, "modules": sorted(sys.mod
 
 #: Loaded by an agent's model requests, never by serving tools.
 NOT_AT_SERVE = ("httpx", "agentkit.host.runtime._runtime", "agentkit.host.runtime._client",
-                "agentkit.host.runtime._request_building", "agentkit.host._loop", "agentkit.host._agent")
+                "agentkit.host.runtime._request_building", "agentkit.host._loop", "agentkit.host._agent",
+                "agentkit.host._compaction", "agentkit.host._token_limits")
 #: What finding and checking the installed plugins does not need on a plain path (the MCP SDK's pydantic
 #: imports the standard library's ``importlib.metadata`` for itself; the backport is the plugin host's).
 NOT_TO_DISCOVER = ("importlib_metadata", "zipp", "packaging.requirements", "packaging.markers", "packaging.tags")
