@@ -18,6 +18,7 @@ import functools
 import importlib
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ._dist_info import Distribution, canonical, distributions, plain_path_only
@@ -161,13 +162,29 @@ class _EntryPoint:
 
     def load(self) -> Any:
         """The object the value names (``module`` or ``module:attr.attr``), as ``EntryPoint.load`` finds it."""
+        library = sys.modules.get("importlib_metadata")
+        if library is not None:  # imported already: its load, which a caller may wrap (to name what is loading)
+            return library.EntryPoint.load(self)
+        module = importlib.import_module(self.module)
+        return functools.reduce(getattr, filter(None, (self.attr or "").split(".")), module)
+
+    @property
+    def module(self) -> str:
+        """The module the value names (``importlib_metadata.EntryPoint.module``)."""
+        return self._match()["module"]
+
+    @property
+    def attr(self) -> str | None:
+        """The attribute path the value names, if any (``importlib_metadata.EntryPoint.attr``)."""
+        return self._match()["attr"]
+
+    def _match(self) -> re.Match[str]:
         match = _OBJECT_REFERENCE.match(self.value)
         if match is None:  # the error importlib_metadata gives, from importlib_metadata
             import importlib_metadata
 
-            return importlib_metadata.EntryPoint(self.name, self.value, self.group).load()
-        module = importlib.import_module(match["module"])
-        return functools.reduce(getattr, filter(None, (match["attr"] or "").split(".")), module)
+            return importlib_metadata.EntryPoint(self.name, self.value, self.group).module  # type: ignore[return-value]
+        return match
 
 
 #: ``importlib_metadata.EntryPoint.pattern``: an entry point's object reference (the packaging specification's).
