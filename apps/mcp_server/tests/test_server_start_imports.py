@@ -1,8 +1,13 @@
-"""What `agentkit mcp serve` loads to serve its tools: no HTTP client and no model runtime.
+"""What `agentkit mcp serve` loads to serve its tools: no HTTP client, no model runtime or compaction, no metadata library.
 
 A server's tools never make a model request, so what its start loads beyond the
 MCP SDK's own server is the plugin host; httpx (with what it imports) and the
-provider runtime load with an agent's first request. The check runs the command's
+provider runtime load with an agent's first request. The plugins are found and
+loaded from their distributions' metadata files, and a plain plugin API range is
+checked with ``packaging.specifiers``: ``importlib_metadata`` (with ``zipp``)
+and ``packaging.requirements`` (with markers and tags) are for a path the files
+alone cannot describe, or a requirement line beyond name and specifiers. The
+check runs the command's
 ``main`` in a fresh interpreter over stdio, answers one ``tools/list`` and reads
 ``sys.modules`` when the client's input ends.
 """
@@ -36,7 +41,11 @@ Path(sys.argv[1]).write_text(json.dumps({"code": code, "modules": sorted(sys.mod
 
 #: Loaded by an agent's model requests, never by serving tools.
 NOT_AT_SERVE = ("httpx", "agentkit.host.runtime._runtime", "agentkit.host.runtime._client",
-                "agentkit.host.runtime._request_building", "agentkit.host._loop", "agentkit.host._agent")
+                "agentkit.host.runtime._request_building", "agentkit.host._loop", "agentkit.host._agent",
+                "agentkit.host._compaction", "agentkit.host._token_limits")
+#: What finding and checking the installed plugins does not need on a plain path (the MCP SDK's pydantic
+#: imports the standard library's ``importlib.metadata`` for itself; the backport is the plugin host's).
+NOT_TO_DISCOVER = ("importlib_metadata", "zipp", "packaging.requirements", "packaging.markers", "packaging.tags")
 
 
 def test_serving_tools_over_stdio_loads_no_http_client_and_no_model_runtime(agentkit, site_dir, tmp_path):
@@ -62,3 +71,6 @@ def test_serving_tools_over_stdio_loads_no_http_client_and_no_model_runtime(agen
     assert [tool["name"] for tool in answer["result"]["tools"]] == ["echo"]
     loaded = {name for name in seen["modules"] if any(name == p or name.startswith(p + ".") for p in NOT_AT_SERVE)}
     assert loaded == set()
+    discovery = {name for name in seen["modules"]
+                 if any(name == p or name.startswith(p + ".") for p in NOT_TO_DISCOVER)}
+    assert discovery == set()

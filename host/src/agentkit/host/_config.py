@@ -12,7 +12,7 @@ from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUs
 from agentkit.plugin_api._dataclass import dataclass
 
 from ._audit import AuditRecord, AuditSink
-from ._compaction import NO_COMPACTION, Compaction
+from ._compaction_config import NO_COMPACTION, Compaction
 from ._config_flat import FlatFields, FlatReads, apply_flat
 from ._config_groups import (
     DEFAULT_HOOK_TIMEOUT,

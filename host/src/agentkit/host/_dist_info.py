@@ -38,6 +38,7 @@ class Distribution:
     def __init__(self, path: str) -> None:
         self.path = path
         self._headers: dict[str, str] | None = None
+        self._requires: list[str] = []
 
     def _header(self, key: str) -> str:
         if self._headers is None:
@@ -50,7 +51,10 @@ class Distribution:
                                 break  # the headers end at the first blank line; the description follows
                             field, sep, value = line.partition(":")
                             if sep and not line[0].isspace():
-                                self._headers.setdefault(field.strip().lower(), value.strip())
+                                field = field.strip().lower()
+                                self._headers.setdefault(field, value.strip())
+                                if field == "requires-dist":
+                                    self._requires.append(value.strip())
                     break
                 except OSError:
                     continue
@@ -67,6 +71,21 @@ class Distribution:
     @property
     def summary(self) -> str:
         return self._header("summary")
+
+    @property
+    def requires(self) -> list[str] | None:
+        """The ``Requires-Dist`` lines, as ``importlib.metadata.Distribution.requires`` gives them."""
+        self._header("requires-dist")
+        if self._requires:
+            return list(self._requires)
+        if not os.path.exists(os.path.join(self.path, "requires.txt")):
+            return None
+        # An egg-info's requirements are in requires.txt, in a format of its own: read as importlib reads it.
+        import pathlib
+
+        import importlib_metadata
+
+        return importlib_metadata.PathDistribution(pathlib.Path(self.path)).requires
 
 
 def distributions() -> Iterator[tuple[str, str]]:

@@ -14,7 +14,11 @@ finder of distributions other than the standard one), it asks
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
+import re
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ._dist_info import Distribution, canonical, distributions, plain_path_only
@@ -23,7 +27,7 @@ from ._dist_info import Distribution, canonical, distributions, plain_path_only
 # more after the CLI's 9 ms, by `python -X importtime`); type checkers honour the flag.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Protocol, TypeVar
+    from typing import Any, Protocol, TypeVar
 
     import importlib_metadata
 
@@ -47,6 +51,25 @@ if TYPE_CHECKING:
         @property
         def dist(self) -> DistributionLike | None: ...
 
+    class PluginDistribution(DistributionLike, Protocol):
+        """What loading a plugin reads of its distribution: the requirements, for the plugin API range."""
+
+        @property
+        def requires(self) -> list[str] | None: ...
+
+    class LoadableEntryPoint(Protocol):
+        """An entry point the plugin host loads: ``importlib_metadata``'s, or one read from the files."""
+
+        @property
+        def name(self) -> str: ...
+        @property
+        def value(self) -> str: ...
+        @property
+        def group(self) -> str: ...
+        @property
+        def dist(self) -> PluginDistribution | None: ...
+        def load(self) -> Any: ...
+
     EP = TypeVar("EP", bound=EntryPointLike)
 
 #: The plugin categories, as in :data:`agentkit.plugin_api.hookspecs.CATEGORIES` (kept equal by a test);
@@ -63,6 +86,7 @@ DISABLE_ENV = "AGENTKIT_DISABLE_PLUGINS"
 LOAD_ENV = "AGENTKIT_LOAD_PLUGINS"
 
 Entries = list[tuple[str, "importlib_metadata.EntryPoint"]]
+Loadable = list[tuple[str, "LoadableEntryPoint"]]
 
 
 def names_from_env(env: Mapping[str, str], key: str) -> set[str] | None:
@@ -85,6 +109,19 @@ def plugin_entry_points() -> dict[str, Entries]:
     import importlib_metadata
 
     return _by_plugin(importlib_metadata.entry_points())  # one pass over the distributions
+
+
+def loadable_entry_points() -> dict[str, Loadable]:
+    """What :func:`plugin_entry_points` finds, to load: read from the metadata files where they tell it all.
+
+    Each entry point loads as ``importlib_metadata``'s does, and its
+    distribution gives the same name, version and requirements; serving tools
+    then never imports ``importlib_metadata`` (with ``email``, ``zipfile``
+    and ``csv``).
+    """
+    if not plain_path_only():
+        return {name: list(entries) for name, entries in plugin_entry_points().items()}
+    return _by_plugin(_read_entry_points())
 
 
 def listed_entry_points() -> Mapping[str, Sequence[tuple[str, EntryPointLike]]]:
@@ -118,10 +155,40 @@ def _by_plugin(every: Iterable[EP]) -> dict[str, list[tuple[str, EP]]]:
 
 
 class _EntryPoint:
-    """One line of an ``entry_points.txt``: enough to list it, nothing to load it."""
+    """One line of an ``entry_points.txt``: enough to list it, and to load it as ``importlib_metadata`` does."""
 
     def __init__(self, name: str, value: str, group: str, dist: Distribution) -> None:
         self.name, self.value, self.group, self.dist = name, value, group, dist
+
+    def load(self) -> Any:
+        """The object the value names (``module`` or ``module:attr.attr``), as ``EntryPoint.load`` finds it."""
+        library = sys.modules.get("importlib_metadata")
+        if library is not None:  # imported already: its load, which a caller may wrap (to name what is loading)
+            return library.EntryPoint.load(self)
+        module = importlib.import_module(self.module)
+        return functools.reduce(getattr, filter(None, (self.attr or "").split(".")), module)
+
+    @property
+    def module(self) -> str:
+        """The module the value names (``importlib_metadata.EntryPoint.module``)."""
+        return self._match()["module"]
+
+    @property
+    def attr(self) -> str | None:
+        """The attribute path the value names, if any (``importlib_metadata.EntryPoint.attr``)."""
+        return self._match()["attr"]
+
+    def _match(self) -> re.Match[str]:
+        match = _OBJECT_REFERENCE.match(self.value)
+        if match is None:  # the error importlib_metadata gives, from importlib_metadata
+            import importlib_metadata
+
+            return importlib_metadata.EntryPoint(self.name, self.value, self.group).module  # type: ignore[return-value]
+        return match
+
+
+#: ``importlib_metadata.EntryPoint.pattern``: an entry point's object reference (the packaging specification's).
+_OBJECT_REFERENCE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 
 
 def _read_entry_points() -> Iterator[_EntryPoint]:

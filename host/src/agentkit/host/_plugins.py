@@ -33,10 +33,7 @@ from ._registry import RegistrationError, Registry
 from .errors import ConfigError
 
 if TYPE_CHECKING:
-    import importlib_metadata
-    from packaging.requirements import Requirement
-
-    from ._entry_points import Entries
+    from ._entry_points import Entries, Loadable
 
 log = logging.getLogger("agentkit.host")
 
@@ -137,13 +134,13 @@ class PluginHost:
         listed ones.
         """
         # Here, not at the top: a host handed its plugins reads no distribution metadata.
-        from ._entry_points import plugin_entry_points
+        from ._entry_points import loadable_entry_points
 
         env = os.environ if env is None else env
-        found = plugin_entry_points()
+        found = loadable_entry_points()
         return [self._load_entry(name, found[name], env) for name in sorted(found)]
 
-    def _load_entry(self, name: str, entries: Entries, env: Mapping[str, str]) -> PluginRecord:
+    def _load_entry(self, name: str, entries: Loadable, env: Mapping[str, str]) -> PluginRecord:
         # Loaded already by load_entry_points, the one caller: here it is a dictionary lookup.
         from ._entry_points import switched_on
 
@@ -155,7 +152,7 @@ class PluginHost:
             name=name,
             status="loaded",
             categories=sorted({cat for cat, _ in entries}),
-            distribution=dist.metadata["Name"] if dist else None,
+            distribution=dist.name if dist else None,
             version=dist.version if dist else None,
             module=ep.value,
         )
@@ -168,10 +165,15 @@ class PluginHost:
                 record, "failed", f"plugin name {ep.name!r} is used by more than one entry point in {groups} "
                 f"({', '.join(targets)}): rename one of the entry points, or uninstall one of the distributions"
             )
-        problem = _api_range_problem(dist)
+        # Only a plugin found through its distribution's metadata is checked: a host given its plugins
+        # directly never reads a range.
+        from ._api_range import declared_range, range_problem
+
+        requires = dist.requires if dist is not None else None
+        problem = range_problem(requires)
         if problem:
             return self._finish(record, "failed", problem)
-        if dist is not None and _plugin_api_requirement(dist) is None:
+        if dist is not None and declared_range(requires) is None:
             record.warnings.append(
                 "does not declare a dependency on agentkit-plugin-api: declare the range it was built for"
             )
@@ -320,39 +322,6 @@ class PluginHost:
             serves its vendor, or two plugins list it.
         """
         return resolve_model(spec, self.models, self.registry.contested("model"))
-
-
-def _plugin_api_requirement(dist: importlib_metadata.IDistribution) -> Requirement | None:
-    # Only a plugin found through its distribution's metadata is checked: a host given its plugins
-    # directly never loads packaging.
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    for line in dist.requires or []:
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if canonicalize_name(requirement.name) == "agentkit-plugin-api" and not requirement.marker:
-            return requirement
-    return None
-
-
-def _api_range_problem(dist: importlib_metadata.IDistribution | None) -> str | None:
-    if dist is None:
-        return None
-    requirement = _plugin_api_requirement(dist)
-    if requirement is None or not requirement.specifier:
-        return None
-    # Here, not at the top: the version is read from the metadata, which a host given its plugins never reads.
-    from agentkit.plugin_api import __version__ as installed
-
-    if requirement.specifier.contains(installed, prereleases=True):
-        return None
-    return (
-        f"requires agentkit-plugin-api{requirement.specifier} but {installed} is installed: "
-        "install a version of the plugin built for this agentkit-plugin-api"
-    )
 
 
 def _describe(exc: BaseException) -> str:

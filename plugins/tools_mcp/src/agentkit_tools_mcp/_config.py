@@ -20,7 +20,6 @@ the user's environment.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,6 +92,8 @@ def read_document(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise McpConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+    import tomllib  # here, once per file read: a process with no configuration file (a server, a test) needs none
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -1,0 +1,78 @@
+"""The plugin API range read from a distribution's requirements is the one ``packaging.requirements`` reads.
+
+The plugin host parses a plain ``name specifiers`` line with
+``packaging.specifiers`` alone and hands every other line that may name
+``agentkit-plugin-api`` to ``Requirement``; the lines below, each alone and all
+together, must give what ``Requirement`` gives: the first valid, unmarked
+requirement on the plugin API, its specifiers, or none.
+"""
+
+from __future__ import annotations
+
+import pytest
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from agentkit.host._api_range import declared_range
+
+LINES = [
+    "agentkit-plugin-api>=0.1,<0.2",
+    "agentkit-plugin-api >= 0.1 , < 0.2",
+    "agentkit_plugin_api>=0.1",
+    "Agentkit.Plugin.API~=0.1.0",
+    "agentkit-plugin-api",
+    "agentkit-plugin-api ",
+    "  agentkit-plugin-api==0.1.*",
+    "agentkit-plugin-api>=0.1,",
+    "agentkit-plugin-api>=0.1,,<2",
+    "agentkit-plugin-api>=0.1 <2",
+    "agentkit-plugin-api (>=0.1,<0.2)",
+    "agentkit-plugin-api[extra]>=0.1",
+    "agentkit-plugin-api>=0.1; python_version >= '3.11'",
+    "agentkit-plugin-api @ https://example.invalid/a.whl",
+    "agentkit-plugin-api===0.1.0",
+    "agentkit-plugin-api===0.1,<2",
+    "agentkit-plugin-api==0.1.*.1",
+    "agentkit-plugin-api>=not a version",
+    "agentkit-plugin-api-extra>=1",
+    "agentkit-plugin-api.>=1",
+    "agentkit_plugin_api_>=1",
+    "agentkit-plugin-api!=0.1.post1.dev2+local",
+    "agentkit-plugin-apix>=1",
+    "mcp<3,>=2.3",
+    "agentkit-plugin-api<0.1",
+    "not a requirement at all",
+    "",
+]
+
+
+def reference(requires: list[str]) -> str | None:
+    for line in requires:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == "agentkit-plugin-api" and not requirement.marker:
+            return str(requirement.specifier)
+    return None
+
+
+def found(requires: list[str]) -> str | None:
+    specifier = declared_range(requires)
+    return None if specifier is None else str(specifier)
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_each_requirement_line_gives_the_range_packaging_reads(line):
+    assert found([line]) == reference([line])
+
+
+def test_the_first_valid_unmarked_line_wins_as_with_packaging():
+    for start in range(len(LINES)):
+        requires = LINES[start:] + LINES[:start]
+        assert found(requires) == reference(requires), requires
+
+
+def test_no_requirements_declare_no_range():
+    assert declared_range(None) is None
+    assert declared_range([]) is None
