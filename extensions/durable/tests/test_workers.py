@@ -105,6 +105,35 @@ def test_a_worker_id_a_live_worker_holds_is_refused_in_one_line(world: DurableWo
     assert "Traceback" not in second.stderr
 
 
+def _lock_askers(database: str) -> int:
+    """Connections of the database whose last statement asked for a worker's liveness lock."""
+    import psycopg
+
+    with psycopg.connect(database, autocommit=True) as connection:
+        row = connection.execute("SELECT count(*) FROM pg_stat_activity "
+                                 "WHERE query LIKE 'SELECT pg_try_advisory_lock(%%'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_worker_restarted_under_the_id_of_one_just_killed_waits_for_the_dead_ones_lock(
+        world: DurableWorld, system_db: str) -> None:
+    # The PostgreSQL server lets a killed worker's lock go when it notices the connection closed, which a restart
+    # under the same id (a supervisor's) can beat: the new worker waits for the lock instead of calling the id taken.
+    first = world.start("worker", "--db", system_db, "--id", "restarted")
+    try:
+        _taking_runs(first)
+        second = world.start("worker", "--db", system_db, "--id", "restarted")
+        try:
+            wait_for(lambda: _lock_askers(system_db) >= 2, "the second worker asking for the lock the first holds")
+            first.kill()
+            _taking_runs(second)
+            assert _stop(second) == 0
+        finally:
+            second.end()
+    finally:
+        first.end()
+
+
 def test_submit_refuses_an_unknown_model_before_queueing(world: DurableWorld) -> None:
     database = "sqlite:///" + str(world.folder / "db" / "durable.sqlite")
     refused = world.run("runs", "submit", "--db", database, "--model", "nowhere/nothing", "do it")

@@ -111,7 +111,8 @@ class FileLiveness:
         return True
 
     def hold(self, executor_id: str) -> bool:
-        self._own = self._open(executor_id)
+        if self._own is None:  # asked again while a dying holder lets go: the same descriptor
+            self._own = self._open(executor_id)
         return self._try(self._own)
 
     def probe(self, executor_id: str) -> AbstractContextManager[bool]:

@@ -25,6 +25,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,7 +101,7 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
     worker = executor_id(settings)
     liveness = liveness_for(settings.database)
     try:
-        if not liveness.hold(worker):
+        if not _hold_own_lock(liveness, worker):
             raise WorkerIdInUse(worker)
         launch(settings.database, executor_id=worker, queues=[settings.queue])
         try:
@@ -118,6 +119,21 @@ def serve(settings: WorkerSettings, *, stop: threading.Event,
             shutdown(grace=settings.grace)
     finally:
         liveness.close()
+
+
+#: Seconds a worker waits for its own id's lock before calling the id taken. A process killed under that id a
+#: moment ago holds its PostgreSQL lock until the server notices the connection closed, which a restart (a
+#: supervisor's, say) can beat; a live holder keeps it, and the wait ends in ``WorkerIdInUse``.
+OWN_LOCK_WAIT = 3.0
+
+
+def _hold_own_lock(liveness: Liveness, worker: str) -> bool:
+    deadline = time.monotonic() + OWN_LOCK_WAIT
+    while not liveness.hold(worker):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 class WorkerIdInUse(Exception):
