@@ -22,7 +22,7 @@ import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -66,17 +66,20 @@ class ServerPool:
             future.cancel()
             raise
 
-    async def run_async(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
-        """Await ``coroutine`` on the pool's loop from another loop; cancelling this cancels it there.
+    def run_async(self, coroutine: Coroutine[Any, Any, _T]) -> Awaitable[_T]:
+        """``coroutine`` to await on the pool's loop; cancelling the await cancels it there.
 
-        One thread-safe callback each way, without the thread-safe future (and
-        its condition) that ``run_coroutine_threadsafe`` and ``wrap_future`` put
-        between the loops: the hop is on every ``tools/call``, and this one runs
-        about 900 fewer bytecodes a call (bench/bench_mcp_client.py).
+        On the pool's loop (a run from sync code: the tools' ``home_loop``) that is
+        ``coroutine`` itself, awaited with nothing between. From another loop it is
+        the hop: one thread-safe callback each way, without the thread-safe future
+        (and its condition) that ``run_coroutine_threadsafe`` and ``wrap_future``
+        put between the loops, about 900 fewer bytecodes a ``tools/call``
+        (bench/bench_mcp_client.py).
         """
         caller = asyncio.get_running_loop()
-        if caller is self._loop:
-            return await coroutine
+        return coroutine if caller is self._loop else self._hop(coroutine, caller)
+
+    async def _hop(self, coroutine: Coroutine[Any, Any, _T], caller: asyncio.AbstractEventLoop) -> _T:
         answer: asyncio.Future[_T] = caller.create_future()
         started: list[asyncio.Task[None]] = []
 

@@ -29,7 +29,6 @@ prefix); a tool the server no longer lists is answered with an
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable
@@ -147,8 +146,7 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
         try:
             # The run's audit trail takes the call's record (as mcp.call), on the connection's loop.
             call = connection.call_tool(mcp_tool.name, arguments, name, None if context is None else context.audit)
-            # On the connection's loop (a run from sync code: the tool's home_loop) the call is awaited as it is.
-            result = await (call if asyncio.get_running_loop() is pool.loop else pool.run_async(call))
+            result = await pool.run_async(call)  # on the connection's loop (the tool's home_loop), with no hop
         except MCPError as exc:
             return ToolResult.failure("mcp_error", detail=f"MCP server {server!r}: {exc}", mcp_server=server)
         except ProtocolFault as exc:
