@@ -29,6 +29,7 @@ from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.plugin_api import Tool, ToolContext
+from agentkit.testing import write_script
 
 LONG_ENOUGH = 30  # seconds a test's own wait may take before it fails instead of hanging
 _caller = contextvars.ContextVar("caller", default="unset")
@@ -178,3 +179,36 @@ def test_ctrl_c_aborts_a_run_sync_on_the_home_loop_and_raises_after_a_well_forme
     assert process.returncode == 0 and "Traceback" not in err, err
     report = json.loads(out)
     assert report == {"raised": True, "seen": ["home"], "answered": ["call_1_1"], "outcome": "aborted"}
+
+
+#: A tool plugin whose tool names a loop its module runs in a thread of its own, as the MCP client's pool does.
+HOME_PLUGIN = '''
+import asyncio
+import threading
+
+from agentkit.plugin_api import Tool, hookimpl
+
+loop = asyncio.new_event_loop()
+threading.Thread(target=loop.run_forever, name="plugin-home", daemon=True).start()
+
+
+async def where(arguments, context):
+    return threading.current_thread().name
+
+
+@hookimpl
+def agentkit_register_tools(register):
+    register(Tool(name="where", description="Which thread runs the call.", input_schema={"type": "object"},
+                  handler=where, home_loop=loop))
+'''
+
+
+def test_agentkit_run_runs_on_the_loop_its_tools_name(agentkit, site_dir, tmp_path: Path) -> None:
+    site_dir("home-plugin", entry_points={"agentkit.tools": {"homeplugin": "homeplugin"}},
+             files={"homeplugin.py": HOME_PLUGIN})
+    script = write_script(tmp_path / "turns.json", [Turn([tool_call("where", {})]), Turn([text("done")])])
+    result = agentkit.inline("run", "where?", "--model", "faux/scripted", "--script", str(script), "--json",
+                             "--root", str(tmp_path), site=site_dir.site)
+    assert result.returncode == 0, result.stderr
+    ends = [json.loads(line) for line in result.stdout.splitlines() if '"tool_call_end"' in line]
+    assert [json.loads(end["result"]["content"][0]["text"])["data"] for end in ends] == ["plugin-home"]
