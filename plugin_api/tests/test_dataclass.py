@@ -25,6 +25,13 @@ import pytest
 from agentkit.plugin_api._dataclass import dataclass as fast_dataclass
 
 DECORATORS = {"stdlib": dataclasses.dataclass, "fast": fast_dataclass}
+Setting = typing.ClassVar  # the standard library reads a string annotation's leading name in the module
+
+
+class Based:
+    """A plain base class whose attribute is a field's default in a dataclass below it."""
+
+    size = 4
 OPTIONS = [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}, {"eq": False},
            {"frozen": True, "eq": False}, {"repr": False}, {"init": False}]
 
@@ -87,6 +94,25 @@ def declare(decorator, options, body="plain", tag="fast"):
 
             limit: typing.ClassVar[int] = 3
             x: int = 0
+    elif body == "classvar_by_another_name":
+        class Point:  # type: ignore[no-redef]
+            """A class variable named by an alias of the module."""
+
+            limit: Setting[int] = 3
+            x: int = 0
+    elif body == "keywords_marker":
+        class Point:  # type: ignore[no-redef]
+            """Fields after the marker are keywords only."""
+
+            x: int
+            _: dataclasses.KW_ONLY
+            y: int = 0
+    elif body == "default_from_a_base":
+        class Point(Based):  # type: ignore[no-redef]
+            """A field whose default a plain base class holds."""
+
+            x: int = 0
+            size: int
     made = decorator(**options)(Point)
     made.__qualname__ = made.__name__ = f"Point_{body}_{tag}"
     setattr(sys.modules[__name__], made.__qualname__, made)  # pickle looks the class up by its qualified name
@@ -154,14 +180,16 @@ def test_the_plain_body_behaves_as_under_the_standard_decorator(options):
 
 
 @pytest.mark.parametrize("options", [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}], ids=str)
-@pytest.mark.parametrize("body", ["post_init", "own_methods", "own_hash", "self_field", "empty", "classvar"])
+@pytest.mark.parametrize("body", ["post_init", "own_methods", "own_hash", "self_field", "empty", "classvar",
+                                  "classvar_by_another_name", "keywords_marker", "default_from_a_base"])
 def test_other_bodies_behave_as_under_the_standard_decorator(options, body):
     stdlib, fast = pair(options, body)
     assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
     assert [f.name for f in dataclasses.fields(fast)] == [f.name for f in dataclasses.fields(stdlib)]
     assert (fast.__hash__ is None) == (stdlib.__hash__ is None)
     arguments = {"post_init": [(1,), (-1,)], "own_methods": [(1, 2)], "own_hash": [(1,)], "self_field": [(1, 2)],
-                 "empty": [()], "classvar": [(1,)]}[body]
+                 "empty": [()], "classvar": [(1,)], "classvar_by_another_name": [(1,)], "keywords_marker": [(1,)],
+                 "default_from_a_base": [(1,), (1, 2)]}[body]
     for args in arguments:
         assert_same_instances(stdlib, fast, args, hashed=body != "own_methods" and stdlib.__hash__ is not None)
 
