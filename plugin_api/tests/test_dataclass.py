@@ -22,6 +22,7 @@ from dataclasses import field
 
 import pytest
 
+from agentkit.plugin_api import _dataclass
 from agentkit.plugin_api._dataclass import dataclass as fast_dataclass
 
 DECORATORS = {"stdlib": dataclasses.dataclass, "fast": fast_dataclass}
@@ -34,6 +35,13 @@ class Based:
     size = 4
 OPTIONS = [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}, {"eq": False},
            {"frozen": True, "eq": False}, {"repr": False}, {"init": False}]
+
+
+@pytest.fixture(params=["fields", "compiled"])
+def tier(request, monkeypatch):
+    """Each instance filled field by field (the first instances of a class), or by the compiled ``__init__``."""
+    monkeypatch.setattr(_dataclass, "COMPILE_AFTER", 10**9 if request.param == "fields" else 0)
+    return request.param
 
 
 def declare(decorator, options, body="plain", tag="fast"):
@@ -137,13 +145,19 @@ def outcome(call):
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=str)
-def test_the_plain_body_behaves_as_under_the_standard_decorator(options):
+def test_the_plain_body_behaves_as_under_the_standard_decorator(options, tier):
     stdlib, fast = pair(options)
+    behave_alike(stdlib, fast, options)
+    # Looked up on the class (a signature, annotations), __init__ is the compiled one in either tier.
     assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
     if options.get("init") is not False:
         assert fast.__init__.__annotations__ == stdlib.__init__.__annotations__
         assert typing.get_type_hints(fast.__init__) == typing.get_type_hints(stdlib.__init__)
     assert fast.__init__.__qualname__.split(".")[-1] == "__init__"
+    behave_alike(stdlib, fast, options)
+
+
+def behave_alike(stdlib, fast, options):
     assert [(f.name, f.type, f.default, f.init, f.repr, f.compare, f.kw_only) for f in dataclasses.fields(fast)] == \
         [(f.name, f.type, f.default, f.init, f.repr, f.compare, f.kw_only) for f in dataclasses.fields(stdlib)]
     assert fast.__match_args__ == stdlib.__match_args__
@@ -182,9 +196,8 @@ def test_the_plain_body_behaves_as_under_the_standard_decorator(options):
 @pytest.mark.parametrize("options", [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}], ids=str)
 @pytest.mark.parametrize("body", ["post_init", "own_methods", "own_hash", "self_field", "empty", "classvar",
                                   "classvar_by_another_name", "keywords_marker", "default_from_a_base"])
-def test_other_bodies_behave_as_under_the_standard_decorator(options, body):
+def test_other_bodies_behave_as_under_the_standard_decorator(options, body, tier):
     stdlib, fast = pair(options, body)
-    assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
     assert [f.name for f in dataclasses.fields(fast)] == [f.name for f in dataclasses.fields(stdlib)]
     assert (fast.__hash__ is None) == (stdlib.__hash__ is None)
     arguments = {"post_init": [(1,), (-1,)], "own_methods": [(1, 2)], "own_hash": [(1,)], "self_field": [(1, 2)],
@@ -192,6 +205,35 @@ def test_other_bodies_behave_as_under_the_standard_decorator(options, body):
                  "default_from_a_base": [(1,), (1, 2)]}[body]
     for args in arguments:
         assert_same_instances(stdlib, fast, args, hashed=body != "own_methods" and stdlib.__hash__ is not None)
+    assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
+
+
+#: Calls no __init__ of the plain body accepts: missing, unknown, repeated or too many arguments.
+BAD_CALLS = [((), {}), ((1,), {"z": 2}), ((1,), {"x": 2}), ((1, 2.0, [], 4, 5), {}), ((1,), {"kind": "x"}),
+             ((), {"y": 1.0}), ((1, 2.0), {"label": "a", "y": 3.0})]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), BAD_CALLS, ids=str)
+@pytest.mark.parametrize("options", [{}, {"frozen": True, "slots": True}], ids=str)
+def test_a_call_init_does_not_accept_is_refused_in_the_standard_words(args, kwargs, options, tier):
+    stdlib, fast = pair(options)
+
+    def refusal(cls):  # the words, the function named by the class's name (the twins are renamed once made)
+        kind, *rest = outcome(lambda: cls(*args, **kwargs))
+        return kind, *(re.sub(r"[\w.<>]*\.__init__\(\)", "__init__()", str(part)) for part in rest)
+
+    assert refusal(fast) == refusal(stdlib)
+    assert refusal(fast)[0] == "raised"
+    assert shown(fast(1)) == shown(stdlib(1))  # and the class still works after
+
+
+def test_a_class_compiles_its_init_once_it_has_made_a_few_instances():
+    fast = declare(fast_dataclass, {"frozen": True, "slots": True})
+    made = [fast(n) for n in range(_dataclass.COMPILE_AFTER)]
+    assert not inspect.isfunction(vars(fast)["__init__"])  # filled field by field so far
+    made.append(fast(99))
+    assert inspect.isfunction(vars(fast)["__init__"])
+    assert [m.x for m in made] == [*range(_dataclass.COMPILE_AFTER), 99]
 
 
 def assert_same_instances(stdlib, fast, args, *, hashed):

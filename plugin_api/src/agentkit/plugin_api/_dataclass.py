@@ -14,8 +14,9 @@ decorator does (by the standard decorator itself unless every annotation is a
 string that surely names no ``ClassVar``, ``InitVar`` or ``KW_ONLY``: then
 here, as Python 3.11 does, which halves the cost again), then adds:
 
-* ``__init__`` written and compiled by the first look-up of it (the first
-  instance, or ``inspect.signature``): the standard library's assignments
+* ``__init__`` written and compiled once the class has made a few instances
+  (or at the first look-up of the class's ``__init__``, as ``inspect.signature``
+  does): the standard library's assignments
   (``object.__setattr__`` for a frozen class, read from a cell rather than
   looked up on ``object``), with the defaults and annotations set on the
   function instead of written into its text, which halves what is parsed; an
@@ -43,7 +44,7 @@ import sys
 from _thread import get_ident
 from dataclasses import MISSING, Field, FrozenInstanceError
 from operator import attrgetter
-from types import MemberDescriptorType
+from types import MemberDescriptorType, MethodType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform, overload
 
 if TYPE_CHECKING:
@@ -248,23 +249,102 @@ class _Factory:
 _HAS_DEFAULT_FACTORY = _Factory()
 
 
-class _InitOnFirstUse:
-    """``__init__`` of a class until first looked up; it then writes and compiles the real one and puts it in place.
+#: Instances a class makes through the field-by-field ``__init__`` before its own is compiled: a first use
+#: makes most classes once or twice, a long run makes the hot ones thousands of times.
+COMPILE_AFTER = 16
 
-    The body is the standard library's (3.11): an assignment per field
+
+class _InitOnFirstUse:
+    """``__init__`` of a class until it is worth compiling; then it writes and compiles the real one and puts it in place.
+
+    The compiled body is the standard library's (3.11): an assignment per field
     (``object.__setattr__`` for a frozen class), a default factory called when
-    its argument was not given, then ``__post_init__``.
+    its argument was not given, then ``__post_init__``. Until then an instance
+    is filled field by field from that same plan (:meth:`fill`), with the same
+    values in the same order; a call the plan cannot bind (a missing, unknown
+    or repeated argument) compiles the real ``__init__`` and lets it raise the
+    standard words. A look-up of the class's ``__init__`` itself (a signature,
+    annotations) compiles it at once.
     """
 
-    __slots__ = ("cls", "frozen", "slots")
+    __slots__ = ("cls", "frozen", "made", "plan", "slots")
 
     def __init__(self, cls: type, *, frozen: bool, slots: bool) -> None:
         self.cls, self.frozen, self.slots = cls, frozen, slots
+        self.made = 0
+        self.plan: _Plan | None = None
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
-        init = _qualify(self.cls, _compile_init(self.cls, frozen=self.frozen, slots=self.slots))
-        type.__setattr__(self.cls, "__init__", init)
-        return init if instance is None else init.__get__(instance, owner)
+        if instance is None or self.made >= COMPILE_AFTER:
+            init = self.compiled()
+            return init if instance is None else init.__get__(instance, owner)
+        self.made += 1
+        return MethodType(self.fill, instance)
+
+    def compiled(self) -> Callable[..., None]:
+        init = self.cls.__dict__.get("__init__")
+        if init is self:
+            init = _qualify(self.cls, _compile_init(self.cls, frozen=self.frozen, slots=self.slots))
+            type.__setattr__(self.cls, "__init__", init)
+        return init  # type: ignore[return-value]
+
+    def fill(self, obj: Any, /, *args: Any, **kwargs: Any) -> None:
+        plan = self.plan or self._plan()
+        given = plan.bind(args, kwargs)
+        if given is None:  # let the compiled __init__ say what is wrong, in its words
+            self.compiled()(obj, *args, **kwargs)
+            return
+        assign = _object_setattr if self.frozen else setattr
+        for name, value, factory in plan.steps:
+            if name in given:
+                assign(obj, name, given[name])
+            elif factory is not None:
+                assign(obj, name, factory())
+            else:
+                assign(obj, name, value)
+        if plan.post_init:
+            obj.__post_init__()
+
+    def _plan(self) -> _Plan:
+        self.plan = _Plan(self.cls, slots=self.slots)
+        return self.plan
+
+
+_object_setattr = object.__setattr__
+
+
+class _Plan:
+    """What ``__init__`` takes and assigns, read once from the fields."""
+
+    __slots__ = ("accepted", "positional", "post_init", "required", "steps")
+
+    def __init__(self, cls: type, *, slots: bool) -> None:
+        fields = dataclasses.fields(cls)
+        self.positional = tuple(f.name for f in fields if f.init and not f.kw_only)
+        self.accepted = frozenset(f.name for f in fields if f.init)
+        self.required = frozenset(f.name for f in fields if f.init and not _has_default(f))
+        # (name, default, factory) in field order, as the compiled body assigns them; a field neither given
+        # nor defaulted by the instance is left to the class attribute that holds its default.
+        steps = []
+        for f in fields:
+            factory = None if f.default_factory is MISSING else f.default_factory
+            if f.init or factory is not None or (slots and f.default is not MISSING):
+                steps.append((f.name, f.default, factory))
+        self.steps = tuple(steps)
+        self.post_init = hasattr(cls, "__post_init__")
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        """The arguments by field name, or None where the call is not one ``__init__`` accepts as it is."""
+        if len(args) > len(self.positional):
+            return None
+        given = dict(zip(self.positional, args, strict=False))
+        for name in kwargs:
+            if name in given or name not in self.accepted:
+                return None
+        given.update(kwargs)
+        if not self.required <= given.keys():
+            return None
+        return given
 
 
 def _compile_init(cls: type, *, frozen: bool, slots: bool) -> Callable[..., None]:
