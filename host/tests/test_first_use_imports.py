@@ -123,3 +123,61 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
     seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
     assert seen["outcome"] == "completed"
     assert {"agentkit.host.skills._check", "agentkit.host.skills._manifest"} <= set(seen["ran"])
+
+
+#: What a run whose tool results all fit, with no image, file or stream, never needs: the artifact store
+#: (made with the first result over ``max_tool_result_chars``), the spool (a tool that spools imports it),
+#: the results kit and the workspace helpers under it.
+NOT_IN_A_PLAIN_RUN = (
+    "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
+    "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
+)
+
+
+def test_a_plain_run_loads_neither_the_artifact_store_nor_the_spool(tmp_path):
+    seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and len(seen["results"]) == 1
+    assert _loaded(seen["ran"], NOT_IN_A_PLAIN_RUN) == set()
+
+
+LONG_RESULT = """
+import json, sys
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost, Trust, allow_all
+from agentkit.host.sessions import ArtifactStore
+from agentkit.plugin_api import ArtifactCreated, Tool, hookimpl
+from agentkit_provider_faux import FauxProvider
+from agentkit.testing import Script, Turn, text, tool_call
+
+class Plugins:
+    @hookimpl
+    def agentkit_register_providers(self, register):
+        register(FauxProvider())
+
+    @hookimpl
+    def agentkit_register_tools(self, register):
+        register(Tool("dump", "Dump.", {"type": "object"}, lambda arguments, context: "x" * 5000))
+
+host = PluginHost()
+host.register(Plugins(), name="plugins")
+script = Script([Turn([tool_call("dump", {})]), Turn([text("done")])])
+agent = Agent(AgentConfig(model="faux/scripted", tools=["dump"], limits=Limits(max_tool_result_chars=1000),
+                          trust=Trust(before_tool_call=allow_all), connection=Connection(transport=script)), host=host)
+created = []
+agent.subscribe(lambda event: created.append(event.artifact_id) if isinstance(event, ArtifactCreated) else None)
+result = agent.run_sync("go")
+print(json.dumps({"outcome": result.outcome, "owner": agent.session_id, "created": created,
+                  "stored": [item.id for item in ArtifactStore().list(agent.session_id)]}))
+"""
+
+
+def test_a_result_over_the_limit_in_a_fresh_process_is_stored_and_goes_with_the_process(tmp_path):
+    """The other side of the one above: the store is made with the first artifact, and an agent
+    without a session still removes its artifacts when the process ends."""
+    env = {**os.environ, "AGENTKIT_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run([sys.executable, "-c", LONG_RESULT], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL, env=env)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["outcome"] == "completed"
+    assert len(seen["created"]) == 1 and seen["stored"] == seen["created"]
+    assert not (tmp_path / "data" / "artifacts" / seen["owner"]).exists()
