@@ -127,10 +127,12 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
 
 #: What a run whose tool results all fit, with no image, file or stream, never needs: the artifact store
 #: (made with the first result over ``max_tool_result_chars``), the spool (a tool that spools imports it),
-#: the results kit and the workspace helpers under it.
+#: the results kit and the workspace helpers under it; the admission of images, documents and recordings
+#: (a message that carries one loads it).
 NOT_IN_A_PLAIN_RUN = (
     "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
     "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
+    "agentkit.host._images", "agentkit.host._media",
 )
 
 

@@ -62,7 +62,6 @@ from ._guardrails import (
     settle_answer,
 )
 from ._hooks import streamed_piece
-from ._images import admit
 from ._request import build_request
 from ._route import Route
 from ._run import Run, enter_run, heard, hearing
@@ -185,6 +184,8 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
 
 def _admit_tool_images(run: Run, images: list[Any]) -> list[Any]:
     """A tool result's images normalized for the model; a path must stay in the workspace."""
+    from ._images import admit  # asked only of a result that has images
+
     return admit(images, run.model, root=run.root, fetcher=run.config.connection.image_fetcher, from_tool=True)
 
 
