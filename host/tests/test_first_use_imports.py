@@ -128,17 +128,62 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
 #: What a run whose tool results all fit, with no image, file or stream, never needs: the artifact store
 #: (made with the first result over ``max_tool_result_chars``), the spool (a tool that spools imports it),
 #: the results kit and the workspace helpers under it; the admission of images, documents and recordings
-#: (a message that carries one loads it).
+#: (a message that carries one loads it); the SSE and NDJSON decoders (a response in JSON needs neither).
 NOT_IN_A_PLAIN_RUN = (
     "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
     "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
-    "agentkit.host._images", "agentkit.host._media",
+    "agentkit.host._images", "agentkit.host._media", "agentkit.host.wire.sse", "agentkit.host.wire.ndjson",
 )
 
 
-def test_a_plain_run_loads_neither_the_artifact_store_nor_the_spool(tmp_path):
-    seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
-    assert seen["outcome"] == "completed" and len(seen["results"]) == 1
+#: A first use as ``bench/_first_use.py`` makes it: the OpenAI provider, answered in JSON.
+JSON_FIRST_USE = r"""
+import json, sys
+import httpx
+from agentkit_provider_openai import OpenAICompletions
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
+from agentkit.plugin_api import Tool, hookimpl
+
+REPLY = {"id": "c1", "object": "chat.completion", "model": "gpt-4.1",
+         "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
+CALL = {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+    {"id": "call_1", "type": "function", "function": {"name": "count", "arguments": json.dumps({"n": 1})}}]}}
+DONE = {"index": 0, "message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}
+answers = iter([CALL, DONE])
+
+def count(n: int, label: str = "") -> int:
+    "Return n."
+    return n
+
+class Plugins:
+    @hookimpl
+    def agentkit_register_tools(self, register):
+        register(Tool.from_function(count))
+
+    @hookimpl
+    def agentkit_register_providers(self, register):
+        register(OpenAICompletions())
+
+transport = httpx.MockTransport(lambda request: httpx.Response(200, json={**REPLY, "choices": [next(answers)]}))
+host = PluginHost()
+host.register(Plugins(), name="plugins")
+agent = Agent(AgentConfig(model="openai/gpt-4.1", tools=["count"], trust=Trust(before_tool_call=allow_all),
+                          connection=Connection(transport=transport)), host=host)
+result = agent.run_sync("go")
+print(json.dumps({"ran": sorted(sys.modules), "outcome": result.outcome, "error": result.error,
+                  "texts": [m.text for m in result.messages[1:]]}))
+"""
+
+
+def test_a_plain_run_answered_in_json_loads_no_artifact_store_spool_image_or_stream_decoder(tmp_path):
+    env = {**os.environ, "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    out = subprocess.run([sys.executable, "-c", JSON_FIRST_USE], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL, env=env)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["outcome"] == "completed", seen["error"]
+    assert seen["texts"][-1] == "done"
+    assert '{"ok": true, "data": 1}' in seen["texts"]  # the tool ran, its result within the limit
     assert _loaded(seen["ran"], NOT_IN_A_PLAIN_RUN) == set()
 
 
