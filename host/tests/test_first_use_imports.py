@@ -228,3 +228,19 @@ def test_a_result_over_the_limit_in_a_fresh_process_is_stored_and_goes_with_the_
     assert seen["outcome"] == "completed"
     assert len(seen["created"]) == 1 and seen["stored"] == seen["created"]
     assert not (tmp_path / "data" / "artifacts" / seen["owner"]).exists()
+
+
+def test_a_provider_plugin_loads_no_run_event():
+    """A provider's stream makes only the provider events (message_start ... message_end); the run's own
+    (agent_start, turn_end, tool_call_start ...) load when a run first builds one for a listener."""
+    code = ("import json, sys\n"
+            "from agentkit_provider_openai import OpenAICompletions, profile_for\n"
+            "provider = OpenAICompletions()\n"
+            "profiles = [profile_for(row).name for row in provider.catalog()]\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout))
+    assert "agentkit.plugin_api._events" in loaded
+    assert _loaded(sorted(loaded), ("agentkit.plugin_api._run_events", "agentkit.plugin_api.results")) == set()

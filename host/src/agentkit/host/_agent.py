@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Generic, overload
 
 from agentkit.plugin_api import (
     AssistantMessage,
-    Event,
     Message,
     Outcome,
     Project,
@@ -57,6 +56,8 @@ from ._toolset import agent_toolset
 from .errors import AgentBusy, NothingToContinue
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from agentkit.plugin_api import Event
+
     from ._structured import StructuredOutput
     from .sessions._session import Session
 
@@ -133,7 +134,6 @@ class Agent(Generic[AgentOutputT]):
         self.history: list[Message] = resume.messages if resume is not None else []
         self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
         #: Keeps the tool results too long to inline as the session's artifacts (see ``docs/artifacts.md``).
-        # The store is made with the first artifact: an agent whose results all fit loads none.
         self.artifacts = ArtifactKeeper(None, self.session_id, config.limits.max_tool_result_chars,
                                         self._enable_read_artifact, ephemeral=session is None)
         if session is None:  # no session to delete them with: they last as long as this agent's history

@@ -33,6 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Any
 
+# The run's events, as plugin_api.ToolCallStart: they load with the first one someone hears.
+from agentkit import plugin_api
 from agentkit.plugin_api import (
     Block,
     CancelToken,
@@ -41,8 +43,6 @@ from agentkit.plugin_api import (
     SessionInfo,
     TextBlock,
     Tool,
-    ToolCallEnd,
-    ToolCallStart,
     ToolContext,
     ToolResult,
     ToolResultMessage,
@@ -236,7 +236,7 @@ class ToolBatch:
         self.decisions = {}
         for call in calls:
             self.started.add(call.id)
-            self.emit(ToolCallStart(call))
+            self.emit(plugin_api.ToolCallStart(call))
             result = ToolResult.failure("not_executed", LENGTH_NOT_EXECUTED.format(name=call.name))
             results.append(self.answer(call, result))
         return results
@@ -257,7 +257,7 @@ class ToolBatch:
         message = ToolResultMessage(call.id, call.name, [TextBlock(text), *images], not ok)  # by position: cheaper
         self.settled[call.id] = message
         if self.heard():
-            self.emit(ToolCallEnd(message))
+            self.emit(plugin_api.ToolCallEnd(message))
         return message
 
     # -- phase 1 ---------------------------------------------------------------------
@@ -266,7 +266,7 @@ class ToolBatch:
         """Announce ``call`` and check its tool and arguments; a refused call comes back settled."""
         self.started.add(call.id)
         if self.heard():
-            self.emit(ToolCallStart(call))
+            self.emit(plugin_api.ToolCallStart(call))
         tool = self.tools.get(call.name)
         item = _Call(call, tool)
         if tool is None:
