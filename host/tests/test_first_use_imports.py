@@ -123,3 +123,124 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
     seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
     assert seen["outcome"] == "completed"
     assert {"agentkit.host.skills._check", "agentkit.host.skills._manifest"} <= set(seen["ran"])
+
+
+#: What a run whose tool results all fit, with no image, file or stream, never needs: the artifact store
+#: (made with the first result over ``max_tool_result_chars``), the spool (a tool that spools imports it),
+#: the results kit and the workspace helpers under it; the admission of images, documents and recordings
+#: (a message that carries one loads it); the SSE and NDJSON decoders (a response in JSON needs neither).
+NOT_IN_A_PLAIN_RUN = (
+    "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
+    "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
+    "agentkit.host._images", "agentkit.host._media", "agentkit.host.wire.sse", "agentkit.host.wire.ndjson",
+)
+
+
+#: A first use as ``bench/_first_use.py`` makes it: the OpenAI provider, answered in JSON.
+JSON_FIRST_USE = r"""
+import json, sys
+import httpx
+from agentkit_provider_openai import OpenAICompletions
+from agentkit.host import Agent, AgentConfig, Connection, PluginHost, Trust, allow_all
+from agentkit.plugin_api import Tool, hookimpl
+
+REPLY = {"id": "c1", "object": "chat.completion", "model": "gpt-4.1",
+         "usage": {"prompt_tokens": 9, "completion_tokens": 1}}
+CALL = {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None, "tool_calls": [
+    {"id": "call_1", "type": "function", "function": {"name": "count", "arguments": json.dumps({"n": 1})}}]}}
+DONE = {"index": 0, "message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}
+answers = iter([CALL, DONE])
+
+def count(n: int, label: str = "") -> int:
+    "Return n."
+    return n
+
+class Plugins:
+    @hookimpl
+    def agentkit_register_tools(self, register):
+        register(Tool.from_function(count))
+
+    @hookimpl
+    def agentkit_register_providers(self, register):
+        register(OpenAICompletions())
+
+transport = httpx.MockTransport(lambda request: httpx.Response(200, json={**REPLY, "choices": [next(answers)]}))
+host = PluginHost()
+host.register(Plugins(), name="plugins")
+agent = Agent(AgentConfig(model="openai/gpt-4.1", tools=["count"], trust=Trust(before_tool_call=allow_all),
+                          connection=Connection(transport=transport)), host=host)
+result = agent.run_sync("go")
+print(json.dumps({"ran": sorted(sys.modules), "outcome": result.outcome, "error": result.error,
+                  "texts": [m.text for m in result.messages[1:]]}))
+"""
+
+
+def test_a_plain_run_answered_in_json_loads_no_artifact_store_spool_image_or_stream_decoder(tmp_path):
+    env = {**os.environ, "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    out = subprocess.run([sys.executable, "-c", JSON_FIRST_USE], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL, env=env)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["outcome"] == "completed", seen["error"]
+    assert seen["texts"][-1] == "done"
+    assert '{"ok": true, "data": 1}' in seen["texts"]  # the tool ran, its result within the limit
+    assert _loaded(seen["ran"], NOT_IN_A_PLAIN_RUN) == set()
+
+
+LONG_RESULT = """
+import json, sys
+from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost, Trust, allow_all
+from agentkit.host.sessions import ArtifactStore
+from agentkit.plugin_api import ArtifactCreated, Tool, hookimpl
+from agentkit_provider_faux import FauxProvider
+from agentkit.testing import Script, Turn, text, tool_call
+
+class Plugins:
+    @hookimpl
+    def agentkit_register_providers(self, register):
+        register(FauxProvider())
+
+    @hookimpl
+    def agentkit_register_tools(self, register):
+        register(Tool("dump", "Dump.", {"type": "object"}, lambda arguments, context: "x" * 5000))
+
+host = PluginHost()
+host.register(Plugins(), name="plugins")
+script = Script([Turn([tool_call("dump", {})]), Turn([text("done")])])
+agent = Agent(AgentConfig(model="faux/scripted", tools=["dump"], limits=Limits(max_tool_result_chars=1000),
+                          trust=Trust(before_tool_call=allow_all), connection=Connection(transport=script)), host=host)
+created = []
+agent.subscribe(lambda event: created.append(event.artifact_id) if isinstance(event, ArtifactCreated) else None)
+result = agent.run_sync("go")
+print(json.dumps({"outcome": result.outcome, "owner": agent.session_id, "created": created,
+                  "stored": [item.id for item in ArtifactStore().list(agent.session_id)]}))
+"""
+
+
+def test_a_result_over_the_limit_in_a_fresh_process_is_stored_and_goes_with_the_process(tmp_path):
+    """The other side of the one above: the store is made with the first artifact, and an agent
+    without a session still removes its artifacts when the process ends."""
+    env = {**os.environ, "AGENTKIT_DATA_DIR": str(tmp_path / "data")}
+    out = subprocess.run([sys.executable, "-c", LONG_RESULT], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL, env=env)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["outcome"] == "completed"
+    assert len(seen["created"]) == 1 and seen["stored"] == seen["created"]
+    assert not (tmp_path / "data" / "artifacts" / seen["owner"]).exists()
+
+
+def test_a_provider_plugin_loads_no_run_event():
+    """A provider's stream makes only the provider events (message_start ... message_end); the run's own
+    (agent_start, turn_end, tool_call_start ...) load when a run first builds one for a listener."""
+    code = ("import json, sys\n"
+            "from agentkit_provider_openai import OpenAICompletions, profile_for\n"
+            "provider = OpenAICompletions()\n"
+            "profiles = [profile_for(row).name for row in provider.catalog()]\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout))
+    assert "agentkit.plugin_api._events" in loaded
+    assert _loaded(sorted(loaded), ("agentkit.plugin_api._run_events", "agentkit.plugin_api.results")) == set()

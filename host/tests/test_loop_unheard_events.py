@@ -17,20 +17,27 @@ from agentkit_provider_faux import Turn, text, tool_call
 from host_helpers import ToolsPlugin, make_agent
 
 from agentkit.host import Trust, allow_all
-from agentkit.plugin_api import Tool, ToolCallEnd, ToolCallStart, TurnEnd, TurnStart
+from agentkit.plugin_api import (
+    AgentEnd,
+    AgentStart,
+    Tool,
+    ToolCallEnd,
+    ToolCallStart,
+    TurnEnd,
+    TurnStart,
+)
 
 _COUNTED = (TurnStart, TurnEnd, ToolCallStart, ToolCallEnd)
+_ENDS = (AgentStart, AgentEnd)
 
 
 def _tool_turns(turns: int, calls: int) -> list[Turn]:
     return [Turn([tool_call("note", {"n": n}) for n in range(calls)]) for _ in range(turns)] + [Turn([text("done")])]
 
 
-@pytest.fixture
-def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many of each counted event type were made."""
-    made = dict.fromkeys((kind.__name__ for kind in _COUNTED), 0)
-    for kind in _COUNTED:
+def _counting(monkeypatch: pytest.MonkeyPatch, kinds: tuple[type, ...]) -> dict[str, int]:
+    made = dict.fromkeys((kind.__name__ for kind in kinds), 0)
+    for kind in kinds:
         real = kind.__init__
 
         def counting(self: Any, *args: Any, __real: Any = real, __name: str = kind.__name__, **kwargs: Any) -> None:
@@ -39,6 +46,12 @@ def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
         monkeypatch.setattr(kind, "__init__", counting)
     return made
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many of each counted event type were made."""
+    return _counting(monkeypatch, _COUNTED)
 
 
 def _note() -> Tool:
@@ -100,3 +113,18 @@ def test_a_plain_value_a_sync_tool_returns_is_not_asked_whether_it_is_awaitable(
         assert agent.run_sync("go").outcome == "completed"
         counts.append(len(asked))
     assert counts[0] == counts[1]
+
+
+def test_a_run_nobody_listens_to_builds_no_start_or_end_event_and_one_listened_to_gets_each_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nor does it load the module of the run's events (``host/tests/test_first_use_imports.py``)."""
+    made = _counting(monkeypatch, _ENDS)
+    agent, _ = make_agent(_tool_turns(1, calls=1), ToolsPlugin(_note()), trust=Trust(before_tool_call=allow_all))
+    assert agent.run_sync("go").outcome == "completed"
+    assert made == {"AgentStart": 0, "AgentEnd": 0}
+    heard: list[str] = []
+    agent, _ = make_agent(_tool_turns(1, calls=1), ToolsPlugin(_note()), trust=Trust(before_tool_call=allow_all))
+    agent.subscribe(lambda event: heard.append(event.type))
+    assert agent.run_sync("go").outcome == "completed"
+    assert made == {"AgentStart": 1, "AgentEnd": 1}
+    assert heard[0] == "agent_start" and heard[-1] == "agent_end"

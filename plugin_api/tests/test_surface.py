@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import agentkit.plugin_api as api
 
 PINNED = [
@@ -67,3 +69,36 @@ def test_the_version_is_the_installed_distributions():
 def test_one_project_name_builds_the_marker():
     assert api.PROJECT_NAME == "agentkit"
     assert api.hookimpl.project_name == "agentkit"
+
+
+def test_a_provider_codec_loads_no_run_event_and_the_first_run_event_loads_them_all():
+    """A provider's stream makes only the provider events; a run's own events load when one is asked for,
+    by either name: the package's and the events module's."""
+    code = (
+        "import sys, json\n"
+        "from agentkit.plugin_api import MessageAssembler, Provider, ProviderEvent, StopReason, hookimpl, hookspecs\n"
+        "from agentkit.plugin_api.codec import CodecProvider\n"
+        "assembler = MessageAssembler(provider='p', api='a', model='m')\n"
+        "index, events = assembler.start_block('text')\n"
+        "events += assembler.delta(index, 'hi') + assembler.finish(StopReason.STOP)\n"
+        "before = sorted(sys.modules)\n"
+        "from agentkit.plugin_api._events import AgentStart\n"
+        "from agentkit.plugin_api import Event, TurnEnd, event_from_dict, event_to_dict\n"
+        "again = event_from_dict(event_to_dict(AgentStart([])))\n"
+        "print(json.dumps([before, sorted(sys.modules), [e.type for e in events], again == AgentStart([]),"
+        " TurnEnd.__module__]))"
+    )
+    before, after, kinds, same, where = json.loads(subprocess.check_output([sys.executable, "-c", code], text=True))
+    assert "agentkit.plugin_api._events" in before and "agentkit.plugin_api._run_events" not in before
+    assert kinds and set(kinds) <= {"message_start", "block_start", "block_delta", "block_end", "message_end"}
+    assert "agentkit.plugin_api._run_events" in after and same and where == "agentkit.plugin_api._run_events"
+
+
+def test_the_events_module_answers_for_every_event_name():
+    import agentkit.plugin_api._events as events_module
+
+    for name in ("AgentStart", "TurnEnd", "Event", "event_to_dict", "MessageStart", "ProviderEvent", "EVENT_SCHEMA"):
+        assert getattr(events_module, name) is getattr(api, name), name
+    assert events_module.MAX_PROGRESS_CHARS == 4096
+    with pytest.raises(AttributeError, match="NoSuchEvent"):
+        events_module.NoSuchEvent  # noqa: B018 - the read is the test

@@ -101,3 +101,31 @@ def test_a_bad_profile_choice_is_a_usage_error_naming_the_fix(
 ) -> None:
     with pytest.raises(UsageError, match=named):
         profile_for(_row(**options))
+
+
+MiB = 1024 * 1024
+
+
+@pytest.mark.parametrize(("key", "expected"), [
+    ("openai/o3", {"refused_settings": frozenset({"temperature", "top_p"}), "structured_output": True,
+                   "aliases": ("o3-2025-04-16",), "document_input": True, "audio_input": False,
+                   "reasoning_levels": ("low", "medium", "high"), "context_window": 200_000}),
+    ("openai/gpt-4o-audio-preview", {"refused_settings": frozenset(), "structured_output": False, "aliases": (),
+                                     "image_input": False, "document_input": False, "document_limits": None,
+                                     "audio_input": True, "cache_read_price": 0.0}),
+    ("openrouter/anthropic/claude-sonnet-4", {"refused_settings": frozenset(), "structured_output": False,
+                                              "aliases": (), "document_input": True, "audio_limits": None,
+                                              "default": True}),
+    ("groq/openai/gpt-oss-120b", {"refused_settings": frozenset(), "structured_output": True, "aliases": (),
+                                  "document_input": False, "document_limits": None, "output_price": 0.75}),
+    ("local/default", {"structured_output": False, "document_input": False, "audio_input": False,
+                       "input_price": 0.0, "default": True}),
+])
+def test_each_catalog_row_has_its_table_values_and_what_its_vendor_and_model_give_it(key: str, expected: dict) -> None:
+    row = {row.key: row for row in OpenAICompletions().catalog()}[key]
+    assert {name: getattr(row, name) for name in expected} == expected
+    if row.document_input:
+        assert row.document_limits is not None and row.document_limits.max_bytes == 32 * MiB
+    if row.audio_input:
+        assert row.audio_limits is not None and row.audio_limits.formats == {"audio/wav", "audio/mpeg"}
+    assert row.image_limits is not None and row.image_limits.urls is (row.vendor != "local")

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Generic, overload
 
 from agentkit.plugin_api import (
     AssistantMessage,
-    Event,
     Message,
     Outcome,
     Project,
@@ -30,7 +29,7 @@ from agentkit.plugin_api import (
 )
 
 from ._agent_parts import agent_models, provider_runtime, stop_policy, structured_output
-from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
+from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, discard_artifacts, has_artifacts
 from ._audit import RunAudit, check_sink
 from ._budget import Budget, RunAccount
 from ._compaction import Compactor, SummaryModel, compact_now
@@ -55,9 +54,10 @@ from ._system_prompt import assemble_system_prompt
 from ._token_limits import PromptEstimator
 from ._toolset import agent_toolset
 from .errors import AgentBusy, NothingToContinue
-from .sessions._artifacts import ArtifactStore
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from agentkit.plugin_api import Event
+
     from ._structured import StructuredOutput
     from .sessions._session import Session
 
@@ -134,10 +134,10 @@ class Agent(Generic[AgentOutputT]):
         self.history: list[Message] = resume.messages if resume is not None else []
         self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
         #: Keeps the tool results too long to inline as the session's artifacts (see ``docs/artifacts.md``).
-        self.artifacts = ArtifactKeeper(ArtifactStore(), self.session_id, config.limits.max_tool_result_chars,
+        self.artifacts = ArtifactKeeper(None, self.session_id, config.limits.max_tool_result_chars,
                                         self._enable_read_artifact, ephemeral=session is None)
         if session is None:  # no session to delete them with: they last as long as this agent's history
-            weakref.finalize(self, self.artifacts.store.delete, self.session_id)
+            weakref.finalize(self, discard_artifacts, self.artifacts.slot, self.session_id)
         elif has_artifacts(self.artifacts.store, self.session_id):  # the resumed history names them
             self._enable_read_artifact()
         self.runtime = provider_runtime(config, self.host)

@@ -14,20 +14,16 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import (
-    ArtifactCreated,
-    ExecutionMode,
-    Tool,
-    ToolContext,
-    ToolError,
-    ToolUseBlock,
-)
-from agentkit.plugin_api.results import Spool
+from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolUseBlock
 
 from .errors import SessionNotFound
-from .sessions._artifacts import ArtifactNotFound, ArtifactStore
+
+if TYPE_CHECKING:  # the store and the spool load with the first result over the limit (see ArtifactKeeper)
+    from agentkit.plugin_api.results import Spool
+
+    from .sessions._artifacts import ArtifactStore
 
 #: The name of the host's tool that reads artifacts.
 READ_ARTIFACT = "read_artifact"
@@ -40,7 +36,9 @@ _ESCAPE_FACTOR = 8
 class ArtifactKeeper:
     """Stores the too-long results of one agent's runs, and serves them back to its model.
 
-    :param store: where artifacts are kept.
+    :param store: where artifacts are kept; ``None``: the default
+        :class:`~agentkit.host.sessions.ArtifactStore` (in the data directory), made when
+        first needed, so that an agent whose results all fit loads no store.
     :param owner: the session they belong to.
     :param limit: ``max_tool_result_chars``; ``None``: nothing is too long.
     :param created: called after each artifact is stored (the agent enables ``read_artifact`` then).
@@ -49,31 +47,45 @@ class ArtifactKeeper:
         whose process died are reaped then.
     """
 
-    def __init__(self, store: ArtifactStore, owner: str, limit: int | None,
+    def __init__(self, store: ArtifactStore | None, owner: str, limit: int | None,
                  created: Callable[[], None] = lambda: None, *, ephemeral: bool = False) -> None:
-        self.store = store
+        #: Holds the store once there is one (see :func:`discard_artifacts`).
+        self.slot = StoreSlot(store)
         self.owner = owner
         self.limit = limit
         self._created = created
         self._unclaimed = ephemeral
-        self.tool = Tool(
-            READ_ARTIFACT,
-            "Read a page of an artifact: a tool output too long to show at once, stored whole. "
-            "Give its id and the character offset to start at; each page says the offset of the next.",
-            {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "the artifact's id, as the truncated result gave it"},
-                    "offset": {"type": "integer", "minimum": 0, "description": "the first character to read (default 0)"},
-                    "limit": {"type": "integer", "minimum": 1,
-                              "description": f"how many characters to read (default and at most {self.page_chars})"},
+        self._tool: Tool | None = None
+
+    @property
+    def store(self) -> ArtifactStore:
+        """Where the artifacts are kept (the default store is made here, the first time)."""
+        return self.slot.made()
+
+    @property
+    def tool(self) -> Tool:
+        """``read_artifact`` over this keeper's artifacts (the same object each time)."""
+        if self._tool is None:
+            self._tool = Tool(
+                READ_ARTIFACT,
+                "Read a page of an artifact: a tool output too long to show at once, stored whole. "
+                "Give its id and the character offset to start at; each page says the offset of the next.",
+                {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "description": "the artifact's id, as the truncated result gave it"},
+                        "offset": {"type": "integer", "minimum": 0,
+                                   "description": "the first character to read (default 0)"},
+                        "limit": {"type": "integer", "minimum": 1,
+                                  "description": f"how many characters to read (default and at most {self.page_chars})"},
+                    },
+                    "required": ["id"],
+                    "additionalProperties": False,
                 },
-                "required": ["id"],
-                "additionalProperties": False,
-            },
-            self._read,
-            execution_mode=ExecutionMode.PARALLEL,
-        )
+                self._read,
+                execution_mode=ExecutionMode.PARALLEL,
+            )
+        return self._tool
 
     @property
     def page_chars(self) -> int:
@@ -143,6 +155,8 @@ class ArtifactKeeper:
             raise ToolError("invalid_arguments", f"offset must be a whole number of characters, 0 or more; got {offset!r}")
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ToolError("invalid_arguments", f"limit must be a whole number of characters, 1 or more; got {limit!r}")
+        from .sessions._artifacts import ArtifactNotFound
+
         try:
             text = self.store.read(self.owner, artifact_id)
         except ArtifactNotFound as exc:
@@ -160,6 +174,32 @@ class ArtifactKeeper:
         else:
             page["more"] = f"Characters {offset} to {end} of {len(text)}: the end of the artifact."
         return page
+
+
+class StoreSlot:
+    """A keeper's store, or nothing until the first artifact needs one.
+
+    The agent's finalizer holds the slot, not the keeper (whose ``created`` callback holds the agent).
+    """
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: ArtifactStore | None) -> None:
+        self.store = store
+
+    def made(self) -> ArtifactStore:
+        """The store, made now if it was not yet."""
+        if self.store is None:
+            from .sessions._artifacts import ArtifactStore
+
+            self.store = ArtifactStore()
+        return self.store
+
+
+def discard_artifacts(slot: StoreSlot, owner: str) -> None:
+    """Remove every artifact of ``owner`` from the slot's store; with no store made, none was stored."""
+    if slot.store is not None:
+        slot.store.delete(owner)
 
 
 def has_artifacts(store: ArtifactStore, owner: str) -> bool:
@@ -186,6 +226,8 @@ def over_limit(keeper: ArtifactKeeper | None, tools: Mapping[str, Tool], call: T
             report(f"the result of call {call.id} could not be stored as an artifact "
                    f"({exc}); it was cut to max_tool_result_chars")
         else:
+            from agentkit.plugin_api import ArtifactCreated
+
             emit(ArtifactCreated(artifact_id, call.id, call.name, len(text)))
             return keeper.preview(text, ok, artifact_id)
     # Its two ends, as an artifact's preview: a command's summary is at its end.

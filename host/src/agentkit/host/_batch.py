@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from typing import Any
 
+# The run's events, as plugin_api.ToolCallStart: they load with the first one someone hears.
+from agentkit import plugin_api
 from agentkit.plugin_api import (
-    ArtifactCreated,
     Block,
     CancelToken,
     Defer,
@@ -42,19 +43,15 @@ from agentkit.plugin_api import (
     SessionInfo,
     TextBlock,
     Tool,
-    ToolCallEnd,
-    ToolCallStart,
     ToolContext,
     ToolResult,
     ToolResultMessage,
     ToolUseBlock,
 )
 from agentkit.plugin_api._dataclass import dataclass
-from agentkit.plugin_api.results import SpooledResult
 
 from ._approvals import ask_person, settled
 from ._arguments import parse_arguments
-from ._artifact_results import over_limit
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import allow_all
 from ._guard import (
@@ -67,7 +64,6 @@ from ._guard import (
     settle_all,
 )
 from ._progress import progress_for
-from ._spooled_results import settle_spooled
 from ._steps import RunSteps, settle_by_steps
 from ._stopping.run_stop import STOP_BUDGET, RunStop
 from ._thread_batch import HANDLER_GRACE, ThreadBatch, ThreadCall, given_up, tool_timeout_of
@@ -79,6 +75,7 @@ from ._tool_results import (
     call_and_render,
     call_inline,
     render,
+    spooled,
 )
 from ._tool_retries import REFUSALS
 
@@ -239,27 +236,28 @@ class ToolBatch:
         self.decisions = {}
         for call in calls:
             self.started.add(call.id)
-            self.emit(ToolCallStart(call))
+            self.emit(plugin_api.ToolCallStart(call))
             result = ToolResult.failure("not_executed", LENGTH_NOT_EXECUTED.format(name=call.name))
             results.append(self.answer(call, result))
         return results
 
     def answer(self, call: ToolUseBlock, result: ToolResult, rendered: Rendering | None = None) -> ToolResultMessage:
         """The result message of ``call``, without hooks: JSON-safe, within the inline limit, announced."""
-        if isinstance(result, SpooledResult) and result.spool is not None:  # a text kept whole, its ends shown
-            result, artifact_id, chars = settle_spooled(result, self.artifacts, self.max_result_chars,
-                                                        self.hooks.report)
-            rendered = None
-            if artifact_id is not None:
-                self.emit(ArtifactCreated(artifact_id, call.id, call.name, chars))
+        if type(result) is not ToolResult and spooled(result):  # a text kept whole, its ends shown
+            from ._spooled_results import settle_spooled
+
+            result, rendered = settle_spooled(result, call, self.artifacts, self.max_result_chars, self.emit,
+                                              self.hooks.report), None
         text, ok, images = rendered if rendered is not None else self._render(result)
         limit = self.max_result_chars
         if limit is not None and len(text) > limit:  # most results fit
+            from ._artifact_results import over_limit
+
             text = over_limit(self.artifacts, self.tools, call, text, ok, limit, self.emit, self.hooks.report)
         message = ToolResultMessage(call.id, call.name, [TextBlock(text), *images], not ok)  # by position: cheaper
         self.settled[call.id] = message
         if self.heard():
-            self.emit(ToolCallEnd(message))
+            self.emit(plugin_api.ToolCallEnd(message))
         return message
 
     # -- phase 1 ---------------------------------------------------------------------
@@ -268,7 +266,7 @@ class ToolBatch:
         """Announce ``call`` and check its tool and arguments; a refused call comes back settled."""
         self.started.add(call.id)
         if self.heard():
-            self.emit(ToolCallStart(call))
+            self.emit(plugin_api.ToolCallStart(call))
         tool = self.tools.get(call.name)
         item = _Call(call, tool)
         if tool is None:

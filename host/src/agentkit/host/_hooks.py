@@ -22,11 +22,14 @@ import copy
 import logging
 import reprlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import Block, Defer, Event, SessionInfo, ToolResultMessage, ToolUseBlock
+from agentkit.plugin_api import Block, Defer, SessionInfo, ToolResultMessage, ToolUseBlock
 
 from ._readonly import read_only
+
+if TYPE_CHECKING:  # annotations only: the run's events load with the first one heard
+    from agentkit.plugin_api import Event
 
 log = logging.getLogger("agentkit.host")
 

@@ -44,6 +44,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.codec import DEFAULT_IMAGE_LIMITS, ImageLimits
 
+from ._carries import has_images
 from .errors import ImageError
 
 if TYPE_CHECKING:
@@ -68,11 +69,6 @@ ImageFetcher = Callable[[str], bytes]
 Content = list[TextBlock | ImageBlock]
 #: A user message's content: images among documents and recordings, which :func:`admit` keeps as they are.
 Mixed = list[UserContent]
-
-
-def has_images(messages: Sequence[Message]) -> bool:
-    """Whether any of ``messages`` carries an image (which :func:`admit_messages` must see)."""
-    return any(isinstance(block, ImageBlock) for message in messages for block in message.content)
 
 
 def admit_messages(messages: Sequence[Message], model: ModelInfo, *, root: Path,

@@ -28,23 +28,18 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+# The run's events, as plugin_api.TurnStart: they load with the first one someone hears.
+from agentkit import plugin_api
 from agentkit.plugin_api import (
-    AgentEnd,
-    AgentStart,
     AssistantMessage,
-    Event,
     Message,
     MessageEnd,
-    ModelFallback,
     Outcome,
     Provider,
     ProviderRequest,
     SessionInfo,
-    SteeringMessage,
     StopReason,
     ToolUseBlock,
-    TurnEnd,
-    TurnStart,
 )
 
 from ._audit import call_audits, server_descriptions
@@ -62,7 +57,6 @@ from ._guardrails import (
     settle_answer,
 )
 from ._hooks import streamed_piece
-from ._images import admit
 from ._request import build_request
 from ._route import Route
 from ._run import Run, enter_run, heard, hearing
@@ -76,6 +70,8 @@ from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
 
 if TYPE_CHECKING:  # a structured run's settling is loaded with its output type (Agent._structured)
+    from agentkit.plugin_api import Event
+
     from ._structured import Settled
 
 __all__ = ["drive", "request", "run_turns"]
@@ -145,7 +141,8 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
         blocked = blocked or await input_blocked(run, message, "prompt")
     for message in new if blocked is None else ():
         run.append(message)
-    run.emit(AgentStart(list(new)))
+    if heard(run):  # nobody listening: the run builds no event of its own (nor loads their module)
+        run.emit(plugin_api.AgentStart(list(new)))
     if blocked is not None:
         run.emit(blocked)
     return blocked is None
@@ -185,6 +182,8 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
 
 def _admit_tool_images(run: Run, images: list[Any]) -> list[Any]:
     """A tool result's images normalized for the model; a path must stay in the workspace."""
+    from ._images import admit  # asked only of a result that has images
+
     return admit(images, run.model, root=run.root, fetcher=run.config.connection.image_fetcher, from_tool=True)
 
 
@@ -223,7 +222,8 @@ async def _finish(run: Run, session: SessionInfo, failed: bool) -> bool:
                            list(hooks.problems),  # a copy: abandoned threads may still report
                            skills=list(state.skills), stopped_by=state.stopped_by, output=state.output))
     run.ended = True
-    run.emit(AgentEnd(state.outcome, list(state.added), state.error))
+    if heard(run):
+        run.emit(plugin_api.AgentEnd(state.outcome, list(state.added), state.error))
     if run.put is not None:
         run.put(None)
     return cancelled
@@ -276,7 +276,7 @@ async def run_turns(run: Run) -> None:
                 emit(blocked)
                 return
             append(steering)
-            emit(SteeringMessage(steering))
+            emit(plugin_api.SteeringMessage(steering))
         if run.log is not None:
             run.log.before_request()
         if stop.requested:
@@ -284,7 +284,7 @@ async def run_turns(run: Run) -> None:
             return
         state.turn += 1
         if heard(run):
-            emit(TurnStart(state.turn))
+            emit(plugin_api.TurnStart(state.turn))
         steps = run.steps
         message = await (request(run) if steps is None else steps.model_request(functools.partial(request, run)))
         append(message)
@@ -311,7 +311,7 @@ def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> boo
     """Record what a structured run's response meant; whether the run ends here."""
     for result in settled.results:
         run.append(result)
-    run.emit(TurnEnd(run.state.turn, message, settled.results))
+    run.emit(plugin_api.TurnEnd(run.state.turn, message, settled.results))
     if settled.refusal is STOPPED:  # stopped while the output was checked: it was not accepted
         end_stopped(run)
         return True
@@ -326,7 +326,7 @@ def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> boo
 async def _answered(run: Run, message: AssistantMessage) -> bool:
     """A response without tool calls: whether the run ends, or a queued message (or a retry) keeps it going."""
     if heard(run):
-        run.emit(TurnEnd(run.state.turn, message, []))
+        run.emit(plugin_api.TurnEnd(run.state.turn, message, []))
     if run.stop.requested:
         return True
     if run.queues.steering:
@@ -358,7 +358,7 @@ async def _ran_tools(run: Run, batch: ToolBatch, message: AssistantMessage, call
         run.append(result)
     state.skills.extend(run.toolset.activate_read_skills(calls, results))
     if heard(run):
-        run.emit(TurnEnd(state.turn, message, results))
+        run.emit(plugin_api.TurnEnd(state.turn, message, results))
     if stop.requested:
         end_stopped(run)
         return True
@@ -454,7 +454,7 @@ async def _request_with_fallbacks(run: Run, view: list[Message]) -> AssistantMes
         try:
             return await _stream(run, route.provider, request, fallback=index < last)
         except ModelUnavailable as exc:
-            run.emit(ModelFallback(run.state.turn, route.model.key, routes[index + 1].model.key, str(exc)))
+            run.emit(plugin_api.ModelFallback(run.state.turn, route.model.key, routes[index + 1].model.key, str(exc)))
     raise AssertionError("the last model's failure ends its stream")  # unreachable: fallback=False
 
 

@@ -44,6 +44,7 @@ from agentkit.plugin_api.codec import (
     FileLimits,
 )
 
+from ._carries import has_files
 from .errors import FileInputError
 
 #: The built-in wires that download a file by URL, for the refusal of the others.
@@ -61,12 +62,6 @@ AUDIO_FORMAT_NAMES = {"audio/wav": "wav", "audio/mpeg": "mp3", "audio/flac": "fl
                       "audio/aac": "aac", "audio/aiff": "aiff"}
 
 FileBlock = DocumentBlock | AudioBlock
-
-
-def has_files(messages: Sequence[Message]) -> bool:
-    """Whether any user message of ``messages`` carries a document or a recording."""
-    return any(isinstance(block, DocumentBlock | AudioBlock)
-               for message in messages if isinstance(message, UserMessage) for block in message.content)
 
 
 def admit_file_messages(messages: Sequence[Message], model: ModelInfo, *, root: Path) -> list[Message]:

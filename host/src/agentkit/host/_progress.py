@@ -20,7 +20,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from agentkit.plugin_api import ToolCallProgress, ToolUseBlock
+# The event loads with the first report.
+from agentkit import plugin_api
+from agentkit.plugin_api import ToolUseBlock
 
 _log = logging.getLogger("agentkit.host")
 
@@ -59,4 +61,4 @@ def _emit(emit: Callable[[Any], None], settled: Mapping[str, Any], call: ToolUse
     if call.id in settled:  # the call has its result: its tool_call_end is out already
         _log.debug("a progress report of %s came after its call ended and was dropped", call.name)
         return
-    emit(ToolCallProgress(call.id, call.name, message))
+    emit(plugin_api.ToolCallProgress(call.id, call.name, message))

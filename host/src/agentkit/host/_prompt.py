@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentkit.plugin_api import (
     AssistantMessage,
@@ -15,8 +16,10 @@ from agentkit.plugin_api import (
     UserMessage,
 )
 
-from ._images import ImageFetcher, admit_messages, has_images
-from ._media import admit_file_messages, has_files
+from ._carries import has_files, has_images
+
+if TYPE_CHECKING:  # the admission modules load when a message carries something to admit
+    from ._images import ImageFetcher
 
 __all__ = ["Prompt", "admitted", "admitted_async", "as_messages"]
 
@@ -41,9 +44,13 @@ def admitted(messages: list[Message], model: ModelInfo, root: Path, fetcher: Ima
     :raises FileInputError: the model takes no such file, or one cannot be read or sent.
     """
     if has_files(messages):
+        from ._media import admit_file_messages
+
         messages = admit_file_messages(messages, model, root=root)
     if not has_images(messages):
         return messages
+    from ._images import admit_messages
+
     return admit_messages(messages, model, root=root, fetcher=fetcher)
 
 

@@ -32,7 +32,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import Event, Message, ModelInfo, SubagentEvent, ToolSpec
+# The run's events, as plugin_api.SubagentEvent: they load with the first one built.
+from agentkit import plugin_api
+from agentkit.plugin_api import Message, ModelInfo, ToolSpec
 from agentkit.plugin_api._dataclass import dataclass
 
 from ._run_state import RetryBudget, RunState
@@ -41,7 +43,7 @@ from ._stopping.run_stop import STOP_BUDGET
 from ._system_prompt import assemble_system_prompt
 
 if TYPE_CHECKING:
-    from agentkit.plugin_api import Provider
+    from agentkit.plugin_api import Event, Provider
 
     from ._artifact_results import ArtifactKeeper
     from ._audit import RunAudit
@@ -177,7 +179,7 @@ class Run:
     def forward(self, name: str, call_id: str, session_id: str, event: Event) -> None:
         """Pass a child's event on to the run's stream, subscribers and observers, tagged."""
         if not self.ended:
-            self.emit(SubagentEvent(name, call_id, session_id, event))
+            self.emit(plugin_api.SubagentEvent(name, call_id, session_id, event))
 
     async def end_children(self) -> None:
         """Abort the children still running and wait for their runs to end (each within its stop budget)."""

@@ -17,14 +17,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentkit.plugin_api import ToolResult
+from agentkit.plugin_api import ArtifactCreated, ToolResult, ToolUseBlock
 from agentkit.plugin_api.results import SpooledResult
 
 from ._artifact_results import ArtifactKeeper
 
 
-def settle_spooled(result: SpooledResult, keeper: ArtifactKeeper | None, limit: int | None,
-                   report: Callable[[str], None]) -> tuple[ToolResult, str | None, int]:
+def settle_spooled(result: SpooledResult, call: ToolUseBlock, keeper: ArtifactKeeper | None, limit: int | None,
+                   emit: Callable[[Any], None], report: Callable[[str], None]) -> ToolResult:
+    """The result the model gets for ``result`` of ``call``; an ``artifact_created`` event is emitted
+    when its text became an artifact."""
+    settled, artifact_id, chars = _settled(result, keeper, limit, report)
+    if artifact_id is not None:
+        emit(ArtifactCreated(artifact_id, call.id, call.name, chars))
+    return settled
+
+
+def _settled(result: SpooledResult, keeper: ArtifactKeeper | None, limit: int | None,
+             report: Callable[[str], None]) -> tuple[ToolResult, str | None, int]:
     """The result the model gets for ``result``, the id of the artifact its text became (or None),
     and the length of that text in characters."""
     spool = result.spool

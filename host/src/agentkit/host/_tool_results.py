@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from agentkit.plugin_api import ImageBlock, TextBlock, ToolResult
 from agentkit.plugin_api._dataclass import dataclass
 
 from ._guard import Escaped
 from .errors import ImageError
+
+if TYPE_CHECKING:
+    from agentkit.plugin_api.results import SpooledResult
 
 __all__ = [
     "LENGTH_NOT_EXECUTED",
@@ -88,6 +91,14 @@ def call_inline(handler: Callable[..., Any], *args: Any) -> Any:
 
 def as_result(value: Any) -> ToolResult:
     return value if isinstance(value, ToolResult) else ToolResult.success(value)
+
+
+def spooled(result: ToolResult) -> TypeGuard[SpooledResult]:
+    """Whether ``result`` is a ``SpooledResult`` holding its text. Asked of a ``ToolResult`` subclass only: its
+    module is loaded by the tool that made one, and a run whose tools return none never loads it."""
+    from agentkit.plugin_api._spool import SpooledResult as Spooled
+
+    return isinstance(result, Spooled) and result.spool is not None
 
 
 #: What handlers return most, by exact type: none is awaitable, so ``inspect.isawaitable`` (an ABC check) is not

@@ -13,8 +13,14 @@ other, so a durable run checkpoints it as one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from agentkit.plugin_api import Retry, RetryRequested, Tool, ToolError, ToolResult, ToolUseBlock
+# The event loads with the first refusal.
+from agentkit import plugin_api
+from agentkit.plugin_api import Retry, Tool, ToolError, ToolResult, ToolUseBlock
+
+if TYPE_CHECKING:
+    from agentkit.plugin_api import RetryRequested
 
 __all__ = ["REFUSALS", "ToolRetries"]
 
@@ -47,7 +53,7 @@ class ToolRetries:
         retried = streak <= tool.max_retries
         reason = str(exc.reason)
         if self.report is not None:
-            self.report(RetryRequested(reason, f"tool:{tool.name}", streak, tool.max_retries, retried, call.id))
+            self.report(plugin_api.RetryRequested(reason, f"tool:{tool.name}", streak, tool.max_retries, retried, call.id))
         if retried:
             return ToolResult.failure("retry", f"{reason} Call {tool.name} again with corrected arguments.")
         return ToolResult.failure(

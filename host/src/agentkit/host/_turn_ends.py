@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentkit.plugin_api import AssistantMessage, Outcome, StopReason, TurnEnd
+# TurnEnd, as the run's other events, loads with the first one built.
+from agentkit import plugin_api
+from agentkit.plugin_api import AssistantMessage, Outcome, StopReason
 
 from ._stopping.ending import aborted_message
 
@@ -22,7 +24,7 @@ __all__ = ["end_failed", "end_stopped"]
 def end_failed(run: Run, message: AssistantMessage) -> None:
     """A response that failed or was aborted ends the run."""
     state, stop = run.state, run.stop
-    run.emit(TurnEnd(state.turn, message, []))
+    run.emit(plugin_api.TurnEnd(state.turn, message, []))
     state.outcome = Outcome.ERROR if message.stop_reason is StopReason.ERROR else Outcome.ABORTED
     state.error = message.error_message
     if message.stop_reason is StopReason.ABORTED and stop.reason is not None:

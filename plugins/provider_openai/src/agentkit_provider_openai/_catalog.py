@@ -11,8 +11,6 @@ OpenAI's reasoning rows (o3, o4-mini, gpt-5...) refuse ``temperature`` and
 
 from __future__ import annotations
 
-import dataclasses
-
 from agentkit.plugin_api import ModelInfo
 from agentkit.plugin_api.codec import (
     PDF,
@@ -125,13 +123,6 @@ _AUDIO = FileLimits(max_bytes=20 * 1024 * 1024, formats=frozenset({"audio/wav", 
 _AUDIO_ROWS = frozenset({"openai/gpt-4o-audio-preview"})
 
 
-def _files(row: ModelInfo) -> dict[str, object]:
-    documents = row.image_input and row.vendor in ("openai", "openrouter")
-    audio = row.key in _AUDIO_ROWS
-    return {"document_input": documents, "document_limits": _DOCUMENTS if documents else None,
-            "audio_input": audio, "audio_limits": _AUDIO if audio else None}
-
-
 #: The dated snapshot ids OpenAI's model pages list for each row (the undated id points at one of them).
 _SNAPSHOTS = {
     "gpt-4.1": ("gpt-4.1-2025-04-14",),
@@ -146,19 +137,32 @@ _SNAPSHOTS = {
     "gpt-5-nano": ("gpt-5-nano-2025-08-07",),
 }
 
-CATALOG: tuple[ModelInfo, ...] = tuple(
-    dataclasses.replace(row, refused_settings=_refused(vendor, row.reasoning_levels),
-                        structured_output=row.key in _STRUCTURED,
-                        aliases=_SNAPSHOTS.get(row.id, ()) if vendor == "openai" else (),
-                        **_files(row))  # type: ignore[arg-type]
-    for vendor, (base_url, _) in _VENDORS.items()
-    for row in model_rows(
-        _COLUMNS,
-        [values for row_vendor, *values in _ROWS if row_vendor == vendor],
+
+def _vendor_rows(vendor: str, base_url: str) -> tuple[ModelInfo, ...]:
+    """The rows of ``vendor``, each built once: its table values, then what the sets above say of it."""
+    table = []
+    for row in _ROWS:
+        if row[0] != vendor:
+            continue
+        model_id, image_input, levels = row[1], row[7], row[8]
+        key = f"{vendor}/{model_id}"
+        documents = image_input and vendor in ("openai", "openrouter")
+        audio = key in _AUDIO_ROWS
+        table.append((*row[1:], _refused(vendor, levels), key in _STRUCTURED,
+                      _SNAPSHOTS.get(model_id, ()) if vendor == "openai" else (),
+                      documents, _DOCUMENTS if documents else None, audio, _AUDIO if audio else None))
+    return model_rows(
+        (*_COLUMNS, "refused_settings", "structured_output", "aliases",
+         "document_input", "document_limits", "audio_input", "audio_limits"),
+        table,
         vendor=vendor,
         api=API,
         base_url=base_url,
         options=_options(vendor),
         image_limits=_IMAGES_INLINE if vendor == "local" else _IMAGES_BY_URL,
     )
+
+
+CATALOG: tuple[ModelInfo, ...] = tuple(
+    row for vendor, (base_url, _) in _VENDORS.items() for row in _vendor_rows(vendor, base_url)
 )

@@ -28,7 +28,6 @@ What it relies on (see ``docs/providers.md``):
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from typing import Any
 
 from agentkit.plugin_api import (
@@ -91,14 +90,21 @@ def usage_from_wire(usage: Any) -> Usage | None:
 
 
 
-@dataclass(slots=True)
 class _Call:
-    block: int
-    ordinal: int
-    id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-    closed: bool = False
+    """A tool call as its chunks arrive: its block, its place among the calls, its id, name and argument text.
+
+    A plain class: a ``@dataclass`` writes and compiles its methods when the module is imported.
+    """
+
+    __slots__ = ("arguments", "block", "closed", "id", "name", "ordinal")
+
+    def __init__(self, block: int, ordinal: int, id: str = "", name: str = "") -> None:
+        self.block = block
+        self.ordinal = ordinal
+        self.id = id
+        self.name = name
+        self.arguments: list[str] = []
+        self.closed = False
 
 
 class CompletionsDecoder:

@@ -45,7 +45,6 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -94,7 +93,6 @@ IMAGES_ATTACHED = "(the result is the image(s) in the next user message)"
 #: Longest ``prompt_cache_key`` OpenAI accepts.
 PROMPT_CACHE_KEY_LIMIT = 64
 
-@dataclass(frozen=True, slots=True)
 class _Encoded:
     """A transcript as far as it was encoded: its serialized wire messages, joined with
     commas, and tool-result image parts not yet flushed into a user message.
@@ -102,19 +100,27 @@ class _Encoded:
     Kept joined: each turn then copies the transcript's bytes once, to extend
     them, instead of joining one piece per message (a join pays per piece far
     more than per byte), and the body takes them as one piece.
+
+    A plain class, like :class:`_Parts`: a ``@dataclass`` writes and compiles its methods
+    when the module is imported, which a provider's import pays for every process.
     """
 
-    joined: bytes = b""
-    pending_images: tuple[dict[str, Any], ...] = ()
+    __slots__ = ("joined", "pending_images")
+
+    def __init__(self, joined: bytes = b"", pending_images: tuple[dict[str, Any], ...] = ()) -> None:
+        self.joined = joined
+        self.pending_images = pending_images
 
 
-@dataclass(frozen=True, slots=True)
 class _Parts:
     """One canonical message on the wire: a serialized message (``None``: nothing
     to send) and, for a tool result, image parts that travel in a later user message."""
 
-    wire: bytes | None
-    images: tuple[dict[str, Any], ...] = ()
+    __slots__ = ("images", "wire")
+
+    def __init__(self, wire: bytes | None, images: tuple[dict[str, Any], ...] = ()) -> None:
+        self.wire = wire
+        self.images = images
 
 
 # Body fields written around the serialized messages and tools; extra_body may not replace them.

@@ -10,19 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agentkit import plugin_api
 from agentkit.plugin_api import (
     AssistantMessage,
-    Event,
     Message,
     ModelInfo,
     Outcome,
     StopReason,
-    ToolCallStart,
     ToolResult,
     ToolResultMessage,
 )
 
 if TYPE_CHECKING:
+    from agentkit.plugin_api import Event
+
     from .._batch import ToolBatch
     from .._run_state import RunState
 
@@ -58,7 +59,7 @@ def answer_pending(state: RunState, batch: ToolBatch | None, append: Callable[[M
             settled = batch.settled.get(call.id)
             if settled is None:
                 if call.id not in batch.started:
-                    emit(ToolCallStart(call))
+                    emit(plugin_api.ToolCallStart(call))
                 reason = state.outcome if state.outcome in _PENDING_DETAIL else Outcome.ABORTED
                 detail = _PENDING_DETAIL.get(reason, "Operation aborted")
                 settled = batch.answer(call, ToolResult.failure(reason.value, detail))

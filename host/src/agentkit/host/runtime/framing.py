@@ -18,14 +18,17 @@ is read as one JSON document, so the vendor's message survives.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agentkit.plugin_api import WireEvent
 from agentkit.plugin_api.errors import ProviderError
 
-from ..wire import NDJSONDecoder, SSEDecoder, loads
 from ..wire.errors import FrameTooLarge, WireError
-from ..wire.json import DEFAULT_MAX_BYTES
-from ..wire.sse import SSEFields
+from ..wire.json import DEFAULT_MAX_BYTES, loads
 from .errors import error_detail
+
+if TYPE_CHECKING:  # the stream decoders load with the first response of their framing
+    from ..wire.sse import SSEFields
 
 __all__ = ["Framer", "make_framer"]
 
@@ -50,6 +53,8 @@ class Framer:
 
 class SSEFramer(Framer):
     def __init__(self) -> None:
+        from ..wire.sse import SSEDecoder
+
         self._sse = SSEDecoder()
         self.done = False
 
@@ -83,6 +88,8 @@ class SSEFramer(Framer):
 
 class NDJSONFramer(Framer):
     def __init__(self) -> None:
+        from ..wire.ndjson import NDJSONDecoder
+
         self._ndjson = NDJSONDecoder()
         self.done = False
 

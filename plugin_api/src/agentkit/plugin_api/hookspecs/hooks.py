@@ -13,13 +13,15 @@ it. Every plugin's guardrail is called (they are AND-ed: any refusal wins).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._events import Event
 from .._hooks import Block, Defer, SessionInfo
 from .._markers import hookspec
 from .._messages import Message, ToolResultMessage, ToolUseBlock
 from .._outcome import Outcome
+
+if TYPE_CHECKING:  # annotations only: a provider plugin, which registers through these specs, makes no run event
+    from .._run_events import Event
 
 
 @hookspec(firstresult=True)
