@@ -8,10 +8,20 @@ requirements module costs about three times the specifiers' (markers, tags,
 the tokenizer), for a check the plain line does not use. The result is the
 one ``Requirement`` gives: the same lines found, the same ranges, the same
 lines skipped as invalid.
+
+The range every plugin declares (``>=0.1,<0.2``: release numbers and the six
+plain comparisons) is checked against a plain installed release without
+``packaging`` at all (:func:`check`): for release numbers alone, PEP 440's
+comparisons are those of the numbers padded with zeros, so the answer is
+the one ``SpecifierSet.contains`` gives. Whatever else (``~=``, ``.*``, a
+pre-release, a line beyond name and specifiers) and every version out of range,
+whose message quotes ``packaging``'s form of the range, goes through
+``packaging``.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import TYPE_CHECKING
 
@@ -62,6 +72,59 @@ def _parsed_specifier(line: str) -> SpecifierSet | None:
     if canonical(requirement.name) == PLUGIN_API and not requirement.marker:
         return requirement.specifier
     return None
+
+
+#: One clause the check reads without ``packaging``: a plain comparison with a release number.
+_RELEASE_CLAUSE = re.compile(r"(?P<op>>=|<=|==|!=|<|>)\s*(?P<release>[0-9]+(?:\.[0-9]+)*)")
+_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+_COMPARE = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq,
+            "!=": operator.ne}
+
+
+def check(requires: list[str] | None) -> tuple[bool, str | None]:
+    """Whether ``requires`` declares a plugin API range, and why the installed plugin API is out of it (or None).
+
+    The same answer as ``declared_range(requires) is not None`` and :func:`range_problem`.
+    """
+    # Here, not at the top: the version is read from the metadata, which a host given its plugins never reads.
+    from agentkit.plugin_api import __version__ as installed
+
+    if _plain_release_in_range(requires, installed):
+        return True, None
+    return declared_range(requires) is not None, range_problem(requires)
+
+
+def _plain_release_in_range(requires: list[str] | None, installed: str) -> bool:
+    """True when the first line naming the plugin API is a plain range of release numbers that the plain
+    release ``installed`` meets; False when that cannot be told without ``packaging``, or it is out of range."""
+    if _RELEASE.fullmatch(installed) is None:
+        return False
+    for line in requires or []:
+        if not canonical(line.lstrip()).startswith(PLUGIN_API):
+            continue
+        plain = _PLAIN.fullmatch(line)
+        if plain is None:
+            return False
+        if canonical(plain["name"]) != PLUGIN_API:
+            continue
+        text = plain["specifier"]
+        clauses = [_RELEASE_CLAUSE.fullmatch(part.strip()) for part in text.split(",")] if text else []
+        if not all(clauses):
+            return False
+        got = _padded(installed)
+        return all(_COMPARE[clause["op"]](*_padded_pair(got, _padded(clause["release"])))
+                   for clause in clauses if clause is not None)
+    return False
+
+
+def _padded(release: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in release.split("."))
+
+
+def _padded_pair(got: tuple[int, ...], bound: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Both release numbers padded with zeros to one length: ``1.0`` is ``1.0.0`` (PEP 440)."""
+    width = max(len(got), len(bound))
+    return got + (0,) * (width - len(got)), bound + (0,) * (width - len(bound))
 
 
 def range_problem(requires: list[str] | None) -> str | None:

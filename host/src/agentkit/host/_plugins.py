@@ -167,13 +167,12 @@ class PluginHost:
             )
         # Only a plugin found through its distribution's metadata is checked: a host given its plugins
         # directly never reads a range.
-        from ._api_range import declared_range, range_problem
+        from ._api_range import check
 
-        requires = dist.requires if dist is not None else None
-        problem = range_problem(requires)
+        declared, problem = check(dist.requires if dist is not None else None)
         if problem:
             return self._finish(record, "failed", problem)
-        if dist is not None and declared_range(requires) is None:
+        if dist is not None and not declared:
             record.warnings.append(
                 "does not declare a dependency on agentkit-plugin-api: declare the range it was built for"
             )
