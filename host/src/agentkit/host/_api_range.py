@@ -74,11 +74,9 @@ def _parsed_specifier(line: str) -> SpecifierSet | None:
     return None
 
 
-#: One clause the check reads without ``packaging``: a plain comparison with a release number.
-_RELEASE_CLAUSE = re.compile(r"(?P<op>>=|<=|==|!=|<|>)\s*(?P<release>[0-9]+(?:\.[0-9]+)*)")
-_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
-_COMPARE = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq,
-            "!=": operator.ne}
+#: The comparisons the check reads without ``packaging``, two-character ones first (``<=`` before ``<``).
+_COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
+            "<": operator.lt}
 
 
 def check(requires: list[str] | None) -> tuple[bool, str | None]:
@@ -97,7 +95,8 @@ def check(requires: list[str] | None) -> tuple[bool, str | None]:
 def _plain_release_in_range(requires: list[str] | None, installed: str) -> bool:
     """True when the first line naming the plugin API is a plain range of release numbers that the plain
     release ``installed`` meets; False when that cannot be told without ``packaging``, or it is out of range."""
-    if _RELEASE.fullmatch(installed) is None:
+    got = _release(installed)
+    if got is None:
         return False
     for line in requires or []:
         if not canonical(line.lstrip()).startswith(PLUGIN_API):
@@ -108,20 +107,31 @@ def _plain_release_in_range(requires: list[str] | None, installed: str) -> bool:
         if canonical(plain["name"]) != PLUGIN_API:
             continue
         text = plain["specifier"]
-        clauses = [_RELEASE_CLAUSE.fullmatch(part.strip()) for part in text.split(",")] if text else []
-        if not all(clauses):
-            return False
-        got = _padded(installed)
-        return all(_COMPARE[clause["op"]](*_padded_pair(got, _padded(clause["release"])))
-                   for clause in clauses if clause is not None)
+        clauses = [_clause(part) for part in text.split(",")] if text else []
+        return all(clause is not None for clause in clauses) and \
+            all(_COMPARE[op](*_padded(got, bound)) for op, bound in filter(None, clauses))
     return False
 
 
-def _padded(release: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in release.split("."))
+def _clause(text: str) -> tuple[str, tuple[int, ...]] | None:
+    """``(operator, release)`` of one plain clause (``>= 0.1``); None for any other (``~=``, ``.*``, ``===``...)."""
+    text = text.strip()
+    for op in _COMPARE:
+        if text.startswith(op):
+            bound = _release(text[len(op):].lstrip())
+            return None if bound is None else (op, bound)
+    return None
 
 
-def _padded_pair(got: tuple[int, ...], bound: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _release(text: str) -> tuple[int, ...] | None:
+    """The numbers of a plain release (``0.1.0``), or None for any other version (``0.1rc1``, ``v1``, ``1!2``)."""
+    parts = text.split(".")
+    if all(part.isascii() and part.isdigit() for part in parts):
+        return tuple(int(part) for part in parts)
+    return None
+
+
+def _padded(got: tuple[int, ...], bound: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Both release numbers padded with zeros to one length: ``1.0`` is ``1.0.0`` (PEP 440)."""
     width = max(len(got), len(bound))
     return got + (0,) * (width - len(got)), bound + (0,) * (width - len(bound))
