@@ -186,17 +186,19 @@ _OBJECT_REFERENCE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?
 
 
 def _read_entry_points() -> Iterator[_EntryPoint]:
-    """Every entry point of the distributions on ``sys.path``, the first of each name winning, as
-    ``importlib_metadata`` finds them: the same directories, the same order, the same parse."""
+    """Every ``agentkit.*`` entry point of the distributions on ``sys.path``, the first of each name winning,
+    as ``importlib_metadata`` finds them: the same directories, the same order, the same parse."""
     for _, path in distributions():
         yield from _parse(path)
 
 
 def _parse(path: str) -> Iterator[_EntryPoint]:
     try:
-        with open(os.path.join(path, "entry_points.txt"), encoding="utf-8") as file:
-            text = file.read()
+        with open(os.path.join(path, "entry_points.txt"), "rb") as file:  # no text layer: most are skipped
+            text = file.read().decode("utf-8")  # the lines split below as universal newlines would
     except OSError:
+        return
+    if "[agentkit." not in text:  # no agentkit group (most distributions: console scripts at most)
         return
     dist = Distribution(path)
     group = None

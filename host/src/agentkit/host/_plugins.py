@@ -28,7 +28,6 @@ from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere
 from ._hookimpls import check_markers, hashable
-from ._models import resolve_model
 from ._registry import RegistrationError, Registry
 from .errors import ConfigError
 
@@ -320,6 +319,8 @@ class PluginHost:
         :raises ModelNotFound: ``spec`` is not ``vendor/model``, no plugin
             serves its vendor, or two plugins list it.
         """
+        from ._models import resolve_model  # here: a host that serves tools resolves no model
+
         return resolve_model(spec, self.models, self.registry.contested("model"))
 
 
