@@ -17,15 +17,10 @@ log = logging.getLogger("agentkit_mcp_server")
 
 def installed_plugins() -> tuple[tuple[str, str, str], ...]:
     """What decides the served plugins: every ``agentkit.*`` entry point, with its distribution's version."""
-    import importlib_metadata
+    from agentkit.host import PluginHost
 
-    importlib.invalidate_caches()
-    found = []
-    for dist in importlib_metadata.distributions():
-        for ep in dist.entry_points:
-            if ep.group.startswith("agentkit.") and ep.group != "agentkit.commands":
-                found.append((ep.group, ep.name, f"{ep.value} {dist.version}"))
-    return tuple(sorted(found))
+    importlib.invalidate_caches()  # a plugin installed since is found by the reload's imports
+    return PluginHost.installed_state()
 
 
 async def watch_plugins(server: MCPToolServer, interval: float,

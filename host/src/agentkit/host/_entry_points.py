@@ -125,6 +125,22 @@ def listed_entry_points() -> Mapping[str, Sequence[tuple[str, EntryPointLike]]]:
     return _by_plugin(_read_entry_points())
 
 
+def installed_state() -> tuple[tuple[str, str, str], ...]:
+    """Every ``agentkit.*`` entry point but the commands, as ``(group, name, "value version")``, sorted.
+
+    Read from the metadata files where they tell it all (see :func:`loadable_entry_points`), else
+    through ``importlib_metadata``: two answers differ when a discovery could load other plugins.
+    """
+    if plain_path_only():
+        found = [(ep.group, ep.name, f"{ep.value} {ep.dist.version}") for ep in _read_entry_points()]
+    else:
+        import importlib_metadata
+
+        found = [(ep.group, ep.name, f"{ep.value} {dist.version}")
+                 for dist in importlib_metadata.distributions() for ep in dist.entry_points]
+    return tuple(sorted(entry for entry in found if entry[0].startswith("agentkit.") and entry[0] != COMMANDS_GROUP))
+
+
 def _by_plugin(every: Iterable[EP]) -> dict[str, list[tuple[str, EP]]]:
     by_name: dict[str, list[tuple[str, EP]]] = {}
     for ep in every:

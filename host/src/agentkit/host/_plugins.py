@@ -125,6 +125,19 @@ class PluginHost:
 
         return plugin_entry_points()
 
+    @staticmethod
+    def installed_state() -> tuple[tuple[str, str, str], ...]:
+        """What decides the plugins :meth:`discover` loads: every ``agentkit.*`` entry point but the commands,
+        as ``(group, name, "value version")``, sorted; nothing is imported.
+
+        Two answers that differ mean a plugin was installed, removed or
+        upgraded in between (``agentkit mcp serve --watch`` compares them).
+        """
+        # Here, not at the top: a host handed its plugins reads no distribution metadata.
+        from ._entry_points import installed_state
+
+        return installed_state()
+
     def load_entry_points(self, env: Mapping[str, str] | None = None) -> list[PluginRecord]:
         """Load the plugins of every ``agentkit.*`` entry-point group.
 
