@@ -112,3 +112,12 @@ def test_the_check_says_in_range_only_where_packaging_does(installed):
 def test_the_check_gives_what_the_range_and_its_problem_give():
     for requires in [None, [], *([line] for line in LINES + PLAIN_RANGES)]:
         assert check(requires) == (declared_range(requires) is not None, range_problem(requires)), requires
+
+
+def test_the_installed_version_is_read_only_for_a_range(monkeypatch):
+    import agentkit.plugin_api as api
+
+    monkeypatch.delitem(vars(api), "__version__", raising=False)
+    monkeypatch.setattr(api, "_version", lambda: pytest.fail("the installed version was read"))
+    assert check(None) == (False, None)
+    assert check(["mcp>=1", "agentkit-plugin-api"]) == (True, None)

@@ -84,33 +84,46 @@ def check(requires: list[str] | None) -> tuple[bool, str | None]:
 
     The same answer as ``declared_range(requires) is not None`` and :func:`range_problem`.
     """
-    # Here, not at the top: the version is read from the metadata, which a host given its plugins never reads.
-    from agentkit.plugin_api import __version__ as installed
-
-    if _plain_release_in_range(requires, installed):
+    if _plain_release_in_range(requires):
         return True, None
     return declared_range(requires) is not None, range_problem(requires)
 
 
-def _plain_release_in_range(requires: list[str] | None, installed: str) -> bool:
+def _plain_release_in_range(requires: list[str] | None, installed: str | None = None) -> bool:
     """True when the first line naming the plugin API is a plain range of release numbers that the plain
-    release ``installed`` meets; False when that cannot be told without ``packaging``, or it is out of range."""
-    got = _release(installed)
-    if got is None:
+    release ``installed`` (default: the installed plugin API's) meets; False when that cannot be told without
+    ``packaging``, or it is out of range."""
+    clauses = _plain_clauses(requires)
+    if clauses is None:
         return False
+    if not clauses:  # the name alone: any version
+        return True
+    got = _release(installed if installed is not None else _installed())
+    return got is not None and all(_COMPARE[op](*_padded(got, bound)) for op, bound in clauses)
+
+
+def _installed() -> str:
+    # Read from the metadata only now, as range_problem reads it only for a range.
+    from agentkit.plugin_api import __version__
+
+    return __version__
+
+
+def _plain_clauses(requires: list[str] | None) -> list[tuple[str, tuple[int, ...]]] | None:
+    """The clauses of the first line naming the plugin API when each is a plain comparison with a release
+    number; None when there is no such line or it holds anything else."""
     for line in requires or []:
         if not canonical(line.lstrip()).startswith(PLUGIN_API):
             continue
         plain = _PLAIN.fullmatch(line)
         if plain is None:
-            return False
+            return None
         if canonical(plain["name"]) != PLUGIN_API:
             continue
         text = plain["specifier"]
         clauses = [_clause(part) for part in text.split(",")] if text else []
-        return all(clause is not None for clause in clauses) and \
-            all(_COMPARE[op](*_padded(got, bound)) for op, bound in filter(None, clauses))
-    return False
+        return None if None in clauses else [clause for clause in clauses if clause is not None]
+    return None
 
 
 def _clause(text: str) -> tuple[str, tuple[int, ...]] | None:
