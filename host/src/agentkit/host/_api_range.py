@@ -33,8 +33,11 @@ if TYPE_CHECKING:
 PLUGIN_API = "agentkit-plugin-api"
 
 _SPEC = r"(?:~=|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
-#: A requirement that is a name and specifiers only: no extras, URL, parentheses, marker or ``===``.
-_PLAIN = re.compile(rf"\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<specifier>(?:{_SPEC}(?:\s*,\s*{_SPEC})*)?)\s*")
+#: A requirement that is a name and specifiers only: no extras, URL, parentheses, marker or ``===``. Compiled
+#: when first needed (by ``re``'s cache): the plain range every plugin declares is read without it.
+_PLAIN = rf"\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<specifier>(?:{_SPEC}(?:\s*,\s*{_SPEC})*)?)\s*"
+#: The characters of a distribution name, as ``_PLAIN`` reads it.
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
 
 def declared_range(requires: list[str] | None) -> SpecifierSet | None:
@@ -42,7 +45,7 @@ def declared_range(requires: list[str] | None) -> SpecifierSet | None:
     for line in requires or []:
         if not canonical(line.lstrip()).startswith(PLUGIN_API):
             continue  # names another distribution: Requirement(line).name could not be ours
-        plain = _PLAIN.fullmatch(line)
+        plain = re.fullmatch(_PLAIN, line)
         if plain is not None and canonical(plain["name"]) != PLUGIN_API:
             continue
         specifier = _plain_specifier(plain["specifier"]) if plain is not None else None
@@ -115,13 +118,12 @@ def _plain_clauses(requires: list[str] | None) -> list[tuple[str, tuple[int, ...
     for line in requires or []:
         if not canonical(line.lstrip()).startswith(PLUGIN_API):
             continue
-        plain = _PLAIN.fullmatch(line)
-        if plain is None:
+        text = line.strip()
+        end = next((index for index, char in enumerate(text) if char not in _NAME_CHARS), len(text))
+        if canonical(text[:end]) != PLUGIN_API:  # a longer name, or one _PLAIN would not read: packaging decides
             return None
-        if canonical(plain["name"]) != PLUGIN_API:
-            continue
-        text = plain["specifier"]
-        clauses = [_clause(part) for part in text.split(",")] if text else []
+        rest = text[end:].strip()
+        clauses = [_clause(part) for part in rest.split(",")] if rest else []
         return None if None in clauses else [clause for clause in clauses if clause is not None]
     return None
 
