@@ -46,3 +46,12 @@ def test_the_host_version_is_the_installed_one():
     import agentkit.host
 
     assert agentkit.host.__version__ == importlib.metadata.version("agentkit-host")
+
+
+def test_a_name_is_canonical_as_packaging_makes_it():
+    from packaging.utils import canonicalize_name
+
+    names = ["agentkit-plugin-api", "Agentkit.Plugin.API", "agentkit__plugin__api", "a.-_b", "x---y", "-lead",
+             "trail_", "..", "", "_", "Some_Dist", "MiXeD.Case-Name_2", "é_é", "a b"]
+    for name in names:
+        assert _dist_info.canonical(name) == canonicalize_name(name), name

@@ -9,7 +9,7 @@ from pathlib import Path
 import importlib_metadata
 import pytest
 
-from agentkit.host import _dist_info, _entry_points
+from agentkit.host import PluginHost, _dist_info, _entry_points
 from agentkit.plugin_api.hookspecs import CATEGORIES
 
 
@@ -84,3 +84,29 @@ def test_a_finder_of_other_distributions_is_asked_too(monkeypatch):
 def test_entries_of_sys_path_that_are_no_directory_are_skipped(monkeypatch, entry):
     monkeypatch.setattr(sys, "path", [entry, *sys.path])
     assert _seen(_entry_points.listed_entry_points()) == _seen(_entry_points.plugin_entry_points())
+
+
+def _state_by_importlib_metadata() -> tuple[tuple[str, str, str], ...]:
+    return tuple(sorted((ep.group, ep.name, f"{ep.value} {ep.dist.version}") for ep in importlib_metadata.entry_points()
+                        if ep.group.startswith("agentkit.") and ep.group != "agentkit.commands"))
+
+
+def test_the_installed_state_is_what_importlib_metadata_finds_and_changes_with_an_install(site_dir, monkeypatch):
+    site_dir("some-tools", entry_points={"agentkit.tools": {"some": "some_mod"}, "agentkit.commands": {"x": "m:f"},
+                                         "console_scripts": {"some": "some_mod:main"}})
+    importlib.invalidate_caches()
+    before = PluginHost.installed_state()
+    assert before == _state_by_importlib_metadata()
+    assert ("agentkit.tools", "some", "some_mod 0.1.0") in before
+    assert not [entry for entry in before if entry[0] in ("agentkit.commands", "console_scripts")]
+
+    site_dir("later-tools", version="1.2", entry_points={"agentkit.hooks": {"later": "later_mod"}})
+    importlib.invalidate_caches()
+    after = PluginHost.installed_state()
+    assert after == _state_by_importlib_metadata()
+    assert set(after) - set(before) == {("agentkit.hooks", "later", "later_mod 1.2")}
+
+
+def test_the_installed_state_asks_a_finder_of_other_distributions_too(monkeypatch):
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, _ElsewhereFinder()])
+    assert ("agentkit.tools", "elsewhere", "elsewhere_mod 1.0") in PluginHost.installed_state()

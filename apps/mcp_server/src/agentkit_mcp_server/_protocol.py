@@ -47,7 +47,6 @@ from ._call import (
     new_state_key,
     unbind,
 )
-from ._catalog import UnsafeValue
 from ._pages import DEFAULT_PAGE_SIZE, page
 from ._tools import ToolServer
 
@@ -288,6 +287,10 @@ def _template_for(templates: Any, uri: str) -> tuple[Any, dict[str, Any]]:
     A URI a template matches but refuses (a value that climbs out of its path)
     ends the search, as in the SDK's server: no later, looser template gets it.
     """
+    if not templates:
+        return None, {}
+    from ._catalog import UnsafeValue  # a template was added in code, so the catalog is loaded
+
     for template in templates:
         try:
             variables = template.match(uri)

@@ -15,7 +15,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.host import (
     DEFAULT_HOOK_TIMEOUT,
@@ -27,7 +27,8 @@ from agentkit.host import (
 )
 from agentkit.plugin_api import SessionInfo, Tool, ToolResultMessage, ToolUseBlock
 
-from ._catalog import Prompt, Resource, ResourceTemplate
+if TYPE_CHECKING:  # loaded when an embedder adds a resource or a prompt: `agentkit mcp serve` adds none
+    from ._catalog import Prompt, Resource, ResourceTemplate
 
 #: The model name hooks see in ``SessionInfo``: no model is involved in a served call.
 SERVED_MODEL = "mcp/client"
@@ -135,14 +136,20 @@ class ToolServer:
 
     def add_resource(self, resource: Resource) -> None:
         """Serve ``resource`` at its URI; listening clients are told the resource list changed."""
+        from ._catalog import Resource
+
         self._add_entry("resources", "uri", resource, Resource, "resources")
 
     def add_resource_template(self, template: ResourceTemplate) -> None:
         """Serve the resources ``template`` matches; listening clients are told the resource list changed."""
+        from ._catalog import ResourceTemplate
+
         self._add_entry("resource_templates", "uri_template", template, ResourceTemplate, "resources")
 
     def add_prompt(self, prompt: Prompt) -> None:
         """Serve ``prompt``; listening clients are told the prompt list changed."""
+        from ._catalog import Prompt
+
         self._add_entry("prompts", "name", prompt, Prompt, "prompts")
 
     def _add_entry(self, table: str, field: str, entry: Any, kind: type, what: str) -> None:

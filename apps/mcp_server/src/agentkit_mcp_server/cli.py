@@ -160,18 +160,21 @@ def _build(args: argparse.Namespace, policy: Any) -> Any:
 
 
 async def _serve(server: Any, args: argparse.Namespace, api_key: str | None, limits: HttpLimits) -> None:
-    from ._serve import serve_http, watch_plugins
-    from ._stdio import serve_stdio
+    from ._watch import watch_plugins
 
     watcher = asyncio.ensure_future(watch_plugins(server, args.watch)) if args.watch > 0 else None
     try:
         if args.http:
+            from ._serve import serve_http
+
             def ready(url: str) -> None:
                 print(f"agentkit mcp serve: listening on {url}", file=sys.stderr, flush=True)
 
             await serve_http(server, host=args.host, port=args.port, api_key=api_key,
                              allowed_origins=args.allow_origin, on_ready=ready, limits=limits)
         else:
+            from ._stdio import serve_stdio
+
             await serve_stdio(server, max_frame_bytes=args.max_message_bytes, max_depth=DEFAULT_MAX_DEPTH)
     finally:
         if watcher is not None:

@@ -20,7 +20,8 @@ from importlib.machinery import PathFinder
 
 def canonical(name: str) -> str:
     """A distribution or plugin name as PEP 503 compares it (``packaging.utils.canonicalize_name``'s rule)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    dashed = name.replace("_", "-").replace(".", "-").lower()  # read for every distribution: no regex when
+    return re.sub(r"-+", "-", dashed) if "--" in dashed else dashed  # no run of separators needs joining
 
 
 def plain_path_only() -> bool:

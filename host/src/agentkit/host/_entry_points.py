@@ -125,6 +125,22 @@ def listed_entry_points() -> Mapping[str, Sequence[tuple[str, EntryPointLike]]]:
     return _by_plugin(_read_entry_points())
 
 
+def installed_state() -> tuple[tuple[str, str, str], ...]:
+    """Every ``agentkit.*`` entry point but the commands, as ``(group, name, "value version")``, sorted.
+
+    Read from the metadata files where they tell it all (see :func:`loadable_entry_points`), else
+    through ``importlib_metadata``: two answers differ when a discovery could load other plugins.
+    """
+    if plain_path_only():
+        found = [(ep.group, ep.name, f"{ep.value} {ep.dist.version}") for ep in _read_entry_points()]
+    else:
+        import importlib_metadata
+
+        found = [(ep.group, ep.name, f"{ep.value} {dist.version}")
+                 for dist in importlib_metadata.distributions() for ep in dist.entry_points]
+    return tuple(sorted(entry for entry in found if entry[0].startswith("agentkit.") and entry[0] != COMMANDS_GROUP))
+
+
 def _by_plugin(every: Iterable[EP]) -> dict[str, list[tuple[str, EP]]]:
     by_name: dict[str, list[tuple[str, EP]]] = {}
     for ep in every:
@@ -186,17 +202,19 @@ _OBJECT_REFERENCE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?
 
 
 def _read_entry_points() -> Iterator[_EntryPoint]:
-    """Every entry point of the distributions on ``sys.path``, the first of each name winning, as
-    ``importlib_metadata`` finds them: the same directories, the same order, the same parse."""
+    """Every ``agentkit.*`` entry point of the distributions on ``sys.path``, the first of each name winning,
+    as ``importlib_metadata`` finds them: the same directories, the same order, the same parse."""
     for _, path in distributions():
         yield from _parse(path)
 
 
 def _parse(path: str) -> Iterator[_EntryPoint]:
     try:
-        with open(os.path.join(path, "entry_points.txt"), encoding="utf-8") as file:
-            text = file.read()
+        with open(os.path.join(path, "entry_points.txt"), "rb") as file:  # no text layer: most are skipped
+            text = file.read().decode("utf-8")  # the lines split below as universal newlines would
     except OSError:
+        return
+    if "[agentkit." not in text:  # no agentkit group (most distributions: console scripts at most)
         return
     dist = Distribution(path)
     group = None

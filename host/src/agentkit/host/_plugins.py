@@ -28,7 +28,6 @@ from agentkit.plugin_api.hookspecs import CATEGORIES
 
 from . import _log  # noqa: F401 - embedders decide where the host's warnings go; unconfigured, nowhere
 from ._hookimpls import check_markers, hashable
-from ._models import resolve_model
 from ._registry import RegistrationError, Registry
 from .errors import ConfigError
 
@@ -126,6 +125,19 @@ class PluginHost:
 
         return plugin_entry_points()
 
+    @staticmethod
+    def installed_state() -> tuple[tuple[str, str, str], ...]:
+        """What decides the plugins :meth:`discover` loads: every ``agentkit.*`` entry point but the commands,
+        as ``(group, name, "value version")``, sorted; nothing is imported.
+
+        Two answers that differ mean a plugin was installed, removed or
+        upgraded in between (``agentkit mcp serve --watch`` compares them).
+        """
+        # Here, not at the top: a host handed its plugins reads no distribution metadata.
+        from ._entry_points import installed_state
+
+        return installed_state()
+
     def load_entry_points(self, env: Mapping[str, str] | None = None) -> list[PluginRecord]:
         """Load the plugins of every ``agentkit.*`` entry-point group.
 
@@ -167,13 +179,12 @@ class PluginHost:
             )
         # Only a plugin found through its distribution's metadata is checked: a host given its plugins
         # directly never reads a range.
-        from ._api_range import declared_range, range_problem
+        from ._api_range import check
 
-        requires = dist.requires if dist is not None else None
-        problem = range_problem(requires)
+        declared, problem = check(dist.requires if dist is not None else None)
         if problem:
             return self._finish(record, "failed", problem)
-        if dist is not None and declared_range(requires) is None:
+        if dist is not None and not declared:
             record.warnings.append(
                 "does not declare a dependency on agentkit-plugin-api: declare the range it was built for"
             )
@@ -321,6 +332,8 @@ class PluginHost:
         :raises ModelNotFound: ``spec`` is not ``vendor/model``, no plugin
             serves its vendor, or two plugins list it.
         """
+        from ._models import resolve_model  # here: a host that serves tools resolves no model
+
         return resolve_model(spec, self.models, self.registry.contested("model"))
 
 

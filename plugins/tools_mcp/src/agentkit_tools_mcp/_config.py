@@ -30,9 +30,10 @@ from agentkit.plugin_api import AgentkitError, user_config_file
 ERAS = ("auto", "legacy", "2026-07-28")
 """``auto`` probes ``server/discover`` and falls back to ``initialize``; the others never probe."""
 
+# Patterns, compiled (and kept by re's cache) when a server is named: the plugin loads with none configured.
 #: A server name: it prefixes each of its tools (``NAME__tool``), so it keeps to tool-name characters.
-SERVER_NAME = re.compile(r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+SERVER_NAME = r"^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$"
+_VARIABLE = r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}"
 PROJECT_FILE = "agentkit.toml"
 
 
@@ -188,7 +189,7 @@ def trusted_variables(document: Mapping[str, Any], path: Path, project: Path) ->
             raise McpConfigError(f"{path}: each [[mcp.trusted_env]] is a table of 'server', 'variables' "
                                  "and optionally 'project'")
         server = table.get("server")
-        if not isinstance(server, str) or not SERVER_NAME.fullmatch(server):
+        if not isinstance(server, str) or not re.fullmatch(SERVER_NAME, server):
             raise McpConfigError(f"{path}: [[mcp.trusted_env]] 'server' must name a server, got {server!r}")
         variables = _strings(table.get("variables", []), f"{path}: [[mcp.trusted_env]] {server!r} 'variables'")
         where = table.get("project")
@@ -211,7 +212,7 @@ def parse_server(table: Any, path: Path) -> ServerConfig:
     if not isinstance(table, Mapping):
         raise McpConfigError(f"{path}: each [[mcp.servers]] entry must be a table")
     name = table.get("name")
-    if not isinstance(name, str) or not SERVER_NAME.fullmatch(name):
+    if not isinstance(name, str) or not re.fullmatch(SERVER_NAME, name):
         raise McpConfigError(
             f"{path}: server name {name!r} must be letters, digits, '-' and single '_' (it prefixes its tools as NAME__tool)"
         )
@@ -260,7 +261,7 @@ def resolve(text: str, environ: Mapping[str, str], where: str, allowed: frozense
             raise McpConfigError(f"{where}: ${{{name}}} is not set in the environment; set {name} or edit the entry")
         return environ[name]
 
-    return _VARIABLE.sub(value, text)
+    return re.sub(_VARIABLE, value, text)
 
 
 def resolved_table(table: Mapping[str, str], environ: Mapping[str, str], where: str,

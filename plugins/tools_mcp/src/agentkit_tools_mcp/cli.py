@@ -9,6 +9,7 @@ line; usage errors exit 2, failures 1.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -118,7 +119,7 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
 def _add(args: argparse.Namespace) -> int:
     from ._edit import add_server
 
-    if not SERVER_NAME.fullmatch(args.name):
+    if not re.fullmatch(SERVER_NAME, args.name):
         raise _UsageError(f"server name {args.name!r} must be letters, digits, '-' and single '_' "
                           "(it prefixes its tools as NAME__tool)")
     if args.url is None and not args.server_command:

@@ -1,7 +1,8 @@
 """The MCP client: configured servers' tools in an agent (the ``agentkit.tools`` plugin ``mcp``).
 
 Loading the plugin costs a TOML read: the SDK is imported only when
-``agentkit.toml`` names a server. A project's servers load only when the
+``agentkit.toml`` names a server, and what the embedder sets (``set_audit_sink``,
+``set_input_handler`` and their types) when it is first named. A project's servers load only when the
 host's project is trusted (docs/decisions/0026).
 """
 
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Project, Tool, hookimpl
 
-from ._embedder import InputRequest, McpAuditRecord, set_audit_sink, set_input_handler
+if TYPE_CHECKING:
+    from ._embedder import InputRequest, McpAuditRecord, set_audit_sink, set_input_handler
 
 __all__ = ["InputRequest", "McpAuditRecord", "agentkit_mcp_servers", "agentkit_register_tools", "close_all",
            "set_audit_sink", "set_input_handler"]
@@ -77,3 +79,18 @@ def close_all() -> None:
     pools = sys.modules.get(f"{__name__}._pool")
     if pools is not None:
         pools.close_all()
+
+
+#: The embedder's settings, from the module that holds them: imported when a name is first used, or when a
+#: configured server is connected to (a plugin with no server to reach never needs them).
+_EMBEDDER_NAMES = frozenset({"InputRequest", "McpAuditRecord", "set_audit_sink", "set_input_handler"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EMBEDDER_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import _embedder
+
+    value = getattr(_embedder, name)
+    globals()[name] = value  # looked up once: later uses are plain attribute reads
+    return value
