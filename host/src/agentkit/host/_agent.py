@@ -29,9 +29,8 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import agent_models, provider_runtime, stop_policy, structured_output
+from ._agent_parts import agent_models, provider_runtime, run_audit, stop_policy, structured_output
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
-from ._audit import RunAudit, check_sink
 from ._budget import Budget, RunAccount
 from ._compaction import Compactor, SummaryModel, compact_now
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config
@@ -106,7 +105,9 @@ class Agent(Generic[AgentOutputT]):
             structured_output(output_type)
         #: The output type of every run not given its own (``run(..., output_type=...)``), or ``None``.
         self.output_type = output_type
-        if config.audit is not None:
+        if config.audit is not None:  # the trail's module loads for an agent that keeps one
+            from ._audit import check_sink
+
             check_sink(config.audit)
         self.config = config
         self.root = Path(config.root).expanduser().resolve()
@@ -488,7 +489,7 @@ class Agent(Generic[AgentOutputT]):
             prompt_estimator=self.prompt_estimator, queues=self._queues, stats=self.stats,
             subscribers=self._subscribers, policy=self._policy, spawn=Agent, finished=self._record, stop=stop,
             hooks=hooks, state=state, account=RunAccount(state, self.config.limits.budget),
-            audit=RunAudit(self.config.audit, self.session_id, run_id, self.model.key, hooks.report),
+            audit=run_audit(self.config, self.session_id, run_id, self.model.key, hooks.report),
             overrides=self._overrides, structured=self.structured, put=put, run_id=run_id, steps=steps, fallbacks=self.fallbacks,
         )
 

@@ -3,7 +3,7 @@ the structured output of an output type."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import ModelInfo, Provider
@@ -16,9 +16,10 @@ from ._stopping.policies import StopPolicy, any_of, as_policy, max_turns
 from .runtime import Pricing, ProviderRuntime, http_timeouts
 
 if TYPE_CHECKING:
+    from ._audit import RunAudit
     from ._structured import StructuredOutput
 
-__all__ = ["agent_models", "provider_runtime", "stop_policy", "structured_output"]
+__all__ = ["agent_models", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
 
 
 def provider_runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
@@ -64,3 +65,16 @@ def structured_output(output_type: Any) -> StructuredOutput:
     from ._structured import StructuredOutput
 
     return StructuredOutput(output_type)
+
+
+def run_audit(config: AgentConfig, session_id: str, run_id: str, model: str,
+              report: Callable[[str], None]) -> RunAudit | None:
+    """The audit trail of one run, or ``None`` when nobody keeps one (no ``AgentConfig.audit``).
+
+    Imported here, not at the top: an agent without a sink never loads the trail's records and sinks.
+    """
+    if config.audit is None:
+        return None
+    from ._audit import RunAudit
+
+    return RunAudit(config.audit, session_id, run_id, model, report)

@@ -47,7 +47,6 @@ from agentkit.plugin_api import (
     TurnStart,
 )
 
-from ._audit import call_audits, server_descriptions
 from ._batch import ToolBatch
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
@@ -129,10 +128,13 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
     if run.steps is not None:  # before anything is written or emitted: the steps may wrap both
         run.steps.begin(run)
         log = run.log
-    if config.audit is not None:  # the trail is kept in the session too once it is asked for
+    if run.audit is not None:  # a trail asked for (AgentConfig.audit) is kept in the session too
+        # Here, not at the top (once a run): the trail's records and sinks are for a run that keeps one.
+        from ._audit import server_descriptions
+
         run.audit.log = log
-    servers = server_descriptions(hooks.mcp_servers(sorted(run.toolset.tools)), hooks.report) if run.audit.kept else ()
-    run.audit.start(run.toolset.skills.entries, servers)
+        run.audit.start(run.toolset.skills.entries,
+                        server_descriptions(hooks.mcp_servers(sorted(run.toolset.tools)), hooks.report))
     await call_hook(run, "agentkit_session_start", session=session)
     run.observers.extend(hooks.run_observers(session))
     if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
@@ -177,10 +179,22 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
             admit_images=functools.partial(_admit_tool_images, run),
             add_tools=toolset.add,
             artifacts=run.artifacts,
-            audit_for=call_audits(audit, toolset.plugin_of),
+            audit_for=_no_trail if audit is None else audit.calls(toolset.plugin_of),
             retries=ToolRetries(lambda: run.state.turn, functools.partial(record_retry, run)),
         ),
     )
+
+
+def _no_trail(name: str, call_id: str) -> Callable[..., None]:
+    """``ToolContext.audit`` of every call of a run whose trail nobody keeps (see :func:`_unkept`)."""
+    return _unkept
+
+
+def _unkept(kind: str, /, **fields: Any) -> None:
+    """A record nobody keeps: misuse still raises, as it would in a run that keeps its trail."""
+    from ._audit import plugin_fields  # here: a plugin that records, in a run without a trail
+
+    plugin_fields(kind, fields)
 
 
 def _admit_tool_images(run: Run, images: list[Any]) -> list[Any]:
@@ -210,7 +224,7 @@ async def _finish(run: Run, session: SessionInfo, failed: bool) -> bool:
                                     error_message=state.error))
     if run.log is not None:
         run.log.end(state)
-    if run.audit.started:
+    if run.audit is not None and run.audit.started:
         run.audit.end(state.outcome.value, state.error, state.skills)
     # Its own task, waited for through further cancellations: the hook is
     # bounded by its deadline and the stop budget, and reports the end
@@ -254,10 +268,12 @@ def _appender(run: Run) -> Callable[[Message], None]:
     def append(message: Message) -> None:
         history.append(message)
         added.append(message)
-        log, batch = run.log, run.batch
+        log = run.log
         if log is not None:
             log.record(message)
-        audit.observe(message, batch.decisions if batch is not None else {})
+        if audit is not None:
+            batch = run.batch
+            audit.observe(message, batch.decisions if batch is not None else {})
 
     return append
 

@@ -137,7 +137,8 @@ class Run:
     stop: RunStop
     hooks: HookRunner
     account: RunAccount
-    audit: RunAudit
+    #: The run's audit trail; ``None`` when nobody keeps one (no ``AgentConfig.audit``).
+    audit: RunAudit | None
     state: RunState = field(default_factory=RunState)
     #: This run's model settings (``Agent.run``'s ``settings``) and structured output.
     overrides: dict[str, Any] = field(default_factory=dict)
