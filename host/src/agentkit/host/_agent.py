@@ -29,10 +29,9 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import agent_models, provider_runtime, run_audit, stop_policy, structured_output
+from ._agent_parts import agent_compactor, agent_models, provider_runtime, run_audit, stop_policy, structured_output
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._budget import Budget, RunAccount
-from ._compaction import Compactor, SummaryModel, compact_now
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config
 from ._context_files import load_context_files, render_context_file
 from ._guard import wait_out
@@ -57,6 +56,7 @@ from .errors import AgentBusy, NothingToContinue
 from .sessions._artifacts import ArtifactStore
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from ._compaction import Compactor
     from ._structured import StructuredOutput
     from .sessions._session import Session
 
@@ -146,11 +146,13 @@ class Agent(Generic[AgentOutputT]):
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
         #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
-        self.compactor = Compactor(config.compaction)
+        #: ``None`` while there is nothing to cut: no strategy, no cut resumed or asked for (:meth:`compact`).
+        self.compactor: Compactor | None = None
         if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
+            self.compactor = self._new_compactor()
             self.compactor.restore(self.history, resume.first_kept, resume.summary)
-        self._summary_model = SummaryModel(self.model, self.provider, self.runtime, self.session_id,
-                                           config.connection.provider_options)
+        elif config.compaction.strategy != "none":
+            self.compactor = self._new_compactor()
         self._policy = stop_policy(config)
         self._slot = RunSlot()
         self._busy = self._slot.busy  # the slot's lock: taken by a run, and by compact() between runs
@@ -239,6 +241,9 @@ class Agent(Generic[AgentOutputT]):
         return assemble_system_prompt(self.config.system_prompt, self._context_text, self.toolset.skills_block(),
                                       self.toolset.guidelines())
 
+    def _new_compactor(self) -> Compactor:
+        return agent_compactor(self.config, self.model, self.provider, self.runtime, self.session_id)
+
     def _prompt_parts(self) -> tuple[str | None, list[ToolSpec]]:
         return self.system_prompt(), self.toolset.specs()
 
@@ -306,8 +311,10 @@ class Agent(Generic[AgentOutputT]):
         if not self._busy.acquire(blocking=False):
             raise AgentBusy("this agent is running; compact it once the run has ended")
         try:
-            return await compact_now(self.history, self.compactor, self.session, self._prompt_parts,
-                                     self._summary_model)
+            from ._compaction import compact_now  # here: the one use
+
+            self.compactor = compactor = self.compactor or self._new_compactor()
+            return await compact_now(self.history, compactor, self.session, self._prompt_parts)
         finally:
             self._busy.release()
 
@@ -485,7 +492,7 @@ class Agent(Generic[AgentOutputT]):
             config=self.config, model=self.model, provider=self.provider, runtime=self.runtime, host=self.host,
             toolset=self.toolset, history=self.history, session=self.session, session_id=self.session_id,
             root=self.root, context_text=self._context_text, compactor=self.compactor,
-            summary_model=self._summary_model, artifacts=self.artifacts, transcript_repair=self.transcript_repair,
+            artifacts=self.artifacts, transcript_repair=self.transcript_repair,
             prompt_estimator=self.prompt_estimator, queues=self._queues, stats=self.stats,
             subscribers=self._subscribers, policy=self._policy, spawn=Agent, finished=self._record, stop=stop,
             hooks=hooks, state=state, account=RunAccount(state, self.config.limits.budget),

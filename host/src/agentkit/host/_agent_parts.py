@@ -17,9 +17,10 @@ from .runtime import Pricing, ProviderRuntime, http_timeouts
 
 if TYPE_CHECKING:
     from ._audit import RunAudit
+    from ._compaction import Compactor
     from ._structured import StructuredOutput
 
-__all__ = ["agent_models", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
+__all__ = ["agent_compactor", "agent_models", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
 
 
 def provider_runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
@@ -78,3 +79,16 @@ def run_audit(config: AgentConfig, session_id: str, run_id: str, model: str,
     from ._audit import RunAudit
 
     return RunAudit(config.audit, session_id, run_id, model, report)
+
+
+def agent_compactor(config: AgentConfig, model: ModelInfo, provider: Provider, runtime: ProviderRuntime,
+                    session_id: str) -> Compactor:
+    """The agent's compactor, its summaries asked of its own model on a cache line of their own.
+
+    Imported here, not at the top: made only when there is something to cut (a strategy, a cut resumed
+    or asked for), so an agent that sends its whole history never loads compaction.
+    """
+    from ._compaction import Compactor, SummaryModel
+
+    return Compactor(config.compaction,
+                     SummaryModel(model, provider, runtime, session_id, config.connection.provider_options))

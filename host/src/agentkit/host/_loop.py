@@ -444,12 +444,15 @@ async def request(run: Run) -> AssistantMessage:
     # The wire gets a compacted, repaired view of the history (failed turns
     # and their results left out, foreign thinking and ids adapted, every
     # call answered) and limits that fit the model; the history stays as it happened.
-    state = run.state
-    view, checkpoint = await run.compactor.view(run.history, run.prompt_parts, run.summary_model, run.stop.event)
-    if checkpoint is not None:
-        state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
-        if run.log is not None:
-            run.log.compacted(checkpoint.first_kept, checkpoint.summary)
+    state, compactor = run.state, run.compactor
+    if compactor is None:  # nothing to cut: the whole history
+        view = run.history
+    else:
+        view, checkpoint = await compactor.view(run.history, run.prompt_parts, run.stop.event)
+        if checkpoint is not None:
+            state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
+            if run.log is not None:
+                run.log.compacted(checkpoint.first_kept, checkpoint.summary)
     if run.fallbacks:
         return await _request_with_fallbacks(run, view)
     return await _stream(run, run.provider, build_request(run, view, first=state.turn == 1))

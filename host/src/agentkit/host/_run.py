@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ._audit import RunAudit
     from ._batch import ToolBatch
     from ._budget import RunAccount
-    from ._compaction import Compactor, SummaryModel
+    from ._compaction import Compactor
     from ._config import AgentConfig, RunResult
     from ._hooks import HookRunner
     from ._plugins import PluginHost
@@ -117,9 +117,8 @@ class Run:
     root: Path
     #: The context files' text, fixed for the session (the system prompt carries it).
     context_text: list[str]
-    compactor: Compactor
-    #: The model a compaction summary is asked of (the agent's own).
-    summary_model: SummaryModel
+    #: What of the history a request carries; ``None``: all of it (no strategy, no cut resumed or asked for).
+    compactor: Compactor | None
     #: Keeps the tool results too long to inline (the session's artifacts).
     artifacts: ArtifactKeeper
     transcript_repair: TranscriptRepair
