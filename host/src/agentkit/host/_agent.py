@@ -29,7 +29,14 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import agent_compactor, agent_models, provider_runtime, run_audit, stop_policy, structured_output
+from ._agent_parts import (
+    agent_compactor,
+    agent_models,
+    provider_runtime,
+    run_audit,
+    stop_policy,
+    structured_output,
+)
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._budget import Budget, RunAccount
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config

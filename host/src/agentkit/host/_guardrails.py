@@ -48,17 +48,11 @@ from ._run_state import RetryBudget
 if TYPE_CHECKING:
     from ._run import Run
 
-__all__ = ["STOPPED", "check_answer", "input_blocked", "note_retry", "output_checked", "record_retry", "report_retry",
-           "settle_answer"]
+__all__ = ["STOPPED", "check_answer", "input_blocked", "note_retry", "record_retry", "report_retry", "settle_answer"]
 
 #: What a check the run's stop interrupted answers: not an acceptance (an unchecked message or
 #: answer is never let through), and no refusal of anyone's either: the stop ends the run, with its own outcome.
 STOPPED = Refusal("the run was stopped before the check answered", "stop", Outcome.ABORTED, terminate=True)
-
-def output_checked(run: Run) -> bool:
-    """Whether anything checks this run's final answer (validators or a plugin's output guardrail)."""
-    return bool(run.config.output_validators) or bool(run.host.hook_callers(OUTPUT_GUARDRAIL))
-
 
 async def input_blocked(run: Run, message: Message, source: str) -> PromptBlocked | None:
     """The event to emit when a guardrail refused ``message`` (``prompt``, ``steering``, ``follow_up``);

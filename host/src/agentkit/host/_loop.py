@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentkit.plugin_api import (
     AgentEnd,
@@ -51,20 +51,19 @@ from ._batch import ToolBatch
 from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
 from ._guard import Abandoned, TimedOut, guarded_call, wait_out
-from ._guardrails import (
-    STOPPED,
-    check_answer,
-    input_blocked,
-    output_checked,
-    record_retry,
-    report_retry,
-    settle_answer,
-)
 from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
 from ._route import Route
 from ._run import Run, enter_run, heard, hearing
+from ._run_features import (
+    input_blocked,
+    no_trail,
+    output_checked,
+    record_retry,
+    settle_answer,
+    settle_structured,
+)
 from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending
 from ._stopping.policies import StopContext
@@ -73,9 +72,6 @@ from ._tool_retries import ToolRetries
 from ._turn_ends import end_failed, end_stopped
 from .runtime import ModelUnavailable
 from .sessions._interrupted import interrupted_results
-
-if TYPE_CHECKING:  # a structured run's settling is loaded with its output type (Agent._structured)
-    from ._structured import Settled
 
 __all__ = ["drive", "request", "run_turns"]
 
@@ -179,22 +175,10 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
             admit_images=functools.partial(_admit_tool_images, run),
             add_tools=toolset.add,
             artifacts=run.artifacts,
-            audit_for=_no_trail if audit is None else audit.calls(toolset.plugin_of),
+            audit_for=no_trail if audit is None else audit.calls(toolset.plugin_of),
             retries=ToolRetries(lambda: run.state.turn, functools.partial(record_retry, run)),
         ),
     )
-
-
-def _no_trail(name: str, call_id: str) -> Callable[..., None]:
-    """``ToolContext.audit`` of every call of a run whose trail nobody keeps (see :func:`_unkept`)."""
-    return _unkept
-
-
-def _unkept(kind: str, /, **fields: Any) -> None:
-    """A record nobody keeps: misuse still raises, as it would in a run that keeps its trail."""
-    from ._audit import plugin_fields  # here: a plugin that records, in a run without a trail
-
-    plugin_fields(kind, fields)
 
 
 def _admit_tool_images(run: Run, images: list[Any]) -> list[Any]:
@@ -308,10 +292,8 @@ async def run_turns(run: Run) -> None:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             end_failed(run, message)
             return
-        settled = None if run.structured is None else await run.structured.settle(
-            message, batch, run.output_budget, functools.partial(check_answer, run) if run.output_checked else None)
-        if settled is not None:  # a structured run's final answer, or output to retry
-            if _settle_output(run, message, settled):
+        if run.structured is not None and (ends := await settle_structured(run, message, batch)) is not None:
+            if ends:  # a structured run's final answer, or output to retry
                 return
             continue
         calls = message.tool_calls
@@ -321,22 +303,6 @@ async def run_turns(run: Run) -> None:
             continue
         if await _ran_tools(run, batch, message, calls):
             return
-
-
-def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> bool:
-    """Record what a structured run's response meant; whether the run ends here."""
-    for result in settled.results:
-        run.append(result)
-    run.emit(TurnEnd(run.state.turn, message, settled.results))
-    if settled.refusal is STOPPED:  # stopped while the output was checked: it was not accepted
-        end_stopped(run)
-        return True
-    if settled.refusal is not None:
-        assert run.output_budget is not None
-        report_retry(run, settled.refusal, run.output_budget, settled.retried)
-    if settled.retry is not None:
-        run.append(settled.retry)
-    return settled.ends(run.state)
 
 
 async def _answered(run: Run, message: AssistantMessage) -> bool:
