@@ -32,6 +32,8 @@ from agentkit.plugin_api import (
 from ._agent_parts import (
     agent_compactor,
     agent_models,
+    check_agent,
+    context_files,
     provider_runtime,
     run_audit,
     stop_policy,
@@ -39,8 +41,7 @@ from ._agent_parts import (
 )
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._budget import Budget, RunAccount
-from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config
-from ._context_files import load_context_files, render_context_file
+from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult
 from ._guard import wait_out
 from ._hooks import HookRunner
 from ._loop import drive
@@ -66,6 +67,7 @@ if TYPE_CHECKING:  # annotations only: an agent without a session loads no store
     from ._compaction import Compactor
     from ._structured import StructuredOutput
     from .sessions._session import Session
+    from .sessions._tree import Resume
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
 
@@ -107,15 +109,9 @@ class Agent(Generic[AgentOutputT]):
                  session: Session | None = None, output_type: Mapping[str, Any]) -> None: ...
     def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
                  session: Session | None = None, output_type: OutputTypeArg = None) -> None:
-        check_config(config)
-        if output_type is not None:  # a type no run can end with fails here, not at the first run
-            structured_output(output_type)
+        check_agent(config, output_type)
         #: The output type of every run not given its own (``run(..., output_type=...)``), or ``None``.
         self.output_type = output_type
-        if config.audit is not None:  # the trail's module loads for an agent that keeps one
-            from ._audit import check_sink
-
-            check_sink(config.audit)
         self.config = config
         self.root = Path(config.root).expanduser().resolve()
         #: The project at ``root``: trusted when ``trust_project`` asks and its folders are the user's own.
@@ -131,9 +127,7 @@ class Agent(Generic[AgentOutputT]):
         #: and in ``skills.problems`` what was refused or skipped, one line each.
         self.skills = self.toolset.skills
         #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
-        self.context_files = load_context_files(self.root, trust_project=self.project.trusted,
-                                                problems=self.skills.problems)
-        self._context_text = [render_context_file(item) for item in self.context_files]  # fixed for the session
+        self.context_files, self._context_text = context_files(self.root, self.project.trusted, self.skills.problems)
         self.toolset.require_authorization()
         self.toolset.warn_about_skills()
         #: The session each run is written to, if any.
@@ -155,11 +149,8 @@ class Agent(Generic[AgentOutputT]):
         #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
         #: ``None`` while there is nothing to cut: no strategy, no cut resumed or asked for (:meth:`compact`).
         self.compactor: Compactor | None = None
-        if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
-            self.compactor = self._new_compactor()
-            self.compactor.restore(self.history, resume.first_kept, resume.summary)
-        elif config.compaction.strategy != "none":
-            self.compactor = self._new_compactor()
+        if config.compaction.strategy != "none" or (resume is not None and resume.first_kept is not None):
+            self.compactor = self._new_compactor(resume)
         self._policy = stop_policy(config)
         self._slot = RunSlot()
         self._busy = self._slot.busy  # the slot's lock: taken by a run, and by compact() between runs
@@ -248,8 +239,11 @@ class Agent(Generic[AgentOutputT]):
         return assemble_system_prompt(self.config.system_prompt, self._context_text, self.toolset.skills_block(),
                                       self.toolset.guidelines())
 
-    def _new_compactor(self) -> Compactor:
-        return agent_compactor(self.config, self.model, self.provider, self.runtime, self.session_id)
+    def _new_compactor(self, resume: Resume | None = None) -> Compactor:
+        compactor = agent_compactor(self.config, self.model, self.provider, self.runtime, self.session_id)
+        if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
+            compactor.restore(self.history, resume.first_kept, resume.summary)
+        return compactor
 
     def _prompt_parts(self) -> tuple[str | None, list[ToolSpec]]:
         return self.system_prompt(), self.toolset.specs()

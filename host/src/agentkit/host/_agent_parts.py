@@ -8,19 +8,52 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import ModelInfo, Provider
 
-from ._config import AgentConfig
+from ._config import AgentConfig, check_config
 from ._plugins import PluginHost
 from ._repair import TranscriptRepair
 from ._route import Route
 from ._stopping.policies import StopPolicy, any_of, as_policy, max_turns
+from ._system_prompt import may_have_context_files
 from .runtime import Pricing, ProviderRuntime, http_timeouts
+from .skills import user_home
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ._audit import RunAudit
     from ._compaction import Compactor
+    from ._context_files import ContextFile
     from ._structured import StructuredOutput
 
-__all__ = ["agent_compactor", "agent_models", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
+__all__ = ["agent_compactor", "agent_models", "check_agent", "context_files", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
+
+
+def check_agent(config: AgentConfig, output_type: Any) -> None:
+    """Refuse what no run of an agent of ``config`` and ``output_type`` could use, before anything is built.
+
+    :raises ConfigError: a value that cannot work (:func:`._config.check_config`), an output type no
+        run can end with, an audit sink that cannot be called synchronously.
+    """
+    check_config(config)
+    if output_type is not None:
+        structured_output(output_type)
+    if config.audit is not None:  # the trail's module loads for an agent that keeps one
+        from ._audit import check_sink
+
+        check_sink(config.audit)
+
+
+def context_files(root: Path, trusted: bool, problems: list[str]) -> tuple[list[ContextFile], list[str]]:
+    """The context files (``AGENTS.md`` and kin) of an agent at ``root``, and their text for the system prompt.
+
+    Read (and their module imported) only where one may be: a trusted project, or the user's own file.
+    """
+    if not may_have_context_files(user_home(), trusted):
+        return [], []
+    from ._context_files import load_context_files, render_context_file
+
+    found = load_context_files(root, trust_project=trusted, problems=problems)
+    return found, [render_context_file(item) for item in found]
 
 
 def provider_runtime(config: AgentConfig, host: PluginHost) -> ProviderRuntime:
