@@ -71,7 +71,6 @@ from ._stopping.run_stop import STOP_BUDGET
 from ._tool_retries import ToolRetries
 from ._turn_ends import end_failed, end_stopped
 from .runtime import ModelUnavailable
-from .sessions._interrupted import interrupted_results
 
 __all__ = ["drive", "request", "run_turns"]
 
@@ -134,10 +133,15 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
     await call_hook(run, "agentkit_session_start", session=session)
     run.observers.extend(hooks.run_observers(session))
     if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
+        # Here, not at the top (once a run): only a session's log can hold a turn a killed process left.
+        from .sessions._interrupted import interrupted_results
+
         for answer in interrupted_results(run.history):
             run.append(answer)
     run.batch = _batch(run, session)
-    run.output_budget, run.output_checked = RetryBudget(config.output_retries), output_checked(run)
+    run.output_checked = output_checked(run)
+    if run.output_checked or run.structured is not None:  # the retries of an answer something checks
+        run.output_budget = RetryBudget(config.output_retries)
     blocked = None
     for message in new:  # none joins the history unless every one passed the guardrails
         blocked = blocked or await input_blocked(run, message, "prompt")
