@@ -40,7 +40,6 @@ from ._agent_parts import (
     structured_output,
 )
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
-from ._budget import Budget, RunAccount
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult
 from ._guard import wait_out
 from ._hooks import HookRunner
@@ -51,7 +50,7 @@ from ._queues import MessageQueues
 from ._repair import TranscriptRepair
 from ._run import Run, Subscribers
 from ._run_slot import RunSlot
-from ._run_state import RunState
+from ._run_state import RunAccount, RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
 from ._steps import RunSteps
@@ -64,6 +63,7 @@ from .errors import AgentBusy, NothingToContinue
 from .sessions._artifacts import ArtifactStore
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
+    from ._budget import Budget
     from ._compaction import Compactor
     from ._structured import StructuredOutput
     from .sessions._session import Session

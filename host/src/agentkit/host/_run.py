@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Event, Message, ModelInfo, SubagentEvent, ToolSpec
 from agentkit.plugin_api._dataclass import dataclass
 
-from ._run_state import RetryBudget, RunState
+from ._run_state import RetryBudget, RunAccount, RunState
 from ._stopping.ending import SESSION_END_FLOOR
 from ._stopping.run_stop import STOP_BUDGET
 from ._system_prompt import assemble_system_prompt
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from ._artifact_results import ArtifactKeeper
     from ._audit import RunAudit
     from ._batch import ToolBatch
-    from ._budget import RunAccount
     from ._compaction import Compactor
     from ._config import AgentConfig, RunResult
     from ._hooks import HookRunner
