@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # annotations only: an agent without a session loads no store
     from ._structured import StructuredOutput
     from .sessions._session import Session
     from .sessions._tree import Resume
+    from .skills import SkillSet
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
 
@@ -123,11 +124,8 @@ class Agent(Generic[AgentOutputT]):
         self.stats = AgentStats()
         #: The agent's tools: specs, deferral, validators, skill activation (see :mod:`._toolset`).
         self.toolset = agent_toolset(self.host, config, self.root, self.project.trusted, self.stats)
-        #: The skills this agent has (plugins, the user's folder, the trusted project's),
-        #: and in ``skills.problems`` what was refused or skipped, one line each.
-        self.skills = self.toolset.skills
         #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
-        self.context_files, self._context_text = context_files(self.root, self.project.trusted, self.skills.problems)
+        self.context_files, self._context_text = context_files(self.root, self.project.trusted, self.toolset)
         self.toolset.require_authorization()
         self.toolset.warn_about_skills()
         #: The session each run is written to, if any.
@@ -182,6 +180,12 @@ class Agent(Generic[AgentOutputT]):
     @tools.setter
     def tools(self, tools: dict[str, Tool]) -> None:
         self.toolset.tools = tools
+
+    @property
+    def skills(self) -> SkillSet:
+        """The skills this agent has (plugins, the user's folder, the trusted project's), and in
+        ``skills.problems`` what was refused or skipped, one line each."""
+        return self.toolset.skills
 
     @property
     def active_skills(self) -> list[str]:

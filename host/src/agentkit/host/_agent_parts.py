@@ -15,7 +15,7 @@ from ._route import Route
 from ._stopping.policies import StopPolicy, any_of, as_policy, max_turns
 from ._system_prompt import may_have_context_files
 from .runtime import Pricing, ProviderRuntime, http_timeouts
-from .skills import user_home
+from .skills._folders import user_home
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ._compaction import Compactor
     from ._context_files import ContextFile
     from ._structured import StructuredOutput
+    from ._toolset import Toolset
 
 __all__ = ["agent_compactor", "agent_models", "check_agent", "context_files", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
 
@@ -43,8 +44,9 @@ def check_agent(config: AgentConfig, output_type: Any) -> None:
         check_sink(config.audit)
 
 
-def context_files(root: Path, trusted: bool, problems: list[str]) -> tuple[list[ContextFile], list[str]]:
-    """The context files (``AGENTS.md`` and kin) of an agent at ``root``, and their text for the system prompt.
+def context_files(root: Path, trusted: bool, toolset: Toolset) -> tuple[list[ContextFile], list[str]]:
+    """The context files (``AGENTS.md`` and kin) of an agent at ``root``, and their text for the system prompt;
+    a file refused is reported in the skills' problems.
 
     Read (and their module imported) only where one may be: a trusted project, or the user's own file.
     """
@@ -52,7 +54,7 @@ def context_files(root: Path, trusted: bool, problems: list[str]) -> tuple[list[
         return [], []
     from ._context_files import load_context_files, render_context_file
 
-    found = load_context_files(root, trust_project=trusted, problems=problems)
+    found = load_context_files(root, trust_project=trusted, problems=toolset.skills.problems)
     return found, [render_context_file(item) for item in found]
 
 

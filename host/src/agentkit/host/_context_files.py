@@ -29,7 +29,7 @@ from agentkit.plugin_api._dataclass import dataclass
 
 from ._escape import escape
 from ._system_prompt import CONTEXT_FILES, USER_FOLDER
-from .skills import user_home
+from .skills._folders import user_home
 
 __all__ = ["CANDIDATES", "MAX_CONTEXT_FILE_BYTES", "ContextFile", "load_context_files", "render_context_file"]
 
