@@ -100,7 +100,8 @@ class Toolset:
         self.installed = installed
         self._plugin_of = plugin_of
         # None while nobody asked for the skills of an agent that has none: every use below asks this first.
-        self._skills, self._no_skills = (None, skills) if callable(skills) else (skills, None)
+        self._skills: SkillSet | None = None if callable(skills) else skills
+        self._no_skills: Callable[[], SkillSet] | None = skills if callable(skills) else None
         self.root = root
         self.authorized = authorized
         self.stats = stats
