@@ -36,8 +36,8 @@ from ._agent_parts import (
     context_files,
     provider_runtime,
     run_audit,
+    run_structured,
     stop_policy,
-    structured_output,
 )
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult
@@ -64,10 +64,8 @@ from .sessions._artifacts import ArtifactStore
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
     from ._budget import Budget
-    from ._compaction import Compactor
     from ._structured import StructuredOutput
     from .sessions._session import Session
-    from .sessions._tree import Resume
     from .skills import SkillSet
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
@@ -144,11 +142,9 @@ class Agent(Generic[AgentOutputT]):
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
-        #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
-        #: ``None`` while there is nothing to cut: no strategy, no cut resumed or asked for (:meth:`compact`).
-        self.compactor: Compactor | None = None
-        if config.compaction.strategy != "none" or (resume is not None and resume.first_kept is not None):
-            self.compactor = self._new_compactor(resume)
+        #: What of the history each request carries (``AgentConfig.compaction``); ``None``: all of it, nothing to cut.
+        self.compactor = agent_compactor(config, (self.model, self.provider, self.runtime, self.session_id),
+                                         self.history, resume)
         self._policy = stop_policy(config)
         self._slot = RunSlot()
         self._busy = self._slot.busy  # the slot's lock: taken by a run, and by compact() between runs
@@ -183,8 +179,7 @@ class Agent(Generic[AgentOutputT]):
 
     @property
     def skills(self) -> SkillSet:
-        """The skills this agent has (plugins, the user's folder, the trusted project's), and in
-        ``skills.problems`` what was refused or skipped, one line each."""
+        """The skills this agent has (plugins, user, trusted project); ``skills.problems``: what was refused."""
         return self.toolset.skills
 
     @property
@@ -242,12 +237,6 @@ class Agent(Generic[AgentOutputT]):
         """
         return assemble_system_prompt(self.config.system_prompt, self._context_text, self.toolset.skills_block(),
                                       self.toolset.guidelines())
-
-    def _new_compactor(self, resume: Resume | None = None) -> Compactor:
-        compactor = agent_compactor(self.config, self.model, self.provider, self.runtime, self.session_id)
-        if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
-            compactor.restore(self.history, resume.first_kept, resume.summary)
-        return compactor
 
     def _prompt_parts(self) -> tuple[str | None, list[ToolSpec]]:
         return self.system_prompt(), self.toolset.specs()
@@ -318,7 +307,9 @@ class Agent(Generic[AgentOutputT]):
         try:
             from ._compaction import compact_now  # here: the one use
 
-            self.compactor = compactor = self.compactor or self._new_compactor()
+            self.compactor = compactor = self.compactor or agent_compactor(
+                self.config, (self.model, self.provider, self.runtime, self.session_id), self.history, asked=True)
+            assert compactor is not None
             return await compact_now(self.history, compactor, self.session, self._prompt_parts)
         finally:
             self._busy.release()
@@ -467,13 +458,7 @@ class Agent(Generic[AgentOutputT]):
 
     def _structured(self, output_type: Any, overrides: dict[str, Any]) -> StructuredOutput | None:
         """The run's structured output (its own ``output_type``, else the agent's), checked before it starts."""
-        if output_type is None:
-            output_type = self.output_type
-        if output_type is None:
-            return None
-        structured = structured_output(output_type)
-        structured.check_settings({"tool_choice": self.config.settings.get("tool_choice"), **overrides}, set(self.toolset.tools), self.model)
-        return structured
+        return run_structured(output_type, self.output_type, self.config, overrides, self.toolset.tools, self.model)
 
     @contextlib.asynccontextmanager
     async def _claim(self, overrides: dict[str, Any],

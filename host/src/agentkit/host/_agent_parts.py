@@ -3,10 +3,10 @@ the structured output of an output type."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import ModelInfo, Provider
+from agentkit.plugin_api import Message, ModelInfo, Provider
 
 from ._config import AgentConfig, check_config
 from ._plugins import PluginHost
@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from ._context_files import ContextFile
     from ._structured import StructuredOutput
     from ._toolset import Toolset
+    from .sessions._tree import Resume
 
-__all__ = ["agent_compactor", "agent_models", "check_agent", "context_files", "provider_runtime", "run_audit", "stop_policy", "structured_output"]
+__all__ = ["agent_compactor", "agent_models", "check_agent", "context_files", "provider_runtime", "run_audit",
+           "run_structured", "stop_policy", "structured_output"]
 
 
 def check_agent(config: AgentConfig, output_type: Any) -> None:
@@ -116,14 +118,32 @@ def run_audit(config: AgentConfig, session_id: str, run_id: str, model: str,
     return RunAudit(config.audit, session_id, run_id, model, report)
 
 
-def agent_compactor(config: AgentConfig, model: ModelInfo, provider: Provider, runtime: ProviderRuntime,
-                    session_id: str) -> Compactor:
-    """The agent's compactor, its summaries asked of its own model on a cache line of their own.
+def agent_compactor(config: AgentConfig, summarizer: tuple[ModelInfo, Provider, ProviderRuntime, str],
+                    history: list[Message], resume: Resume | None = None, *, asked: bool = False) -> Compactor | None:
+    """The agent's compactor, or ``None`` while there is nothing to cut: no strategy, no cut resumed from
+    its session, none ``asked`` for (``Agent.compact``). Its summaries are asked of ``summarizer`` (the
+    agent's model, provider, runtime and session id), on a cache line of their own.
 
-    Imported here, not at the top: made only when there is something to cut (a strategy, a cut resumed
-    or asked for), so an agent that sends its whole history never loads compaction.
+    Imported here, not at the top: an agent that sends its whole history never loads compaction.
     """
+    resumed = resume is not None and resume.first_kept is not None
+    if not (asked or resumed or config.compaction.strategy != "none"):
+        return None
     from ._compaction import Compactor, SummaryModel
 
-    return Compactor(config.compaction,
-                     SummaryModel(model, provider, runtime, session_id, config.connection.provider_options))
+    compactor = Compactor(config.compaction, SummaryModel(*summarizer, config.connection.provider_options))
+    if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
+        compactor.restore(history, resume.first_kept, resume.summary)
+    return compactor
+
+
+def run_structured(output_type: Any, default: Any, config: AgentConfig, overrides: dict[str, Any],
+                   tools: Iterable[str], model: ModelInfo) -> StructuredOutput | None:
+    """A run's structured output (its own ``output_type``, else the agent's ``default``), checked before it starts."""
+    if output_type is None:
+        output_type = default
+    if output_type is None:
+        return None
+    structured = structured_output(output_type)
+    structured.check_settings({"tool_choice": config.settings.get("tool_choice"), **overrides}, set(tools), model)
+    return structured

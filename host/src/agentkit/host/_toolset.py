@@ -29,7 +29,7 @@ from agentkit.plugin_api import Tool, ToolSpec
 
 from ._registry import RegistrationError, check_tool
 from .errors import ConfigError
-from .skills._folders import may_have_skills, no_skills, user_home
+from .skills._folders import PROJECT_SKILLS, USER_SKILLS, may_have_skills, user_home
 
 if TYPE_CHECKING:
     from ._arguments import ArgumentValidator
@@ -75,9 +75,17 @@ def agent_toolset(host: PluginHost, config: AgentConfig, root: Path, trusted: bo
         check_skill_tools(skills, tools, host.tools, config.trust.before_tool_call)
     else:
         assert home is not None  # an unresolved HOME is a problem to report: may_have_skills says yes
-        skills = functools.partial(no_skills, root, home, trusted)
+        skills = functools.partial(_no_skills, root, home, trusted)
     return Toolset(tools, installed=host.tools, plugin_of=host.plugin_of, skills=skills, root=root,
                    authorized=config.trust.before_tool_call is not None, stats=stats)
+
+
+def _no_skills(root: Path, home: Path, trust_project: bool) -> SkillSet:
+    """What :func:`.skills.load_skills` finds where :func:`.skills._folders.may_have_skills` said no: no skill,
+    no problem; made when someone asks for the skills of an agent that has none."""
+    from .skills import SkillSet
+
+    return SkillSet(trust_project=trust_project, user_folder=home / USER_SKILLS, project_folder=root / PROJECT_SKILLS)
 
 
 class Toolset:

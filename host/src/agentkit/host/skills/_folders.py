@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .._plugins import PluginHost
-    from ._tiers import SkillSet
 
-__all__ = ["PROJECT_SKILLS", "USER_SKILLS", "may_have_skills", "no_skills", "user_home"]
+__all__ = ["PROJECT_SKILLS", "USER_SKILLS", "may_have_skills", "user_home"]
 
 #: The project's skills folder, under the workspace root.
 PROJECT_SKILLS = Path(".agentkit") / "skills"
@@ -41,10 +40,3 @@ def may_have_skills(host: PluginHost | None, root: Path, home: Path | None) -> b
     a plugin gives one, a skills folder exists (the project's, trusted or not), or HOME cannot be resolved."""
     return (bool(host is not None and host.skills) or (root / PROJECT_SKILLS).is_dir() or home is None
             or (home / USER_SKILLS).is_dir())
-
-
-def no_skills(root: Path, home: Path, trust_project: bool) -> SkillSet:
-    """What :func:`._tiers.load_skills` finds where :func:`may_have_skills` said no: no skill, no problem."""
-    from ._tiers import SkillSet
-
-    return SkillSet(trust_project=trust_project, user_folder=home / USER_SKILLS, project_folder=root / PROJECT_SKILLS)
