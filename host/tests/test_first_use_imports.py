@@ -229,3 +229,21 @@ def test_a_users_context_file_loads_the_reader_and_reaches_the_prompt(tmp_path):
     seen = _feature_on("context_files", str(tmp_path))
     assert "Answer in French." in seen["prompt"]
     assert {"agentkit.host._context_files", "agentkit.host._escape"} <= set(seen["ran"])
+
+
+#: The tool batch: what runs, authorizes, validates and answers a response's tool calls.
+BATCH = ("agentkit.host._batch", "agentkit.host._batch_inputs", "agentkit.host._thread_batch",
+         "agentkit.host._approvals", "agentkit.host._arguments", "agentkit.host._tool_results",
+         "agentkit.host._tool_retries", "agentkit.host._steps")
+
+
+def test_a_run_whose_model_calls_no_tool_loads_no_tool_batch(tmp_path):
+    seen = _first_use([], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and seen["results"] == []
+    assert _loaded(seen["ran"], BATCH) == set()
+
+
+def test_the_first_tool_call_loads_the_batch_and_is_answered(tmp_path):
+    seen = _first_use([{"n": 1}, {"n": 2}], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and len(seen["results"]) == 2
+    assert set(BATCH) <= set(seen["ran"])

@@ -53,7 +53,6 @@ from ._run_slot import RunSlot
 from ._run_state import RunAccount, RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
-from ._steps import RunSteps
 from ._stopping.interrupt import home_loop, run_interruptibly
 from ._stopping.run_stop import RunStop
 from ._system_prompt import assemble_system_prompt
@@ -64,6 +63,7 @@ from .sessions._artifacts import ArtifactStore
 
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
     from ._budget import Budget
+    from ._steps import RunSteps
     from ._structured import StructuredOutput
     from .sessions._session import Session
     from .skills import SkillSet

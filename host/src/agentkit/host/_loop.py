@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import (
     AgentEnd,
@@ -47,8 +47,6 @@ from agentkit.plugin_api import (
     TurnStart,
 )
 
-from ._batch import ToolBatch
-from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
 from ._guard import Abandoned, TimedOut, guarded_call, wait_out
 from ._hooks import streamed_piece
@@ -68,9 +66,11 @@ from ._run_state import RetryBudget
 from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
-from ._tool_retries import ToolRetries
 from ._turn_ends import end_failed, end_stopped
 from .runtime import ModelUnavailable
+
+if TYPE_CHECKING:
+    from ._batch import ToolBatch
 
 __all__ = ["drive", "request", "run_turns"]
 
@@ -82,7 +82,7 @@ async def drive(run: Run, new: list[Message]) -> None:
     """Run ``run`` from ``new`` (the caller's messages) to its end; the result goes to ``run.finished``."""
     state, stop = run.state, run.stop
     run.emit, run.append = _emitter(run), _appender(run)
-    session = SessionInfo(run.session_id, run.model.key, run.root)
+    run.session_info = session = SessionInfo(run.session_id, run.model.key, run.root)
     cancelled = failed = False
     timer = None
     try:
@@ -110,8 +110,8 @@ async def drive(run: Run, new: list[Message]) -> None:
 
 
 async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
-    """The run's log, its audit trail, ``session_start``, the caller's messages, and its tool batch; whether
-    the run goes on (an input guardrail may have blocked the caller's messages)."""
+    """The run's log, its audit trail, ``session_start`` and the caller's messages; whether the run goes on
+    (an input guardrail may have blocked the caller's messages)."""
     hooks, config = run.hooks, run.config
     run.log = log = None
     if run.session is not None:
@@ -138,7 +138,6 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
 
         for answer in interrupted_results(run.history):
             run.append(answer)
-    run.batch = _batch(run, session)
     run.output_checked = output_checked(run)
     if run.output_checked or run.structured is not None:  # the retries of an answer something checks
         run.output_budget = RetryBudget(config.output_retries)
@@ -153,8 +152,22 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
     return blocked is None
 
 
+def _tool_batch(run: Run) -> ToolBatch:
+    """The run's tool batch, made at its first use and reused by every turn after: a run whose model calls
+    no tool (an agent's first request included) never loads the batch."""
+    if run.batch is None:
+        assert run.session_info is not None  # set by drive before anything runs
+        run.batch = _batch(run, run.session_info)
+    return run.batch
+
+
 def _batch(run: Run, session: SessionInfo) -> ToolBatch:
     """The run's tool batch, reused by every turn."""
+    # Here, not at the top (once a run, at its first tool call): see _tool_batch.
+    from ._batch import ToolBatch
+    from ._batch_inputs import BatchServices, CallPolicy
+    from ._tool_retries import ToolRetries
+
     config, toolset, audit, stop = run.config, run.toolset, run.audit, run.stop
     return ToolBatch(
         tools=toolset.tools,
@@ -200,7 +213,9 @@ async def _finish(run: Run, session: SessionInfo, failed: bool) -> bool:
 
     # Every call gets its one result first, before anything else can fail or be cancelled.
     try:
-        answer_pending(state, run.batch, run.append, run.emit)
+        # Calls whose batch was never made (the run failed right after their response) are answered too.
+        calls = any(isinstance(message, AssistantMessage) and message.tool_calls for message in state.added)
+        answer_pending(state, _tool_batch(run) if calls else run.batch, run.append, run.emit)
     except Exception as exc:  # never seen; the end of the run must still be reported
         hooks.report(f"answering the pending tool calls failed: {type(exc).__name__}: {exc}")
     # A delegation the batch gave up on is still winding down: its child ends before this run does.
@@ -271,8 +286,7 @@ def _appender(run: Run) -> Callable[[Message], None]:
 
 async def run_turns(run: Run) -> None:
     """The turns of one run; the outcome is left in ``run.state``."""
-    state, stop, queues, append, emit, batch = run.state, run.stop, run.queues, run.append, run.emit, run.batch
-    assert batch is not None  # made by drive before the first turn
+    state, stop, queues, append, emit = run.state, run.stop, run.queues, run.append, run.emit
     while True:
         steering = None if stop.requested else queues.take_steering()
         if steering is not None:  # at the head of a turn: after the results, before the request
@@ -296,7 +310,7 @@ async def run_turns(run: Run) -> None:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             end_failed(run, message)
             return
-        if run.structured is not None and (ends := await settle_structured(run, message, batch)) is not None:
+        if run.structured is not None and (ends := await settle_structured(run, message, _tool_batch(run))) is not None:
             if ends:  # a structured run's final answer, or output to retry
                 return
             continue
@@ -305,7 +319,7 @@ async def run_turns(run: Run) -> None:
             if await _answered(run, message):
                 return
             continue
-        if await _ran_tools(run, batch, message, calls):
+        if await _ran_tools(run, _tool_batch(run), message, calls):
             return
 
 

@@ -32,7 +32,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentkit.plugin_api import Event, Message, ModelInfo, SubagentEvent, ToolSpec
+from agentkit.plugin_api import Event, Message, ModelInfo, SessionInfo, SubagentEvent, ToolSpec
 from agentkit.plugin_api._dataclass import dataclass
 
 from ._run_state import RetryBudget, RunAccount, RunState
@@ -147,6 +147,9 @@ class Run:
     emit: Callable[[Event], None] = field(default=lambda event: None)
     append: Callable[[Message], None] = field(default=lambda message: None)
     log: RunLog | None = None
+    #: What handlers and hooks are told of the run's session; set when the run starts.
+    session_info: SessionInfo | None = None
+    #: The run's tool batch, made at its first tool call (a run whose model calls no tool never needs one).
     batch: ToolBatch | None = None
     #: The plugins that asked to observe this run.
     observers: list[tuple[str, Callable[[Event], object]]] = field(default_factory=list)
