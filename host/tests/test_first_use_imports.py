@@ -231,10 +231,11 @@ def test_a_users_context_file_loads_the_reader_and_reaches_the_prompt(tmp_path):
     assert {"agentkit.host._context_files", "agentkit.host._escape"} <= set(seen["ran"])
 
 
-#: The tool batch: what runs, authorizes, validates and answers a response's tool calls.
+#: The tool batch: what runs, authorizes, validates and answers a response's tool calls, and the guard
+#: its handlers (and the plugins' hooks, and the stop policies after it) are called under.
 BATCH = ("agentkit.host._batch", "agentkit.host._batch_inputs", "agentkit.host._thread_batch",
          "agentkit.host._approvals", "agentkit.host._arguments", "agentkit.host._tool_results",
-         "agentkit.host._tool_retries", "agentkit.host._steps")
+         "agentkit.host._tool_retries", "agentkit.host._steps", "agentkit.host._guard")
 
 
 def test_a_run_whose_model_calls_no_tool_loads_no_tool_batch(tmp_path):

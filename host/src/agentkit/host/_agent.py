@@ -41,7 +41,6 @@ from ._agent_parts import (
 )
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, has_artifacts
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult
-from ._guard import wait_out
 from ._hooks import HookRunner
 from ._loop import drive
 from ._plugins import PluginHost, check_host_trust
@@ -53,6 +52,7 @@ from ._run_slot import RunSlot
 from ._run_state import RunAccount, RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
+from ._stopping.ending import wait_out
 from ._stopping.interrupt import home_loop, run_interruptibly
 from ._stopping.run_stop import RunStop
 from ._system_prompt import assemble_system_prompt

@@ -48,7 +48,6 @@ from agentkit.plugin_api import (
 )
 
 from ._config import RunResult
-from ._guard import Abandoned, TimedOut, guarded_call, wait_out
 from ._hooks import streamed_piece
 from ._images import admit
 from ._request import build_request
@@ -63,7 +62,7 @@ from ._run_features import (
     settle_structured,
 )
 from ._run_state import RetryBudget
-from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending
+from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending, wait_out
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
 from ._turn_ends import end_failed, end_stopped
@@ -383,6 +382,9 @@ async def _ran_tools(run: Run, batch: ToolBatch, message: AssistantMessage, call
 async def check_policy(run: Run, context: StopContext) -> Any:
     """The policy that fired, ``None``, or ``POLICY_FAILED`` (reported) when it raised or hung."""
     assert run.policy is not None
+    # Here, not at the top: a policy is consulted after a batch of tool calls, which loaded the guard already.
+    from ._guard import Abandoned, TimedOut, guarded_call
+
     hook_timeout = run.config.timeouts.hook
     try:
         return await guarded_call(run.policy.fired, context, timeout=hook_timeout, stop=run.stop,
@@ -400,6 +402,8 @@ async def call_hook(run: Run, hook: str, *, abandon_on_stop: bool = True, **kwar
     """An observing hook, off the loop, within ``hook_timeout``; once the run was stopped, within its budget."""
     if not run.host.hook_callers(hook):
         return
+    from ._guard import Abandoned, TimedOut, guarded_call  # here: a hook some plugin implements
+
     stop, hooks = run.stop, run.hooks
     timeout = run.config.timeouts.hook
     end = stop.budget_end()
