@@ -128,11 +128,13 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
 #: What a run whose tool results all fit, with no image, file or stream, never needs: the artifact store
 #: (made with the first result over ``max_tool_result_chars``), the spool (a tool that spools imports it),
 #: the results kit and the workspace helpers under it; the admission of images, documents and recordings
-#: (a message that carries one loads it); the SSE and NDJSON decoders (a response in JSON needs neither).
+#: (a message that carries one loads it); the SSE and NDJSON decoders (a response in JSON needs neither); the
+#: run's own events (a run nobody listens to builds none).
 NOT_IN_A_PLAIN_RUN = (
     "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
     "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
     "agentkit.host._images", "agentkit.host._media", "agentkit.host.wire.sse", "agentkit.host.wire.ndjson",
+    "agentkit.plugin_api._run_events",
 )
 
 
@@ -244,3 +246,128 @@ def test_a_provider_plugin_loads_no_run_event():
     loaded = set(json.loads(out.stdout))
     assert "agentkit.plugin_api._events" in loaded
     assert _loaded(sorted(loaded), ("agentkit.plugin_api._run_events", "agentkit.plugin_api.results")) == set()
+
+
+#: What a plain run only asks about, each feature loaded where it is first needed: the audit trail (with
+#: the session entries' encoder), compaction, guardrails and output validators, context files (with the
+#: escaping of prompt text), the skill tiers, their block and their wiring to the tools, the answers to
+#: a killed process's calls, and the budget.
+FEATURES_NOT_AT_FIRST_USE = (
+    "agentkit.host._audit", "agentkit.host.sessions._entries", "agentkit.host._compaction",
+    "agentkit.host._guardrails", "agentkit.host._refusals", "agentkit.host._context_files", "agentkit.host._escape",
+    "agentkit.host.skills._tiers", "agentkit.host.skills._block", "agentkit.host._skill_wiring",
+    "agentkit.host.sessions._interrupted", "agentkit.host._budget",
+)
+
+
+def test_a_plain_run_loads_no_features_module(tmp_path):
+    seen = _first_use([{"n": 1}], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and len(seen["results"]) == 1
+    assert _loaded(seen["ran"], FEATURES_NOT_AT_FIRST_USE) == set()
+
+
+#: One feature turned on, in a fresh interpreter: what the run shows of it, and what it loaded. ``argv[1]``
+#: names the feature; the model calls ``count`` once, then answers ``done`` (twice for a refused answer).
+FEATURE_ON = """
+import json, pathlib, sys
+from agentkit.host import Agent, AgentConfig, Budget, Compaction, Connection, Limits, PluginHost, Trust, allow_all
+from agentkit.plugin_api import Retry, Tool, hookimpl
+from agentkit.testing import Script, Turn, text, tool_call
+from agentkit_provider_faux import FauxProvider
+
+def count(n: int) -> int:
+    '''Return n.'''
+    return n
+
+class Plugins:
+    @hookimpl
+    def agentkit_register_tools(self, register):
+        register(Tool.from_function(count))
+
+    @hookimpl
+    def agentkit_register_providers(self, register):
+        register(FauxProvider())
+
+FEATURE = sys.argv[1]
+records, checked = [], []
+
+def validator(output):
+    checked.append(output)
+    if len(checked) == 1:
+        raise Retry("say it again")
+
+options = {
+    "audit": dict(audit=records.append),
+    "compaction": dict(compaction=Compaction.turn_window(1)),
+    "validators": dict(output_validators=[validator]),
+    "budget": dict(limits=Limits(budget=Budget(turns=1))),
+}.get(FEATURE, {})
+if FEATURE == "context_files":
+    (pathlib.Path(sys.argv[2]) / ".agentkit").mkdir()
+    (pathlib.Path(sys.argv[2]) / ".agentkit" / "AGENTS.md").write_text("Answer in French.")
+script = Script([Turn([tool_call("count", {"n": 1})]), Turn([text("done")]), Turn([text("done again")])])
+host = PluginHost()
+host.register(Plugins(), name="plugins")
+agent = Agent(AgentConfig(model="faux/scripted", tools=["count"], trust=Trust(before_tool_call=allow_all),
+                          connection=Connection(transport=script), **options), host=host)
+result = agent.run_sync("go")
+print(json.dumps({"outcome": result.outcome.value, "stopped_by": result.stopped_by, "text": result.text,
+                  "records": [record.kind for record in records], "checked": checked,
+                  "prompt": agent.system_prompt(), "ran": sorted(sys.modules)}))
+"""
+
+
+def _feature_on(feature: str, home: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", FEATURE_ON, feature, home], capture_output=True, text=True,
+                         timeout=300, stdin=subprocess.DEVNULL, env={**os.environ, "HOME": home})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_audit_sink_loads_the_trail_and_gets_every_record(tmp_path):
+    seen = _feature_on("audit", str(tmp_path))
+    assert seen["records"] == ["session_start", "tool_call", "session_end"]
+    assert {"agentkit.host._audit", "agentkit.host.sessions._entries"} <= set(seen["ran"])
+
+
+def test_a_compaction_strategy_loads_compaction_and_the_run_completes(tmp_path):
+    seen = _feature_on("compaction", str(tmp_path))
+    assert seen["outcome"] == "completed" and seen["text"] == "done"
+    assert "agentkit.host._compaction" in seen["ran"]
+
+
+def test_an_output_validator_loads_the_checks_and_its_refusal_is_answered_again(tmp_path):
+    seen = _feature_on("validators", str(tmp_path))
+    assert seen["checked"] == ["done", "done again"] and seen["text"] == "done again"
+    assert {"agentkit.host._guardrails", "agentkit.host._refusals"} <= set(seen["ran"])
+
+
+def test_a_budget_loads_the_budget_and_stops_the_run(tmp_path):
+    seen = _feature_on("budget", str(tmp_path))
+    assert (seen["outcome"], seen["stopped_by"]) == ("stop_policy", "budget")
+    assert "agentkit.host._budget" in seen["ran"]
+
+
+def test_a_users_context_file_loads_the_reader_and_reaches_the_prompt(tmp_path):
+    seen = _feature_on("context_files", str(tmp_path))
+    assert "Answer in French." in seen["prompt"]
+    assert {"agentkit.host._context_files", "agentkit.host._escape"} <= set(seen["ran"])
+
+
+#: The tool batch: what runs, authorizes, validates and answers a response's tool calls, and the guard
+#: its handlers (and the plugins' hooks, and the stop policies after it) are called under.
+BATCH = ("agentkit.host._batch", "agentkit.host._batch_inputs", "agentkit.host._thread_batch",
+         "agentkit.host._approvals", "agentkit.host._arguments", "agentkit.host._tool_results",
+         "agentkit.host._tool_retries", "agentkit.host._steps", "agentkit.host._guard")
+
+
+def test_a_run_whose_model_calls_no_tool_loads_no_tool_batch(tmp_path):
+    seen = _first_use([], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and seen["results"] == []
+    assert _loaded(seen["ran"], BATCH) == set()
+
+
+def test_the_first_tool_call_loads_the_batch_and_is_answered(tmp_path):
+    seen = _first_use([{"n": 1}, {"n": 2}], plugins="given", home=str(tmp_path))
+    assert seen["outcome"] == "completed" and len(seen["results"]) == 2
+    assert set(BATCH) <= set(seen["ran"])

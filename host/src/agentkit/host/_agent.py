@@ -28,14 +28,18 @@ from agentkit.plugin_api import (
     ToolSpec,
 )
 
-from ._agent_parts import agent_models, provider_runtime, stop_policy, structured_output
+from ._agent_parts import (
+    agent_compactor,
+    agent_models,
+    check_agent,
+    context_files,
+    provider_runtime,
+    run_audit,
+    run_structured,
+    stop_policy,
+)
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, discard_artifacts, has_artifacts
-from ._audit import RunAudit, check_sink
-from ._budget import Budget, RunAccount
-from ._compaction import Compactor, SummaryModel, compact_now
-from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult, check_config
-from ._context_files import load_context_files, render_context_file
-from ._guard import wait_out
+from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult
 from ._hooks import HookRunner
 from ._loop import drive
 from ._plugins import PluginHost, check_host_trust
@@ -44,10 +48,10 @@ from ._queues import MessageQueues
 from ._repair import TranscriptRepair
 from ._run import Run, Subscribers
 from ._run_slot import RunSlot
-from ._run_state import RunState
+from ._run_state import RunAccount, RunState
 from ._settings import ModelSettings, check_settings
 from ._stats import AgentStats
-from ._steps import RunSteps
+from ._stopping.ending import wait_out
 from ._stopping.interrupt import home_loop, run_interruptibly
 from ._stopping.run_stop import RunStop
 from ._system_prompt import assemble_system_prompt
@@ -58,8 +62,11 @@ from .errors import AgentBusy, NothingToContinue
 if TYPE_CHECKING:  # annotations only: an agent without a session loads no store, loader or tree
     from agentkit.plugin_api import Event
 
+    from ._budget import Budget
+    from ._steps import RunSteps
     from ._structured import StructuredOutput
     from .sessions._session import Session
+    from .skills import SkillSet
 
 __all__ = ["Agent", "AgentStats", "Prompt"]
 
@@ -101,13 +108,9 @@ class Agent(Generic[AgentOutputT]):
                  session: Session | None = None, output_type: Mapping[str, Any]) -> None: ...
     def __init__(self, config: AgentConfig, host: PluginHost | None = None, *,
                  session: Session | None = None, output_type: OutputTypeArg = None) -> None:
-        check_config(config)
-        if output_type is not None:  # a type no run can end with fails here, not at the first run
-            structured_output(output_type)
+        check_agent(config, output_type)
         #: The output type of every run not given its own (``run(..., output_type=...)``), or ``None``.
         self.output_type = output_type
-        if config.audit is not None:
-            check_sink(config.audit)
         self.config = config
         self.root = Path(config.root).expanduser().resolve()
         #: The project at ``root``: trusted when ``trust_project`` asks and its folders are the user's own.
@@ -119,13 +122,8 @@ class Agent(Generic[AgentOutputT]):
         self.stats = AgentStats()
         #: The agent's tools: specs, deferral, validators, skill activation (see :mod:`._toolset`).
         self.toolset = agent_toolset(self.host, config, self.root, self.project.trusted, self.stats)
-        #: The skills this agent has (plugins, the user's folder, the trusted project's),
-        #: and in ``skills.problems`` what was refused or skipped, one line each.
-        self.skills = self.toolset.skills
         #: The context files (``AGENTS.md`` and kin) the system prompt carries, in order.
-        self.context_files = load_context_files(self.root, trust_project=self.project.trusted,
-                                                problems=self.skills.problems)
-        self._context_text = [render_context_file(item) for item in self.context_files]  # fixed for the session
+        self.context_files, self._context_text = context_files(self.root, self.project.trusted, self.toolset)
         self.toolset.require_authorization()
         self.toolset.warn_about_skills()
         #: The session each run is written to, if any.
@@ -144,12 +142,9 @@ class Agent(Generic[AgentOutputT]):
         # Kept across turns so that each turn repairs and estimates only new messages.
         self.transcript_repair = TranscriptRepair(self.model, self.provider)
         self.prompt_estimator = PromptEstimator()
-        #: What of the history each request carries (``AgentConfig.compaction``); the history itself stays whole.
-        self.compactor = Compactor(config.compaction)
-        if resume is not None and resume.first_kept is not None:  # a compaction is permanent once applied
-            self.compactor.restore(self.history, resume.first_kept, resume.summary)
-        self._summary_model = SummaryModel(self.model, self.provider, self.runtime, self.session_id,
-                                           config.connection.provider_options)
+        #: What of the history each request carries (``AgentConfig.compaction``); ``None``: all of it, nothing to cut.
+        self.compactor = agent_compactor(config, (self.model, self.provider, self.runtime, self.session_id),
+                                         self.history, resume)
         self._policy = stop_policy(config)
         self._slot = RunSlot()
         self._busy = self._slot.busy  # the slot's lock: taken by a run, and by compact() between runs
@@ -181,6 +176,11 @@ class Agent(Generic[AgentOutputT]):
     @tools.setter
     def tools(self, tools: dict[str, Tool]) -> None:
         self.toolset.tools = tools
+
+    @property
+    def skills(self) -> SkillSet:
+        """The skills this agent has (plugins, user, trusted project); ``skills.problems``: what was refused."""
+        return self.toolset.skills
 
     @property
     def active_skills(self) -> list[str]:
@@ -305,8 +305,12 @@ class Agent(Generic[AgentOutputT]):
         if not self._busy.acquire(blocking=False):
             raise AgentBusy("this agent is running; compact it once the run has ended")
         try:
-            return await compact_now(self.history, self.compactor, self.session, self._prompt_parts,
-                                     self._summary_model)
+            from ._compaction import compact_now  # here: the one use
+
+            self.compactor = compactor = self.compactor or agent_compactor(
+                self.config, (self.model, self.provider, self.runtime, self.session_id), self.history, asked=True)
+            assert compactor is not None
+            return await compact_now(self.history, compactor, self.session, self._prompt_parts)
         finally:
             self._busy.release()
 
@@ -454,13 +458,7 @@ class Agent(Generic[AgentOutputT]):
 
     def _structured(self, output_type: Any, overrides: dict[str, Any]) -> StructuredOutput | None:
         """The run's structured output (its own ``output_type``, else the agent's), checked before it starts."""
-        if output_type is None:
-            output_type = self.output_type
-        if output_type is None:
-            return None
-        structured = structured_output(output_type)
-        structured.check_settings({"tool_choice": self.config.settings.get("tool_choice"), **overrides}, set(self.toolset.tools), self.model)
-        return structured
+        return run_structured(output_type, self.output_type, self.config, overrides, self.toolset.tools, self.model)
 
     @contextlib.asynccontextmanager
     async def _claim(self, overrides: dict[str, Any],
@@ -484,11 +482,11 @@ class Agent(Generic[AgentOutputT]):
             config=self.config, model=self.model, provider=self.provider, runtime=self.runtime, host=self.host,
             toolset=self.toolset, history=self.history, session=self.session, session_id=self.session_id,
             root=self.root, context_text=self._context_text, compactor=self.compactor,
-            summary_model=self._summary_model, artifacts=self.artifacts, transcript_repair=self.transcript_repair,
+            artifacts=self.artifacts, transcript_repair=self.transcript_repair,
             prompt_estimator=self.prompt_estimator, queues=self._queues, stats=self.stats,
             subscribers=self._subscribers, policy=self._policy, spawn=Agent, finished=self._record, stop=stop,
             hooks=hooks, state=state, account=RunAccount(state, self.config.limits.budget),
-            audit=RunAudit(self.config.audit, self.session_id, run_id, self.model.key, hooks.report),
+            audit=run_audit(self.config, self.session_id, run_id, self.model.key, hooks.report),
             overrides=self._overrides, structured=self.structured, put=put, run_id=run_id, steps=steps, fallbacks=self.fallbacks,
         )
 

@@ -222,7 +222,7 @@ class RunAudit:
         loop, thread = asyncio.get_running_loop(), threading.get_ident()
 
         def audit(kind: str, /, **fields: Any) -> None:
-            details = _plugin_fields(kind, fields)
+            details = plugin_fields(kind, fields)
             if threading.get_ident() == thread:
                 self._plugin_record(plugin, kind, tool_name, call_id, details)
                 return
@@ -233,6 +233,14 @@ class RunAudit:
                              plugin, kind, tool_name)
 
         return audit
+
+    def calls(self, plugin_of: Callable[[str], str]) -> Callable[[str, str], Callable[..., None]]:
+        """The run's ``audit_for(tool name, call id)``: :meth:`for_call` with the tool's plugin. Whether
+        anyone keeps the trail is settled before the first turn: for a trail nobody keeps, every call gets
+        the same no-op without asking again."""
+        if not self.kept:
+            return lambda name, call_id: _unkept
+        return lambda name, call_id: self.for_call(plugin_of(name), name, call_id)
 
     def _plugin_record(self, plugin: str, kind: str, tool_name: str, call_id: str, details: dict[str, Any]) -> None:
         if self.ended:  # an abandoned handler's late word: the trail of that run is closed
@@ -276,21 +284,12 @@ class RunAudit:
             self._report(f"the audit sink raised {type(exc).__name__}: {exc}; the {kind} record was not kept")
 
 
-def call_audits(audit: RunAudit, plugin_of: Callable[[str], str]) -> Callable[[str, str], Callable[..., None]]:
-    """A run's ``audit_for(tool name, call id)``: :meth:`RunAudit.for_call` with the tool's plugin. Whether
-    anyone keeps the trail is settled before the first turn: for a trail nobody keeps, every call gets
-    the same no-op without asking again."""
-    if not audit.kept:
-        return lambda name, call_id: _unkept
-    return lambda name, call_id: audit.for_call(plugin_of(name), name, call_id)
-
-
 def _unkept(kind: str, /, **fields: Any) -> None:
     """``ToolContext.audit`` of a run whose trail nobody keeps: misuse still raises, as it would elsewhere."""
-    _plugin_fields(kind, fields)
+    plugin_fields(kind, fields)
 
 
-def _plugin_fields(kind: object, fields: dict[str, Any]) -> dict[str, Any]:
+def plugin_fields(kind: object, fields: dict[str, Any]) -> dict[str, Any]:
     """``fields`` checked as a plugin's record may carry them; misuse raises ``ValueError`` in the plugin."""
     if not isinstance(kind, str) or not _PLUGIN_NAME.fullmatch(kind):
         raise ValueError(f"ToolContext.audit kind {kind!r}: give a lowercase identifier such as 'call'")

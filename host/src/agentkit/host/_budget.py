@@ -3,8 +3,9 @@
 A :class:`Budget` caps turns, tokens (``Usage.total``) and cost (US dollars).
 ``AgentConfig.budget`` is a run's own; a delegation takes an explicit slice of
 what its parent's run has left (see :mod:`._subagents`). The account of one
-run, :class:`RunAccount`, counts the run's own turns and usage and those of
-its finished delegations, and the slices reserved by delegations still
+run (:class:`~._run_state.RunAccount`, beside the state it reads, so that a run
+without a budget loads none of this) counts the run's own turns and usage and
+those of its finished delegations, and the slices reserved by delegations still
 running: a slice is reserved when a child starts, so concurrent delegations of
 one batch can never together take more than their parent had left.
 """
@@ -12,15 +13,12 @@ one batch can never together take more than their parent had left.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from agentkit.plugin_api import Usage
 from agentkit.plugin_api._dataclass import dataclass
 
-if TYPE_CHECKING:
-    from ._run_state import RunState
-
-__all__ = ["Budget", "RunAccount"]
+__all__ = ["UNLIMITED", "Budget", "minus"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +67,7 @@ class Budget:
         return self.exhausted_by(0, Usage())
 
 
+#: No limit in any dimension: what a run without a budget has left.
 UNLIMITED = Budget()
 _Number = TypeVar("_Number", int, float)
 
@@ -81,46 +80,5 @@ def _least(a: _Number | None, b: _Number | None) -> _Number | None:
     return min(a, b)
 
 
-def _minus(limit: int | float | None, spent: int | float) -> int | float | None:
+def minus(limit: int | float | None, spent: int | float) -> int | float | None:
     return None if limit is None else max(0, limit - spent)
-
-
-class RunAccount:
-    """One run's spending: its own turns and usage (in its ``RunState``), its delegations', its reservations."""
-
-    def __init__(self, state: RunState, budget: Budget | None) -> None:
-        self.state = state
-        # Only the run's budget is shared out: max_turns counts the run's own turns, and stays its own.
-        self.limit = budget or UNLIMITED
-        self.delegated_turns = 0
-        self._reserved: list[Budget] = []
-
-    @property
-    def spent_turns(self) -> int:
-        return self.state.turn + self.delegated_turns
-
-    def exhausted(self) -> bool:
-        """Whether the run has spent its budget (its delegations' spending included)."""
-        return self.limit.exhausted_by(self.spent_turns, self.state.usage)
-
-    def remaining(self) -> Budget:
-        """What is left: the limit, less what was spent and what running delegations reserved."""
-        turns = self.spent_turns + sum(item.turns or 0 for item in self._reserved)
-        tokens = self.state.usage.total + sum(item.tokens or 0 for item in self._reserved)
-        spent = self.state.usage.cost
-        # An unknown cost leaves nothing of a cost limit that can be vouched for.
-        cost = spent + sum(item.cost or 0 for item in self._reserved) if spent is not None else math.inf
-        return Budget(_minus(self.limit.turns, turns), _minus(self.limit.tokens, tokens),  # type: ignore[arg-type]
-                      _minus(self.limit.cost, cost))
-
-    def reserve(self, wanted: Budget) -> Budget:
-        """Take ``wanted`` (or what is left, if less) for a delegation; :meth:`settle` gives it back."""
-        grant = wanted.within(self.remaining())
-        self._reserved.append(grant)
-        return grant
-
-    def settle(self, grant: Budget, turns: int, usage: Usage) -> None:
-        """A delegation ended: release its reservation and charge what it spent to this run."""
-        self._reserved.remove(grant)
-        self.delegated_turns += turns
-        self.state.usage = self.state.usage + usage

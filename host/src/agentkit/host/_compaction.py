@@ -106,10 +106,14 @@ class CompactionLog(Protocol):
 
 
 class Compactor:
-    """One agent's compaction state: the checkpoint applied to its history before each request."""
+    """One agent's compaction state: the checkpoint applied to its history before each request.
 
-    def __init__(self, config: Compaction) -> None:
+    :param model: the model that writes a summary (the agent's own).
+    """
+
+    def __init__(self, config: Compaction, model: SummaryModel) -> None:
         self.config = config
+        self.model = model
         self._history: list[Message] | None = None
         self._start = 0  # the index of the first kept message in _history
         self._summary: str | None = None
@@ -123,12 +127,11 @@ class Compactor:
                 self._adopt(history, index, summary)
                 return
 
-    async def view(self, history: list[Message], prompt: PromptParts, model: SummaryModel,
+    async def view(self, history: list[Message], prompt: PromptParts,
                    abort: asyncio.Event) -> tuple[list[Message], Checkpoint | None]:
         """The messages the next request carries, and the new checkpoint if one was made for it.
 
         :param prompt: the request's system prompt and tool specs, which count against a token window.
-        :param model: the model that writes a summary (the agent's own).
         """
         if self.config.strategy == "none":
             # None is made here; one made on demand (Agent.compact) or resumed from the session still holds.
@@ -142,7 +145,7 @@ class Compactor:
             return self._view(history), None
         summary, usage = self._summary, Usage()
         if self.config.strategy == "summarize":
-            summary, usage = await _summarize(model, history[self._start:cut], self._summary, self.config, abort)
+            summary, usage = await _summarize(self.model, history[self._start:cut], self._summary, self.config, abort)
             if summary is None:  # the summary failed: the turn window instead, the previous summary kept
                 summary = self._summary
                 cut = max(cut, _turn_window_cut(history, self._start, self.config.max_turns))
@@ -176,15 +179,15 @@ class Compactor:
 
 
 async def compact_now(history: list[Message], compactor: Compactor, session: CompactionLog | None,
-                      prompt: PromptParts, model: SummaryModel) -> str | None:
+                      prompt: PromptParts) -> str | None:
     """Cut ``history`` now: what :meth:`Agent.compact <agentkit.host.Agent.compact>` does."""
     import asyncio
 
     if sum(isinstance(message, UserMessage) for message in history) < 2:
         return None  # a single prompt and its answer: nothing before them to summarize
     # The whole history is summarized afresh (an earlier summary's ground included): one cut, from the start.
-    forced = Compactor(Compaction.summarize(1, keep_tokens=1, max_turns=1))
-    _, checkpoint = await forced.view(history, prompt, model, asyncio.Event())
+    forced = Compactor(Compaction.summarize(1, keep_tokens=1, max_turns=1), compactor.model)
+    _, checkpoint = await forced.view(history, prompt, asyncio.Event())
     if checkpoint is None:
         return None
     if session is not None:

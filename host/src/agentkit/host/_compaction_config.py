@@ -1,8 +1,8 @@
 """What a configuration says of compaction (:class:`Compaction`); the machinery is in :mod:`._compaction`.
 
 Apart so that building a configuration, as serving tools does, loads no
-estimate of tokens and no message codec: an agent's run loads ``_compaction``
-with the loop, once.
+estimate of tokens and no message codec, and an agent loads ``_compaction``
+only when there is something to cut (a strategy, a cut resumed or asked for).
 """
 
 from __future__ import annotations

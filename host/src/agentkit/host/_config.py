@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Unpack
 
 from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUseBlock, Usage
 from agentkit.plugin_api._dataclass import dataclass
+from agentkit.plugin_api._lazy import DeferredModule
 
-from ._audit import AuditRecord, AuditSink
 from ._compaction_config import NO_COMPACTION, Compaction
-from ._config_flat import FlatFields, FlatReads, apply_flat
+from ._config_flat import FlatReads, apply_flat
 from ._config_groups import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
@@ -28,6 +28,16 @@ from ._config_groups import (
 from ._settings import ModelSettings, check_settings
 from ._stopping.policies import StopContext, StopPolicy
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from . import _audit
+    from . import _config_flat_fields as _flat
+else:
+    # Imported on first use (typing.get_type_hints(AgentConfig) resolving ``audit``): the trail's records
+    # and sinks load with an agent that keeps one, never with a plain configuration; the flat keywords'
+    # types, with typing.get_type_hints(AgentConfig.__init__).
+    _audit = DeferredModule("agentkit.host._audit")
+    _flat = DeferredModule("agentkit.host._config_flat_fields")
 
 if TYPE_CHECKING:
     # A default for the type parameter (PEP 696; ``typing`` has it from Python 3.13) is read by type
@@ -172,7 +182,7 @@ class AgentConfig(FlatReads):
     connection: Connection
     stop_policy: StopPolicy | Callable[[StopContext], bool] | None
     compaction: Compaction
-    audit: AuditSink | Callable[[AuditRecord], object] | None
+    audit: _audit.AuditSink | Callable[[_audit.AuditRecord], object] | None
     session_id: str | None
     output_retries: int
     output_validators: Sequence[OutputValidator]
@@ -194,11 +204,11 @@ class AgentConfig(FlatReads):
         connection: Connection = _CONNECTION,
         stop_policy: StopPolicy | Callable[[StopContext], bool] | None = None,
         compaction: Compaction = NO_COMPACTION,
-        audit: AuditSink | Callable[[AuditRecord], object] | None = None,
+        audit: _audit.AuditSink | Callable[[_audit.AuditRecord], object] | None = None,
         session_id: str | None = None,
         output_retries: int = 1,
         output_validators: Sequence[OutputValidator] = (),
-        **flat: Unpack[FlatFields],
+        **flat: Unpack[_flat.FlatFields],
     ) -> None:
         self.model = model
         self.root = root

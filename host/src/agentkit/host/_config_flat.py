@@ -4,7 +4,8 @@
 and warns with a :class:`DeprecationWarning` naming the new place; reading
 ``config.max_turns`` still answers, silently, from the group (the timeline is in
 ``docs/decisions/0035-agent-config-in-groups.md``). :data:`MOVED` is the one list
-of what moved where: the keywords, the reads and the tests all follow it.
+of what moved where: the keywords, the reads and the tests all follow it. The
+keywords' types are in :mod:`._config_flat_fields`, for type checkers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import dataclasses
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import httpx
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from .runtime.limits import ResponseLimits
     from .runtime.retry import RetryPolicy
 
-__all__ = ["MOVED", "FlatFields", "FlatReads", "apply_flat"]
+__all__ = ["MOVED", "FlatReads", "apply_flat"]
 
 #: Each flat field of 0.1: the group attribute of ``AgentConfig`` that holds it now, and its name there.
 MOVED: dict[str, tuple[str, str]] = {
@@ -61,35 +62,6 @@ GROUP_CLASS = {"limits": "Limits", "timeouts": "Timeouts", "trust": "Trust", "co
 
 #: What a model setting the config does not set reads as (what 0.1's field defaults were).
 _UNSET_SETTING: dict[str, Any] = {"stop_sequences": ()}
-
-
-class FlatFields(TypedDict, total=False):
-    """The flat keywords of 0.1, typed as they were (deprecated: see :data:`MOVED`)."""
-
-    max_turns: int | None
-    budget: Budget | None
-    max_tool_result_chars: int | None
-    response_limits: ResponseLimits | None
-    request_timeout: float | None
-    connect_timeout: float
-    read_timeout: float
-    tool_timeout: float | None
-    hook_timeout: float | None
-    run_timeout: float | None
-    trust_project: bool
-    before_tool_call: BeforeToolCall | None
-    transport: httpx.AsyncBaseTransport | None
-    retry: RetryPolicy | None
-    credential_store: CredentialStore | None
-    provider_options: Mapping[str, Any]
-    image_fetcher: Callable[[str], bytes] | None
-    max_tokens: int | None
-    temperature: float | None
-    tool_choice: str | None
-    top_p: float | None
-    top_k: int | None
-    stop_sequences: Sequence[str]
-    seed: int | None
 
 
 def deprecation(name: str) -> str:

@@ -18,7 +18,6 @@ from agentkit.plugin_api import Block, Defer, ToolUseBlock
 from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api._lazy import DeferredModule
 
-from ._budget import Budget
 from .errors import ConfigError
 from .runtime.credentials import CredentialStore
 from .runtime.limits import (
@@ -31,7 +30,12 @@ from .runtime.retry import RetryPolicy
 
 if TYPE_CHECKING:
     import httpx
+
+    from . import _budget
 else:
+    # Imported on first use (the check of a given budget, typing.get_type_hints(Limits)): a run without
+    # a budget never loads it.
+    _budget = DeferredModule("agentkit.host._budget")
     # Imported on first use (the check of a given transport, typing.get_type_hints(Connection)): a tool
     # server (agentkit mcp serve) makes no model request and so never loads httpx.
     httpx = DeferredModule("httpx")
@@ -85,13 +89,14 @@ class Limits:
     """
 
     max_turns: int | None = 50
-    budget: Budget | None = None
+    budget: _budget.Budget | None = None
     max_tool_result_chars: int | None = DEFAULT_MAX_TOOL_RESULT_CHARS
     response: ResponseLimits | None = None
 
     def __post_init__(self) -> None:
         _positive_or_none(self, "max_tool_result_chars")
-        _instance_or_none(self, "budget", Budget, "a Budget")
+        if self.budget is not None:
+            _instance_or_none(self, "budget", _budget.Budget, "a Budget")
         _instance_or_none(self, "response", ResponseLimits, "a ResponseLimits")
 
 

@@ -28,16 +28,15 @@ from agentkit.plugin_api import Project, ToolError
 from agentkit.plugin_api._dataclass import dataclass
 
 from ._escape import escape
-from .skills import user_home
+from ._system_prompt import CONTEXT_FILES, USER_FOLDER
+from .skills._folders import user_home
 
 __all__ = ["CANDIDATES", "MAX_CONTEXT_FILE_BYTES", "ContextFile", "load_context_files", "render_context_file"]
 
 #: The names tried in each folder, first match wins.
-CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "CLAUDE.md")
+CANDIDATES = CONTEXT_FILES
 #: The most of one file the model is shown.
 MAX_CONTEXT_FILE_BYTES = 32 * 1024
-#: The user's folder under HOME.
-USER_FOLDER = ".agentkit"
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,26 +92,6 @@ async def guarded_call(
     return value
 
 
-async def wait_out(future: asyncio.Future[Any], on_cancel: Callable[[], None] | None = None) -> bool:
-    """Wait for ``future`` to finish whatever cancellations arrive meanwhile; whether any did.
-
-    The run's bookkeeping must finish before its caller sees a cancellation;
-    ``on_cancel`` (called on each one) may hurry it along. The future's own
-    failure is retrieved, not raised: it reports its failures itself.
-    """
-    cancelled = False
-    while not future.done():
-        try:
-            await asyncio.wait({future})
-        except asyncio.CancelledError:
-            cancelled = True
-            if on_cancel is not None:
-                on_cancel()
-    if not future.cancelled():
-        future.exception()
-    return cancelled
-
-
 class _DaemonWorkers:
     """Daemon threads reused from call to call: starting a thread per call costs milliseconds.
 

@@ -48,27 +48,21 @@ from ._run_state import RetryBudget
 if TYPE_CHECKING:
     from ._run import Run
 
-__all__ = ["STOPPED", "check_answer", "input_blocked", "note_retry", "output_checked", "record_retry", "report_retry",
-           "settle_answer"]
+__all__ = ["STOPPED", "check_answer", "input_blocked", "note_retry", "record_retry", "report_retry", "settle_answer"]
 
 #: What a check the run's stop interrupted answers: not an acceptance (an unchecked message or
 #: answer is never let through), and no refusal of anyone's either: the stop ends the run, with its own outcome.
 STOPPED = Refusal("the run was stopped before the check answered", "stop", Outcome.ABORTED, terminate=True)
-
-def output_checked(run: Run) -> bool:
-    """Whether anything checks this run's final answer (validators or a plugin's output guardrail)."""
-    return bool(run.config.output_validators) or bool(run.host.hook_callers(OUTPUT_GUARDRAIL))
-
 
 async def input_blocked(run: Run, message: Message, source: str) -> PromptBlocked | None:
     """The event to emit when a guardrail refused ``message`` (``prompt``, ``steering``, ``follow_up``);
     then the run ends with outcome ``guardrail``, the refusal in its session log."""
     if not run.host.hook_callers(INPUT_GUARDRAIL):
         return None
-    assert run.batch is not None  # made before the first message is checked
+    assert run.session_info is not None  # set before the first message is checked
     text = "\n".join(block.text for block in getattr(message, "content", ()) if isinstance(block, TextBlock))
     refusal = await _guardrail(run, INPUT_GUARDRAIL, message=message, text=text, source=source,
-                               session=run.batch.session)
+                               session=run.session_info)
     if refusal is None:
         return None
     if refusal is STOPPED:  # kept out of the history all the same: it was never checked
@@ -104,10 +98,10 @@ async def check_answer(run: Run, text: str, output: Any) -> Refusal | None:
         except Exception as exc:
             raise ValidatorFailed(f"output validator {name} raised {type(exc).__name__}: {exc}") from exc
     if run.host.hook_callers(OUTPUT_GUARDRAIL):
-        assert run.batch is not None
+        assert run.session_info is not None
         structured = run.structured is not None
         return await _guardrail(run, OUTPUT_GUARDRAIL, text=text, output=output if structured else None,
-                                session=run.batch.session)
+                                session=run.session_info)
     return None
 
 

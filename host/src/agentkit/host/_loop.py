@@ -42,37 +42,30 @@ from agentkit.plugin_api import (
     ToolUseBlock,
 )
 
-from ._audit import call_audits, server_descriptions
-from ._batch import ToolBatch
-from ._batch_inputs import BatchServices, CallPolicy
 from ._config import RunResult
-from ._guard import Abandoned, TimedOut, guarded_call, wait_out
-from ._guardrails import (
-    STOPPED,
-    check_answer,
-    input_blocked,
-    output_checked,
-    record_retry,
-    report_retry,
-    settle_answer,
-)
 from ._hooks import streamed_piece
 from ._request import build_request
 from ._route import Route
 from ._run import Run, enter_run, heard, hearing
+from ._run_features import (
+    input_blocked,
+    no_trail,
+    output_checked,
+    record_retry,
+    settle_answer,
+    settle_structured,
+)
 from ._run_state import RetryBudget
-from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending
+from ._stopping.ending import POLICY_FAILED, SESSION_END_FLOOR, answer_pending, wait_out
 from ._stopping.policies import StopContext
 from ._stopping.run_stop import STOP_BUDGET
-from ._tool_retries import ToolRetries
 from ._turn_ends import end_failed, end_stopped
 from .runtime import ModelUnavailable
-from .sessions._interrupted import interrupted_results
 
-if TYPE_CHECKING:  # a structured run's settling is loaded with its output type (Agent._structured)
+if TYPE_CHECKING:
     from agentkit.plugin_api import Event
 
-    from ._structured import Settled
+    from ._batch import ToolBatch
 
 __all__ = ["drive", "request", "run_turns"]
 
@@ -84,7 +77,7 @@ async def drive(run: Run, new: list[Message]) -> None:
     """Run ``run`` from ``new`` (the caller's messages) to its end; the result goes to ``run.finished``."""
     state, stop = run.state, run.stop
     run.emit, run.append = _emitter(run), _appender(run)
-    session = SessionInfo(run.session_id, run.model.key, run.root)
+    run.session_info = session = SessionInfo(run.session_id, run.model.key, run.root)
     cancelled = failed = False
     timer = None
     try:
@@ -112,8 +105,8 @@ async def drive(run: Run, new: list[Message]) -> None:
 
 
 async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
-    """The run's log, its audit trail, ``session_start``, the caller's messages, and its tool batch; whether
-    the run goes on (an input guardrail may have blocked the caller's messages)."""
+    """The run's log, its audit trail, ``session_start`` and the caller's messages; whether the run goes on
+    (an input guardrail may have blocked the caller's messages)."""
     hooks, config = run.hooks, run.config
     run.log = log = None
     if run.session is not None:
@@ -125,17 +118,24 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
     if run.steps is not None:  # before anything is written or emitted: the steps may wrap both
         run.steps.begin(run)
         log = run.log
-    if config.audit is not None:  # the trail is kept in the session too once it is asked for
+    if run.audit is not None:  # a trail asked for (AgentConfig.audit) is kept in the session too
+        # Here, not at the top (once a run): the trail's records and sinks are for a run that keeps one.
+        from ._audit import server_descriptions
+
         run.audit.log = log
-    servers = server_descriptions(hooks.mcp_servers(sorted(run.toolset.tools)), hooks.report) if run.audit.kept else ()
-    run.audit.start(run.toolset.skills.entries, servers)
+        run.audit.start(run.toolset.skills.entries,
+                        server_descriptions(hooks.mcp_servers(sorted(run.toolset.tools)), hooks.report))
     await call_hook(run, "agentkit_session_start", session=session)
     run.observers.extend(hooks.run_observers(session))
     if log is not None:  # a killed process may have left calls unanswered: answer them first, in the log
+        # Here, not at the top (once a run): only a session's log can hold a turn a killed process left.
+        from .sessions._interrupted import interrupted_results
+
         for answer in interrupted_results(run.history):
             run.append(answer)
-    run.batch = _batch(run, session)
-    run.output_budget, run.output_checked = RetryBudget(config.output_retries), output_checked(run)
+    run.output_checked = output_checked(run)
+    if run.output_checked or run.structured is not None:  # the retries of an answer something checks
+        run.output_budget = RetryBudget(config.output_retries)
     blocked = None
     for message in new:  # none joins the history unless every one passed the guardrails
         blocked = blocked or await input_blocked(run, message, "prompt")
@@ -148,8 +148,22 @@ async def _begin(run: Run, new: list[Message], session: SessionInfo) -> bool:
     return blocked is None
 
 
+def _tool_batch(run: Run) -> ToolBatch:
+    """The run's tool batch, made at its first use and reused by every turn after: a run whose model calls
+    no tool (an agent's first request included) never loads the batch."""
+    if run.batch is None:
+        assert run.session_info is not None  # set by drive before anything runs
+        run.batch = _batch(run, run.session_info)
+    return run.batch
+
+
 def _batch(run: Run, session: SessionInfo) -> ToolBatch:
     """The run's tool batch, reused by every turn."""
+    # Here, not at the top (once a run, at its first tool call): see _tool_batch.
+    from ._batch import ToolBatch
+    from ._batch_inputs import BatchServices, CallPolicy
+    from ._tool_retries import ToolRetries
+
     config, toolset, audit, stop = run.config, run.toolset, run.audit, run.stop
     return ToolBatch(
         tools=toolset.tools,
@@ -174,7 +188,7 @@ def _batch(run: Run, session: SessionInfo) -> ToolBatch:
             admit_images=functools.partial(_admit_tool_images, run),
             add_tools=toolset.add,
             artifacts=run.artifacts,
-            audit_for=call_audits(audit, toolset.plugin_of),
+            audit_for=no_trail if audit is None else audit.calls(toolset.plugin_of),
             retries=ToolRetries(lambda: run.state.turn, functools.partial(record_retry, run)),
         ),
     )
@@ -197,7 +211,9 @@ async def _finish(run: Run, session: SessionInfo, failed: bool) -> bool:
 
     # Every call gets its one result first, before anything else can fail or be cancelled.
     try:
-        answer_pending(state, run.batch, run.append, run.emit)
+        # Calls whose batch was never made (the run failed right after their response) are answered too.
+        calls = any(isinstance(message, AssistantMessage) and message.tool_calls for message in state.added)
+        answer_pending(state, _tool_batch(run) if calls else run.batch, run.append, run.emit)
     except Exception as exc:  # never seen; the end of the run must still be reported
         hooks.report(f"answering the pending tool calls failed: {type(exc).__name__}: {exc}")
     # A delegation the batch gave up on is still winding down: its child ends before this run does.
@@ -209,7 +225,7 @@ async def _finish(run: Run, session: SessionInfo, failed: bool) -> bool:
                                     error_message=state.error))
     if run.log is not None:
         run.log.end(state)
-    if run.audit.started:
+    if run.audit is not None and run.audit.started:
         run.audit.end(state.outcome.value, state.error, state.skills)
     # Its own task, waited for through further cancellations: the hook is
     # bounded by its deadline and the stop budget, and reports the end
@@ -254,10 +270,12 @@ def _appender(run: Run) -> Callable[[Message], None]:
     def append(message: Message) -> None:
         history.append(message)
         added.append(message)
-        log, batch = run.log, run.batch
+        log = run.log
         if log is not None:
             log.record(message)
-        audit.observe(message, batch.decisions if batch is not None else {})
+        if audit is not None:
+            batch = run.batch
+            audit.observe(message, batch.decisions if batch is not None else {})
 
     return append
 
@@ -267,8 +285,7 @@ def _appender(run: Run) -> Callable[[Message], None]:
 
 async def run_turns(run: Run) -> None:
     """The turns of one run; the outcome is left in ``run.state``."""
-    state, stop, queues, append, emit, batch = run.state, run.stop, run.queues, run.append, run.emit, run.batch
-    assert batch is not None  # made by drive before the first turn
+    state, stop, queues, append, emit = run.state, run.stop, run.queues, run.append, run.emit
     while True:
         steering = None if stop.requested else queues.take_steering()
         if steering is not None:  # at the head of a turn: after the results, before the request
@@ -292,10 +309,8 @@ async def run_turns(run: Run) -> None:
         if message.stop_reason in (StopReason.ERROR, StopReason.ABORTED):
             end_failed(run, message)
             return
-        settled = None if run.structured is None else await run.structured.settle(
-            message, batch, run.output_budget, functools.partial(check_answer, run) if run.output_checked else None)
-        if settled is not None:  # a structured run's final answer, or output to retry
-            if _settle_output(run, message, settled):
+        if run.structured is not None and (ends := await settle_structured(run, message, _tool_batch(run))) is not None:
+            if ends:  # a structured run's final answer, or output to retry
                 return
             continue
         calls = message.tool_calls
@@ -303,24 +318,8 @@ async def run_turns(run: Run) -> None:
             if await _answered(run, message):
                 return
             continue
-        if await _ran_tools(run, batch, message, calls):
+        if await _ran_tools(run, _tool_batch(run), message, calls):
             return
-
-
-def _settle_output(run: Run, message: AssistantMessage, settled: Settled) -> bool:
-    """Record what a structured run's response meant; whether the run ends here."""
-    for result in settled.results:
-        run.append(result)
-    run.emit(plugin_api.TurnEnd(run.state.turn, message, settled.results))
-    if settled.refusal is STOPPED:  # stopped while the output was checked: it was not accepted
-        end_stopped(run)
-        return True
-    if settled.refusal is not None:
-        assert run.output_budget is not None
-        report_retry(run, settled.refusal, run.output_budget, settled.retried)
-    if settled.retry is not None:
-        run.append(settled.retry)
-    return settled.ends(run.state)
 
 
 async def _answered(run: Run, message: AssistantMessage) -> bool:
@@ -383,6 +382,9 @@ async def _ran_tools(run: Run, batch: ToolBatch, message: AssistantMessage, call
 async def check_policy(run: Run, context: StopContext) -> Any:
     """The policy that fired, ``None``, or ``POLICY_FAILED`` (reported) when it raised or hung."""
     assert run.policy is not None
+    # Here, not at the top: a policy is consulted after a batch of tool calls, which loaded the guard already.
+    from ._guard import Abandoned, TimedOut, guarded_call
+
     hook_timeout = run.config.timeouts.hook
     try:
         return await guarded_call(run.policy.fired, context, timeout=hook_timeout, stop=run.stop,
@@ -400,6 +402,8 @@ async def call_hook(run: Run, hook: str, *, abandon_on_stop: bool = True, **kwar
     """An observing hook, off the loop, within ``hook_timeout``; once the run was stopped, within its budget."""
     if not run.host.hook_callers(hook):
         return
+    from ._guard import Abandoned, TimedOut, guarded_call  # here: a hook some plugin implements
+
     stop, hooks = run.stop, run.hooks
     timeout = run.config.timeouts.hook
     end = stop.budget_end()
@@ -428,12 +432,15 @@ async def request(run: Run) -> AssistantMessage:
     # The wire gets a compacted, repaired view of the history (failed turns
     # and their results left out, foreign thinking and ids adapted, every
     # call answered) and limits that fit the model; the history stays as it happened.
-    state = run.state
-    view, checkpoint = await run.compactor.view(run.history, run.prompt_parts, run.summary_model, run.stop.event)
-    if checkpoint is not None:
-        state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
-        if run.log is not None:
-            run.log.compacted(checkpoint.first_kept, checkpoint.summary)
+    state, compactor = run.state, run.compactor
+    if compactor is None:  # nothing to cut: the whole history
+        view = run.history
+    else:
+        view, checkpoint = await compactor.view(run.history, run.prompt_parts, run.stop.event)
+        if checkpoint is not None:
+            state.usage = state.usage + checkpoint.usage  # a summary is the run's spending too
+            if run.log is not None:
+                run.log.compacted(checkpoint.first_kept, checkpoint.summary)
     if run.fallbacks:
         return await _request_with_fallbacks(run, view)
     return await _stream(run, run.provider, build_request(run, view, first=state.turn == 1))

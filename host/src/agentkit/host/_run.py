@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 # The run's events, as plugin_api.SubagentEvent: they load with the first one built.
 from agentkit import plugin_api
-from agentkit.plugin_api import Message, ModelInfo, ToolSpec
+from agentkit.plugin_api import Message, ModelInfo, SessionInfo, ToolSpec
 from agentkit.plugin_api._dataclass import dataclass
 
-from ._run_state import RetryBudget, RunState
+from ._run_state import RetryBudget, RunAccount, RunState
 from ._stopping.ending import SESSION_END_FLOOR
 from ._stopping.run_stop import STOP_BUDGET
 from ._system_prompt import assemble_system_prompt
@@ -48,8 +48,7 @@ if TYPE_CHECKING:
     from ._artifact_results import ArtifactKeeper
     from ._audit import RunAudit
     from ._batch import ToolBatch
-    from ._budget import RunAccount
-    from ._compaction import Compactor, SummaryModel
+    from ._compaction import Compactor
     from ._config import AgentConfig, RunResult
     from ._hooks import HookRunner
     from ._plugins import PluginHost
@@ -119,9 +118,8 @@ class Run:
     root: Path
     #: The context files' text, fixed for the session (the system prompt carries it).
     context_text: list[str]
-    compactor: Compactor
-    #: The model a compaction summary is asked of (the agent's own).
-    summary_model: SummaryModel
+    #: What of the history a request carries; ``None``: all of it (no strategy, no cut resumed or asked for).
+    compactor: Compactor | None
     #: Keeps the tool results too long to inline (the session's artifacts).
     artifacts: ArtifactKeeper
     transcript_repair: TranscriptRepair
@@ -139,7 +137,8 @@ class Run:
     stop: RunStop
     hooks: HookRunner
     account: RunAccount
-    audit: RunAudit
+    #: The run's audit trail; ``None`` when nobody keeps one (no ``AgentConfig.audit``).
+    audit: RunAudit | None
     state: RunState = field(default_factory=RunState)
     #: This run's model settings (``Agent.run``'s ``settings``) and structured output.
     overrides: dict[str, Any] = field(default_factory=dict)
@@ -150,6 +149,9 @@ class Run:
     emit: Callable[[Event], None] = field(default=lambda event: None)
     append: Callable[[Message], None] = field(default=lambda message: None)
     log: RunLog | None = None
+    #: What handlers and hooks are told of the run's session; set when the run starts.
+    session_info: SessionInfo | None = None
+    #: The run's tool batch, made at its first tool call (a run whose model calls no tool never needs one).
     batch: ToolBatch | None = None
     #: The plugins that asked to observe this run.
     observers: list[tuple[str, Callable[[Event], object]]] = field(default_factory=list)

@@ -1,14 +1,17 @@
-"""What a run has done so far, and how it ends: the part of a run that changes as it goes."""
+"""What a run has done so far, and how it ends: the part of a run that changes as it goes, and its spending."""
 
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Message, Outcome, Usage
 from agentkit.plugin_api._dataclass import dataclass
 
-__all__ = ["RetryBudget", "RunState"]
+if TYPE_CHECKING:
+    from ._budget import Budget
+
+__all__ = ["RetryBudget", "RunAccount", "RunState"]
 
 
 @dataclass
@@ -36,3 +39,48 @@ class RetryBudget:
         """Count one refusal; whether the model may try again."""
         self.refusals += 1
         return self.refusals <= self.limit
+
+
+class RunAccount:
+    """One run's spending: its own turns and usage (in its ``RunState``), its delegations', its reservations."""
+
+    def __init__(self, state: RunState, budget: Budget | None) -> None:
+        self.state = state
+        # Only the run's budget is shared out: max_turns counts the run's own turns, and stays its own.
+        self.limit = budget  # None: no limit
+        self.delegated_turns = 0
+        self._reserved: list[Budget] = []
+
+    @property
+    def spent_turns(self) -> int:
+        return self.state.turn + self.delegated_turns
+
+    def exhausted(self) -> bool:
+        """Whether the run has spent its budget (its delegations' spending included)."""
+        return self.limit is not None and self.limit.exhausted_by(self.spent_turns, self.state.usage)
+
+    def remaining(self) -> Budget:
+        """What is left: the limit, less what was spent and what running delegations reserved."""
+        # Here, not at the top (once a delegation): a run without a budget that delegates nothing needs none of it.
+        from ._budget import UNLIMITED, Budget, minus
+
+        limit = self.limit or UNLIMITED
+        turns = self.spent_turns + sum(item.turns or 0 for item in self._reserved)
+        tokens = self.state.usage.total + sum(item.tokens or 0 for item in self._reserved)
+        spent = self.state.usage.cost
+        # An unknown cost leaves nothing of a cost limit that can be vouched for.
+        cost = spent + sum(item.cost or 0 for item in self._reserved) if spent is not None else float("inf")
+        return Budget(minus(limit.turns, turns), minus(limit.tokens, tokens),  # type: ignore[arg-type]
+                      minus(limit.cost, cost))
+
+    def reserve(self, wanted: Budget) -> Budget:
+        """Take ``wanted`` (or what is left, if less) for a delegation; :meth:`settle` gives it back."""
+        grant = wanted.within(self.remaining())
+        self._reserved.append(grant)
+        return grant
+
+    def settle(self, grant: Budget, turns: int, usage: Usage) -> None:
+        """A delegation ended: release its reservation and charge what it spent to this run."""
+        self._reserved.remove(grant)
+        self.delegated_turns += turns
+        self.state.usage = self.state.usage + usage

@@ -14,8 +14,14 @@ survives a tool added mid-session (its guidelines go last).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
-__all__ = ["assemble_system_prompt"]
+__all__ = ["CONTEXT_FILES", "USER_FOLDER", "assemble_system_prompt", "may_have_context_files"]
+
+#: The context files tried in each folder, first match wins (read by :mod:`._context_files`).
+CONTEXT_FILES = ("AGENTS.override.md", "AGENTS.md", "CLAUDE.md")
+#: The user's folder under HOME.
+USER_FOLDER = ".agentkit"
 
 
 def assemble_system_prompt(
@@ -24,3 +30,13 @@ def assemble_system_prompt(
     """The parts joined in the documented order, or ``None`` when every part is empty."""
     parts = [base or "", *context, skills_block or "", *guidelines]
     return "\n\n".join(part for part in parts if part) or None
+
+
+def may_have_context_files(home: Path | None, trust_project: bool) -> bool:
+    """Whether an agent may have context files: its project is trusted, or the user has one of their own.
+
+    Asked before :mod:`._context_files` is loaded, so an agent without any loads none of it.
+    """
+    if trust_project:
+        return True
+    return home is not None and any((home / USER_FOLDER / name).is_file() for name in CONTEXT_FILES)

@@ -19,6 +19,7 @@ guidelines, and the batch for tools, validators and the plugin behind a tool.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,9 +28,8 @@ from typing import TYPE_CHECKING, Any
 from agentkit.plugin_api import Tool, ToolSpec
 
 from ._registry import RegistrationError, check_tool
-from ._skill_wiring import check_skill_tools, skills_read, tools_to_add
 from .errors import ConfigError
-from .skills import load_skills, read_tool, render_skills_block
+from .skills._folders import PROJECT_SKILLS, USER_SKILLS, may_have_skills, user_home
 
 if TYPE_CHECKING:
     from ._arguments import ArgumentValidator
@@ -64,10 +64,28 @@ def select_tools(installed: Mapping[str, Tool], config: AgentConfig) -> dict[str
 def agent_toolset(host: PluginHost, config: AgentConfig, root: Path, trusted: bool, stats: AgentStats) -> Toolset:
     """The toolset an agent starts with: its tools (:func:`select_tools`) and skills, checked together."""
     tools = select_tools(host.tools, config)
-    skills = load_skills(host, root, trust_project=trusted)
-    check_skill_tools(skills, tools, host.tools, config.trust.before_tool_call)
+    home = user_home()
+    skills: SkillSet | Callable[[], SkillSet]
+    if may_have_skills(host, root, home):
+        # Here, not at the top: the tiers, the checks and the wiring are for an agent that may have a skill.
+        from ._skill_wiring import check_skill_tools
+        from .skills import load_skills
+
+        skills = load_skills(host, root, trust_project=trusted)
+        check_skill_tools(skills, tools, host.tools, config.trust.before_tool_call)
+    else:
+        assert home is not None  # an unresolved HOME is a problem to report: may_have_skills says yes
+        skills = functools.partial(_no_skills, root, home, trusted)
     return Toolset(tools, installed=host.tools, plugin_of=host.plugin_of, skills=skills, root=root,
                    authorized=config.trust.before_tool_call is not None, stats=stats)
+
+
+def _no_skills(root: Path, home: Path, trust_project: bool) -> SkillSet:
+    """What :func:`.skills.load_skills` finds where :func:`.skills._folders.may_have_skills` said no: no skill,
+    no problem; made when someone asks for the skills of an agent that has none."""
+    from .skills import SkillSet
+
+    return SkillSet(trust_project=trust_project, user_folder=home / USER_SKILLS, project_folder=root / PROJECT_SKILLS)
 
 
 class Toolset:
@@ -76,7 +94,8 @@ class Toolset:
     :param tools: the enabled tools by name; changed in place as tools are added.
     :param installed: the plugin host's tools, to find a skill's tools and the plugin behind a tool.
     :param plugin_of: the host's ``plugin_of(kind, name)``.
-    :param skills: the skills the agent has.
+    :param skills: the skills the agent has; or, for an agent that has none (nothing to load), the
+        function that makes their empty set when someone asks (:attr:`skills`).
     :param root: the workspace, where a skill's instructions are read from.
     :param authorized: whether the embedder set ``before_tool_call`` (tools that run commands need it).
     :param stats: the agent's counters: a tool first seen after ``stats.requests > 0`` is deferred.
@@ -84,11 +103,13 @@ class Toolset:
 
     def __init__(self, tools: dict[str, Tool], *, installed: Mapping[str, Tool],
                  plugin_of: Callable[[str, str], str | None],
-                 skills: SkillSet, root: Path, authorized: bool, stats: AgentStats) -> None:
+                 skills: SkillSet | Callable[[], SkillSet], root: Path, authorized: bool, stats: AgentStats) -> None:
         self.tools = tools
         self.installed = installed
         self._plugin_of = plugin_of
-        self.skills = skills
+        # None while nobody asked for the skills of an agent that has none: every use below asks this first.
+        self._skills: SkillSet | None = None if callable(skills) else skills
+        self._no_skills: Callable[[], SkillSet] | None = skills if callable(skills) else None
         self.root = root
         self.authorized = authorized
         self.stats = stats
@@ -97,6 +118,14 @@ class Toolset:
         #: Each tool's argument validator, compiled once for the session (see :mod:`._batch`).
         self.validators: dict[str, tuple[Tool, ArgumentValidator]] = {}
         self._specs: dict[str, ToolSpec] = {}
+
+    @property
+    def skills(self) -> SkillSet:
+        """The skills the agent has (plugins, the user's folder, the trusted project's), and what was refused."""
+        if self._skills is None:
+            assert self._no_skills is not None
+            self._skills = self._no_skills()
+        return self._skills
 
     # -- what the wire gets ----------------------------------------------------------
 
@@ -128,9 +157,12 @@ class Toolset:
 
     def skills_block(self) -> str | None:
         """The ``<available_skills>`` block the model is shown, or ``None`` (no skill, or nothing to read one with)."""
-        shown = self.skills.invocable()
+        shown = self._skills.invocable() if self._skills is not None else None
         if not shown:  # most agents: no tool to look for
             return None
+        # Here (once a request): the block is for an agent that has a skill.
+        from .skills import read_tool, render_skills_block
+
         reader = read_tool(self.tools)
         return None if reader is None else render_skills_block(shown, reader)
 
@@ -157,13 +189,19 @@ class Toolset:
             raise ConfigError(f"no skill named {name!r} (known: {known}); see 'agentkit skills list'")
         if name in self.active_skills:
             return
+        from ._skill_wiring import tools_to_add  # here: an agent that has the skill
+
         self.add(*tools_to_add(self.skills.entries[name], self.tools, self.installed))
         self.active_skills.append(name)
 
     def activate_read_skills(self, calls: Sequence[Any], results: Sequence[Any]) -> list[str]:
         """Activate the skills whose instructions a successful call of a batch read; returns those newly active."""
+        if self._skills is None or not self._skills.entries:  # every turn of an agent without skills
+            return []
+        from ._skill_wiring import skills_read  # here (once a turn): an agent that has a skill
+
         activated = []
-        for name in skills_read(calls, results, self.skills, self.root):
+        for name in skills_read(calls, results, self._skills, self.root):
             if name not in self.active_skills:
                 self.activate_skill(name)
                 activated.append(name)
@@ -174,7 +212,7 @@ class Toolset:
     def options(self, configured: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
         """Per-tool options handed to handlers: ``configured``, plus the skill folders ``read_file`` may read."""
         options = {name: dict(values) for name, values in configured.items()}
-        folders = sorted({str(entry.folder) for entry in self.skills.invocable()})
+        folders = sorted({str(entry.folder) for entry in self._skills.invocable()}) if self._skills is not None else ()
         if folders and "read_file" in self.tools:
             read = options.setdefault("read_file", {})
             read["readable_paths"] = [*read.get("readable_paths", ()), *folders]
@@ -201,10 +239,14 @@ class Toolset:
 
     def warn_about_skills(self) -> None:
         """Log (and keep in ``skills.problems``) what keeps the skills from working."""
-        if self.skills.invocable() and read_tool(self.tools) is None:
-            self.skills.problems.append(
+        if self._skills is None:  # no skill, no problem
+            return
+        from .skills import read_tool  # here: an agent that may have a skill
+
+        if self._skills.invocable() and read_tool(self.tools) is None:
+            self._skills.problems.append(
                 "the agent has skills but no tool to read them with (read_file, or a shell tool); "
                 "the skills are left out of the system prompt: enable read_file"
             )
-        for problem in self.skills.problems:
+        for problem in self._skills.problems:
             _log.warning("%s", problem)

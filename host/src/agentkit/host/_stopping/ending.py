@@ -2,13 +2,15 @@
 
 Whatever ended the run, :func:`answer_pending` gives every tool call of a
 usable response exactly one result (the one the batch had settled, or an
-error saying why there is none) before anything else of the run's end runs.
+error saying why there is none) before anything else of the run's end runs;
+:func:`wait_out` lets that bookkeeping finish whatever cancellations arrive.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentkit import plugin_api
 from agentkit.plugin_api import (
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from .._batch import ToolBatch
     from .._run_state import RunState
 
-__all__ = ["POLICY_FAILED", "SESSION_END_FLOOR", "aborted_message", "answer_pending"]
+__all__ = ["POLICY_FAILED", "SESSION_END_FLOOR", "aborted_message", "answer_pending", "wait_out"]
 
 #: Seconds the session-end hooks get even when the run's stop budget is spent.
 SESSION_END_FLOOR = 0.2
@@ -71,3 +73,23 @@ def aborted_message(model: ModelInfo) -> AssistantMessage:
         [], StopReason.ABORTED, provider=model.vendor, api=model.api, model=model.id,
         error_message="aborted by the caller",
     )
+
+
+async def wait_out(future: asyncio.Future[Any], on_cancel: Callable[[], None] | None = None) -> bool:
+    """Wait for ``future`` to finish whatever cancellations arrive meanwhile; whether any did.
+
+    The run's bookkeeping must finish before its caller sees a cancellation;
+    ``on_cancel`` (called on each one) may hurry it along. The future's own
+    failure is retrieved, not raised: it reports its failures itself.
+    """
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.wait({future})
+        except asyncio.CancelledError:
+            cancelled = True
+            if on_cancel is not None:
+                on_cancel()
+    if not future.cancelled():
+        future.exception()
+    return cancelled

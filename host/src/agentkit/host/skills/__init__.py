@@ -2,8 +2,9 @@
 
 Modules: ``_frontmatter`` (the ``SKILL.md`` header), ``_manifest`` (both
 folder formats), ``_check`` (the checks every skill passes), ``_tiers``
-(discovery and precedence, behind the project trust gate), ``_block`` (what
-the model sees).
+(discovery and precedence, behind the project trust gate), ``_folders``
+(where they are looked for, and whether an agent may have any), ``_block``
+(what the model sees).
 """
 
 from __future__ import annotations
@@ -20,20 +21,13 @@ if TYPE_CHECKING:
     # isort: off
     from ._block import READ_TOOLS as READ_TOOLS, read_tool as read_tool, render_skills_block as render_skills_block
     from ._check import SKILL_NAME as SKILL_NAME, check_skill as check_skill
+    from ._folders import PROJECT_SKILLS as PROJECT_SKILLS, USER_SKILLS as USER_SKILLS, user_home as user_home
     from ._manifest import (
         MANIFESTS as MANIFESTS,
         SkillRejected as SkillRejected,
         read_skill_folder as read_skill_folder,
     )
-    from ._tiers import (
-        PROJECT_SKILLS as PROJECT_SKILLS,
-        TIERS as TIERS,
-        USER_SKILLS as USER_SKILLS,
-        SkillEntry as SkillEntry,
-        SkillSet as SkillSet,
-        load_skills as load_skills,
-        user_home as user_home,
-    )
+    from ._tiers import TIERS as TIERS, SkillEntry as SkillEntry, SkillSet as SkillSet, load_skills as load_skills
     # isort: on
 
 #: Each public name with the module that defines it: the one list __all__ is made from.
@@ -46,13 +40,13 @@ _EXPORTS = {
     "MANIFESTS": "._manifest",
     "SkillRejected": "._manifest",
     "read_skill_folder": "._manifest",
-    "PROJECT_SKILLS": "._tiers",
+    "PROJECT_SKILLS": "._folders",
+    "USER_SKILLS": "._folders",
+    "user_home": "._folders",
     "TIERS": "._tiers",
-    "USER_SKILLS": "._tiers",
     "SkillEntry": "._tiers",
     "SkillSet": "._tiers",
     "load_skills": "._tiers",
-    "user_home": "._tiers",
 }
 
 __all__ = sorted(_EXPORTS)

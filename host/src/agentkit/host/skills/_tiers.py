@@ -13,7 +13,6 @@ the working directory.
 
 from __future__ import annotations
 
-import os
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,17 +20,15 @@ from typing import TYPE_CHECKING
 from agentkit.plugin_api import Project, Skill, ToolError
 from agentkit.plugin_api._dataclass import dataclass
 
+from ._folders import PROJECT_SKILLS, USER_SKILLS, user_home
+
 if TYPE_CHECKING:
     from .._plugins import PluginHost
 
-__all__ = ["PROJECT_SKILLS", "TIERS", "SkillEntry", "SkillSet", "load_skills", "user_home"]
+__all__ = ["PROJECT_SKILLS", "TIERS", "USER_SKILLS", "SkillEntry", "SkillSet", "load_skills", "user_home"]
 
 #: Tiers from lowest to highest precedence.
 TIERS = ("plugin", "project", "user")
-#: The project's skills folder, under the workspace root.
-PROJECT_SKILLS = Path(".agentkit") / "skills"
-#: The user's skills folder, under HOME.
-USER_SKILLS = Path(".agentkit") / "skills"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +64,6 @@ class SkillSet:
     def invocable(self) -> list[SkillEntry]:
         """The skills the model may choose, in name order."""
         return [entry for _, entry in sorted(self.entries.items()) if entry.skill.model_invocable]
-
-
-def user_home() -> Path | None:
-    """HOME as an absolute folder, or ``None`` when it cannot be resolved."""
-    raw = os.environ.get("HOME")
-    if raw is None:
-        try:
-            raw = os.path.expanduser("~")
-        except (KeyError, RuntimeError):  # no passwd entry
-            return None
-    if not raw or raw == "~" or not os.path.isabs(raw):
-        return None
-    return Path(raw)
 
 
 def load_skills(host: PluginHost | None, root: Path, *, trust_project: bool) -> SkillSet:
