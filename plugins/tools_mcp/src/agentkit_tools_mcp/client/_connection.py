@@ -43,6 +43,7 @@ from ._embedder import (
 )
 from ._environment import server_environment
 from ._listing import ToolListing
+from ._output_check import OutputCheck
 from ._screen import Screen, one_line, screened
 
 CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
@@ -93,8 +94,12 @@ class ServerConnection:
         #: Calls in flight that a protocol fault ended, by task: why (see :meth:`_fail_calls_in_flight`).
         self._faults: dict[asyncio.Task[Any], str] = {}
         self._last_failure: str | None = None
+        #: ``era`` and ``protocol_version`` for the audit records, once connected (made once, read every call).
+        self._era_fields: dict[str, Any] = {}
         #: Tools taken out of the server's lists (unusable schemas), one line each, until read.
         self.screen = Screen()
+        #: The output-schema check of the open connection's session (its quick passes are counted).
+        self.output_check: OutputCheck | None = None
 
     @property
     def era(self) -> str | None:
@@ -190,9 +195,13 @@ class ServerConnection:
     async def _hold(self, client: Client, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         try:
             async with client:
+                self.output_check = OutputCheck(client.session)
+                self.output_check.install()
                 self._client = client
                 self.protocol_version = client.protocol_version
                 self.server_info = client.server_info
+                self._era_fields = {} if self.protocol_version is None else {
+                    "era": self.era, "protocol_version": self.protocol_version}
                 async with asyncio.TaskGroup() as group:
                     if self.era == "modern" and _lists_change(client):
                         group.create_task(self._listen(client))
@@ -314,11 +323,13 @@ class ServerConnection:
                 "(per_session_call_limit) and they are used up"
             )
         self.calls += 1
-        try:
-            client = await self._usable_client()
-        except ServerUnavailable as exc:
-            self._audit_call(report, record, True, str(exc))
-            raise
+        client = self._client
+        if client is None or self._connecting is None or self._connecting.locked():  # not open, or reopening
+            try:
+                client = await self._usable_client()
+            except ServerUnavailable as exc:
+                self._audit_call(report, record, True, str(exc))
+                raise
         task = asyncio.current_task()
         # The server's questions during the call are attributed to it (see _asking); a try/finally rather
         # than a context manager: this is on every call.
@@ -378,15 +389,14 @@ class ServerConnection:
             await self._drop()
 
     def _audit_call(self, report: Reporter | None, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
-        fields = self._connection_fields({"server": self.config.name, **record, "is_error": is_error})
+        fields = {"server": self.config.name, **record, "is_error": is_error, **self._era_fields}
         if detail is not None:
             fields["detail"] = detail
         audit("call", fields, report)
 
     def _connection_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
         """``fields`` with the connection's era and version, when it has connected."""
-        if self.protocol_version is not None:
-            fields["era"], fields["protocol_version"] = self.era, self.protocol_version
+        fields.update(self._era_fields)
         return fields
 
     # -- the server's questions -------------------------------------------------------
