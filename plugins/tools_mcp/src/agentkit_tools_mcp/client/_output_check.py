@@ -114,18 +114,21 @@ class OutputCheck:
         self._session.validate_tool_result = self.validate_tool_result
 
     async def validate_tool_result(self, name: str, result: Any) -> None:
+        known = self._tests.get(name)
+        if known is not None and known[1] is not None and result.structured_content is not None \
+                and known[0] is self._session._tool_output_schemas.get(name) and known[1](result.structured_content):
+            self.quick_passes += 1  # the schema the SDK holds for the tool now, which it vouched for: surely valid
+            return
+        await self._check(name, result)
+
+    async def _check(self, name: str, result: Any) -> None:
         schemas: Mapping[str, Any] | None = getattr(self._session, "_tool_output_schemas", None)
         schema = None if schemas is None else schemas.get(name)
         if schema is None and schemas is not None and name in schemas:
             return  # the tool declares no output schema: the SDK checks nothing either
         if schema is not None and result.structured_content is not None:
             known = self._tests.get(name)
-            if known is not None and known[0] is schema:
-                test = known[1]
-                if test is not None and test(result.structured_content):
-                    self.quick_passes += 1
-                    return
-            else:
+            if known is None or known[0] is not schema:
                 await self._sdk_check(name, result)  # raises as the SDK does, an invalid schema included
                 # The SDK accepted a result against this very schema: it is valid JSON Schema.
                 self._tests[name] = (schema, quick_check(schema))
