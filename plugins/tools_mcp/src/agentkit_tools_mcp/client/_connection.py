@@ -493,7 +493,10 @@ class ServerConnection:
                 between_rounds.answering -= 1
                 if not between_rounds.answering:
                     between_rounds.deadline = time.monotonic() + self.config.timeout_s
-                    self._watch(between_rounds.deadline)
+                    watched = self._watched
+                    if watched is None or watched[0] is not asyncio.get_running_loop() \
+                            or watched[1] > between_rounds.deadline:  # else the watchdog looks in time
+                        self._watch(between_rounds.deadline)
         self._audit_question("input", method, data, answer is None, None)
         return answer
 
