@@ -69,6 +69,27 @@ def test_a_call_makes_no_timer_on_the_connection_s_loop(monkeypatch: pytest.Monk
     assert timers == []  # call_later goes through call_at too
 
 
+def test_a_hung_call_is_ended_by_the_watchdog_at_its_deadline_and_the_connection_reset() -> None:
+    async def test() -> tuple[float, str, int]:
+        loop = asyncio.get_running_loop()
+        connection = ServerConnection(v2_server(timeout_s=1.0))
+        try:
+            await connection.call_tool("echo", {"text": "warm"}, "calc__echo")
+            started = loop.time()
+            with pytest.raises(ServerUnavailable) as late:
+                await connection.call_tool("hang", {}, "calc__hang")  # the server never answers
+            took = loop.time() - started
+            await connection.call_tool("echo", {"text": "again"}, "calc__echo")
+        finally:
+            await connection.close()
+        return took, str(late.value), connection.reconnects
+
+    took, message, reconnects = run(test)
+    assert message == "MCP server 'calc' did not answer 'hang' within 1 s (timeout_s); the connection is reset"
+    assert reconnects == 1
+    assert took < BOUND_S / 3  # a generous bound: ended by its own deadline, not by the test's
+
+
 async def _slow_answer(request: Any) -> Any:
     await asyncio.sleep(1.5)  # longer than the call's timeout_s: a person takes their time
     return {"action": "accept", "content": {"ok": True}}
