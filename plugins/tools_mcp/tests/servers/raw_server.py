@@ -11,6 +11,8 @@ know, ``server/discover`` included, is ``-32601``), and misbehaves by MODE:
   not JSON; ``malformed`` answers a result whose ``content`` is not a list.
 - ``grow``: ``grow`` adds ``late_fine`` and ``late_bad`` (a schema that is not
   JSON Schema) to the list, and says the list changed.
+- ``outputs``: ``shaped`` declares an ``outputSchema`` (an integer ``n``, required, nothing
+  else) and answers with the structured content its argument ``give`` holds, whatever it is.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ TOOLS = {
         for name in ("wait", "garble", "malformed")
     ],
     "grow": [{"name": "grow", "description": "Adds two tools.", "inputSchema": GOOD}],
+    "outputs": [{"name": "shaped", "description": "Answers what it is given.",
+                 "inputSchema": {"type": "object", "properties": {"give": {}}},
+                 "outputSchema": {"type": "object", "title": "Shaped", "properties": {"n": {"type": "integer"}},
+                                  "required": ["n"], "additionalProperties": False}}],
 }
 LATE = [{"name": "late_fine", "description": "Answers fine.", "inputSchema": GOOD},
         {"name": "late_bad", "description": "A schema that is not JSON Schema.",
@@ -66,6 +72,10 @@ def answer(mode: str, request: dict[str, object]) -> None:
         elif name == "garble":
             sys.stdout.write("this line is not JSON-RPC\n")
             sys.stdout.flush()
+        elif name == "shaped":
+            given = request["params"].get("arguments", {}).get("give")  # type: ignore[index]
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": json.dumps(given)}],
+                                                           "structuredContent": given}})
         elif name == "malformed":
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": "not a list of blocks"}})
         # "wait": never answered

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -43,7 +44,9 @@ from ._embedder import (
 )
 from ._environment import server_environment
 from ._listing import ToolListing
+from ._output_check import OutputCheck
 from ._screen import Screen, one_line, screened
+from ._watchdog import WATCHDOG
 
 CLIENT_INFO = types.Implementation(name="agentkit", version="0.1")
 
@@ -58,6 +61,8 @@ _BROKEN_CODES = frozenset({types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT})
 #: How long a connection that is being dropped may take to end its server (the SDK escalates to a kill).
 _CLOSE_GRACE_S = 10.0
 _LIST_PAGE_CAP = 100
+#: What a call the watchdog ended was ended for (see :meth:`ServerConnection._check_deadlines`).
+_TIMED_OUT = "the deadline"
 
 
 class ServerUnavailable(Exception):
@@ -90,11 +95,18 @@ class ServerConnection:
         self.listing = ToolListing(clock)
         self._relisting: asyncio.Lock | None = None
         self._calls_in_flight: list[_AskingCall] = []
-        #: Calls in flight that a protocol fault ended, by task: why (see :meth:`_fail_calls_in_flight`).
+        #: Calls in flight that a protocol fault or their deadline ended, by task: why (see
+        #: :meth:`_fail_calls_in_flight`, :meth:`_check_deadlines`).
         self._faults: dict[asyncio.Task[Any], str] = {}
+        #: The loop the watchdog will look at the calls in flight on, and when (``None``: it will not).
+        self._watched: tuple[asyncio.AbstractEventLoop, float] | None = None
         self._last_failure: str | None = None
+        #: ``era`` and ``protocol_version`` for the audit records, once connected (made once, read every call).
+        self._era_fields: dict[str, Any] = {}
         #: Tools taken out of the server's lists (unusable schemas), one line each, until read.
         self.screen = Screen()
+        #: The output-schema check of the open connection's session (its quick passes are counted).
+        self.output_check: OutputCheck | None = None
 
     @property
     def era(self) -> str | None:
@@ -190,9 +202,13 @@ class ServerConnection:
     async def _hold(self, client: Client, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         try:
             async with client:
+                self.output_check = OutputCheck(client.session)
+                self.output_check.install()
                 self._client = client
                 self.protocol_version = client.protocol_version
                 self.server_info = client.server_info
+                self._era_fields = {} if self.protocol_version is None else {
+                    "era": self.era, "protocol_version": self.protocol_version}
                 async with asyncio.TaskGroup() as group:
                     if self.era == "modern" and _lists_change(client):
                         group.create_task(self._listen(client))
@@ -314,23 +330,27 @@ class ServerConnection:
                 "(per_session_call_limit) and they are used up"
             )
         self.calls += 1
-        try:
-            client = await self._usable_client()
-        except ServerUnavailable as exc:
-            self._audit_call(report, record, True, str(exc))
-            raise
+        client = self._client
+        if client is None or self._connecting is None or self._connecting.locked():  # not open, or reopening
+            try:
+                client = await self._usable_client()
+            except ServerUnavailable as exc:
+                self._audit_call(report, record, True, str(exc))
+                raise
         task = asyncio.current_task()
         # The server's questions during the call are attributed to it (see _asking); a try/finally rather
         # than a context manager: this is on every call.
-        asking = _AskingCall(report, tool, qualified_name, task)
+        asking = _AskingCall(report, tool, qualified_name, task, time.monotonic() + self.config.timeout_s)
         token = _asking_call.set(asking)
         self._calls_in_flight.append(asking)
+        watched = self._watched
+        if watched is None or watched[0] is not asyncio.get_running_loop():
+            self._watch(asking.deadline)
         try:
             try:
-                # The deadline is the SDK's own (per round; it stops while the embedder answers a question,
-                # and tells the server the call is cancelled): one of ours around it ran ~600 bytecodes a
-                # call (decision 0058). A call whose rounds together run long meets the tool's host deadline.
-                result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout_s)
+                # The deadline is the watchdog's (_check_deadlines), not the SDK's timer per request: no
+                # timer is made and cancelled per call, nor kept on the loop (decision 0064).
+                result = await client.call_tool(tool, arguments, read_timeout_seconds=math.inf)
             finally:
                 self._calls_in_flight.remove(asking)
                 _asking_call.reset(token)
@@ -340,17 +360,18 @@ class ServerConnection:
                 self._audit_call(report, record, True, "cancelled")
                 raise
             task.uncancel()  # the cancel was ours, to end the wait
+            if fault is _TIMED_OUT:
+                await self._fail("it did not answer in time", client)
+                self._audit_call(report, record, True, "timeout")
+                raise self._timed_out(tool) from None
             self._audit_call(report, record, True, "protocol fault")
             raise ProtocolFault(f"MCP server {self.config.name!r}: {fault}, while {tool!r} waited for its answer; "
                                 "the call is ended") from None
         except MCPError as exc:
-            if exc.code == types.REQUEST_TIMEOUT:
+            if exc.code == types.REQUEST_TIMEOUT:  # the SDK's own timer (the connection's read timeout)
                 await self._fail("it did not answer in time", client)
                 self._audit_call(report, record, True, "timeout")
-                raise ServerUnavailable(
-                    f"MCP server {self.config.name!r} did not answer {tool!r} within {self.config.timeout_s:g} s "
-                    "(timeout_s); the connection is reset"
-                ) from None
+                raise self._timed_out(tool) from None
             if exc.code in _BROKEN_CODES:
                 await self._fail(_describe(exc), client)
                 self._audit_call(report, record, True, "disconnected")
@@ -371,6 +392,37 @@ class ServerConnection:
         self._audit_call(report, record, bool(result.is_error), None)
         return result
 
+    def _timed_out(self, tool: str) -> ServerUnavailable:
+        return ServerUnavailable(f"MCP server {self.config.name!r} did not answer {tool!r} within "
+                                 f"{self.config.timeout_s:g} s (timeout_s); the connection is reset")
+
+    def _watch(self, when: float) -> None:
+        """Have the watchdog look at the calls in flight at ``when`` (monotonic seconds), on this loop."""
+        loop = asyncio.get_running_loop()
+        self._watched = (loop, when)
+        WATCHDOG.at(when, loop, self._check_deadlines)
+
+    def _check_deadlines(self) -> None:
+        """End the calls past their deadline (the server did not answer in time), as a timer each would.
+
+        On the connection's loop, when the earliest deadline the watchdog was given fell due; then
+        the watchdog is given the next one, if a call is still in flight. A call whose embedder is
+        answering the server's question is off the clock (see :meth:`_ask`).
+        """
+        self._watched = None
+        now, upcoming = time.monotonic(), math.inf
+        for call in self._calls_in_flight:
+            if call.answering:
+                continue
+            if call.deadline <= now:
+                if call.task is not None and call.task not in self._faults:
+                    self._faults[call.task] = _TIMED_OUT
+                    call.task.cancel()
+            else:
+                upcoming = min(upcoming, call.deadline)
+        if upcoming < math.inf:
+            self._watch(upcoming)
+
     async def _fail(self, reason: str, client: Client) -> None:
         """Drop the connection ``client`` belongs to; a call that failed on an older one drops nothing."""
         self._last_failure = reason
@@ -378,15 +430,14 @@ class ServerConnection:
             await self._drop()
 
     def _audit_call(self, report: Reporter | None, record: dict[str, Any], is_error: bool, detail: str | None) -> None:
-        fields = self._connection_fields({"server": self.config.name, **record, "is_error": is_error})
+        fields = {"server": self.config.name, **record, "is_error": is_error, **self._era_fields}
         if detail is not None:
             fields["detail"] = detail
         audit("call", fields, report)
 
     def _connection_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
         """``fields`` with the connection's era and version, when it has connected."""
-        if self.protocol_version is not None:
-            fields["era"], fields["protocol_version"] = self.era, self.protocol_version
+        fields.update(self._era_fields)
         return fields
 
     # -- the server's questions -------------------------------------------------------
@@ -428,7 +479,24 @@ class ServerConnection:
 
     async def _ask(self, method: str, params: Any) -> Mapping[str, Any] | None:
         data = _question(params)
-        answer = await ask(InputRequest(self.config.name, method, data))
+        # A question asked on the calling task comes between two input_required rounds: the server is not
+        # working, and the SDK's timer per round was not running, so the call is off the clock until it is
+        # answered, and the next round has its own timeout_s. A question a legacy server asks during its
+        # one round (on the session's task) leaves the round's clock running, as the SDK's timer did.
+        between_rounds = _asking_call.get()
+        if between_rounds is not None:
+            between_rounds.answering += 1
+        try:
+            answer = await ask(InputRequest(self.config.name, method, data))
+        finally:
+            if between_rounds is not None:
+                between_rounds.answering -= 1
+                if not between_rounds.answering:
+                    between_rounds.deadline = time.monotonic() + self.config.timeout_s
+                    watched = self._watched
+                    if watched is None or watched[0] is not asyncio.get_running_loop() \
+                            or watched[1] > between_rounds.deadline:  # else the watchdog looks in time
+                        self._watch(between_rounds.deadline)
         self._audit_question("input", method, data, answer is None, None)
         return answer
 
@@ -440,13 +508,15 @@ class _AskingCall:
     (an ``object.__setattr__`` per field) costs several times this one's.
     """
 
-    __slots__ = ("qualified_name", "report", "task", "tool")
+    __slots__ = ("answering", "deadline", "qualified_name", "report", "task", "tool")
 
     def __init__(self, report: Reporter | None, tool: str, qualified_name: str,
-                 task: asyncio.Task[Any] | None = None) -> None:
+                 task: asyncio.Task[Any] | None = None, deadline: float = math.inf) -> None:
         self.report, self.tool, self.qualified_name = report, tool, qualified_name
-        #: The task waiting for the answer, which a protocol fault ends.
+        #: The task waiting for the answer, which a protocol fault or the deadline ends.
         self.task = task
+        #: When (``time.monotonic()``) the server must have answered; questions being answered (off the clock).
+        self.deadline, self.answering = deadline, 0
 
 
 #: The call the current task is making: the SDK asks ``input_required`` questions on the caller's task.

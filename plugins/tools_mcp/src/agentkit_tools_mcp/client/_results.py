@@ -70,16 +70,14 @@ def to_tool_result(result: Any, *, cap: int = RESULT_CHARACTER_CAP, **metadata: 
         # A cut JSON document is no longer JSON: the structured part joins the text, and the whole is cut.
         whole = "\n".join(part for part in (text, structured_text) if part)
         text, structured = f"{whole[:cap]}\n{note}", None
-    metadata = {**metadata, "truncated": note is not None, "characters": total}
+    metadata["truncated"], metadata["characters"] = note is not None, total  # ``metadata`` is this call's own
+    if result.is_error:  # what ToolResult.failure and .success make, without copying the metadata twice more
+        return ToolResult(False, error=TOOL_ERROR, detail=text or "the MCP tool reported an error", metadata=metadata,
+                          images=images)
     data: Any = text
     if structured is not None:
         data = {"text": text, "structured": structured} if text else {"structured": structured}
-    if result.is_error:
-        tool_result = ToolResult.failure(TOOL_ERROR, detail=text or "the MCP tool reported an error", **metadata)
-    else:
-        tool_result = ToolResult.success(data, **metadata)
-    tool_result.images.extend(images)
-    return tool_result
+    return ToolResult(True, data=data, metadata=metadata, images=images)
 
 
 #: ``json.dumps(structured, ensure_ascii=False, default=str)``, its encoder made once rather than per result.

@@ -29,6 +29,7 @@ prefix); a tool the server no longer lists is answered with an
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Callable
@@ -136,17 +137,22 @@ async def _relist_if_stale(pool: ServerPool, server: str, context: ToolContext |
 def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
     connection = pool.connections[server]
 
+    home = pool.loop
+    listing = connection.listing
+    mcp_name = mcp_tool.name
+
     async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         if connection.listing_is_stale():  # checked here first: most calls find it fresh, and skip a coroutine
             await _relist_if_stale(pool, server, context)
-        if not connection.listing.lists(mcp_tool.name):
+        if listing.names is not None and mcp_name not in listing.names:  # ``listing.lists``, on every call
             return ToolResult.failure("mcp_tool_removed", mcp_server=server, detail=(
-                f"MCP server {server!r} no longer lists the tool {mcp_tool.name!r}: it was removed during "
+                f"MCP server {server!r} no longer lists the tool {mcp_name!r}: it was removed during "
                 "this session; use another tool"))
         try:
             # The run's audit trail takes the call's record (as mcp.call), on the connection's loop.
-            call = connection.call_tool(mcp_tool.name, arguments, name, None if context is None else context.audit)
-            result = await pool.run_async(call)  # on the connection's loop (the tool's home_loop), with no hop
+            call = connection.call_tool(mcp_name, arguments, name, None if context is None else context.audit)
+            # On the connection's loop (the tool's home_loop) the call is awaited as it is; from another, it hops.
+            result = await (call if asyncio.get_running_loop() is home else pool.run_async(call))
         except MCPError as exc:
             return ToolResult.failure("mcp_error", detail=f"MCP server {server!r}: {exc}", mcp_server=server)
         except ProtocolFault as exc:
@@ -159,7 +165,7 @@ def _tool(pool: ServerPool, server: str, mcp_tool: Any, name: str) -> Tool:
         changed = connection.tools_changed
         if changed is not None and changed.is_set():  # the call brought a list-changed notice (a TTL waits)
             await _relist_if_stale(pool, server, context)
-        return to_tool_result(result, mcp_server=server, mcp_tool=mcp_tool.name,
+        return to_tool_result(result, mcp_server=server, mcp_tool=mcp_name,
                               protocol_version=connection.protocol_version)
 
     handler.__name__ = name
