@@ -186,3 +186,33 @@ def test_one_name_twice_in_one_category_fails_both_whichever_is_found_first(site
     assert "a" not in host.tools and "b" not in host.tools
     settled = discover(AGENTKIT_DISABLE_PLUGINS="second-dist")
     assert settled.records["same"].status == "loaded" and "a" in settled.tools and "b" not in settled.tools
+
+
+def test_the_host_knows_every_hook_pluggy_finds_in_the_plugin_apis_specs_and_an_embedders_own():
+    """The host skips the plugin API's names without the ``agentkit_`` prefix when it reads the hookspecs:
+    it must find what pluggy finds reading every name, with the same options, and read any other specs whole."""
+    import pluggy
+
+    from agentkit.plugin_api import PROJECT_NAME
+    from agentkit.plugin_api.hookspecs import CATEGORIES
+
+    plain = pluggy.PluginManager(PROJECT_NAME)
+    for module in CATEGORIES.values():
+        plain.add_hookspecs(module)
+    host = PluginHost()
+
+    def specs(pm):
+        return {name: (caller.spec.opts, caller.spec.argnames) for name, caller in vars(pm.hook).items()
+                if getattr(caller, "spec", None) is not None}
+
+    assert specs(host.pm) == specs(plain) and len(specs(plain)) >= 11
+
+    class Extra:
+        """An embedder's own spec, named without the prefix."""
+
+        @pluggy.HookspecMarker(PROJECT_NAME)
+        def on_deploy(self, where: str) -> None:
+            """Called on a deploy."""
+
+    host.pm.add_hookspecs(Extra)
+    assert "on_deploy" in specs(host.pm)

@@ -6,6 +6,8 @@ from enum import Enum
 from typing import Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentkit.plugin_api import ExecutionMode, SchemaError, Tool, ToolContext, ToolResult
 
@@ -86,3 +88,43 @@ def test_the_envelope_keeps_metadata_from_the_model():
     assert result.metadata == {"elapsed": 0.5}
     failure = ToolResult.failure("path_not_allowed", "outside the root")
     assert failure.to_model() == {"ok": False, "error": "path_not_allowed", "detail": "outside the root"}
+
+
+#: Pieces of docstrings: plain lines, and each kind of section the parser reads (in any order, so that a
+#: marker may sit where it does not start a line).
+PIECES = ["Count things.", "  indented", "", "Returns:", "    the count", ":param n: how many",
+          ":param int label: a label", ":returns: n", "Args:", "    n (int): how many", "    label: a label",
+          "Arguments:", "Parameters:", "not Args: here", "text :param inline", "Returns the count."]
+
+
+def _parse_reading_every_section(doc):
+    """The parse with no shortcut: every pattern run over every docstring."""
+    import inspect
+    import re
+
+    text = inspect.cleandoc(doc or "")
+    params = {}
+    for match in re.finditer(r"^:param\s+(?:\S+\s+)?(\w+):\s*(.+(?:\n(?!:)\s+.+)*)", text, re.M):
+        params[match.group(1)] = " ".join(match.group(2).split())
+    section = re.search(r"^(?:Args|Arguments|Parameters):\s*\n((?:[ \t]+.*\n?)+)", text, re.M)
+    if section:
+        current = None
+        for line in section.group(1).splitlines():
+            item = re.match(r"\s+(\w+)(?:\s*\([^)]*\))?:\s*(.*)", line)
+            if item and (current is None or len(line) - len(line.lstrip()) <= 4):
+                current = item.group(1)
+                params[current] = item.group(2).strip()
+            elif current and line.strip():
+                params[current] = f"{params[current]} {line.strip()}"
+    description = re.split(r"^(?::param|:returns?|Args:|Arguments:|Parameters:|Returns:)", text, maxsplit=1,
+                           flags=re.M)[0]
+    return description.strip(), params
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=8))
+def test_a_docstring_is_read_as_when_every_section_pattern_ran(lines):
+    from agentkit.plugin_api._schema import parse_docstring
+
+    doc = "\n".join(lines)
+    assert parse_docstring(doc) == _parse_reading_every_section(doc)

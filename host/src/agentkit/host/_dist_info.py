@@ -11,6 +11,8 @@ the callers ask ``importlib.metadata`` (or its backport) instead.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import os
 import re
 import sys
@@ -100,11 +102,9 @@ def distributions() -> Iterator[tuple[str, str]]:
         except OSError:
             continue
         by_name: dict[str, list[str]] = {}
-        for child in children:
-            low = child.lower()
-            if low.endswith((".dist-info", ".egg-info")):
-                name = low.rpartition(".")[0].partition("-")[0]
-                by_name.setdefault(canonical(name), []).append(os.path.join(root, child))
+        for child in _metadata_dirs(children):
+            name = child.lower().rpartition(".")[0].partition("-")[0]
+            by_name.setdefault(canonical(name), []).append(os.path.join(root, child))
         for name, paths in by_name.items():
             for path in paths:
                 if name in seen:
@@ -119,10 +119,26 @@ def installed_version(name: str) -> str | None:
     if not plain_path_only():
         return None
     wanted = canonical(name)
-    for found, path in distributions():
-        if found == wanted:
-            return Distribution(path).version or None
+    # The first directory of that name on sys.path, as distributions() would give it, without reading the others.
+    for entry in sys.path:
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except OSError:
+            continue
+        for child in _metadata_dirs(children):
+            if canonical(child.lower().rpartition(".")[0].partition("-")[0]) == wanted:
+                return Distribution(os.path.join(root, child)).version or None
     return None
+
+
+_IS_METADATA = operator.methodcaller("endswith", (".dist-info", ".egg-info"))
+
+
+def _metadata_dirs(children: list[str]) -> Iterator[str]:
+    """The children named as a distribution's metadata directory (in any case), in their order: the scan of a
+    directory of hundreds is done in C, the names themselves read in Python only for the few that match."""
+    return itertools.compress(children, map(_IS_METADATA, map(str.lower, children)))
 
 
 @functools.cache

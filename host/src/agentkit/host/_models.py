@@ -40,7 +40,8 @@ log = logging.getLogger("agentkit.host")
 #: ``-20251001`` and ``@20251001`` (Anthropic, Vertex), ``-2024-08-06`` and ``-0613`` (OpenAI), ``-001``
 #: (Gemini's stable versions), ``-latest`` (a moving pointer), and Gemini's ``-preview-05-20``,
 #: ``-preview-09-2025``, ``-exp-1206`` (a bare ``-preview`` or ``-exp`` is tried last).
-SNAPSHOT = re.compile(
+#: (Compiled by the first id the catalog does not list: a listed id needs none of it.)
+SNAPSHOT = (
     r"(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|-\d{3}|-latest"
     r"|-(?:preview|exp)(?:-\d{2}-\d{2}(?:\d{2})?|-\d{4})?)$"
 )
@@ -56,7 +57,7 @@ def snapshot_bases(model_id: str) -> Iterator[str]:
     ``gemini-2.5-flash``; an id with no snapshot suffix gives nothing."""
     current = model_id
     while True:
-        stripped = SNAPSHOT.sub("", current, count=1)
+        stripped = re.sub(SNAPSHOT, "", current, count=1)
         if stripped == current or not stripped:
             return
         yield stripped

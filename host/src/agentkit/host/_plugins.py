@@ -81,6 +81,24 @@ class PluginRecord:
         }
 
 
+class _PluginManager(pluggy.PluginManager):
+    """pluggy's manager, told that the plugin API's hookspec modules name each of their specs ``agentkit_*``.
+
+    pluggy looks every name of a hookspec module up statically (``inspect.getattr_static``) to find its
+    specs; for the plugin API's own modules, the names without the prefix (their imports and helpers) are
+    known to be none, and a host was a hundred such look-ups from its first request.
+    """
+
+    def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
+        if module_or_class in _OWN_SPECS and not name.startswith(_SPEC_PREFIX):
+            return None
+        return super().parse_hookspec_opts(module_or_class, name)
+
+
+_OWN_SPECS = tuple(CATEGORIES.values())
+_SPEC_PREFIX = f"{PROJECT_NAME}_"
+
+
 class PluginHost:
     """Loads plugins and holds what they contributed.
 
@@ -96,7 +114,7 @@ class PluginHost:
     """
 
     def __init__(self, project: Project | None = None) -> None:
-        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm = _PluginManager(PROJECT_NAME)
         for module in CATEGORIES.values():
             self.pm.add_hookspecs(module)
         self.records: dict[str, PluginRecord] = {}

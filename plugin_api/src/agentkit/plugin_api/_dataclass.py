@@ -319,17 +319,22 @@ class _Plan:
     __slots__ = ("accepted", "positional", "post_init", "required", "steps")
 
     def __init__(self, cls: type, *, slots: bool) -> None:
-        fields = dataclasses.fields(cls)
-        self.positional = tuple(f.name for f in fields if f.init and not f.kw_only)
-        self.accepted = frozenset(f.name for f in fields if f.init)
-        self.required = frozenset(f.name for f in fields if f.init and not _has_default(f))
-        # (name, default, factory) in field order, as the compiled body assigns them; a field neither given
-        # nor defaulted by the instance is left to the class attribute that holds its default.
-        steps = []
-        for f in fields:
+        positional, accepted, required, steps = [], [], [], []
+        for f in dataclasses.fields(cls):
             factory = None if f.default_factory is MISSING else f.default_factory
+            if f.init:
+                accepted.append(f.name)
+                if not f.kw_only:
+                    positional.append(f.name)
+                if factory is None and f.default is MISSING:
+                    required.append(f.name)
+            # (name, default, factory) in field order, as the compiled body assigns them; a field neither
+            # given nor defaulted by the instance is left to the class attribute that holds its default.
             if f.init or factory is not None or (slots and f.default is not MISSING):
                 steps.append((f.name, f.default, factory))
+        self.positional = tuple(positional)
+        self.accepted = frozenset(accepted)
+        self.required = frozenset(required)
         self.steps = tuple(steps)
         self.post_init = hasattr(cls, "__post_init__")
 

@@ -60,6 +60,10 @@ def _without_none(annotation: Any) -> Any:
     return annotation
 
 
+#: What each pattern below needs to find anything: a docstring with none of them is all description.
+_SECTION_MARKERS = (":param", ":return", "Args:", "Arguments:", "Parameters:", "Returns:")
+
+
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     """Split a docstring into its description and per-parameter text.
 
@@ -68,6 +72,8 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     """
     text = inspect.cleandoc(doc or "")
     params: dict[str, str] = {}
+    if not any(marker in text for marker in _SECTION_MARKERS):  # a plain description: nothing to parse
+        return text.strip(), params
     for match in re.finditer(r"^:param\s+(?:\S+\s+)?(\w+):\s*(.+(?:\n(?!:)\s+.+)*)", text, re.M):
         params[match.group(1)] = " ".join(match.group(2).split())
     section = re.search(r"^(?:Args|Arguments|Parameters):\s*\n((?:[ \t]+.*\n?)+)", text, re.M)
