@@ -95,22 +95,10 @@ def distributions() -> Iterator[tuple[str, str]]:
     """``(canonical name, metadata directory)`` of every distribution on ``sys.path``, the first of each name
     winning: the directories ``importlib_metadata`` finds, in its order."""
     seen: set[str] = set()
-    for entry in sys.path:
-        root = entry or "."
-        try:
-            children = os.listdir(root)
-        except OSError:
-            continue
-        by_name: dict[str, list[str]] = {}
-        for child in _metadata_dirs(children):
-            name = child.lower().rpartition(".")[0].partition("-")[0]
-            by_name.setdefault(canonical(name), []).append(os.path.join(root, child))
-        for name, paths in by_name.items():
-            for path in paths:
-                if name in seen:
-                    break
-                seen.add(name)
-                yield name, path
+    for name, root, child in _metadata_dirs():
+        if name not in seen:
+            seen.add(name)
+            yield name, os.path.join(root, child)
 
 
 def installed_version(name: str) -> str | None:
@@ -119,26 +107,27 @@ def installed_version(name: str) -> str | None:
     if not plain_path_only():
         return None
     wanted = canonical(name)
-    # The first directory of that name on sys.path, as distributions() would give it, without reading the others.
-    for entry in sys.path:
-        root = entry or "."
-        try:
-            children = os.listdir(root)
-        except OSError:
-            continue
-        for child in _metadata_dirs(children):
-            if canonical(child.lower().rpartition(".")[0].partition("-")[0]) == wanted:
-                return Distribution(os.path.join(root, child)).version or None
+    for found, root, child in _metadata_dirs():  # the first of that name, as distributions() gives it
+        if found == wanted:
+            return Distribution(os.path.join(root, child)).version or None
     return None
 
 
 _IS_METADATA = operator.methodcaller("endswith", (".dist-info", ".egg-info"))
 
 
-def _metadata_dirs(children: list[str]) -> Iterator[str]:
-    """The children named as a distribution's metadata directory (in any case), in their order: the scan of a
-    directory of hundreds is done in C, the names themselves read in Python only for the few that match."""
-    return itertools.compress(children, map(_IS_METADATA, map(str.lower, children)))
+def _metadata_dirs() -> Iterator[tuple[str, str, str]]:
+    """``(canonical name, path entry, directory name)`` of each metadata directory on ``sys.path``, in the
+    path's order and each entry's listing order. The names of an entry of hundreds are sifted in C; only the
+    few metadata directories are read in Python."""
+    for entry in sys.path:
+        root = entry or "."
+        try:
+            children = os.listdir(root)
+        except OSError:
+            continue
+        for child in itertools.compress(children, map(_IS_METADATA, map(str.lower, children))):
+            yield canonical(child.lower().rpartition(".")[0].partition("-")[0]), root, child
 
 
 @functools.cache
