@@ -14,7 +14,9 @@ Targets: ``--help`` and ``new-plugin --help`` under 150 ms and within 6x of
 plugins`` within 2x of ``--help``; and a first use (``bench/_first_use.py``:
 import the host and a provider plugin, build an agent with a plain-schema
 tool, send its first request over a mock transport and read the answer)
-within 1.5x of ``import httpx`` alone, by CPU time. Each goal is printed on
+within 1.5x of ``import httpx`` alone, by CPU time (and, where valgrind is
+installed, the same ratio in user-space instructions beside it, which load does
+not move). Each goal is printed on
 a line of its own with the load average beside it, as ``make bench`` collects
 them.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -117,6 +120,24 @@ def main() -> None:
         ratio = cpu[label] / cpu[base]
         print(f"  {label} (import host and provider, build an agent, first request), CPU time to {base!r}: "
               f"{ratio:.2f}x (goal <= {most:g}x): {'met' if ratio <= most else 'not met'}   [load {load:.1f}]")
+        counts = [instructions(COMMANDS[name]) for name in (label, base)]
+        if None not in counts:  # the same figure as a count a loaded machine does not move
+            print(f"  {label}, user-space instructions (callgrind) to {base!r}: {counts[0] / counts[1]:.2f}x "
+                  f"({counts[0] / 1e6:.0f} M / {counts[1] / 1e6:.0f} M)   [load {os.getloadavg()[0]:.1f}]")
+
+
+def instructions(argv: list[str]) -> int | None:
+    """The user-space instructions of one run of ``argv`` under valgrind's callgrind, or None without valgrind.
+
+    ``PYTHONHASHSEED`` is fixed so that two runs count the same."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    done = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    found = [line.split()[-1] for line in done.stderr.splitlines() if "Collected :" in line]
+    return int(found[-1]) if done.returncode == 0 and found else None
 
 
 if __name__ == "__main__":
