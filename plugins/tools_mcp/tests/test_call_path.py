@@ -12,7 +12,9 @@ jsonschema says no.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -228,3 +230,38 @@ def test_the_quick_test_reads_the_plain_schemas_servers_declare() -> None:
     assert quick_check({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}}) is None
     assert quick_check({"type": "object", "$schema": "http://json-schema.org/draft-04/schema#"}) is None
     assert quick_check({"type": "string"}) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_s_deadlines_fire_on_a_watchdog_of_its_own() -> None:
+    """A child forked after its parent's watchdog started has no such thread: it must start one of its own."""
+    from agentkit_tools_mcp.client._watchdog import WATCHDOG
+
+    parent_loop = asyncio.new_event_loop()
+    try:
+        fired = asyncio.Event()
+        WATCHDOG.at(time.monotonic() + 0.01, parent_loop, fired.set)
+        parent_loop.run_until_complete(asyncio.wait_for(fired.wait(), 10))  # the parent's thread runs
+    finally:
+        parent_loop.close()
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        outcome = b"late"
+        try:
+            loop = asyncio.new_event_loop()
+            fired_in_child = asyncio.Event()
+            WATCHDOG.at(time.monotonic() + 0.01, loop, fired_in_child.set)
+            loop.run_until_complete(asyncio.wait_for(fired_in_child.wait(), 5))
+            outcome = b"fired"
+        except BaseException:
+            pass
+        finally:
+            os.write(write, outcome)
+            os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 16) == b"fired"
+    finally:
+        os.close(read)
+        os.waitpid(child, 0)

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import heapq
 import itertools
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +27,11 @@ class Watchdog:
     when first needed. A callback whose loop has closed is dropped."""
 
     def __init__(self) -> None:
+        self._start()
+
+    def _start(self) -> None:
+        """Empty, with no thread: at first, and in a forked child (which has neither its parent's thread nor
+        its parent's loops)."""
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._due: list[tuple[float, int, asyncio.AbstractEventLoop, Callable[[], None]]] = []
@@ -58,3 +64,5 @@ class Watchdog:
 
 #: The process's watchdog, shared by every connection.
 WATCHDOG = Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=WATCHDOG._start)
