@@ -79,6 +79,23 @@ def test_an_incompatible_plugin_api_range_is_refused_before_import(site_dir, tmp
     assert not marker.exists(), "the plugin was imported"
 
 
+@pytest.mark.parametrize("bound", [">=" + "1" * 5000, ">=0.1,<" + "9" * 5000, "~=" + "1" * 5000 + ".0"])
+def test_a_range_of_versions_too_long_to_compare_fails_that_plugin_alone(site_dir, tmp_path, bound):
+    """Python refuses to read an integer of over 4300 digits; such a range in a plugin's metadata fails that
+    plugin, with the way out, and neither stops discovery nor imports the plugin."""
+    marker = tmp_path / "imported"
+    source = f"open({str(marker)!r}, 'w').close()\n" + GOOD_TOOL.format(name="t")
+    install_tool_plugin(site_dir, "long-plugin", "longplugin", requires=[f"agentkit-plugin-api{bound}"],
+                        source=source)
+    install_tool_plugin(site_dir, "good-plugin", "goodplugin")
+    host = discover()
+    record = host.records["longplugin"]
+    assert record.status == "failed" and not marker.exists()
+    assert "agentkit-plugin-api range has a version too long to compare" in record.reason
+    assert len(record.reason) < 400
+    assert host.records["goodplugin"].status == "loaded"
+
+
 def test_a_missing_plugin_api_requirement_is_a_warning(site_dir):
     install_tool_plugin(site_dir, "loose-plugin", "looseplugin", requires=[])
     record = discover().records["looseplugin"]

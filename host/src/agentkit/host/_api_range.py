@@ -87,9 +87,13 @@ def check(requires: list[str] | None) -> tuple[bool, str | None]:
 
     The same answer as ``declared_range(requires) is not None`` and :func:`range_problem`.
     """
-    if _plain_release_in_range(requires):
-        return True, None
-    return declared_range(requires) is not None, range_problem(requires)
+    try:
+        if _plain_release_in_range(requires):
+            return True, None
+        return declared_range(requires) is not None, range_problem(requires)
+    except ValueError:  # a version number past Python's limit on an integer's digits (4300), here or in packaging
+        return True, (f"its {PLUGIN_API} range has a version too long to compare: install a version of the "
+                      "plugin built for this agentkit-plugin-api")
 
 
 def _plain_release_in_range(requires: list[str] | None, installed: str | None = None) -> bool:
