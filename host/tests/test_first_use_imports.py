@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 #: jsonschema and the libraries only it brings.
 SCHEMA_LIBRARIES = ("jsonschema", "jsonschema_specifications", "referencing", "rpds")
@@ -76,9 +77,13 @@ def _first_use(arguments: list[dict], plugins: str = "scan", home: str | None = 
     """Run the first use in a fresh interpreter; ``plugins`` is ``scan`` (every installed plugin, from
     metadata) or ``given`` (the host is handed the scripted provider and the tool); ``home``: HOME for it
     (where the user's skills are looked for)."""
-    env = None if home is None else {**os.environ, "HOME": home}
-    out = subprocess.run([sys.executable, "-c", FIRST_USE, json.dumps(arguments), plugins], capture_output=True,
-                         text=True, timeout=300, stdin=subprocess.DEVNULL, env=env)
+    return _fresh(FIRST_USE, json.dumps(arguments), plugins, env={} if home is None else {"HOME": home})
+
+
+def _fresh(code: str, *args: str, env: dict[str, str]) -> Any:
+    """Run ``code`` in a fresh interpreter with ``env`` over this one's; what its last line of output says (JSON)."""
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300,
+                         stdin=subprocess.DEVNULL, env={**os.environ, **env})
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -178,11 +183,7 @@ print(json.dumps({"ran": sorted(sys.modules), "outcome": result.outcome, "error"
 
 
 def test_a_plain_run_answered_in_json_loads_no_artifact_store_spool_image_or_stream_decoder(tmp_path):
-    env = {**os.environ, "HOME": str(tmp_path), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
-    out = subprocess.run([sys.executable, "-c", JSON_FIRST_USE], capture_output=True, text=True, timeout=300,
-                         stdin=subprocess.DEVNULL, env=env)
-    assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = _fresh(JSON_FIRST_USE, env={"HOME": str(tmp_path), "OPENAI_API_KEY": "sk-test-not-a-real-key"})
     assert seen["outcome"] == "completed", seen["error"]
     assert seen["texts"][-1] == "done"
     assert '{"ok": true, "data": 1}' in seen["texts"]  # the tool ran, its result within the limit
@@ -222,11 +223,7 @@ print(json.dumps({"outcome": result.outcome, "owner": agent.session_id, "created
 def test_a_result_over_the_limit_in_a_fresh_process_is_stored_and_goes_with_the_process(tmp_path):
     """The other side of the one above: the store is made with the first artifact, and an agent
     without a session still removes its artifacts when the process ends."""
-    env = {**os.environ, "AGENTKIT_DATA_DIR": str(tmp_path / "data")}
-    out = subprocess.run([sys.executable, "-c", LONG_RESULT], capture_output=True, text=True, timeout=300,
-                         stdin=subprocess.DEVNULL, env=env)
-    assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = _fresh(LONG_RESULT, env={"AGENTKIT_DATA_DIR": str(tmp_path / "data")})
     assert seen["outcome"] == "completed"
     assert len(seen["created"]) == 1 and seen["stored"] == seen["created"]
     assert not (tmp_path / "data" / "artifacts" / seen["owner"]).exists()
@@ -240,10 +237,7 @@ def test_a_provider_plugin_loads_no_run_event():
             "provider = OpenAICompletions()\n"
             "profiles = [profile_for(row).name for row in provider.catalog()]\n"
             "print(json.dumps(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         stdin=subprocess.DEVNULL)
-    assert out.returncode == 0, out.stderr
-    loaded = set(json.loads(out.stdout))
+    loaded = set(_fresh(code, env={}))
     assert "agentkit.plugin_api._events" in loaded
     assert _loaded(sorted(loaded), ("agentkit.plugin_api._run_events", "agentkit.plugin_api.results")) == set()
 
@@ -318,10 +312,7 @@ print(json.dumps({"outcome": result.outcome.value, "stopped_by": result.stopped_
 
 
 def _feature_on(feature: str, home: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", FEATURE_ON, feature, home], capture_output=True, text=True,
-                         timeout=300, stdin=subprocess.DEVNULL, env={**os.environ, "HOME": home})
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _fresh(FEATURE_ON, feature, home, env={"HOME": home})
 
 
 def test_an_audit_sink_loads_the_trail_and_gets_every_record(tmp_path):
