@@ -190,6 +190,20 @@ def test_a_plain_run_answered_in_json_loads_no_artifact_store_spool_image_or_str
     assert _loaded(seen["ran"], NOT_IN_A_PLAIN_RUN) == set()
 
 
+#: Standard modules a first run does without, for what each costs to import: ``uuid`` (and
+#: ``platform``, which it imports to learn the system) for a session's and a run's ids.
+NOT_NEEDED_FROM_THE_STANDARD_LIBRARY = ("uuid", "platform")
+
+
+def test_a_plain_run_needs_none_of_the_standard_modules_it_does_without(tmp_path):
+    # Each is made unimportable (``None`` in ``sys.modules``), so a run that imports one fails here
+    # whether or not another library (httpx's command line, where click is installed) loaded it first.
+    block = f"import sys\nfor name in {NOT_NEEDED_FROM_THE_STANDARD_LIBRARY!r}: sys.modules[name] = None\n"
+    seen = _fresh(block + JSON_FIRST_USE, env={"HOME": str(tmp_path), "OPENAI_API_KEY": "sk-test-not-a-real-key"})
+    assert seen["outcome"] == "completed", seen["error"]
+    assert seen["texts"][-1] == "done"
+
+
 LONG_RESULT = """
 import json, sys
 from agentkit.host import Agent, AgentConfig, Connection, Limits, PluginHost, Trust, allow_all

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
@@ -41,6 +40,7 @@ from ._agent_parts import (
 from ._artifact_results import READ_ARTIFACT, ArtifactKeeper, discard_artifacts, has_artifacts
 from ._config import AgentConfig, AgentOutputT, OutputT, OutputTypeArg, RunResult
 from ._hooks import HookRunner
+from ._ids import random_hex
 from ._loop import drive
 from ._plugins import PluginHost, check_host_trust
 from ._prompt import Prompt, admitted, admitted_async, as_messages
@@ -130,7 +130,7 @@ class Agent(Generic[AgentOutputT]):
         self.session = session
         resume = session.resume() if session is not None else None
         self.history: list[Message] = resume.messages if resume is not None else []
-        self.session_id = session.id if session is not None else config.session_id or uuid.uuid4().hex
+        self.session_id = session.id if session is not None else config.session_id or random_hex()
         #: Keeps the tool results too long to inline as the session's artifacts (see ``docs/artifacts.md``).
         self.artifacts = ArtifactKeeper(None, self.session_id, config.limits.max_tool_result_chars,
                                         self._enable_read_artifact, ephemeral=session is None)
@@ -477,7 +477,7 @@ class Agent(Generic[AgentOutputT]):
         """
         hooks = HookRunner(self.host.hook_callers)
         state = RunState()
-        run_id = uuid.uuid4().hex if (steps := self.run_steps) is None else steps.run_id
+        run_id = random_hex() if (steps := self.run_steps) is None else steps.run_id
         return Run(
             config=self.config, model=self.model, provider=self.provider, runtime=self.runtime, host=self.host,
             toolset=self.toolset, history=self.history, session=self.session, session_id=self.session_id,

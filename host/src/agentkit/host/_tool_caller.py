@@ -14,7 +14,6 @@ Served calls emit no run events: there is no run.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from ._config import (
     BeforeToolCall,
 )
 from ._hooks import HookRunner
+from ._ids import random_hex
 from ._plugins import PluginHost
 from ._stopping.run_stop import RunStop
 from .errors import ConfigError
@@ -111,7 +111,7 @@ class ToolCaller:
     ) -> None:
         self.host = host
         self.before_tool_call = before_tool_call
-        self.session = session or SessionInfo(f"calls-{uuid.uuid4().hex}", NO_MODEL, Path.cwd().resolve())
+        self.session = session or SessionInfo(f"calls-{random_hex()}", NO_MODEL, Path.cwd().resolve())
         self.tool_options = {name: dict(values) for name, values in (tool_options or {}).items()}
         self.tool_timeout = tool_timeout
         self.hook_timeout = hook_timeout

@@ -26,12 +26,12 @@ import contextlib
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from agentkit.plugin_api._dataclass import dataclass
 
+from .._ids import random_hex
 from ..errors import SessionNotFound
 from ._artifact_owners import (
     OWNER_RECORD,
@@ -146,7 +146,7 @@ class ArtifactStore:
     def _place(self, owner: str, fill: Callable[[Path], None]) -> str:
         """A new artifact of ``owner``: ``fill`` makes its file at a temporary path, put in place whole; its id."""
         folder = private_dir(self._folder(owner), self._top)
-        artifact_id = ARTIFACT_PREFIX + uuid.uuid4().hex
+        artifact_id = ARTIFACT_PREFIX + random_hex()
         temporary = folder / f".{artifact_id}.partial"
         try:
             fill(temporary)
