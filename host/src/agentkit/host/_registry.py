@@ -70,9 +70,11 @@ class Registry:
             if row.key in keys or plugin in self.claims.get(f"model:{row.key}", {}):
                 raise RegistrationError(f"provider {api!r}: model {row.key!r} is listed twice by this plugin")
             keys.add(row.key)
-        self._claim("provider", api, plugin, provider)
-        for row in rows:
-            self._claim("model", row.key, plugin, row)
+        # Served once, when all are claimed: serving after each claim walks every claim, once per catalog row.
+        self._claim("provider", api, plugin, provider, serve=False)
+        for row in rows:  # checked above: none can be refused now
+            self._claim("model", row.key, plugin, row, serve=False)
+        self._serve()
 
     def add_skill(self, plugin: str, skill: Any) -> None:
         if not isinstance(skill, Skill):
@@ -115,12 +117,13 @@ class Registry:
             )
         return found
 
-    def _claim(self, kind: str, name: str, plugin: str, contribution: Any) -> None:
+    def _claim(self, kind: str, name: str, plugin: str, contribution: Any, *, serve: bool = True) -> None:
         claims = self.claims.setdefault(f"{kind}:{name}", {})
         if plugin in claims:
             raise RegistrationError(f"{kind} {name!r} is registered twice by this plugin: register it once")
         claims[plugin] = contribution
-        self._serve()
+        if serve:
+            self._serve()
 
     def withdraw(self, plugin: str) -> None:
         """Remove everything ``plugin`` contributed (it failed part-way)."""
