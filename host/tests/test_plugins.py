@@ -233,3 +233,68 @@ def test_the_host_knows_every_hook_pluggy_finds_in_the_plugin_apis_specs_and_an_
 
     host.pm.add_hookspecs(Extra)
     assert "on_deploy" in specs(host.pm)
+
+
+def test_the_host_finds_every_hookimpl_pluggy_finds_in_a_plugin_of_any_shape():
+    """The host skips the names a plugin inherits unchanged from ``object`` when it reads its hookimpls:
+    whatever the plugin's shape, it must find what pluggy finds reading every name, with the same options."""
+    import types
+
+    import pluggy
+
+    from agentkit.plugin_api import PROJECT_NAME, hookimpl
+    from agentkit.plugin_api.hookspecs import CATEGORIES
+
+    class Plain:
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            pass
+
+    class Renamed:
+        """Hooks under object's own names, bound to specs by ``specname``: defined here, so read."""
+
+        @hookimpl(specname="agentkit_register_tools")
+        def __repr__(self, register):
+            return "renamed"
+
+        @hookimpl(specname="agentkit_register_providers", tryfirst=True)
+        def __sizeof__(self, register):
+            return 0
+
+    class Base:
+        @hookimpl(specname="agentkit_register_skills")
+        def __format__(self, register):
+            return ""
+
+    class Inherits(Base):
+        __slots__ = ()
+
+    class Guarded:
+        def __getattr__(self, name):
+            raise AssertionError(f"looked up {name} through __getattr__")
+
+        @property
+        def agentkit_register_tools(self):
+            raise AssertionError("ran a property")
+
+    on_the_instance = Plain()
+    on_the_instance.__dict__["__str__"] = hookimpl(specname="agentkit_register_skills")(lambda register: None)
+    module = types.ModuleType("plugin_module")
+    exec("from agentkit.plugin_api import hookimpl\n"
+         "@hookimpl(specname='agentkit_register_tools')\n"
+         "def __init__(register): pass\n", module.__dict__)
+
+    def hookimpls(pm, plugin):
+        pm.register(plugin, name="p")
+        return sorted((name, impl.function.__name__, repr(sorted(impl.opts.items())))
+                      for name, caller in vars(pm.hook).items() if isinstance(caller, pluggy.HookCaller)
+                      for impl in caller.get_hookimpls())
+
+    for plugin in (Plain(), Renamed(), Renamed, Inherits(), Inherits, Guarded(), on_the_instance, module):
+        plain = pluggy.PluginManager(PROJECT_NAME)
+        for spec_module in CATEGORIES.values():
+            plain.add_hookspecs(spec_module)
+        found = hookimpls(PluginHost().pm, plugin)
+        assert found == hookimpls(plain, plugin), plugin
+    assert len(hookimpls(PluginHost().pm, Renamed())) == 2
+    assert len(hookimpls(PluginHost().pm, on_the_instance)) == 2

@@ -18,6 +18,7 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
 import pluggy
@@ -94,9 +95,35 @@ class _PluginManager(pluggy.PluginManager):
             return None
         return super().parse_hookspec_opts(module_or_class, name)
 
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        # ``dir()`` of a plugin object lists the two dozen names every object inherits from ``object``
+        # (``__init__``, ``__repr__``...), each looked up statically by pluggy: most of registering a plugin.
+        # Where no class below ``object`` (nor the instance) defines the name, it is ``object``'s own,
+        # which carries no marker.
+        if name in _OBJECTS_OWN and _inherited_from_object(plugin, name):
+            return None
+        return super().parse_hookimpl_opts(plugin, name)
+
 
 _OWN_SPECS = tuple(CATEGORIES.values())
 _SPEC_PREFIX = f"{PROJECT_NAME}_"
+_OBJECTS_OWN = frozenset(dir(object))
+
+
+def _inherited_from_object(plugin: Any, name: str) -> bool:
+    """Whether ``name`` reaches ``plugin`` (an instance or a class; not a module) only from ``object``."""
+    if isinstance(plugin, ModuleType):
+        return False  # a module's names are its own
+    if isinstance(plugin, type):
+        classes = plugin.__mro__
+    else:
+        try:  # the instance's own dict, read without running a descriptor or ``__getattr__``
+            if name in object.__getattribute__(plugin, "__dict__"):
+                return False
+        except (AttributeError, TypeError):
+            pass  # no ``__dict__`` (slots)
+        classes = type(plugin).__mro__
+    return classes[-1] is object and not any(name in vars(klass) for klass in classes[:-1])
 
 
 class PluginHost:
