@@ -93,30 +93,41 @@ def _on_a_fresh_stack(make: Callable[[], _T]) -> _T:
     return value  # type: ignore[no-any-return]  # make's own result
 
 
-# What each pattern matches, compiled when a text first needs it (_Patterns). A string token is
-# matched whole (possibly unterminated) so that brackets inside it are never counted.
+def _compiled(source: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    return lambda: re.compile(source, flags)
+
+
+def _locate_duplicate() -> Callable[[bytes, str], int | None]:
+    from . import _duplicates
+
+    return _duplicates.locate
+
+
+# A string token, matched whole (possibly unterminated) so that brackets inside it are never counted.
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"?'
-_SOURCES: dict[str, tuple[str, int]] = {
+# How each of _FirstNeeds is made.
+_MAKERS: dict[str, Callable[[], Any]] = {
     # A string token or one bracket: where a text nests too deep.
-    "depth_token": (_STRING + r"|[\[\]{}]", re.DOTALL),
-    "string": (_STRING, re.DOTALL),
-    "string_or_other": (_STRING + r'|[^"]+', re.DOTALL),
-    "digits": (r"-?[0-9]+", 0),
-    "not_bracket": (r"[^\[\]{}]+", 0),
+    "depth_token": _compiled(_STRING + r"|[\[\]{}]", re.DOTALL),
+    "string": _compiled(_STRING, re.DOTALL),
+    "string_or_other": _compiled(_STRING + r'|[^"]+', re.DOTALL),
+    "digits": _compiled(r"-?[0-9]+"),
+    "not_bracket": _compiled(r"[^\[\]{}]+"),
     # Only an escape can put a surrogate into a decoded string: the text itself is
     # valid UTF-8 (bytes) or checked (str).
-    "surrogate_escape": (r"\\u[dD][89a-fA-F]", 0),
-    "surrogate": ("[\ud800-\udfff]", 0),
+    "surrogate_escape": _compiled(r"\\u[dD][89a-fA-F]"),
+    "surrogate": _compiled("[\ud800-\udfff]"),
+    "locate_duplicate": _locate_duplicate,
 }
 
 
-class _Patterns:
-    """The decoder's patterns, each compiled the first time a text needs it.
+class _FirstNeeds:
+    """The decoder's patterns and its search for a repeated key, each made the first time a text needs it.
 
-    A valid text of a few brackets, all ASCII and without ``\\u`` needs none:
-    compiling these seven at import, with the two modules the error paths need
-    (seven more), cost every first use about 7 M instructions (callgrind,
-    bench/_first_use.py). Each is compiled on a fresh stack
+    A valid text of a few brackets, all ASCII and without ``\\u`` needs none of
+    them: compiling the seven patterns at import, with the two modules the error
+    paths need (seven more), cost every first use about 7 M instructions
+    (callgrind, bench/_first_use.py). Each is made on a fresh stack
     (:func:`_on_a_fresh_stack`), then found as a plain attribute.
     """
 
@@ -127,18 +138,20 @@ class _Patterns:
     not_bracket: re.Pattern[str]
     surrogate_escape: re.Pattern[str]
     surrogate: re.Pattern[str]
+    # :func:`._duplicates.locate`, an attribute rather than the module imported where it is needed:
+    # bench_json_duplicates, refusing 2 KB of tool arguments, +0.5 us (1.59x) that way against 1.53x.
+    locate_duplicate: Callable[[bytes, str], int | None]
 
-    def __getattr__(self, name: str) -> re.Pattern[str]:
-        # Only called for an attribute not set yet: a pattern not compiled yet.
-        if name not in _SOURCES:
+    def __getattr__(self, name: str) -> Any:
+        # Only called for an attribute not set yet: one not made yet.
+        if name not in _MAKERS:
             raise AttributeError(name)
-        source, flags = _SOURCES[name]
-        pattern = _on_a_fresh_stack(lambda: re.compile(source, flags))
-        setattr(self, name, pattern)
-        return pattern
+        made = _on_a_fresh_stack(_MAKERS[name])
+        setattr(self, name, made)
+        return made
 
 
-_patterns = _Patterns()
+_made = _FirstNeeds()
 _imported: set[str] = set()
 
 
@@ -214,10 +227,7 @@ def _refuse_duplicate(text: str, raw: bytes | None, valid: int | None) -> None:
         return
     # A str reaches here only without lone surrogates (they are refused first): strict UTF-8 encodes it.
     data = raw if raw is not None else text.encode()
-    _import("_duplicates")
-    from . import _duplicates
-
-    offset = None if valid is None else _duplicates.locate(data[:valid], key)
+    offset = None if valid is None else _made.locate_duplicate(data[:valid], key)
     if offset is None:
         offset = _byte_offset(text, _locate_iteratively(text))
     raise WireDecodeError(
@@ -248,7 +258,7 @@ def _literal_offset(text: str, literal: str) -> int | None:
 def _long_integer_offset(text: str, limit: int) -> int | None:
     """Where the first integer of more than ``limit`` digits starts, outside a string."""
     for start, segment in _outside_strings(text):
-        for match in _patterns.digits.finditer(segment):
+        for match in _made.digits.finditer(segment):
             if len(match.group()) - match.group().startswith("-") > limit:
                 return _byte_offset(text, start + match.start())
     return None  # pragma: no cover - int() saw it
@@ -256,7 +266,7 @@ def _long_integer_offset(text: str, limit: int) -> int | None:
 
 def _outside_strings(text: str) -> Iterator[tuple[int, str]]:
     """The runs of ``text`` between its strings, with where each starts."""
-    for match in _patterns.string_or_other.finditer(text):
+    for match in _made.string_or_other.finditer(text):
         if not match.group().startswith('"'):
             yield match.start(), match.group()
 
@@ -285,7 +295,7 @@ def _check_depth(text: str, max_depth: int) -> None:
     # with few of them (counting those inside strings too) cannot be too deep.
     if len(text) <= max_depth or text.count("[") + text.count("{") <= max_depth:
         return
-    brackets = _patterns.not_bracket.sub("", _patterns.string.sub("", text))
+    brackets = _made.not_bracket.sub("", _made.string.sub("", text))
     opening = brackets.count("[") + brackets.count("{")
     if opening <= max_depth:
         return
@@ -293,7 +303,7 @@ def _check_depth(text: str, max_depth: int) -> None:
         return
     # Too deep: find where, for the message (a slow walk only on failure).
     depth = 0
-    for match in _patterns.depth_token.finditer(text):
+    for match in _made.depth_token.finditer(text):
         depth += _DEPTH_STEP.get(match.group(), 0)  # a string changes nothing
         if depth > max_depth:
             offset = _byte_offset(text, match.start())
@@ -328,7 +338,7 @@ def _locate_iteratively(text: str) -> int:
 
 def _contains_surrogate(value: Any) -> bool:
     # A list as the stack, not recursion: the value may be as deep as max_depth.
-    search = _patterns.surrogate.search
+    search = _made.surrogate.search
     pending = [value]
     while pending:
         item = pending.pop()
@@ -369,7 +379,7 @@ def loads(
             len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
             raise WireDecodeError(f"JSON text is larger than {max_bytes} bytes")
-        surrogate = None if text.isascii() else _patterns.surrogate.search(text)
+        surrogate = None if text.isascii() else _made.surrogate.search(text)
         if surrogate is not None:
             offset = _byte_offset(text, surrogate.start())
             raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
@@ -436,6 +446,6 @@ def loads(
         ) from None
     if _repeats:  # this thread's parse, or another's running now
         _refuse_duplicate(text, raw, _ALL)
-    if "\\u" in text and _patterns.surrogate_escape.search(text) and _contains_surrogate(value):
+    if "\\u" in text and _made.surrogate_escape.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
     return value
