@@ -274,6 +274,22 @@ def test_adding_a_tool_no_provider_could_send_is_refused_with_the_registrys_word
     assert "no spaces" not in agent.tools
 
 
+@pytest.mark.parametrize("name", ["a" * 64, "A-z_09", "-", "_"])
+def test_a_tool_name_of_1_to_64_letters_digits_underscores_or_dashes_is_accepted(name: str) -> None:
+    agent, _ = make_agent([])
+    agent.add_tools(noop_tool(name))
+    assert name in agent.tools
+
+
+@pytest.mark.parametrize("name", ["", "a" * 65, "dotted.name", "caf\u00e9", "tab\tname", "line\n", "\u0661"])
+def test_a_tool_name_with_anything_else_is_refused(name: str) -> None:
+    """Every wire's rule, OpenAI's ``^[a-zA-Z0-9_-]{1,64}$`` the strictest: not even a trailing newline."""
+    agent, _ = make_agent([])
+    with pytest.raises(ConfigError, match=_words(f"tool name {name!r} is invalid: use 1-64 letters, digits, '_' or '-'")):
+        agent.add_tools(noop_tool(name))
+    assert name not in agent.tools
+
+
 # -- images the agent admits ----------------------------------------------------------------------------
 
 

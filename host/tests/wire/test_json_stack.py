@@ -7,6 +7,8 @@ would see ``RecursionError`` for input well within ``max_depth``.
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 
 import pytest
@@ -175,3 +177,128 @@ def test_where_an_error_is_found_is_told_deep_in_the_stack_too(spare: int) -> No
         with pytest.raises(WireDecodeError) as info:
             at_depth(headroom() - spare, lambda text=text: loads(text))
         assert info.value.offset == offset, text
+
+
+#: A decoder used first deep in the caller's stack, in a fresh interpreter: ``argv`` is the text (as JSON),
+#: ``str`` or ``bytes``, and the frames to leave spare. It prints the value or the error, as JSON.
+FIRST_DECODE_DEEP = """
+import json, sys
+from agentkit.host.wire import WireDecodeError, loads
+
+def at_depth(frames, call):
+    return call() if frames <= 0 else at_depth(frames - 1, call)
+
+def headroom():
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return sys.getrecursionlimit() - depth
+
+text, kind, spare = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+data = text if kind == "str" else text.encode("utf-8", "surrogatepass")
+try:
+    print(json.dumps(["value", at_depth(headroom() - spare, lambda: loads(data))]))
+except WireDecodeError as exc:
+    print(json.dumps(["error", str(exc), exc.offset]))
+"""
+
+#: Texts each needing something the decoder makes only when a text first does (a pattern, or the module
+#: that locates a duplicate, or the one that parses without recursing), with the string type it comes as.
+FIRST_NEEDS = {
+    "nested past the scanner's reach": (nested(250), "bytes"),
+    "a duplicate key": ('{"a": 1, "b": [2], "a": 3}', "bytes"),
+    "a duplicate key spelled two ways": ('{"\\u0061": 1, "a": 2}', "str"),
+    "a NaN after a string holding one": ('["NaN", NaN]', "bytes"),
+    "an integer of too many digits": ('["9", ' + "9" * (sys.get_int_max_str_digits() + 1) + "]", "bytes"),
+    "nesting too deep": ("[" * 300 + "]" * 300, "bytes"),
+    "many brackets, none too deep": ("[" + ",".join(["[1]"] * 300) + "]", "bytes"),
+    "an escaped surrogate pair": ('["\\ud83d\\ude00"]', "bytes"),
+    "an escaped lone surrogate": ('["\\ud800"]', "bytes"),
+    "a str of other characters": ('["caf\u00e9"]', "str"),
+    "a str holding a lone surrogate": ('["a\ud800"]', "str"),
+}
+
+
+@pytest.mark.parametrize("case", list(FIRST_NEEDS))
+def test_what_a_text_first_needs_is_made_without_a_recursion_error_deep_in_the_callers_stack(case: str) -> None:
+    """A fresh interpreter, so that nothing the text needs was made before (here other tests made it all)."""
+    text, kind = FIRST_NEEDS[case]
+    data = text if kind == "str" else text.encode("utf-8", "surrogatepass")
+    try:
+        expected = ["value", loads(data)]
+    except WireDecodeError as exc:
+        expected = ["error", str(exc), exc.offset]
+    # Ten frames spare, fewer than the fifteen promised: with ten, each of these overflows where it is made.
+    out = subprocess.run([sys.executable, "-c", FIRST_DECODE_DEEP, json.dumps(text), kind, "10"],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout) == expected
+
+
+def _outcomes_in_a_fresh_interpreter(code: str, texts: list[str]) -> list[list]:
+    out = subprocess.run([sys.executable, "-c", code, *map(json.dumps, texts)],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def _outcome(text: str) -> list:
+    try:
+        return ["value", loads(text)]
+    except WireDecodeError as exc:
+        return ["error", str(exc), exc.offset]
+
+
+#: A process that can start no thread (out of them, or where threads are not allowed).
+WITHOUT_THREADS = """
+import _thread, json, sys
+
+def refuse(*args):
+    raise RuntimeError("can't start new thread")
+
+_thread.start_new_thread = refuse
+from agentkit.host.wire import WireDecodeError, loads
+outcomes = []
+for text in map(json.loads, sys.argv[1:]):
+    try:
+        outcomes.append(["value", loads(text)])
+    except WireDecodeError as exc:
+        outcomes.append(["error", str(exc), exc.offset])
+print(json.dumps(outcomes))
+"""
+
+
+def test_a_process_that_can_start_no_thread_decodes_and_refuses_as_any_other() -> None:
+    texts = [text for text, _ in FIRST_NEEDS.values()]
+    assert _outcomes_in_a_fresh_interpreter(WITHOUT_THREADS, texts) == [_outcome(text) for text in texts]
+
+
+#: Texts first met while the interpreter shuts down (in a finalizer), where a new thread would never run.
+AT_SHUTDOWN = """
+import json, os, sys
+from agentkit.host.wire import WireDecodeError, loads
+
+class Finalizer:
+    # What the finalizer uses is held here: by the time it runs, the module's globals may be gone.
+    def __init__(self):
+        self.texts, self.loads, self.error, self.dumps, self.write = (
+            list(map(json.loads, sys.argv[1:])), loads, WireDecodeError, json.dumps, os.write)
+
+    def __del__(self):
+        outcomes = []
+        for text in self.texts:
+            try:
+                outcomes.append(["value", self.loads(text)])
+            except self.error as exc:
+                outcomes.append(["error", str(exc), exc.offset])
+        self.write(1, self.dumps(outcomes).encode())
+
+kept_to_the_end = Finalizer()
+"""
+
+
+def test_a_text_first_met_while_the_interpreter_shuts_down_is_decoded_not_waited_on_forever() -> None:
+    """Its patterns are compiled where it is met. (A module can no longer be imported then: Python has
+    dropped its import system.)"""
+    texts = ['["NaN", NaN]', '["caf\u00e9"]', '["\\ud83d\\ude00"]', "[" * 300 + "]" * 300]
+    assert _outcomes_in_a_fresh_interpreter(AT_SHUTDOWN, texts) == [_outcome(text) for text in texts]

@@ -10,7 +10,6 @@ served as usual. Names are never renamed.
 
 from __future__ import annotations
 
-import re
 from dataclasses import field
 from typing import Any
 
@@ -19,7 +18,9 @@ from agentkit.plugin_api._dataclass import dataclass
 
 from ._schemas import schema_problem
 
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: What a tool name may hold, 1-64 of them: the strictest wire's rule (OpenAI's ``^[a-zA-Z0-9_-]{1,64}$``).
+#: A set rather than that pattern: compiling it at import cost every first use ~0.5 M instructions (callgrind).
+TOOL_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 KINDS = ("tool", "provider", "skill", "model")
 
 
@@ -154,7 +155,8 @@ class Registry:
 
 def check_tool(tool: Tool) -> None:
     """Refuse a tool no provider could send or no loop could call."""
-    if not TOOL_NAME.match(tool.name or ""):
+    name = tool.name or ""
+    if not (0 < len(name) <= 64 and TOOL_NAME_CHARACTERS.issuperset(name)):
         raise RegistrationError(
             f"tool name {tool.name!r} is invalid: use 1-64 letters, digits, '_' or '-'"
         )

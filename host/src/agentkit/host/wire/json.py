@@ -24,40 +24,145 @@ scanner for speed and closes those holes around it:
 
 Every failure raises :class:`WireDecodeError` naming what is wrong and the
 byte offset where.
+
+What only some texts need (the patterns below, :mod:`._duplicates`,
+:mod:`._iterative`) is made the first time one does, in a thread of its own:
+see :func:`_on_a_fresh_stack`.
 """
 
 from __future__ import annotations
 
+import _thread
+import importlib
 import json as _json
 import math
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
-from typing import Any
+from typing import Any, TypeVar
 
-from . import _duplicates, _iterative
 from .errors import WireDecodeError
+
+_T = TypeVar("_T")
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "loads"]
 
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 256
 
-# A string token (possibly unterminated), or one bracket. Strings are matched
-# whole so that brackets inside them are never counted.
-_DEPTH_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
-_STRING_OR_OTHER = re.compile(_STRING.pattern + r'|[^"]+', re.DOTALL)
-_DIGITS = re.compile(r"-?[0-9]+")
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 # How a bracket moves the depth (at C speed through ``map``, where a Python test per bracket would not be).
 _DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-# Only an escape can put a surrogate into a decoded string: the text itself is
-# valid UTF-8 (bytes) or checked (str).
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _on_a_fresh_stack(make: Callable[[], _T]) -> _T:
+    """``make()``, run in a new thread and waited for: what it returns, or what it raises.
+
+    What only some texts need is made when one first does, and that text can come
+    from a caller deep in its own stack, where compiling a pattern or importing a
+    module could itself overflow the stack (:func:`loads` never raises
+    ``RecursionError``). A new thread starts with a stack and a recursion budget of
+    its own, whatever the caller's. Where no thread can be had (the interpreter is
+    shutting down, or the process is out of threads), ``make`` runs here.
+    """
+    outcome: list[tuple[bool, Any]] = []
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def run() -> None:
+        try:
+            outcome.append((True, make()))
+        except BaseException as exc:  # handed to the waiting caller, which raises it
+            outcome.append((False, exc))
+        finally:
+            done.release()
+
+    if sys.is_finalizing():  # a thread started now would never run, and the wait never end
+        run()
+    else:
+        try:
+            # _thread rather than threading.Thread: starting and waiting add no Python frame to the caller's stack.
+            _thread.start_new_thread(run, ())
+        except RuntimeError:
+            run()
+    done.acquire()
+    made, value = outcome[0]
+    if not made:
+        raise value
+    return value  # type: ignore[no-any-return]  # make's own result
+
+
+def _compiled(source: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    return lambda: re.compile(source, flags)
+
+
+def _locate_duplicate() -> Callable[[bytes, str], int | None]:
+    from . import _duplicates
+
+    return _duplicates.locate
+
+
+# A string token, matched whole (possibly unterminated) so that brackets inside it are never counted.
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"?'
+# How each of _FirstNeeds is made.
+_MAKERS: dict[str, Callable[[], Any]] = {
+    # A string token or one bracket: where a text nests too deep.
+    "depth_token": _compiled(_STRING + r"|[\[\]{}]", re.DOTALL),
+    "string": _compiled(_STRING, re.DOTALL),
+    "string_or_other": _compiled(_STRING + r'|[^"]+', re.DOTALL),
+    "digits": _compiled(r"-?[0-9]+"),
+    "not_bracket": _compiled(r"[^\[\]{}]+"),
+    # Only an escape can put a surrogate into a decoded string: the text itself is
+    # valid UTF-8 (bytes) or checked (str).
+    "surrogate_escape": _compiled(r"\\u[dD][89a-fA-F]"),
+    "surrogate": _compiled("[\ud800-\udfff]"),
+    "locate_duplicate": _locate_duplicate,
+}
+
+
+class _FirstNeeds:
+    """The decoder's patterns and its search for a repeated key, each made the first time a text needs it.
+
+    A valid text of a few brackets, all ASCII and without ``\\u`` needs none of
+    them: compiling the seven patterns at import, with the two modules the error
+    paths need (seven more), cost every first use about 7 M instructions
+    (callgrind, bench/_first_use.py). Each is made on a fresh stack
+    (:func:`_on_a_fresh_stack`), then found as a plain attribute.
+    """
+
+    depth_token: re.Pattern[str]
+    string: re.Pattern[str]
+    string_or_other: re.Pattern[str]
+    digits: re.Pattern[str]
+    not_bracket: re.Pattern[str]
+    surrogate_escape: re.Pattern[str]
+    surrogate: re.Pattern[str]
+    # :func:`._duplicates.locate`, an attribute rather than the module imported where it is needed:
+    # bench_json_duplicates, refusing 2 KB of tool arguments, +0.5 us (1.59x) that way against 1.53x.
+    locate_duplicate: Callable[[bytes, str], int | None]
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for an attribute not set yet: one not made yet.
+        if name not in _MAKERS:
+            raise AttributeError(name)
+        made = _on_a_fresh_stack(_MAKERS[name])
+        setattr(self, name, made)
+        return made
+
+
+_made = _FirstNeeds()
+_imported: set[str] = set()
+
+
+def _import(name: str) -> None:
+    """Import this package's module ``name`` on a fresh stack, unless that is done.
+
+    Once done, ``from . import <name>`` only reads the package's attribute.
+    """
+    if name not in _imported:
+        _on_a_fresh_stack(lambda: importlib.import_module(f"{__package__}.{name}"))
+        _imported.add(name)
 
 
 class _BadLiteral(Exception):
@@ -122,7 +227,7 @@ def _refuse_duplicate(text: str, raw: bytes | None, valid: int | None) -> None:
         return
     # A str reaches here only without lone surrogates (they are refused first): strict UTF-8 encodes it.
     data = raw if raw is not None else text.encode()
-    offset = None if valid is None else _duplicates.locate(data[:valid], key)
+    offset = None if valid is None else _made.locate_duplicate(data[:valid], key)
     if offset is None:
         offset = _byte_offset(text, _locate_iteratively(text))
     raise WireDecodeError(
@@ -153,19 +258,15 @@ def _literal_offset(text: str, literal: str) -> int | None:
 def _long_integer_offset(text: str, limit: int) -> int | None:
     """Where the first integer of more than ``limit`` digits starts, outside a string."""
     for start, segment in _outside_strings(text):
-        for match in _DIGITS.finditer(segment):
+        for match in _made.digits.finditer(segment):
             if len(match.group()) - match.group().startswith("-") > limit:
                 return _byte_offset(text, start + match.start())
     return None  # pragma: no cover - int() saw it
 
 
 def _outside_strings(text: str) -> Iterator[tuple[int, str]]:
-    """The runs of ``text`` between its strings, with where each starts.
-
-    The patterns are compiled once, at import: an error can be met with little
-    stack left, and compiling a pattern then could itself overflow it.
-    """
-    for match in _STRING_OR_OTHER.finditer(text):
+    """The runs of ``text`` between its strings, with where each starts."""
+    for match in _made.string_or_other.finditer(text):
         if not match.group().startswith('"'):
             yield match.start(), match.group()
 
@@ -194,7 +295,7 @@ def _check_depth(text: str, max_depth: int) -> None:
     # with few of them (counting those inside strings too) cannot be too deep.
     if len(text) <= max_depth or text.count("[") + text.count("{") <= max_depth:
         return
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    brackets = _made.not_bracket.sub("", _made.string.sub("", text))
     opening = brackets.count("[") + brackets.count("{")
     if opening <= max_depth:
         return
@@ -202,7 +303,7 @@ def _check_depth(text: str, max_depth: int) -> None:
         return
     # Too deep: find where, for the message (a slow walk only on failure).
     depth = 0
-    for match in _DEPTH_TOKEN.finditer(text):
+    for match in _made.depth_token.finditer(text):
         depth += _DEPTH_STEP.get(match.group(), 0)  # a string changes nothing
         if depth > max_depth:
             offset = _byte_offset(text, match.start())
@@ -214,6 +315,9 @@ def _check_depth(text: str, max_depth: int) -> None:
 
 def _locate_iteratively(text: str) -> int:
     """Where the first object with a repeated key repeats it, by an exact (slower) parse."""
+    _import("_iterative")
+    from . import _iterative
+
     try:
         _iterative.decode(
             text, pairs_hook=_raising_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
@@ -234,11 +338,12 @@ def _locate_iteratively(text: str) -> int:
 
 def _contains_surrogate(value: Any) -> bool:
     # A list as the stack, not recursion: the value may be as deep as max_depth.
+    search = _made.surrogate.search
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            if _SURROGATE.search(item) is not None:
+            if search(item) is not None:
                 return True
         elif isinstance(item, dict):
             pending.extend(item)
@@ -274,7 +379,7 @@ def loads(
             len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass")) > max_bytes
         ):
             raise WireDecodeError(f"JSON text is larger than {max_bytes} bytes")
-        surrogate = None if text.isascii() else _SURROGATE.search(text)
+        surrogate = None if text.isascii() else _made.surrogate.search(text)
         if surrogate is not None:
             offset = _byte_offset(text, surrogate.start())
             raise WireDecodeError(f"lone surrogate in JSON text at byte {offset}", offset=offset)
@@ -314,6 +419,9 @@ def loads(
             # The caller's own stack was deep: parse again without recursing.
             if _repeats:
                 _repeats.pop(threading.get_ident(), None)
+            _import("_iterative")
+            from . import _iterative
+
             value = _iterative.decode(
                 text, pairs_hook=_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
             )
@@ -338,6 +446,6 @@ def loads(
         ) from None
     if _repeats:  # this thread's parse, or another's running now
         _refuse_duplicate(text, raw, _ALL)
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _contains_surrogate(value):
+    if "\\u" in text and _made.surrogate_escape.search(text) and _contains_surrogate(value):
         raise WireDecodeError("JSON string holds an escaped lone surrogate (\\ud800-\\udfff)")
     return value
