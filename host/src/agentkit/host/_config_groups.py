@@ -12,7 +12,7 @@ machinery that cuts is :mod:`._compaction`, loaded only when there is
 something to cut, so that building a configuration (as serving tools does)
 loads no estimate of tokens and no message codec. It is declared here rather
 than in a module of its own: every configuration needs its default, and one
-module fewer to find and load is 0.3 M instructions of a first use
+module fewer to find and load is 0.47 M instructions of a first use
 (``bench/_first_use.py`` under callgrind).
 """
 
@@ -221,7 +221,7 @@ def _instance_or_none(group: object, name: str, expected: type, what: str) -> No
 
 
 # A string, read by type checkers and typing.get_type_hints alike: subscribing Literal at import cost
-# 0.15 M instructions of a first use (bench/_first_use.py under callgrind).
+# 0.1 M instructions of a first use (bench/_first_use.py under callgrind).
 Strategy: TypeAlias = 'Literal["none", "turn_window", "token_window", "summarize"]'
 _STRATEGIES: tuple[str, ...] = ("none", "turn_window", "token_window", "summarize")
 

@@ -78,7 +78,7 @@ class HookRunner:
         deferred: tuple[str, Defer] | None = None
         for plugin, caller in self._callers(BEFORE):
             # Imported here: only a plugin's before_tool_call reads a read-only view, and a run without
-            # one never loads the views (0.6 M instructions of a first use, bench/_first_use.py).
+            # one never loads the views (0.7 M instructions of a first use, bench/_first_use.py).
             from ._readonly import read_only
 
             self.blocked_by[call.id] = f"plugin:{plugin}"  # dropped below when no plugin objects

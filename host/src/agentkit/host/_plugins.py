@@ -44,7 +44,7 @@ _CONTRIBUTION_HOOKS = {
 }
 
 # A string, read by type checkers and typing.get_type_hints alike: subscribing Literal at import cost
-# 0.15 M instructions of a first use (bench/_first_use.py under callgrind).
+# 0.1 M instructions of a first use (bench/_first_use.py under callgrind).
 Status: TypeAlias = 'Literal["loaded", "failed", "disabled"]'
 
 

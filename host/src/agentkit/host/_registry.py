@@ -178,7 +178,7 @@ def valid_tool_name(name: str) -> bool:
     """Whether ``name`` is 1-64 letters, digits, ``_`` or ``-``, as ``re.match(r"^[A-Za-z0-9_-]{1,64}$", name)``
     says (so a single final newline is let through, as ``$`` lets it).
 
-    Spelled out rather than compiled at import: the pattern's compilation was about 0.5 M instructions
+    Spelled out rather than compiled at import: the pattern's compilation was 0.3 M instructions
     of a first use (``bench/_first_use.py`` under callgrind), for one check a registration makes.
     """
     if not isinstance(name, str):

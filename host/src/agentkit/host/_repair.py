@@ -87,7 +87,7 @@ _DIGEST = 12
 
 
 # Here rather than in a module of its own (the prompt estimate of ``_token_limits`` uses it too): every run
-# loads this module, and one module fewer to find and load is 0.24 M instructions of a first use
+# loads this module, and one module fewer to find and load is 0.33 M instructions of a first use
 # (``bench/_first_use.py`` under callgrind).
 def common_prefix(seen: list[Any], current: Sequence[Any], start: int = 0) -> int:
     """How many leading items of ``current`` are the items of ``seen``.

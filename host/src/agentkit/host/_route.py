@@ -18,7 +18,7 @@ class Route:
 
     A plain class, not a dataclass: a turn makes one and reads its three fields, nothing compares,
     hashes or copies one, and declaring it a frozen slotted dataclass (the class made twice) was
-    0.3 M instructions of a first use (``bench/_first_use.py`` under callgrind).
+    0.35 M instructions of a first use (``bench/_first_use.py`` under callgrind).
     """
 
     __slots__ = ("model", "provider", "transcript_repair")
