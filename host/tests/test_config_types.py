@@ -9,7 +9,18 @@ from typing import Any
 import httpx
 import pytest
 
-from agentkit.host import Agent, AgentConfig, ConfigError, Connection, Limits, Timeouts, Trust
+from agentkit.host import (
+    Agent,
+    AgentConfig,
+    Compaction,
+    ConfigError,
+    Connection,
+    Limits,
+    ModelSettings,
+    PluginRecord,
+    Timeouts,
+    Trust,
+)
 from agentkit.host.runtime import CredentialStore, ResponseLimits, RetryPolicy
 from agentkit.plugin_api import Tool
 
@@ -30,6 +41,16 @@ def test_the_collaborators_have_their_own_types():
     assert connection["credential_store"] == CredentialStore | None
     assert typing.get_type_hints(Limits)["response"] == ResponseLimits | None
     assert typing.get_type_hints(AgentConfig)["extra_tools"] == Sequence[Tool]
+
+
+def test_the_named_choices_and_the_model_settings_read_as_their_types():
+    assert typing.get_type_hints(Compaction)["strategy"] == typing.Literal[
+        "none", "turn_window", "token_window", "summarize"]
+    assert typing.get_type_hints(PluginRecord)["status"] == typing.Literal["loaded", "failed", "disabled"]
+    assert typing.get_type_hints(ModelSettings) == {
+        "max_tokens": int | None, "temperature": float | None, "top_p": float | None, "top_k": int | None,
+        "stop_sequences": Sequence[str], "seed": int | None, "tool_choice": str | None}
+    assert ModelSettings.__required_keys__ == frozenset() and len(ModelSettings.__optional_keys__) == 7
 
 
 @pytest.mark.parametrize("holder", [AgentConfig, Limits, Timeouts, Trust, Connection])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentkit.host import PluginHost
+from agentkit.plugin_api import Tool, hookimpl
 
 GOOD_TOOL = """
 from agentkit.plugin_api import Tool, hookimpl
@@ -298,3 +299,21 @@ def test_the_host_finds_every_hookimpl_pluggy_finds_in_a_plugin_of_any_shape():
         assert found == hookimpls(plain, plugin), plugin
     assert len(hookimpls(PluginHost().pm, Renamed())) == 2
     assert len(hookimpls(PluginHost().pm, on_the_instance)) == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "served"),
+    [("count", True), ("a", True), ("get-weather_2", True), ("x" * 64, True), ("x" * 65, False), ("", False),
+     ("café", False), ("two words", False), ("dotted.name", False), ("٣", False)],
+)
+def test_a_tool_name_is_one_to_sixty_four_ascii_letters_digits_underscores_or_dashes(name, served):
+    class Tools:
+        @hookimpl
+        def agentkit_register_tools(self, register):
+            register(Tool(name, "A tool.", {"type": "object"}, print))
+
+    host = PluginHost()
+    record = host.register(Tools(), name="tools")
+    assert (name in host.tools) is served
+    assert (record.status, record.reason and f"tool name {name!r} is invalid" in record.reason) == (
+        ("loaded", None) if served else ("failed", True))

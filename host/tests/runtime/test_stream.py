@@ -23,7 +23,7 @@ from _runtime_fakes import (
     text_stream,
 )
 
-from agentkit.host._stopping.abort_event import AbortEvent
+from agentkit.host._stopping.run_stop import AbortEvent
 from agentkit.host.runtime import ProviderRuntime
 from agentkit.plugin_api import (
     BlockDelta,

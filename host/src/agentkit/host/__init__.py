@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._approvals import Approval as Approval
     from ._audit import AuditRecord as AuditRecord, AuditSink as AuditSink, JsonlAuditSink as JsonlAuditSink
     from ._budget import Budget as Budget
-    from ._compaction_config import Compaction as Compaction
+    from ._config_groups import Compaction as Compaction
     from ._config import (
         DEFAULT_HOOK_TIMEOUT as DEFAULT_HOOK_TIMEOUT,
         DEFAULT_MAX_TOOL_RESULT_CHARS as DEFAULT_MAX_TOOL_RESULT_CHARS,
@@ -80,7 +80,7 @@ _EXPORTS = {
     "AuditSink": "._audit",
     "JsonlAuditSink": "._audit",
     "Budget": "._budget",
-    "Compaction": "._compaction_config",
+    "Compaction": "._config_groups",
     "AgentConfig": "._config",
     "BeforeToolCall": "._config",
     "Decision": "._config",

@@ -54,7 +54,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api._dataclass import dataclass
 
-from ._compaction_config import NO_COMPACTION, SUMMARY_PROMPT, Compaction
+from ._config_groups import NO_COMPACTION, SUMMARY_PROMPT, Compaction
 from ._token_limits import CHARS_PER_TOKEN, message_chars
 
 if TYPE_CHECKING:

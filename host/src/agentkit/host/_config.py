@@ -12,13 +12,14 @@ from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUs
 from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api._lazy import DeferredModule
 
-from ._compaction_config import NO_COMPACTION, Compaction
 from ._config_flat import FlatReads, apply_flat
 from ._config_groups import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
+    NO_COMPACTION,
     BeforeToolCall,
+    Compaction,
     Connection,
     Decision,
     Limits,

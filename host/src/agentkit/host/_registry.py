@@ -10,11 +10,9 @@ served as usual. Names are never renamed.
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from agentkit.plugin_api import ModelInfo, Provider, Skill, Tool
-from agentkit.plugin_api._dataclass import dataclass
 
 from ._schemas import schema_problem
 
@@ -28,20 +26,23 @@ class RegistrationError(Exception):
     """A contribution was refused; the message names the problem and the fix."""
 
 
-@dataclass
 class Registry:
     """The served tools, providers, skills and models by name, each with the plugin that registered it.
 
     ``claims`` holds every contribution, served or not; the four dicts hold
-    what is served and are updated in place.
+    what is served and are updated in place. A plain class, not a dataclass:
+    a host has one, which nothing compares or copies, and declaring it a
+    dataclass was 0.4 M instructions of a first use (``bench/_first_use.py``
+    under callgrind).
     """
 
-    tools: dict[str, Tool] = field(default_factory=dict)
-    providers: dict[str, Provider] = field(default_factory=dict)
-    skills: dict[str, Skill] = field(default_factory=dict)
-    models: dict[str, ModelInfo] = field(default_factory=dict)
-    owners: dict[str, str] = field(default_factory=dict)  # "tool:name" -> plugin, for what is served
-    claims: dict[str, dict[str, Any]] = field(default_factory=dict)  # "tool:name" -> {plugin: object}
+    def __init__(self) -> None:
+        self.tools: dict[str, Tool] = {}
+        self.providers: dict[str, Provider] = {}
+        self.skills: dict[str, Skill] = {}
+        self.models: dict[str, ModelInfo] = {}
+        self.owners: dict[str, str] = {}  # "tool:name" -> plugin, for what is served
+        self.claims: dict[str, dict[str, Any]] = {}  # "tool:name" -> {plugin: object}
 
     def add_tool(self, plugin: str, tool: Any) -> None:
         if not isinstance(tool, Tool):

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import Message, Outcome, Usage
-from agentkit.plugin_api._dataclass import dataclass
 
 if TYPE_CHECKING:
     from ._budget import Budget
@@ -14,26 +12,31 @@ if TYPE_CHECKING:
 __all__ = ["RetryBudget", "RunAccount", "RunState"]
 
 
-@dataclass
 class RunState:
-    """What a run has done so far, and how it ends."""
+    """What a run has done so far, and how it ends.
 
-    added: list[Message] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    turn: int = 0
-    outcome: Outcome = Outcome.COMPLETED
-    error: str | None = None
-    stopped_by: str | None = None
-    skills: list[str] = field(default_factory=list)
-    output: Any = None  # the validated value of a run with an output_type
+    A plain class, not a dataclass: nothing compares, copies or prints one, and declaring it and
+    :class:`RetryBudget` as dataclasses was 0.6 M instructions of a first use (``bench/_first_use.py``
+    under callgrind).
+    """
+
+    def __init__(self) -> None:
+        self.added: list[Message] = []
+        self.usage = Usage()
+        self.turn = 0
+        self.outcome = Outcome.COMPLETED
+        self.error: str | None = None
+        self.stopped_by: str | None = None
+        self.skills: list[str] = []
+        self.output: Any = None  # the validated value of a run with an output_type
 
 
-@dataclass
 class RetryBudget:
     """The retries a run's final answer has (``AgentConfig.output_retries``), and the refusals so far."""
 
-    limit: int
-    refusals: int = 0
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.refusals = 0
 
     def refuse(self) -> bool:
         """Count one refusal; whether the model may try again."""

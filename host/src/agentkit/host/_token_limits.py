@@ -34,7 +34,7 @@ from agentkit.plugin_api import (
 )
 from agentkit.plugin_api.codec import Transcript
 
-from ._prefix import common_prefix
+from ._repair import common_prefix
 from .errors import ConfigError
 
 __all__ = [

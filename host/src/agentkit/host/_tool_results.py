@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from agentkit.plugin_api import ImageBlock, TextBlock, ToolResult
 from agentkit.plugin_api._dataclass import dataclass
 
+from . import errors
 from ._guard import Escaped
-from .errors import ImageError
 
 if TYPE_CHECKING:
     from agentkit.plugin_api.results import SpooledResult
@@ -69,7 +69,7 @@ def render(result: ToolResult, admit_images: AdmitImages | None) -> Rendering:
             images = list(_images(result))
         if images and admit_images is not None:
             images = admit_images(_images(result))
-    except ImageError as exc:  # the model sees why, and may name another file
+    except errors.ImageError as exc:  # the model sees why, and may name another file; read (and made) on a failure
         text, ok, images = ToolResult.failure("invalid_image", str(exc)).to_text(), False, []
     except BaseException as exc:  # circular data, non-string keys, a hostile __str__, a bad image...
         fallback = ToolResult.failure(

@@ -25,7 +25,21 @@ the run with an outcome (``RunResult.outcome``), or become error results the mod
 
 from __future__ import annotations
 
+from agentkit.plugin_api._lazy import lazy_exports
 from agentkit.plugin_api.errors import AgentkitError, PluginError, ProviderError, UsageError
+
+TYPE_CHECKING = False  # spelled out: this module loads no typing
+if TYPE_CHECKING:
+    # `import X as X` marks each name as re-exported (PEP 484), for type checkers.
+    # isort: off
+    from ._feature_errors import (
+        FileInputError as FileInputError,
+        ImageError as ImageError,
+        SessionConflict as SessionConflict,
+        SessionError as SessionError,
+        SessionLoadError as SessionLoadError,
+    )
+    # isort: on
 
 
 class ConfigError(UsageError):
@@ -39,16 +53,6 @@ class SkillConflictError(ConfigError):
 class UnsafeDataDirError(ConfigError):
     """A folder of the data directory (sessions, artifacts) is owned by another user or writable by
     group or others, so it is not used (OpenSSH's ``StrictModes``; docs/decisions/0027)."""
-
-
-class ImageError(UsageError):
-    """An image could not be read, fetched or sent: not an image, too large to decode, outside
-    the workspace, a URL the embedder does not allow fetching, or a model without vision."""
-
-
-class FileInputError(UsageError):
-    """A document or a recording could not be sent: a model without the capability, a file that
-    cannot be read, lies about its type, is above the wire's cap, or a URL the wire does not take."""
 
 
 class ModelNotFound(UsageError):
@@ -67,23 +71,12 @@ class SessionNotFound(UsageError):
     """No stored session has the id (or id prefix) asked for."""
 
 
-class SessionError(AgentkitError):
-    """A session log could not be read or written."""
-
-
-class SessionLoadError(SessionError):
-    """The bytes are not a session log: no readable header line. Damage after the header is repaired, never raised."""
-
-
-class SessionConflict(SessionError):
-    """An append expected another last entry: a second writer appended first (retry from the new last entry),
-    or holds the session open for writing."""
-
-
 __all__ = [
     "AgentBusy",
     "AgentkitError",
     "ConfigError",
+    "FileInputError",
+    "ImageError",
     "ModelNotFound",
     "NothingToContinue",
     "PluginError",
@@ -93,5 +86,14 @@ __all__ = [
     "SessionLoadError",
     "SessionNotFound",
     "SkillConflictError",
+    "UnsafeDataDirError",
     "UsageError",
 ]
+
+#: The errors of sessions and of image, document and recording input: created when first named.
+_FEATURE_ERRORS = dict.fromkeys(
+    ("FileInputError", "ImageError", "SessionConflict", "SessionError", "SessionLoadError"),
+    "agentkit.host._feature_errors",
+)
+
+__getattr__, __dir__ = lazy_exports(__name__, _FEATURE_ERRORS, globals())

@@ -2,10 +2,10 @@
 
 * :mod:`.run_stop`: :class:`~.run_stop.RunStop`, how a run is asked to end
   early (abort, cancellation of its caller, its deadline; the first reason
-  wins) and :data:`~.run_stop.STOP_BUDGET`, the time it then has;
-* :mod:`.abort_event`: the event a stop sets, which provider streams watch
-  without a task of their own (the race itself is ``runtime/_abort.py``:
-  the runtime cuts a stream when the event is set);
+  wins), :data:`~.run_stop.STOP_BUDGET`, the time it then has, and
+  :class:`~.run_stop.AbortEvent`, the event a stop sets, which provider
+  streams watch without a task of their own (the race itself is
+  ``runtime/_abort.py``: the runtime cuts a stream when the event is set);
 * :mod:`.policies`: stop policies, the public predicates consulted after a
   turn's results are in history (``max_turns``, ``stop_when``, ``any_of``);
 * :mod:`.ending`: how a stopped or failed run ends: every pending call

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from .._stopping.abort_event import AbortEvent
+from .._stopping.run_stop import AbortEvent
 
 T = TypeVar("T")
 
