@@ -81,34 +81,71 @@ def dataclass(
 
 def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> _T:
     own = dict(cls.__dict__)  # what the class body defined (slots=True makes a new class below)
-    if not own.get("__doc__") or _has_initvar(own) or any(dataclasses.is_dataclass(b) for b in cls.__mro__[1:]):
+    bases = cls.__mro__[1:]
+    if (not own.get("__doc__") or _has_initvar(own)
+            or (bases != (object,) and any(dataclasses.is_dataclass(b) for b in bases))):
         whole: Any = dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
         return whole  # type: ignore[no-any-return]
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in own:  # the standard library's words
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-    made: Any = _declared(cls, own, slots=slots)
-    made.__dataclass_params__ = _params(made.__dataclass_params__, init=init, repr=repr, eq=eq, frozen=frozen)
-    fields = dataclasses.fields(made)
+    made: Any
+    fields = _fields_here(cls, own, slots=slots)
+    if fields is None:  # the standard library makes the fields (and the slotted class); the methods are added here
+        made = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+        fields = {f.name: f for f in dataclasses.fields(made)}  # not its class and init-only variables
+        added, owners = _methods(made, own, fields, made.__dataclass_params__, init=init,
+                                 repr=repr, eq=eq, frozen=frozen, slots=slots)
+        for name, value in added.items():
+            type.__setattr__(made, name, value)
+        return made  # type: ignore[no-any-return]
+    added, owners = _methods(cls, own, fields, _STANDARD_PARAMS, init=init, repr=repr, eq=eq, frozen=frozen,
+                             slots=slots)
+    added["__dataclass_fields__"] = fields
+    if "__match_args__" not in own:
+        added["__match_args__"] = tuple(f.name for f in fields.values() if f.init and not f.kw_only)
+    if slots:
+        # Made again with its slots, as the standard library does, from a namespace that already holds what is
+        # added: a special method set on a made class costs more than one it is made with (bench/_first_use.py).
+        made = _with_slots(cls, tuple(fields), added)
+    else:
+        made = cls
+        for name, value in added.items():
+            type.__setattr__(made, name, value)
+    for owner in owners:
+        owner.cls = made  # the class the methods belong to, known only now
+    abc.update_abstractmethods(made)
+    return made  # type: ignore[no-any-return]
+
+
+def _methods(cls: type, own: dict[str, Any], fields: dict[str, Field[Any]], params: Any, *, init: bool, repr: bool,
+             eq: bool, frozen: bool, slots: bool) -> tuple[dict[str, Any], list[Any]]:
+    """What the decorator adds to the class by name (its parameters, ``__init__``, ``__repr__``, ``__eq__``,
+    ``__hash__``, a frozen class's ``__setattr__`` and ``__delattr__``), and the objects that need the final class
+    in their ``cls``."""
+    added: dict[str, Any] = {"__dataclass_params__": _params(params, init=init, repr=repr, eq=eq, frozen=frozen)}
+    owners: list[Any] = []
+    values = fields.values()
     if init:
-        _check_default_order(fields)
+        _check_default_order(values)
         if "__init__" not in own:
-            made.__init__ = _InitOnFirstUse(made, frozen=frozen, slots=slots)
+            added["__init__"] = _InitOnFirstUse(cls, frozen=frozen, slots=slots)
+            owners.append(added["__init__"])
     if repr and "__repr__" not in own:
-        made.__repr__ = _repr(made, tuple(f.name for f in fields if f.repr))
+        added["__repr__"] = _repr(cls, tuple(f.name for f in values if f.repr))
     if eq and "__eq__" not in own:
-        made.__eq__ = _eq(made, _tuple_of(tuple(f.name for f in fields if f.compare)))
+        added["__eq__"] = _eq(cls, _tuple_of(tuple(f.name for f in values if f.compare)))
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     if eq and not explicit_hash:
         if frozen:
-            hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-            made.__hash__ = _hash(made, _tuple_of(hashed))
+            hashed = tuple(f.name for f in values if (f.compare if f.hash is None else f.hash))
+            added["__hash__"] = _hash(cls, _tuple_of(hashed))
         else:
-            made.__hash__ = None
+            added["__hash__"] = None
     if frozen:
-        _freeze(made, frozenset(f.name for f in fields), slots=slots, own=own)
-    return made  # type: ignore[no-any-return]
+        owners.append(_freeze(cls, frozenset(fields), added, slots=slots, own=own))
+    return added, owners
 
 
 def _has_initvar(own: dict[str, Any]) -> bool:
@@ -117,9 +154,9 @@ def _has_initvar(own: dict[str, Any]) -> bool:
                for a in annotations.values())
 
 
-def _declared(cls: type, own: dict[str, Any], *, slots: bool) -> Any:
-    """The class with its fields, ``__match_args__`` and slots, as ``dataclasses.dataclass(init=False, repr=False,
-    eq=False)`` makes it.
+def _fields_here(cls: type, own: dict[str, Any], *, slots: bool) -> dict[str, Field[Any]] | None:
+    """The class's fields as ``dataclasses.dataclass(init=False, repr=False, eq=False)`` makes them, or None where
+    that call must make them.
 
     That call spends most of its time asking of every annotation, three times over, whether it names
     ``ClassVar``, ``InitVar`` or ``KW_ONLY``. Where one look at each annotation shows that none can (all are
@@ -130,7 +167,7 @@ def _declared(cls: type, own: dict[str, Any], *, slots: bool) -> Any:
     namespace = getattr(sys.modules.get(cls.__module__), "__dict__", {})
     if (sys.version_info[:2] != (3, 11) or not all(_plain(a, namespace) for a in annotations.values())
             or (slots and ("__slots__" in own or any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1])))):
-        return dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+        return None
     fields: dict[str, Field[Any]] = {}
     for name, annotation in annotations.items():
         default: Any = getattr(cls, name, MISSING)
@@ -140,31 +177,29 @@ def _declared(cls: type, own: dict[str, Any], *, slots: bool) -> Any:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
-        else:
-            f = dataclasses.field(default=MISSING if isinstance(default, MemberDescriptorType) else default)
+            if f.kw_only is MISSING:
+                f.kw_only = False  # type: ignore[assignment]
+        else:  # what dataclasses.field(default=default) gives, with kw_only settled as the decorator settles it
+            f = Field(MISSING if isinstance(default, MemberDescriptorType) else default, MISSING, True, True, None,
+                      True, None, False)  # type: ignore[call-arg]
         f.name, f.type, f._field_type = name, annotation, _FIELD  # type: ignore[attr-defined]
-        if f.kw_only is MISSING:
-            f.kw_only = False
         if f.default.__class__.__hash__ is None:  # the standard library's words
             raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
         fields[name] = f
     for name, value in own.items():
         if isinstance(value, Field) and name not in annotations:  # the standard library's words
             raise TypeError(f"{name!r} is a field but has no type annotation")
-    made: Any = cls
-    made.__dataclass_params__ = _STANDARD_PARAMS
-    made.__dataclass_fields__ = fields
-    if "__match_args__" not in own:
-        type.__setattr__(made, "__match_args__", tuple(f.name for f in fields.values() if f.init and not f.kw_only))
-    if slots:
-        made = _with_slots(made, tuple(fields))
-    abc.update_abstractmethods(made)
-    return made
+    return fields
 
 
 #: The leading name of an annotation, and the module it is read from (the standard library's pattern).
 _LEADING_NAME = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
 _SPECIAL = frozenset({"ClassVar", "InitVar", "KW_ONLY"})
+
+#: Each string annotation met, with what its leading name says: True (surely none of ``ClassVar``,
+#: ``InitVar``, ``KW_ONLY``), False (one of them by name) or the bare name to look up in the class's module.
+#: Most annotations repeat (``str``, ``int``, ``str | None``): each is matched once.
+_LEADING: dict[str, bool | str] = {}
 
 
 def _plain(annotation: object, namespace: dict[str, Any]) -> bool:
@@ -175,6 +210,19 @@ def _plain(annotation: object, namespace: dict[str, Any]) -> bool:
     """
     if not isinstance(annotation, str):
         return False
+    leading = _LEADING.get(annotation)
+    if leading is None:
+        leading = _LEADING[annotation] = _leading(annotation)
+    if leading is True or leading is False:
+        return leading
+    value = namespace.get(leading)
+    return value is None or not (
+        value is ClassVar or value is dataclasses.InitVar or value is dataclasses.KW_ONLY
+        or isinstance(value, dataclasses.InitVar) or getattr(value, "__origin__", None) is ClassVar)
+
+
+def _leading(annotation: str) -> bool | str:
+    """What the leading name of ``annotation`` says (see :data:`_LEADING`)."""
     match = _LEADING_NAME.match(annotation)
     if match is None:
         return True
@@ -183,17 +231,16 @@ def _plain(annotation: object, namespace: dict[str, Any]) -> bool:
         return False
     if module_name is not None:
         return True  # typing.X or dataclasses.X where X is none of the three
-    value = namespace.get(name)
-    return not (value is ClassVar or value is dataclasses.InitVar or value is dataclasses.KW_ONLY
-                or isinstance(value, dataclasses.InitVar) or getattr(value, "__origin__", None) is ClassVar)
+    return name  # type: ignore[no-any-return]
 
 
-def _with_slots(cls: type, names: tuple[str, ...]) -> type:
-    """The class made again with ``__slots__`` for its fields, as the standard library makes it."""
+def _with_slots(cls: type, names: tuple[str, ...], added: dict[str, Any]) -> type:
+    """The class made again with ``__slots__`` for its fields and ``added`` to it, as the standard library makes it."""
     namespace = dict(cls.__dict__)
     namespace["__slots__"] = names
     for name in (*names, "__dict__", "__weakref__"):
         namespace.pop(name, None)
+    namespace.update(added)
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
     return made
@@ -445,24 +492,36 @@ def _hash(cls: type, values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any]
     return _qualify(cls, __hash__)
 
 
-def _freeze(cls: Any, names: frozenset[str], *, slots: bool, own: dict[str, Any]) -> None:
+class _Owner:
+    """The class a frozen class's ``__setattr__`` and ``__delattr__`` belong to, set once it is made."""
+
+    __slots__ = ("cls",)
+
+    cls: Any
+
+
+def _freeze(cls: Any, names: frozenset[str], added: dict[str, Any], *, slots: bool, own: dict[str, Any]) -> _Owner:
+    """Adds a frozen class's ``__setattr__`` and ``__delattr__`` (and, slotted, its pickling) to ``added``."""
+    owner = _Owner()
+
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        if type(self) is cls or name in names:
+        if type(self) is owner.cls or name in names:
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
+        super(owner.cls, self).__setattr__(name, value)
 
     def __delattr__(self: Any, name: str) -> None:
-        if type(self) is cls or name in names:
+        if type(self) is owner.cls or name in names:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
+        super(owner.cls, self).__delattr__(name)
 
-    type.__setattr__(cls, "__setattr__", _qualify(cls, __setattr__))
-    type.__setattr__(cls, "__delattr__", _qualify(cls, __delattr__))
+    added["__setattr__"] = _qualify(cls, __setattr__)
+    added["__delattr__"] = _qualify(cls, __delattr__)
     if slots:  # what the standard library adds so that copy and pickle can fill a frozen slotted instance
         if "__getstate__" not in own:
-            type.__setattr__(cls, "__getstate__", _getstate)
+            added["__getstate__"] = _getstate
         if "__setstate__" not in own:
-            type.__setattr__(cls, "__setstate__", _setstate)
+            added["__setstate__"] = _setstate
+    return owner
 
 
 def _getstate(self: Any) -> list[Any]:
