@@ -82,17 +82,16 @@ def dataclass(
 def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> _T:
     own = dict(cls.__dict__)  # what the class body defined (slots=True makes a new class below)
     bases = cls.__mro__[1:]
-    if (not own.get("__doc__") or _has_initvar(own)
-            or (bases != (object,) and any(dataclasses.is_dataclass(b) for b in bases))):
-        whole: Any = dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
-        return whole  # type: ignore[no-any-return]
+    made: Any
+    kind = _kind(cls, own, slots=slots) if own.get("__doc__") else _WHOLE
+    if kind == _WHOLE or (bases != (object,) and any(dataclasses.is_dataclass(b) for b in bases)):
+        made = dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
+        return made  # type: ignore[no-any-return]
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in own:  # the standard library's words
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-    made: Any
-    fields = _fields_here(cls, own, slots=slots)
-    if fields is None:  # the standard library makes the fields (and the slotted class); the methods are added here
+    if kind == _STANDARD:  # the standard library makes the fields (and the slotted class); the methods are added here
         made = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
         fields = {f.name: f for f in dataclasses.fields(made)}  # not its class and init-only variables
         added, owners = _methods(made, own, fields, made.__dataclass_params__, init=init,
@@ -100,15 +99,14 @@ def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: 
         for name, value in added.items():
             type.__setattr__(made, name, value)
         return made  # type: ignore[no-any-return]
+    fields = _fields_here(cls, own)
     added, owners = _methods(cls, own, fields, _STANDARD_PARAMS, init=init, repr=repr, eq=eq, frozen=frozen,
                              slots=slots)
     added["__dataclass_fields__"] = fields
-    if "__match_args__" not in own:
-        added["__match_args__"] = tuple(f.name for f in fields.values() if f.init and not f.kw_only)
     if slots:
         # Made again with its slots, as the standard library does, from a namespace that already holds what is
         # added: a special method set on a made class costs more than one it is made with (bench/_first_use.py).
-        made = _with_slots(cls, tuple(fields), added)
+        made = _with_slots(cls, own, tuple(fields), added)
     else:
         made = cls
         for name, value in added.items():
@@ -121,26 +119,39 @@ def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: 
 
 def _methods(cls: type, own: dict[str, Any], fields: dict[str, Field[Any]], params: Any, *, init: bool, repr: bool,
              eq: bool, frozen: bool, slots: bool) -> tuple[dict[str, Any], list[Any]]:
-    """What the decorator adds to the class by name (its parameters, ``__init__``, ``__repr__``, ``__eq__``,
-    ``__hash__``, a frozen class's ``__setattr__`` and ``__delattr__``), and the objects that need the final class
-    in their ``cls``."""
+    """What the decorator adds to the class by name (its parameters, ``__match_args__``, ``__init__``,
+    ``__repr__``, ``__eq__``, ``__hash__``, a frozen class's ``__setattr__`` and ``__delattr__``), and the objects
+    that need the final class in their ``cls``."""
     added: dict[str, Any] = {"__dataclass_params__": _params(params, init=init, repr=repr, eq=eq, frozen=frozen)}
     owners: list[Any] = []
-    values = fields.values()
-    if init:
-        _check_default_order(values)
-        if "__init__" not in own:
-            added["__init__"] = _InitOnFirstUse(cls, frozen=frozen, slots=slots)
-            owners.append(added["__init__"])
+    positional, shown, compared, hashed = [], [], [], []
+    seen_default = False
+    for f in fields.values():  # one pass: a class is declared once, and most are never instantiated
+        if f.init and not f.kw_only:
+            positional.append(f.name)
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                seen_default = True
+            elif seen_default and init:  # the standard library's words
+                raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        if f.repr:
+            shown.append(f.name)
+        if f.compare:
+            compared.append(f.name)
+        if f.compare if f.hash is None else f.hash:
+            hashed.append(f.name)
+    if "__match_args__" not in own and "__match_args__" not in cls.__dict__:
+        added["__match_args__"] = tuple(positional)
+    if init and "__init__" not in own:
+        added["__init__"] = _InitOnFirstUse(cls, frozen=frozen, slots=slots)
+        owners.append(added["__init__"])
     if repr and "__repr__" not in own:
-        added["__repr__"] = _repr(cls, tuple(f.name for f in values if f.repr))
+        added["__repr__"] = _repr(cls, tuple(shown))
     if eq and "__eq__" not in own:
-        added["__eq__"] = _eq(cls, _tuple_of(tuple(f.name for f in values if f.compare)))
+        added["__eq__"] = _eq(cls, _tuple_of(tuple(compared)))
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     if eq and not explicit_hash:
         if frozen:
-            hashed = tuple(f.name for f in values if (f.compare if f.hash is None else f.hash))
-            added["__hash__"] = _hash(cls, _tuple_of(hashed))
+            added["__hash__"] = _hash(cls, _tuple_of(tuple(hashed)))
         else:
             added["__hash__"] = None
     if frozen:
@@ -148,26 +159,50 @@ def _methods(cls: type, own: dict[str, Any], fields: dict[str, Field[Any]], para
     return added, owners
 
 
-def _has_initvar(own: dict[str, Any]) -> bool:
-    annotations = own.get("__annotations__", {})
-    return any(isinstance(a, dataclasses.InitVar) or (isinstance(a, str) and "InitVar" in a)
-               for a in annotations.values())
+#: Who makes a class's fields (:func:`_kind`): this module, the standard library (then the methods are added
+#: here), or the standard library the whole class.
+_HERE, _STANDARD, _WHOLE = 0, 1, 2
 
 
-def _fields_here(cls: type, own: dict[str, Any], *, slots: bool) -> dict[str, Field[Any]] | None:
-    """The class's fields as ``dataclasses.dataclass(init=False, repr=False, eq=False)`` makes them, or None where
-    that call must make them.
+def _kind(cls: type, own: dict[str, Any], *, slots: bool) -> int:
+    """Who makes the fields of ``cls``: here where one look at each annotation shows that it names none of
+    ``ClassVar``, ``InitVar`` and ``KW_ONLY`` (a string whose leading name is none of them).
 
-    That call spends most of its time asking of every annotation, three times over, whether it names
-    ``ClassVar``, ``InitVar`` or ``KW_ONLY``. Where one look at each annotation shows that none can (all are
-    strings whose leading name is none of them), the fields are made here as Python 3.11 makes them;
-    anything else, or another version of Python, is left to the standard library.
+    ``dataclasses.dataclass(init=False, repr=False, eq=False)`` spends most of its time asking that of every
+    annotation, three times over. Anything in doubt, or another version of Python, is left to the standard
+    library; an ``InitVar`` (its ``__init__`` takes arguments that are no fields) to it whole.
     """
+    kind = _HERE if sys.version_info[:2] == (3, 11) else _STANDARD
+    namespace: dict[str, Any] | None = None
+    for annotation in own.get("__annotations__", {}).values():
+        if annotation.__class__ is not str:
+            if isinstance(annotation, dataclasses.InitVar):
+                return _WHOLE
+            kind = _STANDARD
+            continue
+        leading = _LEADING.get(annotation)
+        if leading is None:
+            leading = _LEADING[annotation] = _leading(annotation)
+        if leading.__class__ is str:  # a bare name: what it names in the class's module
+            if namespace is None:
+                namespace = getattr(sys.modules.get(cls.__module__), "__dict__", {})
+            value = namespace.get(leading)
+            if value is not None and (
+                    value is ClassVar or value is dataclasses.InitVar or value is dataclasses.KW_ONLY
+                    or isinstance(value, dataclasses.InitVar) or getattr(value, "__origin__", None) is ClassVar):
+                kind = _STANDARD
+        elif leading == _WHOLE:
+            return _WHOLE
+        elif leading == _STANDARD:
+            kind = _STANDARD
+    if slots and kind == _HERE and ("__slots__" in own or any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1])):
+        kind = _STANDARD
+    return kind
+
+
+def _fields_here(cls: type, own: dict[str, Any]) -> dict[str, Field[Any]]:
+    """The class's fields, made as Python 3.11's ``dataclasses.dataclass`` makes them (see :func:`_kind`)."""
     annotations = own.get("__annotations__", {})
-    namespace = getattr(sys.modules.get(cls.__module__), "__dict__", {})
-    if (sys.version_info[:2] != (3, 11) or not all(_plain(a, namespace) for a in annotations.values())
-            or (slots and ("__slots__" in own or any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1])))):
-        return None
     fields: dict[str, Field[Any]] = {}
     for name, annotation in annotations.items():
         default: Any = getattr(cls, name, MISSING)
@@ -196,47 +231,35 @@ def _fields_here(cls: type, own: dict[str, Any], *, slots: bool) -> dict[str, Fi
 _LEADING_NAME = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
 _SPECIAL = frozenset({"ClassVar", "InitVar", "KW_ONLY"})
 
-#: Each string annotation met, with what its leading name says: True (surely none of ``ClassVar``,
-#: ``InitVar``, ``KW_ONLY``), False (one of them by name) or the bare name to look up in the class's module.
-#: Most annotations repeat (``str``, ``int``, ``str | None``): each is matched once.
-_LEADING: dict[str, bool | str] = {}
+#: Each string annotation met, with what it says: :data:`_HERE` (surely none of ``ClassVar``, ``InitVar``,
+#: ``KW_ONLY``), :data:`_STANDARD` (one of them by name), :data:`_WHOLE` (it mentions ``InitVar``) or the bare
+#: leading name to look up in the class's module. Most annotations repeat (``str``, ``str | None``): each is
+#: read once.
+_LEADING: dict[str, int | str] = {}
 
 
-def _plain(annotation: object, namespace: dict[str, Any]) -> bool:
-    """Whether the annotation surely names none of ``ClassVar``, ``InitVar`` and ``KW_ONLY``.
-
-    The standard library reads a string annotation's leading name (``mod.Name`` or ``Name``) in the class's
-    module; so does this, answering "not surely" for any doubt.
-    """
-    if not isinstance(annotation, str):
-        return False
-    leading = _LEADING.get(annotation)
-    if leading is None:
-        leading = _LEADING[annotation] = _leading(annotation)
-    if leading is True or leading is False:
-        return leading
-    value = namespace.get(leading)
-    return value is None or not (
-        value is ClassVar or value is dataclasses.InitVar or value is dataclasses.KW_ONLY
-        or isinstance(value, dataclasses.InitVar) or getattr(value, "__origin__", None) is ClassVar)
-
-
-def _leading(annotation: str) -> bool | str:
-    """What the leading name of ``annotation`` says (see :data:`_LEADING`)."""
+def _leading(annotation: str) -> int | str:
+    """What ``annotation`` says (see :data:`_LEADING`); the standard library reads a string annotation's leading
+    name (``mod.Name`` or ``Name``) in the class's module."""
+    if "InitVar" in annotation:
+        return _WHOLE
     match = _LEADING_NAME.match(annotation)
     if match is None:
-        return True
+        return _HERE
     module_name, name = match.groups()
     if name in _SPECIAL:
-        return False
+        return _STANDARD
     if module_name is not None:
-        return True  # typing.X or dataclasses.X where X is none of the three
+        return _HERE  # typing.X or dataclasses.X where X is none of the three
     return name  # type: ignore[no-any-return]
 
 
-def _with_slots(cls: type, names: tuple[str, ...], added: dict[str, Any]) -> type:
-    """The class made again with ``__slots__`` for its fields and ``added`` to it, as the standard library makes it."""
-    namespace = dict(cls.__dict__)
+def _with_slots(cls: type, namespace: dict[str, Any], names: tuple[str, ...], added: dict[str, Any]) -> type:
+    """The class made again with ``__slots__`` for its fields and ``added`` to it, as the standard library makes it.
+
+    ``namespace`` is a copy of the class's ``__dict__`` taken before its fields were made (which changes only
+    the field names' entries, taken out here), and becomes the new class's.
+    """
     namespace["__slots__"] = names
     for name in (*names, "__dict__", "__weakref__"):
         namespace.pop(name, None)
@@ -268,17 +291,6 @@ def _params(given: Any, *, init: bool, repr: bool, eq: bool, frozen: bool) -> An
         params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
         _PARAMS[key] = params
     return params
-
-
-def _check_default_order(fields: tuple[Field[Any], ...]) -> None:
-    seen_default = False
-    for f in fields:
-        if not f.init or f.kw_only:
-            continue
-        if f.default is not MISSING or f.default_factory is not MISSING:
-            seen_default = True
-        elif seen_default:  # the standard library's words
-            raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
 def _qualify(cls: type, function: Callable[..., Any]) -> Callable[..., Any]:
