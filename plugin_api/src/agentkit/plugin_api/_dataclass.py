@@ -32,6 +32,9 @@ dataclass. A class without a docstring (the standard library writes one from
 the signature), an ``InitVar`` field or a dataclass base is handed to the
 standard decorator whole. ``tests/test_dataclass.py`` in this distribution holds
 the two decorators to the same behaviour.
+
+:func:`str_enum` does the same for a ``StrEnum``: the class statement's
+enumeration, made by the standard library's own fast path.
 """
 
 from __future__ import annotations
