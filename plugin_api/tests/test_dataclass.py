@@ -377,7 +377,12 @@ def test_the_package_has_enumerations_to_check():
 @pytest.mark.parametrize("cls", list(_enumerations()), ids=lambda c: c.__name__)
 def test_each_enumeration_is_the_one_its_class_statement_makes(cls):
     """The standard library's own check of an enumeration made by its fast path against the class statement's."""
-    enum._test_simple_enum(_twin(cls), cls)
+    twin = _twin(cls)
+    enum._test_simple_enum(twin, cls)
+    # Each member is the class's own attribute, as the class statement leaves it (not a descriptor that finds
+    # the member in Python at every read, as the fast path alone leaves it: a read per turn would cost that).
+    assert all(vars(twin)[m.name] is m for m in twin)
+    assert all(vars(cls)[m.name] is m for m in cls)
     member = next(iter(cls))
     assert pickle.loads(pickle.dumps(member)) is member
     assert (str(member), f"{member}", cls(member.value)) == (member.value, member.value, member)
@@ -400,5 +405,6 @@ def test_str_enum_makes_what_the_class_statement_makes(fast_path, monkeypatch):
     assert type(Colour) is enum.EnumType
     monkeypatch.undo()
     enum._test_simple_enum(_twin(Colour), Colour)
+    assert all(vars(Colour)[m.name] is m for m in Colour)
     assert [(m.name, m.value) for m in Colour] == [("RED", "red"), ("DARK_RED", "dark red")]
     assert Colour.__doc__ == "A colour."

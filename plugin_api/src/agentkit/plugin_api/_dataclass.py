@@ -568,11 +568,18 @@ def str_enum(cls: type[_E], /) -> type[_E]:
     functional API makes the same enumeration. ``tests/test_dataclass.py`` holds each enumeration of the package
     to its twin made by a class statement, with the standard library's own check of the two.
     """
+    made: Any
     simple = getattr(enum, "_simple_enum", None)
     if simple is not None:
-        return simple(enum.StrEnum)(cls)  # type: ignore[no-any-return]
+        made = simple(enum.StrEnum)(cls)
+        for name, member in made._member_map_.items():
+            # The member itself as the class's attribute, where the class statement puts it: the fast path
+            # leaves a descriptor that finds it in Python at every read (``Outcome.COMPLETED`` in the loop).
+            if type(made.__dict__.get(name)) is enum.property:
+                type.__setattr__(made, name, member)
+        return made  # type: ignore[no-any-return]
     members = [(name, value) for name, value in vars(cls).items() if not name.startswith("_")]
     functional: Any = enum.StrEnum
-    made: Any = functional(cls.__name__, members, module=cls.__module__, qualname=cls.__qualname__)
+    made = functional(cls.__name__, members, module=cls.__module__, qualname=cls.__qualname__)
     made.__doc__ = cls.__doc__
     return made  # type: ignore[no-any-return]
