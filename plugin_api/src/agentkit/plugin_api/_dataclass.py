@@ -200,7 +200,8 @@ def _kind(cls: type, own: dict[str, Any], *, slots: bool) -> int:
             return _WHOLE
         elif leading == _STANDARD:
             kind = _STANDARD
-    if slots and kind == _HERE and ("__slots__" in own or any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1])):
+    if slots and kind == _HERE and ("__slots__" in own or (
+            len(cls.__mro__) > 2 and any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1]))):
         kind = _STANDARD
     return kind
 
@@ -289,7 +290,7 @@ _PARAMS: dict[tuple[Any, ...], Any] = {}
 
 
 def _params(given: Any, *, init: bool, repr: bool, eq: bool, frozen: bool) -> Any:
-    key = (type(given), init, repr, eq, frozen, *(getattr(given, name, None) for name in ("slots", "match_args")))
+    key = (type(given), init, repr, eq, frozen, getattr(given, "slots", None), getattr(given, "match_args", None))
     params = _PARAMS.get(key)
     if params is None:
         params = copy.copy(given)
@@ -384,7 +385,10 @@ class _Plan:
 
     def __init__(self, cls: type, *, slots: bool) -> None:
         positional, accepted, required, steps = [], [], [], []
-        for f in dataclasses.fields(cls):
+        fields: dict[str, Field[Any]] = cls.__dataclass_fields__  # type: ignore[attr-defined]
+        for f in fields.values():  # what dataclasses.fields gives, without its generator
+            if f._field_type is not _FIELD:  # type: ignore[attr-defined]  # a class or init-only variable
+                continue
             factory = None if f.default_factory is MISSING else f.default_factory
             if f.init:
                 accepted.append(f.name)
