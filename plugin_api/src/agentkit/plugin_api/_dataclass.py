@@ -118,7 +118,8 @@ def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: 
             type.__setattr__(made, name, value)
     for owner in owners:
         owner.cls = made  # the class the methods belong to, known only now
-    abc.update_abstractmethods(made)
+    if type(made) is not type:  # only a class of another metaclass (ABCMeta) can have abstract methods
+        abc.update_abstractmethods(made)
     return made  # type: ignore[no-any-return]
 
 
