@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import inspect
 import pickle
 import re
 import sys
+import types
 import typing
 from dataclasses import field
 
@@ -346,3 +348,63 @@ def test_each_public_dataclass_has_the_signature_its_fields_give(cls):
     )
     assert str(inspect.signature(cls)) == str(inspect.signature(twin))
     assert (cls.__hash__ is None) == (twin.__hash__ is None) or "__hash__" in vars(cls)
+
+
+def _enumerations():
+    import agentkit.plugin_api as api
+
+    for name in api.__all__:
+        value = getattr(api, name)
+        if isinstance(value, type) and issubclass(value, enum.Enum):
+            yield value
+
+
+def _twin(cls):
+    """The enumeration a class statement ``class Name(StrEnum)`` with the members and docstring of ``cls`` makes."""
+
+    def body(namespace):
+        for name, value in [("__doc__", cls.__doc__), ("__module__", cls.__module__),
+                            ("__qualname__", cls.__qualname__), *((m.name, m.value) for m in cls)]:
+            namespace[name] = value
+
+    return types.new_class(cls.__name__, (enum.StrEnum,), exec_body=body)
+
+
+def test_the_package_has_enumerations_to_check():
+    assert {cls.__name__ for cls in _enumerations()} >= {"Outcome", "StopReason", "ExecutionMode"}
+
+
+@pytest.mark.parametrize("cls", list(_enumerations()), ids=lambda c: c.__name__)
+def test_each_enumeration_is_the_one_its_class_statement_makes(cls):
+    """The standard library's own check of an enumeration made by its fast path against the class statement's."""
+    twin = _twin(cls)
+    enum._test_simple_enum(twin, cls)
+    # Each member is the class's own attribute, as the class statement leaves it (not a descriptor that finds
+    # the member in Python at every read, as the fast path alone leaves it: a read per turn would cost that).
+    assert all(vars(twin)[m.name] is m for m in twin)
+    assert all(vars(cls)[m.name] is m for m in cls)
+    member = next(iter(cls))
+    assert pickle.loads(pickle.dumps(member)) is member
+    assert (str(member), f"{member}", cls(member.value)) == (member.value, member.value, member)
+    with pytest.raises(ValueError, match=f"'nothing' is not a valid {cls.__name__}"):
+        cls("nothing")
+
+
+@pytest.mark.parametrize("fast_path", [True, False], ids=["fast path", "functional API"])
+def test_str_enum_makes_what_the_class_statement_makes(fast_path, monkeypatch):
+    if not fast_path:  # a Python without the standard library's fast path
+        monkeypatch.delattr(enum, "_simple_enum")
+
+    @_dataclass.str_enum
+    class Colour(_dataclass.StrEnumBase):
+        """A colour."""
+
+        RED = "red"
+        DARK_RED = "dark red"
+
+    assert type(Colour) is enum.EnumType
+    monkeypatch.undo()
+    enum._test_simple_enum(_twin(Colour), Colour)
+    assert all(vars(Colour)[m.name] is m for m in Colour)
+    assert [(m.name, m.value) for m in Colour] == [("RED", "red"), ("DARK_RED", "dark red")]
+    assert Colour.__doc__ == "A colour."

@@ -13,6 +13,7 @@ imports the package for one name does not load the rest.
 from __future__ import annotations
 
 from importlib import import_module
+from sys import modules as _loaded
 
 # typing costs more than this package: `python -X importtime` puts `import typing` after
 # agentkit.plugin_api at 6.4-7.2 ms, the package itself at 2.1-2.5 ms. The flag is spelled out, as
@@ -208,7 +209,13 @@ def _version() -> str:
 def __getattr__(name: str) -> Any:
     where = _EXPORTS.get(name)
     if where is not None:
-        value = getattr(import_module(where, __name__), name)
+        # A part loaded whole is read from sys.modules: import_module resolves the name and takes the import
+        # machinery's path first, fifteen times the bytecodes, and a first use asks for some fifty names. One
+        # still being loaded (by another thread, say) is left to import_module, which waits for it.
+        module = _loaded.get(__name__ + where)
+        if module is None or getattr(module.__spec__, "_initializing", False):
+            module = import_module(where, __name__)
+        value = getattr(module, name)
     elif name == "__version__":
         value = _version()
     else:

@@ -32,6 +32,9 @@ dataclass. A class without a docstring (the standard library writes one from
 the signature), an ``InitVar`` field or a dataclass base is handed to the
 standard decorator whole. ``tests/test_dataclass.py`` in this distribution holds
 the two decorators to the same behaviour.
+
+:func:`str_enum` does the same for a ``StrEnum``: the class statement's
+enumeration, made by the standard library's own fast path.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 import abc
 import copy
 import dataclasses
+import enum
 import re
 import sys
 from _thread import get_ident
@@ -50,9 +54,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform, o
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["dataclass"]
+__all__ = ["StrEnumBase", "dataclass", "str_enum"]
 
 _T = TypeVar("_T", bound=type)
+_E = TypeVar("_E")
 
 
 @overload
@@ -81,56 +86,130 @@ def dataclass(
 
 def _process(cls: _T, *, init: bool, repr: bool, eq: bool, frozen: bool, slots: bool) -> _T:
     own = dict(cls.__dict__)  # what the class body defined (slots=True makes a new class below)
-    if not own.get("__doc__") or _has_initvar(own) or any(dataclasses.is_dataclass(b) for b in cls.__mro__[1:]):
-        whole: Any = dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
-        return whole  # type: ignore[no-any-return]
+    bases = cls.__mro__[1:]
+    made: Any
+    kind = _kind(cls, own, slots=slots) if own.get("__doc__") else _WHOLE
+    if kind == _WHOLE or (bases != (object,) and any(dataclasses.is_dataclass(b) for b in bases)):
+        made = dataclasses.dataclass(cls, init=init, repr=repr, eq=eq, frozen=frozen, slots=slots)
+        return made  # type: ignore[no-any-return]
     if frozen:
         for name in ("__setattr__", "__delattr__"):
             if name in own:  # the standard library's words
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-    made: Any = _declared(cls, own, slots=slots)
-    made.__dataclass_params__ = _params(made.__dataclass_params__, init=init, repr=repr, eq=eq, frozen=frozen)
-    fields = dataclasses.fields(made)
-    if init:
-        _check_default_order(fields)
-        if "__init__" not in own:
-            made.__init__ = _InitOnFirstUse(made, frozen=frozen, slots=slots)
-    if repr and "__repr__" not in own:
-        made.__repr__ = _repr(made, tuple(f.name for f in fields if f.repr))
-    if eq and "__eq__" not in own:
-        made.__eq__ = _eq(made, _tuple_of(tuple(f.name for f in fields if f.compare)))
-    explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
-    if eq and not explicit_hash:
-        if frozen:
-            hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-            made.__hash__ = _hash(made, _tuple_of(hashed))
-        else:
-            made.__hash__ = None
-    if frozen:
-        _freeze(made, frozenset(f.name for f in fields), slots=slots, own=own)
+    if kind == _STANDARD:  # the standard library makes the fields (and the slotted class); the methods are added here
+        made = dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+        fields = {f.name: f for f in dataclasses.fields(made)}  # not its class and init-only variables
+        added, owners = _methods(made, own, fields, made.__dataclass_params__, init=init,
+                                 repr=repr, eq=eq, frozen=frozen, slots=slots)
+        for name, value in added.items():
+            type.__setattr__(made, name, value)
+        return made  # type: ignore[no-any-return]
+    fields = _fields_here(cls, own)
+    added, owners = _methods(cls, own, fields, _STANDARD_PARAMS, init=init, repr=repr, eq=eq, frozen=frozen,
+                             slots=slots)
+    added["__dataclass_fields__"] = fields
+    if slots:
+        # Made again with its slots, as the standard library does, from a namespace that already holds what is
+        # added: a special method set on a made class costs more than one it is made with (bench/_first_use.py).
+        made = _with_slots(cls, own, tuple(fields), added)
+    else:
+        made = cls
+        for name, value in added.items():
+            type.__setattr__(made, name, value)
+    for owner in owners:
+        owner.cls = made  # the class the methods belong to, known only now
+    if type(made) is not type:  # only a class of another metaclass (ABCMeta) can have abstract methods
+        abc.update_abstractmethods(made)
     return made  # type: ignore[no-any-return]
 
 
-def _has_initvar(own: dict[str, Any]) -> bool:
-    annotations = own.get("__annotations__", {})
-    return any(isinstance(a, dataclasses.InitVar) or (isinstance(a, str) and "InitVar" in a)
-               for a in annotations.values())
+def _methods(cls: type, own: dict[str, Any], fields: dict[str, Field[Any]], params: Any, *, init: bool, repr: bool,
+             eq: bool, frozen: bool, slots: bool) -> tuple[dict[str, Any], list[Any]]:
+    """What the decorator adds to the class by name (its parameters, ``__match_args__``, ``__init__``,
+    ``__repr__``, ``__eq__``, ``__hash__``, a frozen class's ``__setattr__`` and ``__delattr__``), and the objects
+    that need the final class in their ``cls``."""
+    added: dict[str, Any] = {"__dataclass_params__": _params(params, init=init, repr=repr, eq=eq, frozen=frozen)}
+    owners: list[Any] = []
+    positional, shown, compared, hashed = [], [], [], []
+    seen_default = False
+    for f in fields.values():  # one pass: a class is declared once, and most are never instantiated
+        if f.init and not f.kw_only:
+            positional.append(f.name)
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                seen_default = True
+            elif seen_default and init:  # the standard library's words
+                raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        if f.repr:
+            shown.append(f.name)
+        if f.compare:
+            compared.append(f.name)
+        if f.compare if f.hash is None else f.hash:
+            hashed.append(f.name)
+    if "__match_args__" not in own and "__match_args__" not in cls.__dict__:
+        added["__match_args__"] = tuple(positional)
+    if init and "__init__" not in own:
+        added["__init__"] = _InitOnFirstUse(cls, frozen=frozen, slots=slots)
+        owners.append(added["__init__"])
+    if repr and "__repr__" not in own:
+        added["__repr__"] = _repr(cls, tuple(shown))
+    if eq and "__eq__" not in own:
+        added["__eq__"] = _eq(cls, _tuple_of(tuple(compared)))
+    explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
+    if eq and not explicit_hash:
+        if frozen:
+            added["__hash__"] = _hash(cls, _tuple_of(tuple(hashed)))
+        else:
+            added["__hash__"] = None
+    if frozen:
+        owners.append(_freeze(cls, frozenset(fields), added, slots=slots, own=own))
+    return added, owners
 
 
-def _declared(cls: type, own: dict[str, Any], *, slots: bool) -> Any:
-    """The class with its fields, ``__match_args__`` and slots, as ``dataclasses.dataclass(init=False, repr=False,
-    eq=False)`` makes it.
+#: Who makes a class's fields (:func:`_kind`): this module, the standard library (then the methods are added
+#: here), or the standard library the whole class.
+_HERE, _STANDARD, _WHOLE = 0, 1, 2
 
-    That call spends most of its time asking of every annotation, three times over, whether it names
-    ``ClassVar``, ``InitVar`` or ``KW_ONLY``. Where one look at each annotation shows that none can (all are
-    strings whose leading name is none of them), the fields are made here as Python 3.11 makes them;
-    anything else, or another version of Python, is left to the standard library.
+
+def _kind(cls: type, own: dict[str, Any], *, slots: bool) -> int:
+    """Who makes the fields of ``cls``: here where one look at each annotation shows that it names none of
+    ``ClassVar``, ``InitVar`` and ``KW_ONLY`` (a string whose leading name is none of them).
+
+    ``dataclasses.dataclass(init=False, repr=False, eq=False)`` spends most of its time asking that of every
+    annotation, three times over. Anything in doubt, or another version of Python, is left to the standard
+    library; an ``InitVar`` (its ``__init__`` takes arguments that are no fields) to it whole.
     """
+    kind = _HERE if sys.version_info[:2] == (3, 11) else _STANDARD
+    namespace: dict[str, Any] | None = None
+    for annotation in own.get("__annotations__", {}).values():
+        if annotation.__class__ is not str:
+            if isinstance(annotation, dataclasses.InitVar):
+                return _WHOLE
+            kind = _STANDARD
+            continue
+        leading = _LEADING.get(annotation)
+        if leading is None:
+            leading = _LEADING[annotation] = _leading(annotation)
+        if leading.__class__ is str:  # a bare name: what it names in the class's module
+            if namespace is None:
+                namespace = getattr(sys.modules.get(cls.__module__), "__dict__", {})
+            value = namespace.get(leading)
+            if value is not None and (
+                    value is ClassVar or value is dataclasses.InitVar or value is dataclasses.KW_ONLY
+                    or isinstance(value, dataclasses.InitVar) or getattr(value, "__origin__", None) is ClassVar):
+                kind = _STANDARD
+        elif leading == _WHOLE:
+            return _WHOLE
+        elif leading == _STANDARD:
+            kind = _STANDARD
+    if slots and kind == _HERE and ("__slots__" in own or (
+            len(cls.__mro__) > 2 and any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1]))):
+        kind = _STANDARD
+    return kind
+
+
+def _fields_here(cls: type, own: dict[str, Any]) -> dict[str, Field[Any]]:
+    """The class's fields, made as Python 3.11's ``dataclasses.dataclass`` makes them (see :func:`_kind`)."""
     annotations = own.get("__annotations__", {})
-    namespace = getattr(sys.modules.get(cls.__module__), "__dict__", {})
-    if (sys.version_info[:2] != (3, 11) or not all(_plain(a, namespace) for a in annotations.values())
-            or (slots and ("__slots__" in own or any(b.__dict__.get("__slots__") for b in cls.__mro__[1:-1])))):
-        return dataclasses.dataclass(cls, init=False, repr=False, eq=False, slots=slots)
     fields: dict[str, Field[Any]] = {}
     for name, annotation in annotations.items():
         default: Any = getattr(cls, name, MISSING)
@@ -140,60 +219,58 @@ def _declared(cls: type, own: dict[str, Any], *, slots: bool) -> Any:
                 delattr(cls, name)
             else:
                 setattr(cls, name, f.default)
-        else:
-            f = dataclasses.field(default=MISSING if isinstance(default, MemberDescriptorType) else default)
+            if f.kw_only is MISSING:
+                f.kw_only = False
+        else:  # what dataclasses.field(default=default) gives, with kw_only settled as the decorator settles it
+            f = Field(MISSING if isinstance(default, MemberDescriptorType) else default, MISSING,  # type: ignore[arg-type]
+                      True, True, None, True, None, False)  # type: ignore[arg-type]
         f.name, f.type, f._field_type = name, annotation, _FIELD  # type: ignore[attr-defined]
-        if f.kw_only is MISSING:
-            f.kw_only = False
         if f.default.__class__.__hash__ is None:  # the standard library's words
             raise ValueError(f"mutable default {type(f.default)} for field {name} is not allowed: use default_factory")
         fields[name] = f
     for name, value in own.items():
         if isinstance(value, Field) and name not in annotations:  # the standard library's words
             raise TypeError(f"{name!r} is a field but has no type annotation")
-    made: Any = cls
-    made.__dataclass_params__ = _STANDARD_PARAMS
-    made.__dataclass_fields__ = fields
-    if "__match_args__" not in own:
-        type.__setattr__(made, "__match_args__", tuple(f.name for f in fields.values() if f.init and not f.kw_only))
-    if slots:
-        made = _with_slots(made, tuple(fields))
-    abc.update_abstractmethods(made)
-    return made
+    return fields
 
 
 #: The leading name of an annotation, and the module it is read from (the standard library's pattern).
 _LEADING_NAME = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
 _SPECIAL = frozenset({"ClassVar", "InitVar", "KW_ONLY"})
 
+#: Each string annotation met, with what it says: :data:`_HERE` (surely none of ``ClassVar``, ``InitVar``,
+#: ``KW_ONLY``), :data:`_STANDARD` (one of them by name), :data:`_WHOLE` (it mentions ``InitVar``) or the bare
+#: leading name to look up in the class's module. Most annotations repeat (``str``, ``str | None``): each is
+#: read once.
+_LEADING: dict[str, int | str] = {}
 
-def _plain(annotation: object, namespace: dict[str, Any]) -> bool:
-    """Whether the annotation surely names none of ``ClassVar``, ``InitVar`` and ``KW_ONLY``.
 
-    The standard library reads a string annotation's leading name (``mod.Name`` or ``Name``) in the class's
-    module; so does this, answering "not surely" for any doubt.
-    """
-    if not isinstance(annotation, str):
-        return False
+def _leading(annotation: str) -> int | str:
+    """What ``annotation`` says (see :data:`_LEADING`); the standard library reads a string annotation's leading
+    name (``mod.Name`` or ``Name``) in the class's module."""
+    if "InitVar" in annotation:
+        return _WHOLE
     match = _LEADING_NAME.match(annotation)
     if match is None:
-        return True
+        return _HERE
     module_name, name = match.groups()
     if name in _SPECIAL:
-        return False
+        return _STANDARD
     if module_name is not None:
-        return True  # typing.X or dataclasses.X where X is none of the three
-    value = namespace.get(name)
-    return not (value is ClassVar or value is dataclasses.InitVar or value is dataclasses.KW_ONLY
-                or isinstance(value, dataclasses.InitVar) or getattr(value, "__origin__", None) is ClassVar)
+        return _HERE  # typing.X or dataclasses.X where X is none of the three
+    return name
 
 
-def _with_slots(cls: type, names: tuple[str, ...]) -> type:
-    """The class made again with ``__slots__`` for its fields, as the standard library makes it."""
-    namespace = dict(cls.__dict__)
+def _with_slots(cls: type, namespace: dict[str, Any], names: tuple[str, ...], added: dict[str, Any]) -> type:
+    """The class made again with ``__slots__`` for its fields and ``added`` to it, as the standard library makes it.
+
+    ``namespace`` is a copy of the class's ``__dict__`` taken before its fields were made (which changes only
+    the field names' entries, taken out here), and becomes the new class's.
+    """
     namespace["__slots__"] = names
     for name in (*names, "__dict__", "__weakref__"):
         namespace.pop(name, None)
+    namespace.update(added)
     made = type(cls)(cls.__name__, cls.__bases__, namespace)
     made.__qualname__ = cls.__qualname__
     return made
@@ -214,24 +291,13 @@ _PARAMS: dict[tuple[Any, ...], Any] = {}
 
 
 def _params(given: Any, *, init: bool, repr: bool, eq: bool, frozen: bool) -> Any:
-    key = (type(given), init, repr, eq, frozen, *(getattr(given, name, None) for name in ("slots", "match_args")))
+    key = (type(given), init, repr, eq, frozen, getattr(given, "slots", None), getattr(given, "match_args", None))
     params = _PARAMS.get(key)
     if params is None:
         params = copy.copy(given)
         params.init, params.repr, params.eq, params.frozen = init, repr, eq, frozen
         _PARAMS[key] = params
     return params
-
-
-def _check_default_order(fields: tuple[Field[Any], ...]) -> None:
-    seen_default = False
-    for f in fields:
-        if not f.init or f.kw_only:
-            continue
-        if f.default is not MISSING or f.default_factory is not MISSING:
-            seen_default = True
-        elif seen_default:  # the standard library's words
-            raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
 def _qualify(cls: type, function: Callable[..., Any]) -> Callable[..., Any]:
@@ -320,7 +386,10 @@ class _Plan:
 
     def __init__(self, cls: type, *, slots: bool) -> None:
         positional, accepted, required, steps = [], [], [], []
-        for f in dataclasses.fields(cls):
+        fields: dict[str, Field[Any]] = cls.__dataclass_fields__  # type: ignore[attr-defined]
+        for f in fields.values():  # what dataclasses.fields gives, without its generator
+            if f._field_type is not _FIELD:  # type: ignore[attr-defined]  # a class or init-only variable
+                continue
             factory = None if f.default_factory is MISSING else f.default_factory
             if f.init:
                 accepted.append(f.name)
@@ -445,24 +514,36 @@ def _hash(cls: type, values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any]
     return _qualify(cls, __hash__)
 
 
-def _freeze(cls: Any, names: frozenset[str], *, slots: bool, own: dict[str, Any]) -> None:
+class _Owner:
+    """The class a frozen class's ``__setattr__`` and ``__delattr__`` belong to, set once it is made."""
+
+    __slots__ = ("cls",)
+
+    cls: Any
+
+
+def _freeze(cls: Any, names: frozenset[str], added: dict[str, Any], *, slots: bool, own: dict[str, Any]) -> _Owner:
+    """Adds a frozen class's ``__setattr__`` and ``__delattr__`` (and, slotted, its pickling) to ``added``."""
+    owner = _Owner()
+
     def __setattr__(self: Any, name: str, value: Any) -> None:
-        if type(self) is cls or name in names:
+        if type(self) is owner.cls or name in names:
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
-        super(cls, self).__setattr__(name, value)
+        super(owner.cls, self).__setattr__(name, value)
 
     def __delattr__(self: Any, name: str) -> None:
-        if type(self) is cls or name in names:
+        if type(self) is owner.cls or name in names:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
-        super(cls, self).__delattr__(name)
+        super(owner.cls, self).__delattr__(name)
 
-    type.__setattr__(cls, "__setattr__", _qualify(cls, __setattr__))
-    type.__setattr__(cls, "__delattr__", _qualify(cls, __delattr__))
+    added["__setattr__"] = _qualify(cls, __setattr__)
+    added["__delattr__"] = _qualify(cls, __delattr__)
     if slots:  # what the standard library adds so that copy and pickle can fill a frozen slotted instance
         if "__getstate__" not in own:
-            type.__setattr__(cls, "__getstate__", _getstate)
+            added["__getstate__"] = _getstate
         if "__setstate__" not in own:
-            type.__setattr__(cls, "__setstate__", _setstate)
+            added["__setstate__"] = _setstate
+    return owner
 
 
 def _getstate(self: Any) -> list[Any]:
@@ -472,3 +553,38 @@ def _getstate(self: Any) -> list[Any]:
 def _setstate(self: Any, state: list[Any]) -> None:
     for f, value in zip(dataclasses.fields(self), state, strict=False):
         object.__setattr__(self, f.name, value)
+
+
+# -- enumerations ------------------------------------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    StrEnumBase = enum.StrEnum
+else:
+    StrEnumBase = object
+
+
+def str_enum(cls: type[_E], /) -> type[_E]:
+    """The :class:`enum.StrEnum` that ``class Name(StrEnum)`` with the body of ``cls`` gives, made in a third less.
+
+    Declare the class as ``@str_enum`` over ``class Name(StrEnumBase)``: type checkers see a ``StrEnum``
+    subclass, the process a plain class that this turns into the enum with the standard library's own fast
+    path (``enum._simple_enum``, which the standard library declares its enumerations with; for a class of nine
+    members 0.59 M instructions where the class statement takes 1.03 M). Where that path is missing, the
+    functional API makes the same enumeration. ``tests/test_dataclass.py`` holds each enumeration of the package
+    to its twin made by a class statement, with the standard library's own check of the two.
+    """
+    made: Any
+    simple = getattr(enum, "_simple_enum", None)
+    if simple is not None:
+        made = simple(enum.StrEnum)(cls)
+        for name, member in made._member_map_.items():
+            # The member itself as the class's attribute, where the class statement puts it: the fast path
+            # leaves a descriptor that finds it in Python at every read (``Outcome.COMPLETED`` in the loop).
+            if type(made.__dict__.get(name)) is enum.property:
+                type.__setattr__(made, name, member)
+        return made  # type: ignore[no-any-return]
+    members = [(name, value) for name, value in vars(cls).items() if not name.startswith("_")]
+    functional: Any = enum.StrEnum
+    made = functional(cls.__name__, members, module=cls.__module__, qualname=cls.__qualname__)
+    made.__doc__ = cls.__doc__
+    return made  # type: ignore[no-any-return]

@@ -10,6 +10,7 @@ plugin API's own top package keeps its own (importing it must load no submodule)
 from __future__ import annotations
 
 from importlib import import_module
+from sys import modules as _loaded
 
 TYPE_CHECKING = False  # spelled out: typing costs more than the packages that use this
 if TYPE_CHECKING:
@@ -33,7 +34,12 @@ def lazy_exports(
     def __getattr__(name: str) -> Any:
         where = exports.get(name)
         if where is not None:
-            value = getattr(import_module(where, package), name)
+            # A module loaded whole is read from sys.modules (a tenth of import_module's bytecodes); one still
+            # being loaded (by another thread, say) is left to import_module, which waits for it.
+            module = _loaded.get(package + where)
+            if module is None or getattr(module.__spec__, "_initializing", False):
+                module = import_module(where, package)
+            value = getattr(module, name)
         elif fallback is not None:
             value = fallback(name)
         else:

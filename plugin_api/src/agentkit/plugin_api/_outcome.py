@@ -7,10 +7,11 @@ a run ends with an :class:`Outcome` (what the loop decided).
 
 from __future__ import annotations
 
-from enum import StrEnum
+from ._dataclass import StrEnumBase, str_enum
 
 
-class Outcome(StrEnum):
+@str_enum  # the class statement's enum, made cheaper (see str_enum)
+class Outcome(StrEnumBase):
     """How a run ended. A ``str``: ``Outcome.COMPLETED == "completed"``.
 
     Never ``COMPLETED`` after a failure.

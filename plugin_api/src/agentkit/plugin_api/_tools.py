@@ -7,11 +7,10 @@ import json
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ._dataclass import dataclass
+from ._dataclass import StrEnumBase, dataclass, str_enum
 from ._json import one_shot
 from ._messages import ImageBlock
 from ._schema import schema_from_function
@@ -20,7 +19,8 @@ if TYPE_CHECKING:  # the plugin API imports no asyncio: a tool plugin that names
     import asyncio
 
 
-class ExecutionMode(StrEnum):
+@str_enum  # the class statement's enum, made cheaper (see str_enum)
+class ExecutionMode(StrEnumBase):
     """How a tool may run beside the other calls of one response.
 
     ``PARALLEL`` calls of a batch run concurrently. One ``SEQUENTIAL`` tool in
