@@ -134,12 +134,14 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
 #: (made with the first result over ``max_tool_result_chars``), the spool (a tool that spools imports it),
 #: the results kit and the workspace helpers under it; the admission of images, documents and recordings
 #: (a message that carries one loads it); the SSE and NDJSON decoders (a response in JSON needs neither); the
-#: run's own events (a run nobody listens to builds none).
+#: run's own events (a run nobody listens to builds none); the provider's conformance responder (the
+#: conformance suite reads it).
 NOT_IN_A_PLAIN_RUN = (
     "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
     "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
     "agentkit.host._images", "agentkit.host._media", "agentkit.host.wire.sse", "agentkit.host.wire.ndjson",
     "agentkit.plugin_api._run_events",
+    "agentkit_provider_openai._conformance",
 )
 
 
