@@ -502,14 +502,20 @@ class _ModelSlots:
     __slots__ = ("defaults", "factories", "names", "order", "required", "slots")
 
     def __init__(self) -> None:
-        fields = dataclasses.fields(ModelInfo)
-        self.names = frozenset(f.name for f in fields)
-        self.required = frozenset(f.name for f in fields
-                                  if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
-        self.defaults = {f.name: f.default for f in fields}
-        self.factories = tuple((f.name, f.default_factory) for f in fields
-                               if f.default_factory is not dataclasses.MISSING)
-        self.slots: tuple[Any, ...] = tuple(ModelInfo.__dict__.get(f.name) for f in fields)
+        missing = dataclasses.MISSING
+        required, defaults, factories, slots = [], {}, [], []
+        for f in dataclasses.fields(ModelInfo):
+            defaults[f.name] = f.default
+            if f.default_factory is not missing:
+                factories.append((f.name, f.default_factory))
+            elif f.default is missing:
+                required.append(f.name)
+            slots.append(ModelInfo.__dict__.get(f.name))
+        self.names = frozenset(defaults)
+        self.required = frozenset(required)
+        self.defaults: dict[str, Any] = defaults
+        self.factories: tuple[tuple[str, Callable[[], Any]], ...] = tuple(factories)
+        self.slots: tuple[Any, ...] = tuple(slots)
         self.order = operator.itemgetter(*self.defaults)  # a row's values in field order
 
 
