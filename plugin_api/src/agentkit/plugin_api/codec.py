@@ -532,7 +532,7 @@ def _row_builder(columns: tuple[str, ...], common: dict[str, Any]) -> Callable[[
     A catalog is made at every start of a process that loads its provider: through ``__init__``, each
     of its fields is bound and assigned by Python code, about 800 bytecodes a row, and the 17th row
     compiles ``__init__``; filled here, a row costs about 60 and nothing is compiled (the OpenAI
-    provider's 19 rows: 5.8 M instructions at import before, 2.9 M after; docs/decisions/0066).
+    provider's catalog module: 5.8 M instructions at import before, 2.2 M after; docs/decisions/0066).
     """
     global _MODEL_SLOTS
     plan = _MODEL_SLOTS
