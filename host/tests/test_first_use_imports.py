@@ -137,13 +137,14 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
 #: run's own events (a run nobody listens to builds none); the strict JSON decoder's search for where a
 #: duplicate key repeats and its parser for a caller out of stack (a valid text needs neither); the read-only
 #: views of a call's arguments (a plugin's ``before_tool_call`` reads them; a run whose plugins have none never
-#: builds one); the errors of sessions and of image, document and recording input.
+#: builds one); the errors of sessions and of image, document and recording input; the provider's conformance
+#: responder (the conformance suite reads it).
 NOT_IN_A_PLAIN_RUN = (
     "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
     "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
     "agentkit.host._images", "agentkit.host._media", "agentkit.host.wire.sse", "agentkit.host.wire.ndjson",
     "agentkit.plugin_api._run_events", "agentkit.host.wire._duplicates", "agentkit.host.wire._iterative",
-    "agentkit.host._readonly", "agentkit.host._feature_errors",
+    "agentkit.host._readonly", "agentkit.host._feature_errors", "agentkit_provider_openai._conformance",
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import subprocess
@@ -455,6 +456,75 @@ def test_model_rows_name_each_value_by_its_column():
     assert (row.key, row.context_window, row.max_output, row.image_input) == ("acme/m1", 8192, 1024, True)
     with pytest.raises(ValueError):
         model_rows(("id", "context_window"), [("m1", 8192, 1024)], vendor="a", api="a", base_url="x")
+
+
+_COLUMNS = ("id", "context_window", "max_output", "input_price", "reasoning_levels", "refused_settings",
+            "aliases", "default")
+_TABLE = [(f"m{i}", 8192 * (i + 1), 1024, 0.5 * i, ("low",) if i % 2 else (), frozenset({"seed"} if i % 3 else ()),
+           (f"m{i}-2025",), i == 0) for i in range(20)]
+
+
+def _common() -> dict:
+    return {"vendor": "acme", "api": "acme", "base_url": "http://acme.invalid", "options": {"compat": "x"},
+            "image_input": True}
+
+
+def test_model_rows_are_the_rows_the_class_makes_from_the_same_values():
+    common = _common()
+    rows = model_rows(_COLUMNS, _TABLE, **common)
+    made = [ModelInfo(**common, **dict(zip(_COLUMNS, row, strict=True))) for row in _TABLE]
+    assert rows == tuple(made)
+    for row, expected in zip(rows, made, strict=True):
+        assert type(row) is ModelInfo
+        assert [getattr(row, f.name) for f in dataclasses.fields(ModelInfo)] == [
+            getattr(expected, f.name) for f in dataclasses.fields(ModelInfo)]
+        assert repr(row) == repr(expected)
+    # What __init__ makes for each row (a default factory's value) is each row's own; what the table
+    # gives all rows is the object given, as __init__ keeps it.
+    assert rows[0].headers == {} and rows[0].headers is not rows[1].headers
+    assert all(row.options is common["options"] for row in rows)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rows[0].id = "m9"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("columns", "row", "common"), [
+    (("id", "context_window", "max_output", "colour"), ("m", 1, 1, "red"), {}),
+    (("id", "context_window"), ("m", 1), {}),
+    (("id", "context_window", "max_output"), ("m", 1, 1), {"id": "n"}),
+    (("id", "context_window", "max_output", "id"), ("m", 1, 1, "n"), {}),
+    (("id", "context_window", "max_output", "headers"), ("m", 1, 1, {"x-a": "1"}), {"priced": False}),
+])
+def test_model_rows_of_odd_columns_end_as_the_class_makes_them(columns, row, common):
+    """An unknown, missing or repeated field fails with the class's own words; anything else is its row."""
+    common = {"vendor": "a", "api": "a", "base_url": "x", **common}
+    try:
+        expected: object = ModelInfo(**common, **dict(zip(columns, row, strict=True)))
+    except TypeError as exc:
+        expected = str(exc)
+    try:
+        got: object = model_rows(columns, [row], **common)[0]
+    except TypeError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def test_model_rows_run_no_python_code_per_field():
+    """A provider's catalog is made at every start of a process that loads it: a row is one Python call,
+    not a call per field through ``__init__``, which the 17th row would also compile."""
+    model_rows(_COLUMNS, _TABLE, **_common())  # what is read once, at the first catalog
+    calls = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        rows = model_rows(_COLUMNS, _TABLE * 5, **_common())
+    finally:
+        sys.setprofile(None)
+    assert len(rows) == 100
+    assert len(calls) <= len(rows) + 10, sorted(set(calls))
 
 
 def test_chunks_cut_text_into_pieces_of_the_size():

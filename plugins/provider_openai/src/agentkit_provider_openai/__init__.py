@@ -10,7 +10,7 @@ server), each through a named :class:`CompatProfile`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from agentkit.plugin_api import (
     CredentialKind,
@@ -25,9 +25,11 @@ from agentkit.plugin_api.codec import CodecProvider
 
 from ._catalog import API, CATALOG
 from ._compat import PROFILES, CompatProfile, profile_for
-from ._conformance import OpenAICompletionsResponder
 from ._decode import CompletionsDecoder, usage_from_wire
 from ._encode import ERROR_PREFIX, CompletionsEncoder, wire_tool_call_id
+
+if TYPE_CHECKING:
+    from ._conformance import OpenAICompletionsResponder
 
 __all__ = [
     "ERROR_PREFIX",
@@ -39,6 +41,16 @@ __all__ = [
     "usage_from_wire",
     "wire_tool_call_id",
 ]
+
+
+class _ConformanceResponder:
+    """:attr:`OpenAICompletions.conformance_responder`, loaded when first read: only the
+    conformance suite reads it, and a process that serves the wire need not load it."""
+
+    def __get__(self, instance: object, owner: type | None = None) -> OpenAICompletionsResponder:
+        from ._conformance import RESPONDER
+
+        return RESPONDER
 
 
 class OpenAICompletions(CodecProvider):
@@ -55,7 +67,7 @@ class OpenAICompletions(CodecProvider):
     api: ClassVar[str] = API
     models = CATALOG
     #: Renders canonical responses as this wire's events, for the conformance suite.
-    conformance_responder: ClassVar[OpenAICompletionsResponder] = OpenAICompletionsResponder()
+    conformance_responder = _ConformanceResponder()
     #: The provider-wide key; rows of other vendors name theirs in
     #: ``ModelInfo.options["credential_env"]``, which takes precedence.
     #: What tool-call ids from another model are rewritten to: OpenAI refuses ids past 40 characters (string_above_max_length); the narrow alphabet costs nothing.

@@ -12,9 +12,12 @@ a :class:`CompatProfile`), optionally adjusted by
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from dataclasses import FrozenInstanceError, replace
+from operator import attrgetter
+from reprlib import recursive_repr
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from agentkit.plugin_api import ModelInfo, UsageError
@@ -23,7 +26,38 @@ MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 ReasoningEffortStyle = Literal["reasoning_effort", "openrouter", "none"]
 
 
-@dataclass(frozen=True, slots=True)
+class _StandardView:
+    """A dataclass attribute of :class:`CompatProfile` (``__dataclass_fields__``,
+    ``__dataclass_params__``), taken on first read from the standard dataclass of its fields.
+
+    ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` read them; a profile's
+    own use never does, so a process that does not ask makes no field objects.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        value = getattr(_standard_twin(), self.name)
+        type.__setattr__(CompatProfile, self.name, value)  # read once: later reads are the plain attribute
+        return value
+
+
+def _standard_twin() -> type:
+    """The standard frozen, slotted dataclass of :class:`CompatProfile`'s fields, annotations and defaults."""
+    names = CompatProfile.__slots__
+    defaults = CompatProfile.__init__.__defaults__ or ()
+    required = len(names) - len(defaults)
+    annotations = CompatProfile.__annotations__
+    specs: list[Any] = [(name, annotations[name]) for name in names[:required]]
+    specs += [(name, annotations[name], dataclasses.field(default=default))
+              for name, default in zip(names[required:], defaults, strict=True)]
+    return dataclasses.make_dataclass(CompatProfile.__name__, specs, frozen=True, slots=True)
+
+
+_set = object.__setattr__
+
+
 class CompatProfile:
     """The quirks of one family of OpenAI Chat Completions servers.
 
@@ -65,19 +99,117 @@ class CompatProfile:
         such field; OpenRouter, vLLM and llama.cpp's server take it.
     :param max_stop_sequences: the most ``stop`` sequences the server takes
         (OpenAI: 4); ``None``: no limit known.
+
+    :class:`CompatProfile` is a frozen dataclass of these fields for everything
+    but its declaration: it prints, compares, hashes, copies and pickles as the
+    standard decorator's class does, and ``dataclasses.fields`` and ``replace``
+    take it (``tests/test_compat_profile.py`` holds it to that). The standard
+    decorator writes and compiles five methods when the module is imported,
+    which every process that loads this provider paid for (about 5 M of a
+    first use's instructions, docs/decisions/0066).
     """
 
+    __slots__ = (  # noqa: RUF023  (in field order: the order of repr, equality and match)
+        "name",
+        "max_tokens_field",
+        "supports_developer_role",
+        "supports_stream_usage",
+        "supports_strict_tools",
+        "reasoning_fields",
+        "reasoning_effort_style",
+        "supports_prompt_cache_key",
+        "max_tool_call_id_length",
+        "supports_top_k",
+        "max_stop_sequences",
+    )
+    __match_args__ = (  # spelled out, as type checkers read it
+        "name", "max_tokens_field", "supports_developer_role", "supports_stream_usage", "supports_strict_tools",
+        "reasoning_fields", "reasoning_effort_style", "supports_prompt_cache_key", "max_tool_call_id_length",
+        "supports_top_k", "max_stop_sequences",
+    )
+    if TYPE_CHECKING:  # what a standard dataclass declares, for ``dataclasses.fields`` and ``replace``
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    else:
+        __dataclass_fields__ = _StandardView()
+        __dataclass_params__ = _StandardView()
+
     name: str
-    max_tokens_field: MaxTokensField = "max_tokens"
-    supports_developer_role: bool = False
-    supports_stream_usage: bool = True
-    supports_strict_tools: bool = False
-    reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning")
-    reasoning_effort_style: ReasoningEffortStyle = "none"
-    supports_prompt_cache_key: bool = False
-    max_tool_call_id_length: int | None = None
-    supports_top_k: bool = False
-    max_stop_sequences: int | None = None
+    max_tokens_field: MaxTokensField
+    supports_developer_role: bool
+    supports_stream_usage: bool
+    supports_strict_tools: bool
+    reasoning_fields: tuple[str, ...]
+    reasoning_effort_style: ReasoningEffortStyle
+    supports_prompt_cache_key: bool
+    max_tool_call_id_length: int | None
+    supports_top_k: bool
+    max_stop_sequences: int | None
+
+    def __init__(
+        self,
+        name: str,
+        max_tokens_field: MaxTokensField = "max_tokens",
+        supports_developer_role: bool = False,
+        supports_stream_usage: bool = True,
+        supports_strict_tools: bool = False,
+        reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning"),
+        reasoning_effort_style: ReasoningEffortStyle = "none",
+        supports_prompt_cache_key: bool = False,
+        max_tool_call_id_length: int | None = None,
+        supports_top_k: bool = False,
+        max_stop_sequences: int | None = None,
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "max_tokens_field", max_tokens_field)
+        _set(self, "supports_developer_role", supports_developer_role)
+        _set(self, "supports_stream_usage", supports_stream_usage)
+        _set(self, "supports_strict_tools", supports_strict_tools)
+        _set(self, "reasoning_fields", reasoning_fields)
+        _set(self, "reasoning_effort_style", reasoning_effort_style)
+        _set(self, "supports_prompt_cache_key", supports_prompt_cache_key)
+        _set(self, "max_tool_call_id_length", max_tool_call_id_length)
+        _set(self, "supports_top_k", supports_top_k)
+        _set(self, "max_stop_sequences", max_stop_sequences)
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_FIELDS, _values(self), strict=True))
+        return f"{self.__class__.__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return _values(self) == _values(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(_values(self))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if type(self) is CompatProfile or name in CompatProfile.__slots__:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if type(self) is CompatProfile or name in CompatProfile.__slots__:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super().__delattr__(name)
+
+    # What the standard library gives a frozen slotted dataclass, so that copy and pickle can fill one.
+    def __getstate__(self) -> list[Any]:
+        return [getattr(self, f.name) for f in dataclasses.fields(self)]
+
+    def __setstate__(self, state: list[Any]) -> None:
+        for f, value in zip(dataclasses.fields(self), state, strict=False):
+            _set(self, f.name, value)
+
+    def __replace__(self, /, **changes: Any) -> CompatProfile:
+        """``copy.replace`` (Python 3.13), as a standard dataclass has it there."""
+        return replace(self, **changes)
+
+
+#: A profile's field values in order: what it compares and hashes by.
+_FIELDS = CompatProfile.__slots__
+_values = attrgetter(*_FIELDS)
 
 
 OPENAI = CompatProfile(
@@ -142,7 +274,7 @@ _HOSTS = {
     "api.deepseek.com": DEEPSEEK,
     "api.groq.com": GROQ,
 }
-_FLAG_NAMES = frozenset(field.name for field in fields(CompatProfile)) - {"name"}
+_FLAG_NAMES = frozenset(CompatProfile.__slots__) - {"name"}
 
 
 def profile_for(model: ModelInfo) -> CompatProfile:

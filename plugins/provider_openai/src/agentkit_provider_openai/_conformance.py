@@ -3,7 +3,8 @@
 It plays the server: a canonical assistant message rendered as
 ``chat.completion.chunk`` events and as the whole ``chat.completion``,
 written from OpenAI's Chat Completions reference.
-It never calls this package's decoder. The suite finds it as :attr:`OpenAICompletions.conformance_responder`.
+It never calls this package's decoder. The suite finds it as :attr:`OpenAICompletions.conformance_responder`
+(:data:`RESPONDER`), which loads this module when first read.
 """
 
 from __future__ import annotations
@@ -75,3 +76,7 @@ class OpenAICompletionsResponder:
 
     def error(self, text: str) -> list[WireEvent]:
         return [WireEvent({"error": {"message": text, "type": "server_error", "code": None}})]
+
+
+#: The one responder :attr:`OpenAICompletions.conformance_responder` gives.
+RESPONDER = OpenAICompletionsResponder()
