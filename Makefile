@@ -59,10 +59,11 @@ test: bootstrap
 # .venv never holds. The durable benchmark starts a PostgreSQL server (initdb, pg_ctl) of its own.
 # The workspace's sources are compiled first, as for `make test`: where PYTHONDONTWRITEBYTECODE is set,
 # every process bench_startup times would otherwise compile the host again and count it as start-up.
+# UV is handed on: bench_startup builds a user's install of the host and a provider with it.
 BENCH_ENV = .venv-bench
 bench: bootstrap
 	@-$(RUN) python -m compileall -q $(WORKSPACE_SOURCES)
-	UV_PROJECT_ENVIRONMENT=$(BENCH_ENV) $(UV) run --locked --all-packages --group bench python bench/run.py
+	UV="$(UV)" UV_PROJECT_ENVIRONMENT=$(BENCH_ENV) $(UV) run --locked --all-packages --group bench python bench/run.py
 
 # ruff for style, then mypy over every workspace member (scripts/typecheck.py; its flags are in
 # pyproject.toml: strict on plugin_api and host).
