@@ -138,13 +138,15 @@ def test_a_user_skill_folder_loads_the_skill_checks(tmp_path):
 #: duplicate key repeats and its parser for a caller out of stack (a valid text needs neither); the read-only
 #: views of a call's arguments (a plugin's ``before_tool_call`` reads them; a run whose plugins have none never
 #: builds one); the errors of sessions and of image, document and recording input; the provider's conformance
-#: responder (the conformance suite reads it).
+#: responder (the conformance suite reads it); the flat keywords of 0.1 (a configuration written in groups
+#: needs no move into them, and its flat reads are made with it).
 NOT_IN_A_PLAIN_RUN = (
     "agentkit.host.sessions._artifacts", "agentkit.host.sessions._artifact_owners", "agentkit.host._spooled_results",
     "agentkit.plugin_api.results", "agentkit.plugin_api._spool", "agentkit.plugin_api.workspace",
     "agentkit.host._images", "agentkit.host._media", "agentkit.host.wire.sse", "agentkit.host.wire.ndjson",
     "agentkit.plugin_api._run_events", "agentkit.host.wire._duplicates", "agentkit.host.wire._iterative",
     "agentkit.host._readonly", "agentkit.host._feature_errors", "agentkit_provider_openai._conformance",
+    "agentkit.host._config_flat",
 )
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentkit.plugin_api import ExecutionMode, Tool, ToolContext, ToolError, ToolUseBlock
 
-from .errors import SessionNotFound
+from . import errors
 
 if TYPE_CHECKING:  # the store and the spool load with the first result over the limit (see ArtifactKeeper)
     from agentkit.plugin_api.results import Spool
@@ -206,7 +206,8 @@ def has_artifacts(store: ArtifactStore, owner: str) -> bool:
     """Whether the session ``owner`` has stored artifacts (``False`` when they cannot be listed)."""
     try:
         return bool(store.list(owner))
-    except (OSError, SessionNotFound):  # an unreadable data directory, an id that names no folder
+    # errors.SessionNotFound is read only when something is raised: a run that lists no artifacts never makes it.
+    except (OSError, errors.SessionNotFound):  # an unreadable data directory, an id that names no folder
         return False
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Unpack
 
@@ -12,11 +13,11 @@ from agentkit.plugin_api import AssistantMessage, Message, Outcome, Tool, ToolUs
 from agentkit.plugin_api._dataclass import dataclass
 from agentkit.plugin_api._lazy import DeferredModule
 
-from ._config_flat import FlatReads, apply_flat
 from ._config_groups import (
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_MAX_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
+    MOVED,
     NO_COMPACTION,
     BeforeToolCall,
     Compaction,
@@ -32,13 +33,20 @@ from .errors import ConfigError
 
 if TYPE_CHECKING:
     from . import _audit
+    from . import _config_flat as _moves
     from . import _config_flat_fields as _flat
+    from ._config_flat_fields import FlatReadTypes as _FlatReadTypes
 else:
     # Imported on first use (typing.get_type_hints(AgentConfig) resolving ``audit``): the trail's records
     # and sinks load with an agent that keeps one, never with a plain configuration; the flat keywords'
     # types, with typing.get_type_hints(AgentConfig.__init__).
     _audit = DeferredModule("agentkit.host._audit")
     _flat = DeferredModule("agentkit.host._config_flat_fields")
+    # The flat keywords and writes of 0.1 (deprecated): moved into the groups, with a warning, by a module
+    # loaded with the first one. Their types, for type checkers alone: stubs in a class body are code objects
+    # every process would read though none runs them.
+    _moves = DeferredModule("agentkit.host._config_flat")
+    _FlatReadTypes = object
 
 if TYPE_CHECKING:
     # A default for the type parameter (PEP 696; ``typing`` has it from Python 3.13) is read by type
@@ -92,6 +100,37 @@ def allow_all(call: ToolUseBlock, arguments: dict[str, Any]) -> None:
     the model may run any tool the agent has, shell tools included.
     """
     return None
+
+
+#: What a model setting the config does not set reads as (what 0.1's field defaults were).
+_UNSET_SETTING: dict[str, Any] = {"stop_sequences": ()}
+
+
+def _read(group: str, key: str) -> Callable[[Any], Any]:
+    if group == "settings":
+        default = _UNSET_SETTING.get(key)
+        return lambda config: config.settings.get(key, default)
+    # A C getter: a flat read costs the loop no bytecode (bench_loop counts them).
+    return attrgetter(f"{group}.{key}")
+
+
+def _write(name: str) -> Callable[[Any, Any], None]:
+    def write(config: Any, value: Any) -> None:
+        _moves.apply_flat(config, {name: value}, stacklevel=3)
+    return write
+
+
+class FlatReads(_FlatReadTypes):
+    """The flat attributes of 0.1 as properties over the groups: reads answer, writes warn and move.
+
+    What a type checker sees of them is :class:`._config_flat_fields.FlatReadTypes`; here they are made from
+    :data:`MOVED`, in the class's namespace rather than set on the made class (which costs a class update each).
+    """
+
+    if not TYPE_CHECKING:
+        for _name, (_group, _key) in MOVED.items():
+            vars()[_name] = property(_read(_group, _key), _write(_name), doc=f"Deprecated: read ``{_group}.{_key}``.")
+        del _name, _group, _key
 
 
 # Frozen groups are shared safely by every config that keeps a default.
@@ -230,7 +269,7 @@ class AgentConfig(FlatReads):
         self.output_retries = output_retries
         self.output_validators = output_validators
         if flat:
-            apply_flat(self, flat, stacklevel=3)
+            _moves.apply_flat(self, flat, stacklevel=3)
 
     @property
     def models(self) -> tuple[str, ...]:

@@ -52,6 +52,7 @@ __all__ = [
     "DEFAULT_HOOK_TIMEOUT",
     "DEFAULT_MAX_TOOL_RESULT_CHARS",
     "DEFAULT_TOOL_TIMEOUT",
+    "MOVED",
     "NO_COMPACTION",
     "SUMMARY_PROMPT",
     "BeforeToolCall",
@@ -297,3 +298,33 @@ class Compaction:
 
 #: The default: every request carries the whole history.
 NO_COMPACTION = Compaction()
+
+
+#: Each flat field of agentkit 0.1 (deprecated, see :mod:`._config_flat`): the group attribute of ``AgentConfig``
+#: that holds it now, and its name there.
+MOVED: dict[str, tuple[str, str]] = {
+    "max_turns": ("limits", "max_turns"),
+    "budget": ("limits", "budget"),
+    "max_tool_result_chars": ("limits", "max_tool_result_chars"),
+    "response_limits": ("limits", "response"),
+    "request_timeout": ("timeouts", "request"),
+    "connect_timeout": ("timeouts", "connect"),
+    "read_timeout": ("timeouts", "read"),
+    "tool_timeout": ("timeouts", "tool"),
+    "hook_timeout": ("timeouts", "hook"),
+    "run_timeout": ("timeouts", "run"),
+    "trust_project": ("trust", "project"),
+    "before_tool_call": ("trust", "before_tool_call"),
+    "transport": ("connection", "transport"),
+    "retry": ("connection", "retry"),
+    "credential_store": ("connection", "credential_store"),
+    "provider_options": ("connection", "provider_options"),
+    "image_fetcher": ("connection", "image_fetcher"),
+    "max_tokens": ("settings", "max_tokens"),
+    "temperature": ("settings", "temperature"),
+    "tool_choice": ("settings", "tool_choice"),
+    "top_p": ("settings", "top_p"),
+    "top_k": ("settings", "top_k"),
+    "stop_sequences": ("settings", "stop_sequences"),
+    "seed": ("settings", "seed"),
+}

@@ -28,14 +28,12 @@ import contextvars
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # The run's events, as plugin_api.SubagentEvent: they load with the first one built.
 from agentkit import plugin_api
 from agentkit.plugin_api import Message, ModelInfo, SessionInfo, ToolSpec
-from agentkit.plugin_api._dataclass import dataclass
 
 from ._run_state import RetryBudget, RunAccount, RunState
 from ._stopping.ending import SESSION_END_FLOOR
@@ -100,9 +98,12 @@ class Subscribers:
         self.all = tuple(listeners)
 
 
-@dataclass(eq=False)
 class Run:
-    """One run's state and what it works with; see the module docstring."""
+    """One run's state and what it works with; see the module docstring.
+
+    A plain class, not a dataclass: nothing compares, copies or prints a run, and declaring its four dozen
+    fields as a dataclass cost 1 M instructions of a first use (``bench/_first_use.py`` under callgrind).
+    """
 
     # -- the agent's parts the run works with -------------------------------------
     config: AgentConfig
@@ -139,35 +140,94 @@ class Run:
     account: RunAccount
     #: The run's audit trail; ``None`` when nobody keeps one (no ``AgentConfig.audit``).
     audit: RunAudit | None
-    state: RunState = field(default_factory=RunState)
+    state: RunState
     #: This run's model settings (``Agent.run``'s ``settings``) and structured output.
-    overrides: dict[str, Any] = field(default_factory=dict)
-    structured: StructuredOutput | None = None
+    overrides: dict[str, Any]
+    structured: StructuredOutput | None
     #: Where the events go when someone streams the run; ``None``: only to subscribers and observers.
-    put: Callable[[Event | None], None] | None = None
+    put: Callable[[Event | None], None] | None
     #: Every event of the run goes through ``emit``; every message through ``append`` (see :mod:`._loop`).
-    emit: Callable[[Event], None] = field(default=lambda event: None)
-    append: Callable[[Message], None] = field(default=lambda message: None)
-    log: RunLog | None = None
+    emit: Callable[[Event], None]
+    append: Callable[[Message], None]
+    log: RunLog | None
     #: What handlers and hooks are told of the run's session; set when the run starts.
-    session_info: SessionInfo | None = None
+    session_info: SessionInfo | None
     #: The run's tool batch, made at its first tool call (a run whose model calls no tool never needs one).
-    batch: ToolBatch | None = None
+    batch: ToolBatch | None
     #: The plugins that asked to observe this run.
-    observers: list[tuple[str, Callable[[Event], object]]] = field(default_factory=list)
+    observers: list[tuple[str, Callable[[Event], object]]]
     #: The delegations running now: each child, and a future done when its run has returned.
-    children: dict[Any, asyncio.Future[None]] = field(default_factory=dict)
+    children: dict[Any, asyncio.Future[None]]
     #: Set once the run reports its end: nothing of a child is passed on after the parent's ``agent_end``.
-    ended: bool = False
+    ended: bool
     #: The run's id (``ToolContext.run_id``); a durable run's is its workflow id.
-    run_id: str = ""
+    run_id: str
     #: Where its model requests, tool calls and authorizations go, if not done directly (see :mod:`._steps`).
-    steps: RunSteps | None = None
+    steps: RunSteps | None
     #: The models a request goes to, in order, when the one before could not serve it (``AgentConfig(model=[...])``).
-    fallbacks: tuple[Route, ...] = ()
+    fallbacks: tuple[Route, ...]
     #: The retries of the run's final answer (``AgentConfig.output_retries``), and whether anything checks it.
-    output_budget: RetryBudget | None = None
-    output_checked: bool = False
+    output_budget: RetryBudget | None
+    output_checked: bool
+
+    def __init__(
+        self, config: AgentConfig, model: ModelInfo, provider: Provider, runtime: ProviderRuntime,
+        host: PluginHost, toolset: Toolset, history: list[Message], session: Session | None, session_id: str,
+        root: Path, context_text: list[str], compactor: Compactor | None, artifacts: ArtifactKeeper,
+        transcript_repair: TranscriptRepair, prompt_estimator: PromptEstimator, queues: MessageQueues,
+        stats: AgentStats, subscribers: Subscribers, policy: StopPolicy | None, spawn: Callable[..., Any],
+        finished: Callable[[RunResult], None], stop: RunStop, hooks: HookRunner, account: RunAccount,
+        audit: RunAudit | None, state: RunState | None = None, overrides: dict[str, Any] | None = None,
+        structured: StructuredOutput | None = None, put: Callable[[Event | None], None] | None = None,
+        emit: Callable[[Event], None] | None = None, append: Callable[[Message], None] | None = None,
+        log: RunLog | None = None, session_info: SessionInfo | None = None, batch: ToolBatch | None = None,
+        observers: list[tuple[str, Callable[[Event], object]]] | None = None,
+        children: dict[Any, asyncio.Future[None]] | None = None, ended: bool = False, run_id: str = "",
+        steps: RunSteps | None = None, fallbacks: tuple[Route, ...] = (), output_budget: RetryBudget | None = None,
+        output_checked: bool = False,
+    ) -> None:
+        self.config = config
+        self.model = model
+        self.provider = provider
+        self.runtime = runtime
+        self.host = host
+        self.toolset = toolset
+        self.history = history
+        self.session = session
+        self.session_id = session_id
+        self.root = root
+        self.context_text = context_text
+        self.compactor = compactor
+        self.artifacts = artifacts
+        self.transcript_repair = transcript_repair
+        self.prompt_estimator = prompt_estimator
+        self.queues = queues
+        self.stats = stats
+        self.subscribers = subscribers
+        self.policy = policy
+        self.spawn = spawn
+        self.finished = finished
+        self.stop = stop
+        self.hooks = hooks
+        self.account = account
+        self.audit = audit
+        self.state = RunState() if state is None else state
+        self.overrides = {} if overrides is None else overrides
+        self.structured = structured
+        self.put = put
+        self.emit = _ignore if emit is None else emit
+        self.append = _ignore if append is None else append
+        self.log = log
+        self.session_info = session_info
+        self.batch = batch
+        self.observers = [] if observers is None else observers
+        self.children = {} if children is None else children
+        self.ended = ended
+        self.run_id = run_id
+        self.steps = steps
+        self.fallbacks = fallbacks
+        self.output_budget = output_budget
+        self.output_checked = output_checked
 
     def system_prompt(self) -> str | None:
         """The system prompt of the run's requests (see :mod:`._system_prompt`)."""
@@ -190,6 +250,10 @@ class Run:
         for child in list(self.children):
             child.abort()
         await asyncio.wait(list(self.children.values()), timeout=CHILD_END_BUDGET)
+
+
+def _ignore(item: object) -> None:
+    """Where a run's events and messages go until the loop says otherwise."""
 
 
 _RUN: contextvars.ContextVar[Run | None] = contextvars.ContextVar("agentkit_run", default=None)

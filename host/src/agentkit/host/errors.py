@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         SessionConflict as SessionConflict,
         SessionError as SessionError,
         SessionLoadError as SessionLoadError,
+        SessionNotFound as SessionNotFound,
     )
     # isort: on
 
@@ -67,10 +68,6 @@ class NothingToContinue(UsageError):
     """``continue_`` was called with nothing to continue: no history, or a complete answer and no queued message."""
 
 
-class SessionNotFound(UsageError):
-    """No stored session has the id (or id prefix) asked for."""
-
-
 __all__ = [
     "AgentBusy",
     "AgentkitError",
@@ -92,7 +89,7 @@ __all__ = [
 
 #: The errors of sessions and of image, document and recording input: created when first named.
 _FEATURE_ERRORS = dict.fromkeys(
-    ("FileInputError", "ImageError", "SessionConflict", "SessionError", "SessionLoadError"),
+    ("FileInputError", "ImageError", "SessionConflict", "SessionError", "SessionLoadError", "SessionNotFound"),
     "agentkit.host._feature_errors",
 )
 
