@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, GetSetDescriptorType, ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import pluggy
@@ -93,8 +93,16 @@ class _PluginManager(pluggy.PluginManager):
     """
 
     def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
-        if module_or_class in _OWN_SPECS and not name.startswith(_SPEC_PREFIX):
-            return None
+        if module_or_class in _OWN_SPECS:
+            if not name.startswith(_SPEC_PREFIX):
+                return None
+            # What pluggy's static look-up finds in a plain module (nothing of ``ModuleType`` is named
+            # ``agentkit_*``): the module's own value, a marked function. Two thirds of a host's construction
+            # went to ``inspect.getattr_static`` (bench/_first_use.py, incl2.py: 5.3k of 11k bytecodes).
+            value = vars(module_or_class).get(name)
+            if type(value) is FunctionType:
+                opts = getattr(value, _SPEC_MARK, None)
+                return opts if isinstance(opts, dict) else None
         return super().parse_hookspec_opts(module_or_class, name)
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
@@ -104,12 +112,37 @@ class _PluginManager(pluggy.PluginManager):
         # which carries no marker.
         if name in _OBJECTS_OWN and _inherited_from_object(plugin, name):
             return None
+        if name in _CLASS_OWN and _class_holds_no_function(plugin, name):
+            return None
         return super().parse_hookimpl_opts(plugin, name)
 
 
 _OWN_SPECS = tuple(CATEGORIES.values())
 _SPEC_PREFIX = f"{PROJECT_NAME}_"
+_SPEC_MARK = f"{PROJECT_NAME}_spec"
 _OBJECTS_OWN = frozenset(dir(object))
+#: What a class statement puts in every class's dict: ``dir()`` of any plugin object lists them.
+_CLASS_OWN = frozenset({"__dict__", "__doc__", "__module__", "__weakref__"})
+#: What such a name holds in a class's dict when the class did not define it otherwise: no marker fits on them.
+_NOT_HOOKABLE = (str, type(None), GetSetDescriptorType)
+
+
+def _class_holds_no_function(plugin: Any, name: str) -> bool:
+    """Whether ``name`` of a plugin instance is a class attribute pluggy would not take as a hook: not the
+    instance's own, and in the first class of the MRO that holds it a string, ``None`` or a getset descriptor
+    (pluggy hooks only functions, methods, static and class methods, and reads a slot's value)."""
+    if isinstance(plugin, (type, ModuleType)) or type(type(plugin)) is not type:
+        return False  # a class or module is looked up otherwise; a metaclass may give another MRO or dict
+    try:  # the instance's own dict, read without running a descriptor or ``__getattr__``
+        if name in object.__getattribute__(plugin, "__dict__"):
+            return False
+    except (AttributeError, TypeError):
+        pass  # no ``__dict__`` (slots)
+    for klass in type(plugin).__mro__:
+        held = vars(klass)
+        if name in held:
+            return isinstance(held[name], _NOT_HOOKABLE)
+    return False
 
 
 def _inherited_from_object(plugin: Any, name: str) -> bool:
