@@ -408,9 +408,13 @@ class PluginHost:
         :raises ModelNotFound: ``spec`` is not ``vendor/model``, no plugin
             serves its vendor, or two plugins list it.
         """
-        from ._models import resolve_model  # here: a host that serves tools resolves no model
+        models = self.registry.models
+        if spec in models:  # a listed model, as _models.resolve_model answers first: the rules are not loaded
+            return models[spec]
+        # Here: a host that serves tools, or a listed model, needs none of it.
+        from ._models import resolve_model
 
-        return resolve_model(spec, self.models, self.registry.contested("model"))
+        return resolve_model(spec, models, self.registry.contested("model"))
 
 
 def _describe(exc: BaseException) -> str:
