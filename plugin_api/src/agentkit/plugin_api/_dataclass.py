@@ -392,7 +392,8 @@ class _Plan:
 
     __slots__ = ("accepted", "defaults", "positional", "post_init", "required", "steps")
 
-    #: Each assigned field's default by name in the fields' order, where no field has a default factory.
+    #: Each field's default by name in the fields' order (``MISSING`` where the call must give it), for a class
+    #: of positional fields without a default factory; else None, and the fields are assigned one by one.
     defaults: dict[str, Any] | None
 
     def __init__(self, cls: type, *, slots: bool) -> None:
@@ -433,7 +434,7 @@ class _Plan:
         self.accepted = frozenset(accepted)
         self.required = frozenset(required)
         self.steps = tuple(steps)
-        self.defaults = _defaults(self.steps)
+        self.defaults = None  # a few fields of a few classes: the loop costs less than making the dict
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
         """The arguments by field name, or None where the call is not one ``__init__`` accepts as it is."""
@@ -447,14 +448,6 @@ class _Plan:
         if not self.required <= given.keys():
             return None
         return given
-
-
-def _defaults(steps: tuple[tuple[str, Any, Any], ...]) -> dict[str, Any] | None:
-    """Each assigned field's default by name, in the fields' order (``MISSING`` for one the call must give);
-    None where a field has a default factory, called in its turn between the assignments."""
-    if any(factory is not MISSING for _, _, factory in steps):
-        return None
-    return {name: default for name, default, _ in steps}
 
 
 _KIND = attrgetter("_field_type", "init", "kw_only")
