@@ -46,10 +46,8 @@ import enum
 import re
 import sys
 from _thread import get_ident
-from collections import deque
 from dataclasses import MISSING, Field, FrozenInstanceError
-from itertools import compress, repeat
-from operator import and_, attrgetter, is_
+from operator import attrgetter
 from types import MemberDescriptorType, MethodType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform, overload
 
@@ -363,16 +361,10 @@ class _InitOnFirstUse:
             self.compiled()(obj, *args, **kwargs)
             return
         assign = _object_setattr if self.frozen else setattr
-        if plan.defaults is not None:  # no factory to call between two assignments: the loop in C
-            values = {**plan.defaults, **given}  # the fields' order, the given values in place of the defaults
-            deque(map(assign, repeat(obj), values, values.values()), 0)
-            if plan.post_init:
-                obj.__post_init__()
-            return
         for name, value, factory in plan.steps:
             if name in given:
                 assign(obj, name, given[name])
-            elif factory is not MISSING:
+            elif factory is not None:
                 assign(obj, name, factory())
             else:
                 assign(obj, name, value)
@@ -390,77 +382,43 @@ _object_setattr = object.__setattr__
 class _Plan:
     """What ``__init__`` takes and assigns, read once from the fields."""
 
-    __slots__ = ("accepted", "defaults", "positional", "post_init", "required", "steps")
-
-    #: Each field's default by name in the fields' order (``MISSING`` where the call must give it), for a class
-    #: of positional fields without a default factory; else None, and the fields are assigned one by one.
-    defaults: dict[str, Any] | None
+    __slots__ = ("accepted", "positional", "post_init", "required", "steps")
 
     def __init__(self, cls: type, *, slots: bool) -> None:
-        fields: dict[str, Field[Any]] = cls.__dataclass_fields__  # type: ignore[attr-defined]
-        self.post_init = hasattr(cls, "__post_init__")
-        values = tuple(fields.values())
-        if _plain(values):
-            # Every field a positional argument: the plan read by maps and zips rather than a Python loop per
-            # field (a first use plans 25 classes of 170 fields: bench/_first_use.py, incl2.py, 11k of 84k
-            # bytecodes before, 4k after).
-            names = tuple(fields)  # the keys are the fields' names
-            defaults = tuple(map(_DEFAULT, values))
-            factories = tuple(map(_DEFAULT_FACTORY, values))
-            self.positional = names
-            self.accepted = frozenset(names)
-            self.required = frozenset(compress(names, map(
-                and_, map(is_, defaults, repeat(MISSING)), map(is_, factories, repeat(MISSING)))))
-            self.steps = tuple(zip(names, defaults, factories, strict=True))
-            no_factory = all(map(is_, factories, repeat(MISSING)))
-            self.defaults = dict(zip(names, defaults, strict=True)) if no_factory else None
-            return
         positional, accepted, required, steps = [], [], [], []
-        for f in values:  # what dataclasses.fields gives, without its generator
+        fields: dict[str, Field[Any]] = cls.__dataclass_fields__  # type: ignore[attr-defined]
+        for f in fields.values():  # what dataclasses.fields gives, without its generator
             if f._field_type is not _FIELD:  # type: ignore[attr-defined]  # a class or init-only variable
                 continue
-            factory = f.default_factory
+            factory = None if f.default_factory is MISSING else f.default_factory
             if f.init:
                 accepted.append(f.name)
                 if not f.kw_only:
                     positional.append(f.name)
-                if factory is MISSING and f.default is MISSING:
+                if factory is None and f.default is MISSING:
                     required.append(f.name)
-            # (name, default, factory or MISSING) in field order, as the compiled body assigns them; a field
-            # neither given nor defaulted by the instance is left to the class attribute that holds its default.
-            if f.init or factory is not MISSING or (slots and f.default is not MISSING):
+            # (name, default, factory) in field order, as the compiled body assigns them; a field neither
+            # given nor defaulted by the instance is left to the class attribute that holds its default.
+            if f.init or factory is not None or (slots and f.default is not MISSING):
                 steps.append((f.name, f.default, factory))
         self.positional = tuple(positional)
         self.accepted = frozenset(accepted)
         self.required = frozenset(required)
         self.steps = tuple(steps)
-        self.defaults = None  # a few fields of a few classes: the loop costs less than making the dict
+        self.post_init = hasattr(cls, "__post_init__")
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
         """The arguments by field name, or None where the call is not one ``__init__`` accepts as it is."""
         if len(args) > len(self.positional):
             return None
         given = dict(zip(self.positional, args, strict=False))
-        if kwargs:
-            if not self.accepted.issuperset(kwargs) or not given.keys().isdisjoint(kwargs):
-                return None  # an unknown argument, or one given twice
-            given.update(kwargs)
+        for name in kwargs:
+            if name in given or name not in self.accepted:
+                return None
+        given.update(kwargs)
         if not self.required <= given.keys():
             return None
         return given
-
-
-_KIND = attrgetter("_field_type", "init", "kw_only")
-_DEFAULT = attrgetter("default")
-_DEFAULT_FACTORY = attrgetter("default_factory")
-
-
-def _plain(fields: tuple[Field[Any], ...]) -> bool:
-    """Whether every one of ``fields`` is a field (not a class or init-only variable) and a positional argument."""
-    return set(map(_KIND, fields)) <= _PLAIN_KIND
-
-
-_PLAIN_KIND = frozenset({(_FIELD, True, False)})
 
 
 def _compile_init(cls: type, *, frozen: bool, slots: bool) -> Callable[..., None]:
