@@ -142,13 +142,18 @@ def _metadata_children(children: list[str]) -> list[str]:
     if listing.count("\n") != len(children) - 1 or not children:  # a name holding a newline, or none at all
         return list(itertools.compress(children, map(_IS_METADATA, map(str.lower, children))))
     lowered = listing.lower() + "\n"  # lowering keeps every newline, and makes none
-    lines = []
+    ends = []
     for suffix in _SUFFIXES:
         at = lowered.find(suffix)
         while at != -1:
-            lines.append(lowered.count("\n", 0, at))
+            ends.append(at)
             at = lowered.find(suffix, at + len(suffix))
-    return [children[line] for line in sorted(lines)]
+    found, line, counted = [], 0, 0
+    for at in sorted(ends):  # each name's line, counted on from the one before
+        line += lowered.count("\n", counted, at)
+        counted = at
+        found.append(children[line])
+    return found
 
 
 @functools.cache
