@@ -7,6 +7,7 @@ where the files alone can tell, and must give its answer everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import sys
@@ -75,10 +76,8 @@ def test_metadata_folders_are_found_among_names_of_any_case_length_or_line(tmp_p
         importlib.invalidate_caches()
         for name in ("istanbul-kit", "capital-dist", "old-thing", "not-meta"):
             expected = None
-            try:
+            with contextlib.suppress(importlib.metadata.PackageNotFoundError):
                 expected = importlib.metadata.version(name)
-            except importlib.metadata.PackageNotFoundError:
-                pass
             assert _dist_info.installed_version(name) == expected, (name, with_newline)
         assert _dist_info.installed_version("capital-dist") in ("2.0", "9.9")
         monkeypatch.undo()
