@@ -7,6 +7,7 @@ where the files alone can tell, and must give its answer everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import sys
@@ -55,3 +56,28 @@ def test_a_name_is_canonical_as_packaging_makes_it():
              "trail_", "..", "", "_", "Some_Dist", "MiXeD.Case-Name_2", "é_é", "a b"]
     for name in names:
         assert _dist_info.canonical(name) == canonicalize_name(name), name
+
+
+def test_metadata_folders_are_found_among_names_of_any_case_length_or_line(tmp_path, monkeypatch):
+    """Names whose lowering changes their length, a suffix in capitals, a name holding a newline, names that
+    only look like metadata: each distribution has the version importlib.metadata gives, and the first copy
+    wins as it does there."""
+    folders = {"İstanbul_Kit-1.0.dist-info": "istanbul-kit", "Capital_Dist-2.0.DIST-INFO": "capital-dist",
+               "old_thing-3.0.Egg-Info": "old-thing", "Capital_Dist-9.9.dist-info": None,
+               "not_meta-1.0.dist-info.bak": None, "line\nbreak-1.0.dist-info": None}
+    for listed, with_newline in ((folders, True), ({k: v for k, v in folders.items() if "\n" not in k}, False)):
+        root = tmp_path / str(with_newline)
+        for folder in listed:
+            (root / folder).mkdir(parents=True)
+            version = folder.split("-")[1].rsplit(".", 1)[0]
+            (root / folder / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {folder.split('-')[0]}\n"
+                                                    f"Version: {version}\n\n")
+        monkeypatch.setattr(sys, "path", [str(root), *sys.path])
+        importlib.invalidate_caches()
+        for name in ("istanbul-kit", "capital-dist", "old-thing", "not-meta"):
+            expected = None
+            with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+                expected = importlib.metadata.version(name)
+            assert _dist_info.installed_version(name) == expected, (name, with_newline)
+        assert _dist_info.installed_version("capital-dist") in ("2.0", "9.9")
+        monkeypatch.undo()

@@ -266,9 +266,9 @@ def test_a_provider_plugin_loads_no_run_event():
 #: What a plain run only asks about, each feature loaded where it is first needed: the audit trail (with
 #: the session entries' encoder), compaction, guardrails and output validators, context files (with the
 #: escaping of prompt text), the skill tiers, their block and their wiring to the tools, the answers to
-#: a killed process's calls, and the budget.
+#: a killed process's calls, the budget, and the rules that resolve a model the catalog does not list.
 FEATURES_NOT_AT_FIRST_USE = (
-    "agentkit.host._audit", "agentkit.host.sessions._entries", "agentkit.host._compaction",
+    "agentkit.host._models", "agentkit.host._audit", "agentkit.host.sessions._entries", "agentkit.host._compaction",
     "agentkit.host._guardrails", "agentkit.host._refusals", "agentkit.host._context_files", "agentkit.host._escape",
     "agentkit.host.skills._tiers", "agentkit.host.skills._block", "agentkit.host._skill_wiring",
     "agentkit.host.sessions._interrupted", "agentkit.host._budget",

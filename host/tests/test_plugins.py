@@ -237,8 +237,10 @@ def test_the_host_knows_every_hook_pluggy_finds_in_the_plugin_apis_specs_and_an_
 
 
 def test_the_host_finds_every_hookimpl_pluggy_finds_in_a_plugin_of_any_shape():
-    """The host skips the names a plugin inherits unchanged from ``object`` when it reads its hookimpls:
-    whatever the plugin's shape, it must find what pluggy finds reading every name, with the same options."""
+    """The host reads an instance's names from its class's MRO, and skips the names a class inherits unchanged
+    from ``object``, when it reads the hookimpls: whatever the plugin's shape, it must find what pluggy finds
+    reading every name statically, with the same options."""
+    import functools
     import types
 
     import pluggy
@@ -278,8 +280,59 @@ def test_the_host_finds_every_hookimpl_pluggy_finds_in_a_plugin_of_any_shape():
         def agentkit_register_tools(self):
             raise AssertionError("ran a property")
 
+    class UnderClassNames:
+        """Hooks under the names every class statement fills (``__doc__``, ``__module__``...): defined here, so read."""
+
+        __slots__ = ("__weakref__", "held")
+
+        @hookimpl(specname="agentkit_register_tools")
+        def __module__(self, register):
+            return None
+
+    class Documented:
+        """A docstring, a module name, ``__dict__`` and ``__weakref__``: none a hook."""
+
+    class DocumentedBelow(Documented):
+        @hookimpl(specname="agentkit_register_providers")
+        def __doc__(self, register):
+            return None
+
+    class Meta(type):
+        """A metaclass of the plugin's own."""
+
+    class Wrapped(metaclass=Meta):
+        """Static and class methods, a partial and a property held by a class of another metaclass."""
+
+        @staticmethod
+        @hookimpl
+        def agentkit_register_tools(register):
+            pass
+
+        @hookimpl
+        @classmethod
+        def agentkit_register_providers(cls, register):
+            pass
+
+        agentkit_register_skills = functools.partial(hookimpl(lambda register: None))
+
+        @property
+        def agentkit_session_start(self):
+            raise AssertionError("ran a property")
+
+    class WrappedPlainly:
+        """The same under a plain metaclass; a bound method held by the class."""
+
+        agentkit_register_tools = vars(Wrapped)["agentkit_register_tools"]
+        agentkit_register_providers = Wrapped.agentkit_register_providers
+        agentkit_register_skills = vars(Wrapped)["agentkit_register_skills"]
+        agentkit_session_start = vars(Wrapped)["agentkit_session_start"]
+
+    in_a_slot = UnderClassNames()
+    in_a_slot.held = hookimpl(specname="agentkit_register_skills")(lambda register: None)
     on_the_instance = Plain()
     on_the_instance.__dict__["__str__"] = hookimpl(specname="agentkit_register_skills")(lambda register: None)
+    doc_on_the_instance = Documented()
+    doc_on_the_instance.__dict__["__doc__"] = hookimpl(specname="agentkit_register_tools")(lambda register: None)
     module = types.ModuleType("plugin_module")
     exec("from agentkit.plugin_api import hookimpl\n"
          "@hookimpl(specname='agentkit_register_tools')\n"
@@ -291,7 +344,9 @@ def test_the_host_finds_every_hookimpl_pluggy_finds_in_a_plugin_of_any_shape():
                       for name, caller in vars(pm.hook).items() if isinstance(caller, pluggy.HookCaller)
                       for impl in caller.get_hookimpls())
 
-    for plugin in (Plain(), Renamed(), Renamed, Inherits(), Inherits, Guarded(), on_the_instance, module):
+    for plugin in (Plain(), Renamed(), Renamed, Inherits(), Inherits, Guarded(), on_the_instance, module,
+                   UnderClassNames(), in_a_slot, Documented(), DocumentedBelow(), doc_on_the_instance,
+                   Wrapped(), WrappedPlainly()):
         plain = pluggy.PluginManager(PROJECT_NAME)
         for spec_module in CATEGORIES.values():
             plain.add_hookspecs(spec_module)
@@ -299,6 +354,10 @@ def test_the_host_finds_every_hookimpl_pluggy_finds_in_a_plugin_of_any_shape():
         assert found == hookimpls(plain, plugin), plugin
     assert len(hookimpls(PluginHost().pm, Renamed())) == 2
     assert len(hookimpls(PluginHost().pm, on_the_instance)) == 2
+    assert len(hookimpls(PluginHost().pm, UnderClassNames())) == 1
+    assert len(hookimpls(PluginHost().pm, DocumentedBelow())) == 1
+    assert len(hookimpls(PluginHost().pm, doc_on_the_instance)) == 1
+    assert len(hookimpls(PluginHost().pm, WrappedPlainly())) == 1  # the static method; pluggy reads no partial
 
 
 @pytest.mark.parametrize(

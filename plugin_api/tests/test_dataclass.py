@@ -117,6 +117,14 @@ def declare(decorator, options, body="plain", tag="fast"):
             x: int
             _: dataclasses.KW_ONLY
             y: int = 0
+    elif body == "positional_fields":
+        class Point:  # type: ignore[no-redef]
+            """Every field a positional argument, one with a default factory."""
+
+            x: int
+            y: int = 0
+            tags: list[int] = field(default_factory=list)
+            z: int = 2
     elif body == "default_from_a_base":
         class Point(Based):  # type: ignore[no-redef]
             """A field whose default a plain base class holds."""
@@ -197,14 +205,15 @@ def behave_alike(stdlib, fast, options):
 
 @pytest.mark.parametrize("options", [{}, {"frozen": True}, {"slots": True}, {"frozen": True, "slots": True}], ids=str)
 @pytest.mark.parametrize("body", ["post_init", "own_methods", "own_hash", "self_field", "empty", "classvar",
-                                  "classvar_by_another_name", "keywords_marker", "default_from_a_base"])
+                                  "classvar_by_another_name", "keywords_marker", "default_from_a_base",
+                                  "positional_fields"])
 def test_other_bodies_behave_as_under_the_standard_decorator(options, body, tier):
     stdlib, fast = pair(options, body)
     assert [f.name for f in dataclasses.fields(fast)] == [f.name for f in dataclasses.fields(stdlib)]
     assert (fast.__hash__ is None) == (stdlib.__hash__ is None)
     arguments = {"post_init": [(1,), (-1,)], "own_methods": [(1, 2)], "own_hash": [(1,)], "self_field": [(1, 2)],
                  "empty": [()], "classvar": [(1,)], "classvar_by_another_name": [(1,)], "keywords_marker": [(1,)],
-                 "default_from_a_base": [(1,), (1, 2)]}[body]
+                 "default_from_a_base": [(1,), (1, 2)], "positional_fields": [(1,), (1, 2, [3], 4)]}[body]
     for args in arguments:
         assert_same_instances(stdlib, fast, args, hashed=body != "own_methods" and stdlib.__hash__ is not None)
     assert str(inspect.signature(fast)) == str(inspect.signature(stdlib))
@@ -227,6 +236,25 @@ def test_a_call_init_does_not_accept_is_refused_in_the_standard_words(args, kwar
     assert refusal(fast) == refusal(stdlib)
     assert refusal(fast)[0] == "raised"
     assert shown(fast(1)) == shown(stdlib(1))  # and the class still works after
+
+
+@pytest.mark.parametrize("body", ["plain", "positional_fields", "post_init", "default_from_a_base"])
+def test_an_instance_is_given_its_fields_in_their_order_whatever_the_order_of_the_keywords(body, tier):
+    stdlib, fast = pair({}, body)
+    names = [f.name for f in dataclasses.fields(stdlib) if f.init]
+    given = {name: index for index, name in enumerate(names)} | ({"tags": []} if "tags" in names else {})
+    backwards = dict(reversed(given.items()))
+    assert list(vars(fast(**backwards)).items()) == list(vars(stdlib(**backwards)).items())
+    assert list(vars(fast(**{names[0]: 1})).items()) == list(vars(stdlib(**{names[0]: 1})).items())
+
+
+@pytest.mark.parametrize(("args", "kwargs"), [((), {}), ((1,), {"q": 2}), ((1,), {"x": 2}), ((1, 2, [], 4, 5), {}),
+                                              ((), {"y": 1})], ids=str)
+def test_a_call_a_plan_of_positional_fields_does_not_accept_is_refused_in_the_standard_words(args, kwargs, tier):
+    stdlib, fast = pair({}, "positional_fields")
+    refusal = [re.sub(r"[\w.<>]*\.__init__\(\)", "__init__()", str(outcome(lambda c=c: c(*args, **kwargs))))
+               for c in (fast, stdlib)]
+    assert refusal[0] == refusal[1] and "raised" in refusal[0]
 
 
 def test_a_class_compiles_its_init_once_it_has_made_a_few_instances():

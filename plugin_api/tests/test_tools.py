@@ -128,3 +128,35 @@ def test_a_docstring_is_read_as_when_every_section_pattern_ran(lines):
 
     doc = "\n".join(lines)
     assert parse_docstring(doc) == _parse_reading_every_section(doc)
+
+
+def test_a_functions_type_hints_are_those_typing_gives_whatever_its_module_rebinds():
+    """Annotations naming builtin classes are read without compiling them: what is read must be what
+    ``typing.get_type_hints`` gives, where the module or its builtins rebind a name, for a wrapped function,
+    and for annotations that are not strings."""
+    import builtins
+    import functools
+    import typing
+
+    from agentkit.plugin_api._schema import type_hints
+
+    source = "def f(n: int, label: str, ratio: float, flag: bool, raw: bytes) -> int:\n    return n\n"
+    scopes = {
+        "plain": {},
+        "rebinds int": {"int": str},
+        "rebinds str in its builtins": {"__builtins__": {**vars(builtins), "str": bytes}},
+    }
+    for future in ("from __future__ import annotations\n", ""):
+        for label, scope in scopes.items():
+            namespace = dict(scope)
+            exec(future + source, namespace)
+            function = namespace["f"]
+            assert type_hints(function) == typing.get_type_hints(function), (label, future)
+            wrapped = functools.wraps(function)(lambda *args, inner=function: inner(*args))
+            assert type_hints(wrapped) == typing.get_type_hints(wrapped), (label, future)
+    namespace = {"int": str}
+    exec("from __future__ import annotations\ndef g(n: int, items: list[int] | None = None) -> None: pass\n",
+         namespace)
+    assert type_hints(namespace["g"]) == typing.get_type_hints(namespace["g"]) == {
+        "n": str, "items": list[str] | None, "return": type(None)}
+    assert Tool.from_function(namespace["g"]).input_schema["properties"]["n"] == {"type": "string"}

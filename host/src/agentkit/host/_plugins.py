@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from types import ModuleType
+from types import FunctionType, MemberDescriptorType, MethodType, ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import pluggy
@@ -93,38 +93,67 @@ class _PluginManager(pluggy.PluginManager):
     """
 
     def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
-        if module_or_class in _OWN_SPECS and not name.startswith(_SPEC_PREFIX):
-            return None
+        if module_or_class in _OWN_SPECS:
+            if not name.startswith(_SPEC_PREFIX):
+                return None
+            # What pluggy's static look-up finds in a plain module (nothing of ``ModuleType`` is named
+            # ``agentkit_*``): the module's own value, a marked function. Two thirds of a host's construction
+            # went to ``inspect.getattr_static`` (bench/_first_use.py, incl2.py: 5.3k of 11k bytecodes).
+            value = vars(module_or_class).get(name)
+            if type(value) is FunctionType:
+                opts = getattr(value, _SPEC_MARK, None)
+                return opts if isinstance(opts, dict) else None
         return super().parse_hookspec_opts(module_or_class, name)
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-        # ``dir()`` of a plugin object lists the two dozen names every object inherits from ``object``
-        # (``__init__``, ``__repr__``...), each looked up statically by pluggy: most of registering a plugin.
-        # Where no class below ``object`` (nor the instance) defines the name, it is ``object``'s own,
-        # which carries no marker.
-        if name in _OBJECTS_OWN and _inherited_from_object(plugin, name):
-            return None
+        # ``dir()`` of a plugin lists the two dozen names every object inherits from ``object`` (``__init__``,
+        # ``__repr__``...) and the four a class statement writes (``__doc__``, ``__module__``...), each looked
+        # up statically by pluggy (``inspect.getattr_static``): most of registering a plugin. For an instance
+        # of a plain class the look-up is a walk of its MRO (bench/_first_use.py, incl2.py: 5.6k bytecodes
+        # of a first use's 8.7k in registering one plugin object).
+        if isinstance(plugin, type):
+            if name in _OBJECTS_OWN and _inherited_from_object(plugin, name):
+                return None
+        elif not isinstance(plugin, ModuleType) and type(type(plugin)) is type:
+            held = _held_by_class(plugin, name)
+            if held is not _ASK_PLUGGY:
+                if type(held) is FunctionType:
+                    opts = getattr(held, _IMPL_MARK, None)
+                    return opts if isinstance(opts, dict) else None
+                return None  # pluggy hooks only functions, methods, static and class methods, and slots' values
         return super().parse_hookimpl_opts(plugin, name)
 
 
 _OWN_SPECS = tuple(CATEGORIES.values())
 _SPEC_PREFIX = f"{PROJECT_NAME}_"
+_SPEC_MARK = f"{PROJECT_NAME}_spec"
+_IMPL_MARK = f"{PROJECT_NAME}_impl"
 _OBJECTS_OWN = frozenset(dir(object))
+_ASK_PLUGGY = object()
+#: What pluggy reads rather than takes as found in a class: it binds or unwraps these, or reads the slot.
+_BOUND_BY_PLUGGY = (staticmethod, classmethod, MethodType, MemberDescriptorType)
 
 
-def _inherited_from_object(plugin: Any, name: str) -> bool:
-    """Whether ``name`` reaches ``plugin`` (an instance or a class; not a module) only from ``object``."""
-    if isinstance(plugin, ModuleType):
-        return False  # a module's names are its own
-    if isinstance(plugin, type):
-        classes = plugin.__mro__
-    else:
-        try:  # the instance's own dict, read without running a descriptor or ``__getattr__``
-            if name in object.__getattribute__(plugin, "__dict__"):
-                return False
-        except (AttributeError, TypeError):
-            pass  # no ``__dict__`` (slots)
-        classes = type(plugin).__mro__
+def _held_by_class(plugin: object, name: str) -> Any:
+    """What ``inspect.getattr_static`` finds for ``name`` of ``plugin``, an instance of a class whose metaclass
+    is ``type``: the value in the first class of its MRO that holds it (``None`` where none does); or
+    :data:`_ASK_PLUGGY` where the instance holds it itself or pluggy does more than read it."""
+    try:  # the instance's own dict, read without running a descriptor or ``__getattr__``, as pluggy reads it
+        if name in object.__getattribute__(plugin, "__dict__"):
+            return _ASK_PLUGGY
+    except (AttributeError, TypeError):
+        pass  # no ``__dict__`` (slots)
+    for klass in type(plugin).__mro__:
+        held = vars(klass)
+        if name in held:
+            value = held[name]
+            return _ASK_PLUGGY if isinstance(value, _BOUND_BY_PLUGGY) else value
+    return None
+
+
+def _inherited_from_object(plugin: type, name: str) -> bool:
+    """Whether ``name`` reaches the class ``plugin`` only from ``object``."""
+    classes = plugin.__mro__
     return classes[-1] is object and not any(name in vars(klass) for klass in classes[:-1])
 
 
@@ -379,9 +408,13 @@ class PluginHost:
         :raises ModelNotFound: ``spec`` is not ``vendor/model``, no plugin
             serves its vendor, or two plugins list it.
         """
-        from ._models import resolve_model  # here: a host that serves tools resolves no model
+        models = self.registry.models
+        if spec in models:  # a listed model, as _models.resolve_model answers first: the rules are not loaded
+            return models[spec]
+        # Here: a host that serves tools, or a listed model, needs none of it.
+        from ._models import resolve_model
 
-        return resolve_model(spec, self.models, self.registry.contested("model"))
+        return resolve_model(spec, models, self.registry.contested("model"))
 
 
 def _describe(exc: BaseException) -> str:

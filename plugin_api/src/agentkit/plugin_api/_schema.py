@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import enum
 import inspect
 import re
@@ -100,7 +101,7 @@ def schema_from_function(
     the schema and its name returned so the caller can pass the context.
     """
     signature = inspect.signature(function)
-    hints = typing.get_type_hints(function)
+    hints = type_hints(function)
     description, param_docs = parse_docstring(function.__doc__)
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -122,3 +123,34 @@ def schema_from_function(
         properties[name] = schema
     schema = {"type": "object", "properties": properties, "required": required}
     return schema, description, context_param
+
+
+#: The builtin classes a parameter is most often annotated with, by name.
+_BUILTIN_CLASSES = {cls.__name__: cls for cls in (int, str, float, bool, bytes)}
+
+
+def type_hints(function: Callable[..., Any]) -> dict[str, Any]:
+    """``typing.get_type_hints(function)``, without compiling an annotation that names a builtin class.
+
+    Under ``from __future__ import annotations`` every annotation is a string, and ``get_type_hints``
+    compiles and evaluates each (0.1 M instructions a first use, bench/_first_use.py under callgrind). A
+    string naming one of :data:`_BUILTIN_CLASSES`, which neither the function's module nor its builtins
+    rebind, evaluates to that class; any other annotation, or a wrapped function, is left to ``typing``.
+    """
+    annotations = getattr(function, "__annotations__", None)
+    if type(function) is types.FunctionType and type(annotations) is dict and not hasattr(function, "__wrapped__"):
+        scope = function.__globals__
+        held = scope.get("__builtins__")
+        if held is builtins or held is _BUILTINS:
+            hints = {}
+            for name, value in annotations.items():
+                found = _BUILTIN_CLASSES.get(value) if value.__class__ is str else None
+                if found is None or value in scope or _BUILTINS.get(value) is not found:
+                    break
+                hints[name] = found
+            else:
+                return hints
+    return typing.get_type_hints(function)
+
+
+_BUILTINS = vars(builtins)
