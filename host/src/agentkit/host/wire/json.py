@@ -41,6 +41,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from itertools import accumulate
+from types import ModuleType
 from typing import Any, TypeVar
 
 from .errors import WireDecodeError
@@ -118,6 +119,7 @@ _MAKERS: dict[str, Callable[[], Any]] = {
     "surrogate_escape": _compiled(r"\\u[dD][89a-fA-F]"),
     "surrogate": _compiled("[\ud800-\udfff]"),
     "locate_duplicate": _locate_duplicate,
+    "iterative": lambda: importlib.import_module(f"{__package__}._iterative"),
 }
 
 
@@ -141,6 +143,8 @@ class _FirstNeeds:
     # :func:`._duplicates.locate`, an attribute rather than the module imported where it is needed:
     # bench_json_duplicates, refusing 2 KB of tool arguments, +0.5 us (1.59x) that way against 1.53x.
     locate_duplicate: Callable[[bytes, str], int | None]
+    # :mod:`._iterative`, for a caller out of stack, where even ``from . import`` would add frames.
+    iterative: ModuleType
 
     def __getattr__(self, name: str) -> Any:
         # Only called for an attribute not set yet: one not made yet.
@@ -152,17 +156,6 @@ class _FirstNeeds:
 
 
 _made = _FirstNeeds()
-_imported: set[str] = set()
-
-
-def _import(name: str) -> None:
-    """Import this package's module ``name`` on a fresh stack, unless that is done.
-
-    Once done, ``from . import <name>`` only reads the package's attribute.
-    """
-    if name not in _imported:
-        _on_a_fresh_stack(lambda: importlib.import_module(f"{__package__}.{name}"))
-        _imported.add(name)
 
 
 class _BadLiteral(Exception):
@@ -315,9 +308,7 @@ def _check_depth(text: str, max_depth: int) -> None:
 
 def _locate_iteratively(text: str) -> int:
     """Where the first object with a repeated key repeats it, by an exact (slower) parse."""
-    _import("_iterative")
-    from . import _iterative
-
+    _iterative = _made.iterative
     try:
         _iterative.decode(
             text, pairs_hook=_raising_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
@@ -325,7 +316,8 @@ def _locate_iteratively(text: str) -> int:
     except _iterative.HookFailed as exc:
         if isinstance(exc.error, _Duplicate):
             seen: set[str] = set()
-            for offset in exc.key_offsets:
+            key_offsets: list[int] = exc.key_offsets  # (HookFailed's, read through the module made on first need)
+            for offset in key_offsets:
                 # typeshed omits json.decoder.scanstring, exported by the stdlib since 2.6.
                 name, _ = _json.decoder.scanstring(text, offset + 1)  # type: ignore[attr-defined]  # see above
                 if name in seen:
@@ -419,10 +411,7 @@ def loads(
             # The caller's own stack was deep: parse again without recursing.
             if _repeats:
                 _repeats.pop(threading.get_ident(), None)
-            _import("_iterative")
-            from . import _iterative
-
-            value = _iterative.decode(
+            value = _made.iterative.decode(
                 text, pairs_hook=_pairs_hook, parse_float=_parse_float, parse_constant=_reject_constant
             )
     except _json.JSONDecodeError as exc:
