@@ -297,6 +297,24 @@ kept_to_the_end = Finalizer()
 """
 
 
+def test_a_duplicate_key_first_met_while_the_interpreter_shuts_down_is_still_refused_with_a_wire_error() -> None:
+    """Locating a duplicate needs a module of the decoder's, which can no longer be imported then: the text
+    is refused with the decoder's own error, saying why, rather than with ImportError."""
+    [(kind, message, offset)] = _outcomes_in_a_fresh_interpreter(AT_SHUTDOWN, ['{"a": 1, "b": [2], "a": 3}'])
+    assert (kind, offset) == ("error", None)
+    assert "'locate_duplicate'" in message and "interpreter shuts down" in message
+
+
+def test_a_module_of_the_decoders_missing_from_the_install_is_an_import_error_not_a_verdict_on_the_text() -> None:
+    code = ("import sys; sys.modules['agentkit.host.wire._duplicates'] = None\n"
+            "from agentkit.host.wire import loads\n"
+            "loads(b'{\"a\": 1, \"a\": 2}')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 1
+    assert out.stderr.rstrip().splitlines()[-1].startswith("ModuleNotFoundError: import of agentkit.host.wire._duplicates")
+
+
 def test_a_text_first_met_while_the_interpreter_shuts_down_is_decoded_not_waited_on_forever() -> None:
     """Its patterns are compiled where it is met. (A module can no longer be imported then: Python has
     dropped its import system.)"""

@@ -25,7 +25,9 @@ class WireDecodeError(WireError):
     """The input is not one strict JSON text.
 
     :param offset: the byte offset (in the UTF-8 input) where decoding failed,
-        or ``None`` when the whole input is at fault (it is too large).
+        or ``None`` when no one place is (the input is too large, or it needs
+        a part of the decoder that can no longer be loaded because the
+        interpreter is shutting down).
     """
 
     def __init__(self, message: str, *, offset: int | None = None) -> None:

@@ -150,7 +150,17 @@ class _FirstNeeds:
         # Only called for an attribute not set yet: one not made yet.
         if name not in _MAKERS:
             raise AttributeError(name)
-        made = _on_a_fresh_stack(_MAKERS[name])
+        try:
+            made = _on_a_fresh_stack(_MAKERS[name])
+        except ImportError as exc:
+            if getattr(sys, "meta_path", None) is not None:
+                raise  # a broken install, not a bad text
+            # Late in interpreter shutdown Python has dropped its import system (sys.meta_path is None):
+            # the text that needs a module of the decoder's still gets the decoder's error.
+            raise WireDecodeError(
+                f"cannot decode this JSON text: it needs the decoder's {name!r}, which can no longer be "
+                "loaded while the interpreter shuts down"
+            ) from exc
         setattr(self, name, made)
         return made
 
